@@ -1,0 +1,138 @@
+/**
+ * The contract between the bridge and the two ends of a call. A participant is given
+ * a `CallLine` to act on the call (speak, press keys, call tools, hang up) and hears
+ * the other end through `onEvent`. Time is the line's `clock`: simulated for
+ * deterministic participants, real for LLM and remote ones.
+ *
+ * @module
+ */
+import type { Side } from "../domains/domain.ts";
+
+/** Milliseconds since the call started. */
+export type CallTime = number;
+
+export interface Clock {
+  /** Simulated clocks jump from timer to timer; real ones follow the wall clock. */
+  readonly simulated: boolean;
+  now(): CallTime;
+  /** Runs `fn` after `ms` unless cancelled; returns the cancel function. */
+  timer(ms: number, fn: () => void): () => void;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Who is talking on the far end, as a listener can tell (flows.md). */
+export type Voice = "MACHINE" | "VOICE";
+
+/** What one end perceives of the other, and of the call. */
+export type CallEvent =
+  /** The call is connected; `you_speak_first` tells who opens. */
+  | { type: "call_start"; at: CallTime; you_speak_first: boolean }
+  /** The other end began an utterance (for barge-in). */
+  | { type: "speech_start"; at: CallTime; voice?: Voice }
+  /** A whole utterance of the other end, delivered when it ends. */
+  | { type: "speech"; at: CallTime; text: string; voice?: Voice; interrupted?: boolean }
+  /** Keys the other end pressed. */
+  | { type: "dtmf"; at: CallTime; keys: string }
+  /** A voicemail beep. */
+  | { type: "beep"; at: CallTime }
+  /** The call is over; no more actions are taken. */
+  | { type: "hangup"; at: CallTime; by: Side | "harness"; reason: string };
+
+/** A tool the participant may call, as an LLM sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** What the bridge tells a participant before the call. */
+export interface CallSetup {
+  side: Side;
+  /** The scenario's name (an agent learns no more of the scenario than its name). */
+  scenario: string;
+  domain: string;
+  /** System prompt for this side. */
+  prompt: string;
+  tools: ToolSpec[];
+  /** Free data the agent is given (flows: `userdata`). */
+  userdata?: Record<string, unknown>;
+  /** Hex seed of the trial. */
+  seed: string;
+}
+
+export interface ToolCallReply {
+  ok: boolean;
+  /** What the participant should see (falsy results already wrapped). */
+  result: unknown;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/** How a participant acts on the call. Every method is safe to call after the end. */
+export interface CallLine {
+  readonly side: Side;
+  readonly clock: Clock;
+  /**
+   * Speak. The other end hears the text when the utterance ends (its length in time
+   * follows the text). `ttftMs`: time to first token of the LLM reply, if known.
+   */
+  say(text: string, options?: { voice?: Voice; ttftMs?: number }): void;
+  /** Cut off this end's utterance in progress (barge-in). */
+  stopSpeaking(): void;
+  /** Press keys (`0-9 * # A-D`). */
+  press(keys: string): void;
+  /** A beep (the voicemail box's). */
+  beep(): void;
+  /** Call a tool; the harness executes it against the trial's world. */
+  callTool(name: string, args: unknown): Promise<ToolCallReply>;
+  /** End the call. */
+  hangUp(reason?: string): void;
+  /** Count LLM token usage for this side. */
+  usage(u: Usage): void;
+  /** Record a participant-side trace entry (flows put their trace here). */
+  trace(entry: Record<string, unknown>): void;
+  /** This end broke (socket closed, garbage, unreachable): the trial ends in error. */
+  fail(error: ParticipantError): void;
+}
+
+/** How the trial record describes a participant. */
+export interface ParticipantInfo {
+  kind: string;
+  url?: string;
+  model?: string;
+  settings?: Record<string, unknown>;
+}
+
+export interface Participant {
+  readonly info: ParticipantInfo;
+  /** Connect and configure. Throwing fails the trial with `setup_error`. */
+  start(line: CallLine, setup: CallSetup): Promise<void>;
+  /** Hear the other end. Must not throw or block. */
+  onEvent(event: CallEvent): void;
+  /** Release resources; called once, after the call. */
+  close(): Promise<void>;
+}
+
+/**
+ * A participant failed in a way that is not the agent's choice (socket closed,
+ * unreachable, garbage on the wire): the trial ends with this error kind.
+ */
+export class ParticipantError extends Error {
+  constructor(
+    readonly kind:
+      | "agent_unreachable"
+      | "agent_disconnected"
+      | "agent_timeout"
+      | "protocol_error"
+      | "user_error"
+      | "model_error",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ParticipantError";
+  }
+}

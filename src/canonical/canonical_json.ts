@@ -1,0 +1,177 @@
+/**
+ * Canonical JSON as the reference harness hashes a database (reference-harness §4):
+ * `session` dropped at the top level, integral floats as integers, "none"/"null"
+ * strings as null, arrays under the order-independent keys sorted, keys sorted by
+ * code point, compact separators, Python `ensure_ascii` escaping and Python `repr`
+ * float formatting.
+ *
+ * Frozen objects never change, so their canonical text is cached by identity: a
+ * trial's world shares every untouched record with the loaded world, and hashing it
+ * re-serialises only what the trial changed.
+ *
+ * @module
+ */
+
+/** Keys whose array values are compared as sets: sorted before serialising. */
+export const ORDER_INDEPENDENT_KEYS: ReadonlySet<string> = new Set([
+  "standby_list",
+  "notifications",
+  "bookings",
+  "system_accounts",
+  "group_memberships",
+  "asset_recoveries",
+]);
+
+/** Top-level keys left out of the hash. */
+export const EXCLUDED_TOP_LEVEL_KEYS: ReadonlySet<string> = new Set(["session"]);
+
+const compactCache = new WeakMap<object, string>();
+const spacedCache = new WeakMap<object, string>();
+
+/** The canonical string of a database document (what is hashed). */
+export function canonicalJson(doc: unknown): string {
+  if (isPlainObject(doc)) {
+    const keys = Object.keys(doc).filter((k) => !EXCLUDED_TOP_LEVEL_KEYS.has(k));
+    return _objectText(doc, keys, false);
+  }
+  return _text(doc, false);
+}
+
+/**
+ * Python `json.dumps(x, sort_keys=True)` of the normalised value, with the default
+ * `", "` and `": "` separators: the sort key of an order-independent array element.
+ */
+export function pythonSortKey(value: unknown): string {
+  return _text(value, true);
+}
+
+function _text(value: unknown, spaced: boolean): string {
+  switch (typeof value) {
+    case "string":
+      return _stringText(value);
+    case "number":
+      return formatPythonNumber(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "object":
+      if (value === null) return "null";
+      if (Array.isArray(value)) return _arrayText(value, spaced);
+      return _cachedObjectText(value as Record<string, unknown>, spaced);
+    default:
+      // undefined and functions do not occur in JSON documents.
+      return "null";
+  }
+}
+
+function _stringText(s: string): string {
+  if (s.length >= 4 && _isNullWord(s)) return "null";
+  return escapeAscii(JSON.stringify(s));
+}
+
+/** The reference turns strings reading "none" or "null" (trimmed, any case) into null. */
+function _isNullWord(s: string): boolean {
+  const t = s.length === 4 ? s : s.trim();
+  if (t.length !== 4) return false;
+  const l = t.toLowerCase();
+  return l === "none" || l === "null";
+}
+
+function _arrayText(a: readonly unknown[], spaced: boolean): string {
+  if (a.length === 0) return "[]";
+  const sep = spaced ? ", " : ",";
+  let out = "[";
+  for (let i = 0; i < a.length; i++) {
+    if (i > 0) out += sep;
+    out += _text(a[i], spaced);
+  }
+  return out + "]";
+}
+
+function _sortedArrayText(a: readonly unknown[], spaced: boolean): string {
+  const keyed = a.map((v) => ({ key: _text(v, true), v }));
+  keyed.sort((x, y) => compareCodePoints(x.key, y.key));
+  if (spaced) return "[" + keyed.map((k) => k.key).join(", ") + "]";
+  return "[" + keyed.map((k) => _text(k.v, false)).join(",") + "]";
+}
+
+function _cachedObjectText(o: Record<string, unknown>, spaced: boolean): string {
+  const cache = spaced ? spacedCache : compactCache;
+  const hit = cache.get(o);
+  if (hit !== undefined) return hit;
+  const text = _objectText(o, Object.keys(o), spaced);
+  if (Object.isFrozen(o)) cache.set(o, text);
+  return text;
+}
+
+function _objectText(o: Record<string, unknown>, keys: string[], spaced: boolean): string {
+  if (keys.length === 0) return "{}";
+  keys.sort(compareCodePoints);
+  const sep = spaced ? ", " : ",";
+  const colon = spaced ? ": " : ":";
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = o[k];
+    if (i > 0) out += sep;
+    out += escapeAscii(JSON.stringify(k)) + colon;
+    out += Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k)
+      ? _sortedArrayText(v, spaced)
+      : _text(v, spaced);
+  }
+  return out + "}";
+}
+
+// deno-lint-ignore no-control-regex
+const NON_ASCII = /[^\x00-\x7e]/;
+// deno-lint-ignore no-control-regex
+const NON_ASCII_GLOBAL = /[^\x00-\x7e]/g;
+
+/** Python `ensure_ascii`: every char outside 0x00-0x7E as a lower-case `\uXXXX`. */
+export function escapeAscii(jsonText: string): string {
+  if (!NON_ASCII.test(jsonText)) return jsonText;
+  return jsonText.replace(
+    NON_ASCII_GLOBAL,
+    (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
+  );
+}
+
+/**
+ * A number as Python prints it after the reference's normalisation: integral values
+ * as integers, others as `repr(float)` (shortest round-trip digits; exponent form
+ * below 1e-4 or from 1e16, with a sign and at least two exponent digits).
+ */
+export function formatPythonNumber(n: number): string {
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity";
+  if (Number.isInteger(n)) {
+    return Math.abs(n) < 1e21 ? String(n === 0 ? 0 : n) : BigInt(n).toString();
+  }
+  const abs = Math.abs(n);
+  if (abs >= 1e-4 && abs < 1e16) return String(n);
+  const [mantissa, exp] = n.toExponential().split("e") as [string, string];
+  const sign = exp.startsWith("-") ? "-" : "+";
+  const digits = exp.replace(/^[+-]/, "");
+  return `${mantissa}e${sign}${digits.padStart(2, "0")}`;
+}
+
+/** Compare strings by Unicode code point, as Python does. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates (0xD800-0xDFFF) encode code points above 0xFFFF, so they sort
+    // after every other BMP char; elsewhere code units order as code points.
+    if (x >= 0xd800 && y >= 0xd800) {
+      const xs = x <= 0xdfff;
+      const ys = y <= 0xdfff;
+      if (xs !== ys) return xs ? 1 : -1;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,96 @@
+/**
+ * What a domain is: a world's tools, and where the benchmark has them, predicates,
+ * initialisation functions and cross-side sync. Tools are pure functions over a
+ * mutable draft of their side's database; the Environment runs each call as a
+ * transaction, so a tool that fails changes nothing.
+ *
+ * @module
+ */
+import type { z } from "zod";
+
+export type Side = "agent" | "user";
+
+/** A database document: plain JSON. */
+export type Db = Record<string, unknown>;
+
+/** An action record as the reference writes it (eva: flat; tau2: name/arguments/result). */
+export type ActionRecord = Record<string, unknown> & { action_type: string };
+
+/** What a tool sees besides its arguments. */
+export interface ToolContext {
+  /** This side's database, as a mutable draft: write to it freely. */
+  readonly db: Db;
+  /** The scenario's "today" (YYYY-MM-DD), never the machine's. */
+  readonly today: string;
+  /**
+   * The next value of a per-trial counter, starting at 1. Counters roll back with
+   * the call when the tool fails.
+   */
+  next(counter: string): number;
+  /** A deterministic UUID (v4 layout) drawn from the trial's seed and a counter. */
+  uuid(label: string): string;
+}
+
+/** A tool's outcome. Errors are values, never exceptions thrown to the caller. */
+export type ToolOutcome =
+  | {
+    ok: true;
+    /** What the caller sees. */
+    result: unknown;
+    /** The action record to append (write tools only). */
+    record?: ActionRecord;
+    /** The call ends once this result is delivered (reference `<exit>` text). */
+    exit?: string;
+  }
+  | { ok: false; result: ToolErrorResult };
+
+/** The reference's structured tool error. */
+export type ToolErrorResult = {
+  status: "error";
+  error_type: string;
+  message: string;
+  [extra: string]: unknown;
+};
+
+export interface ToolDef<A = any> {
+  /** The upstream snake_case name, which the LLM sees. */
+  readonly name: string;
+  /** Other accepted names (the reference's class-style names). */
+  readonly aliases?: readonly string[];
+  readonly side: Side;
+  readonly kind: "read" | "write" | "system";
+  readonly description: string;
+  /** Argument schema; unknown extra arguments are rejected where the reference does. */
+  readonly args: z.ZodType<A>;
+  run(args: A, ctx: ToolContext): ToolOutcome;
+}
+
+/** `predicate(db, args)` returns the value compared with `assert_value`. */
+export type Predicate = (db: Db, args: Record<string, unknown>) => unknown;
+
+/** Mutates the draft in place; throws to report an error. */
+export type InitFunction = (db: Db, args: Record<string, unknown>, ctx: ToolContext) => void;
+
+/** Dotted-path deltas per side, as the reference's sync emits them. */
+export type SyncDeltas = { agent: Record<string, unknown>; user: Record<string, unknown> };
+
+export interface Domain {
+  /** Tool-registry namespace, e.g. `eva_airline`, `tau2_telecom`. */
+  readonly id: string;
+  /** Every tool of both sides, `end_conversation` included. */
+  readonly tools: readonly ToolDef[];
+  /** The error a tool returns when its arguments fail validation. */
+  validationError(tool: ToolDef, error: z.ZodError, args: unknown): ToolErrorResult;
+  /** Predicates for `db_state_assertions`, by function name (registered per side). */
+  readonly predicates?: Readonly<Record<Side, Readonly<Record<string, Predicate>>>>;
+  /** Initialisation functions for `initialization_actions`, by side and name. */
+  readonly initFunctions?: Readonly<Record<Side, Readonly<Record<string, InitFunction>>>>;
+  /**
+   * Cross-side sync (telecom): the deltas that bring the two sides in line, as the
+   * reference's `sync_state` computes them. The Environment then applies each side's
+   * delta with `applyDelta`, as the reference's gold replay and bots do.
+   */
+  sync?(agentDb: Db, userDb: Db): SyncDeltas;
+  /** Applies a delta from `sync` to one side's draft (the bot-side applier). */
+  applyDelta?(db: Db, delta: Record<string, unknown>, side: Side): void;
+}

@@ -1,0 +1,33 @@
+/**
+ * Domains by id, loaded on first use.
+ *
+ * @module
+ */
+import type { Domain } from "./domain.ts";
+import { closest, InputError } from "../cli/problem.ts";
+
+const LOADERS: Record<string, () => Promise<{ domain: Domain }>> = {
+  eva_airline: () => import("./eva_airline/mod.ts"),
+  tau2_airline: () => import("./tau2_airline/mod.ts"),
+  tau2_retail: () => import("./tau2_retail/mod.ts"),
+  tau2_telecom: () => import("./tau2_telecom/mod.ts"),
+  flow: () => import("./flow/mod.ts"),
+};
+
+export const DOMAIN_IDS: readonly string[] = Object.keys(LOADERS);
+
+const cache = new Map<string, Domain>();
+
+/** The domain with this id; an unknown id is an input error naming the closest. */
+export async function getDomain(id: string): Promise<Domain> {
+  const hit = cache.get(id);
+  if (hit) return hit;
+  const load = LOADERS[id];
+  if (!load) {
+    const hint = closest(id, DOMAIN_IDS);
+    throw new InputError({ message: `unknown domain "${id}"`, hint: hint ? `did you mean "${hint}"?` : `known: ${DOMAIN_IDS.join(", ")}` });
+  }
+  const { domain } = await load();
+  cache.set(id, domain);
+  return domain;
+}

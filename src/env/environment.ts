@@ -1,0 +1,293 @@
+/**
+ * One trial's live world. The loaded world is frozen and shared; each tool call runs
+ * on an immer draft of it and is committed only when the tool succeeds, so a trial's
+ * copy costs nothing up front and a failed call changes nothing.
+ *
+ * @module
+ */
+import { createDraft, type Draft, finishDraft } from "immer";
+import type {
+  ActionRecord,
+  Db,
+  Domain,
+  Side,
+  SyncDeltas,
+  ToolContext,
+  ToolDef,
+  ToolErrorResult,
+} from "../domains/domain.ts";
+import { dbHashOrNull, sha256Hex } from "../canonical/hash.ts";
+import { deepFreeze } from "./deep_freeze.ts";
+import { pythonEquals } from "./python_equals.ts";
+
+/** A world: the agent's database and, in dual-control domains, the user's phone. */
+export interface World {
+  db: Db;
+  user_db?: Db;
+}
+
+interface State extends World {
+  counters: Record<string, number>;
+}
+
+export interface EnvironmentOptions {
+  /** The scenario's "today" (YYYY-MM-DD). */
+  today: string;
+  /** Seeds minted ids (UUIDs); the same seed gives the same world. */
+  seed: string;
+}
+
+/** What a tool call did. `record` is side-stamped and already in `actions`. */
+export interface CallResult {
+  ok: boolean;
+  /** The tool's canonical name, or the name as called when unknown. */
+  tool: string;
+  result: unknown;
+  record?: ActionRecord;
+  exit?: string;
+}
+
+export interface InitAction {
+  side: Side;
+  func_name: string;
+  arguments?: Record<string, unknown>;
+}
+
+export interface DbStateAssertion {
+  side: Side;
+  func_name: string;
+  arguments?: Record<string, unknown>;
+  assert_value: unknown;
+  message?: string | null;
+}
+
+export interface AssertionVerdict {
+  func_name: string;
+  side: Side;
+  passed: boolean;
+  expected: unknown;
+  actual: unknown;
+  message: string | null;
+  error: string | null;
+}
+
+export class Environment {
+  readonly domain: Domain;
+  readonly options: EnvironmentOptions;
+  /** Action records of successful write calls, side-stamped, in order. */
+  readonly actions: ActionRecord[] = [];
+  #state: State;
+
+  constructor(domain: Domain, world: World, options: EnvironmentOptions) {
+    this.domain = domain;
+    this.options = options;
+    this.#state = deepFreeze({ ...world, counters: {} });
+  }
+
+  /** The agent's database now (frozen). */
+  get db(): Db {
+    return this.#state.db;
+  }
+
+  /** The user's database now (frozen), in dual-control domains. */
+  get userDb(): Db | undefined {
+    return this.#state.user_db;
+  }
+
+  /** The tool a side may call by this name or alias. */
+  tool(side: Side, name: string): ToolDef | undefined {
+    return this.domain.tools.find((t) =>
+      t.side === side && (t.name === name || t.aliases?.includes(name))
+    );
+  }
+
+  /** Runs one tool call as a transaction. Never throws. */
+  call(side: Side, name: string, args: unknown): CallResult {
+    const tool = this.tool(side, name);
+    if (!tool) return { ok: false, tool: name, result: this.#unknownTool(side, name) };
+    const parsed = tool.args.safeParse(args ?? {});
+    if (!parsed.success) {
+      return {
+        ok: false,
+        tool: tool.name,
+        result: this.domain.validationError(tool, parsed.error, args),
+      };
+    }
+    const draft = createDraft(this.#state);
+    const db = side === "user" ? draft.user_db : draft.db;
+    if (!db) {
+      return { ok: false, tool: tool.name, result: dbNotInitialized() };
+    }
+    let outcome;
+    try {
+      outcome = tool.run(parsed.data, this.#context(draft, db as Db));
+    } catch (e) {
+      return { ok: false, tool: tool.name, result: internalError(e) };
+    }
+    if (!outcome.ok) return { ok: false, tool: tool.name, result: jsonCopy(outcome.result) };
+    const result = jsonCopy(outcome.result);
+    const record = outcome.record ? { ...jsonCopy(outcome.record), side } : undefined;
+    this.#state = finishDraft(draft) as State;
+    if (record) {
+      this.actions.push(record);
+      this.sync();
+    }
+    return { ok: true, tool: tool.name, result, record, exit: outcome.exit };
+  }
+
+  /**
+   * Applies initialisation actions in order, each on its side's database. Errors are
+   * collected and the rest go on; nothing is rolled back (as the reference).
+   */
+  initialize(actions: readonly InitAction[]): { success: boolean; errors: string[] } {
+    const errors: string[] = [];
+    if (actions.length === 0) return { success: true, errors };
+    const draft = createDraft(this.#state);
+    for (const action of actions) {
+      const db = (action.side === "user" ? draft.user_db : draft.db) as Db | undefined;
+      const fn = this.domain.initFunctions?.[action.side]?.[action.func_name];
+      if (!db) {
+        errors.push(`${action.func_name}: no ${action.side} database`);
+      } else if (!fn) {
+        errors.push(`${action.func_name}: unknown ${action.side} initialization function`);
+      } else {
+        try {
+          fn(db, action.arguments ?? {}, this.#context(draft, db));
+        } catch (e) {
+          errors.push(`${action.func_name}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+    }
+    this.#state = finishDraft(draft) as State;
+    return { success: errors.length === 0, errors };
+  }
+
+  /** Brings the two sides in line (dual-control domains); returns what changed. */
+  sync(): SyncDeltas | undefined {
+    const { domain } = this;
+    if (!domain.sync || !this.#state.user_db) return undefined;
+    const draft = createDraft(this.#state);
+    const deltas = domain.sync(draft.db as Db, draft.user_db as Db);
+    if (Object.keys(deltas.agent).length > 0) {
+      domain.applyDelta?.(draft.db as Db, deltas.agent, "agent");
+    }
+    if (Object.keys(deltas.user).length > 0) {
+      domain.applyDelta?.(draft.user_db as Db, deltas.user, "user");
+    }
+    this.#state = finishDraft(draft) as State;
+    return deltas;
+  }
+
+  /** Evaluates state assertions against the current world. */
+  evaluate(assertions: readonly DbStateAssertion[]): AssertionVerdict[] {
+    return assertions.map((a) => {
+      const verdict = {
+        func_name: a.func_name,
+        side: a.side,
+        passed: false,
+        expected: a.assert_value,
+        actual: null as unknown,
+        message: a.message ?? null,
+        error: null as string | null,
+      };
+      const db = a.side === "user" ? this.#state.user_db : a.side === "agent" ? this.#state.db : 0;
+      const predicate = this.domain.predicates?.[a.side]?.[a.func_name];
+      if (db === 0) return { ...verdict, error: `unknown side ${JSON.stringify(a.side)}` };
+      if (!db) return { ...verdict, error: `no ${a.side} database` };
+      if (!predicate) return { ...verdict, error: `unknown predicate ${a.func_name}` };
+      try {
+        const actual = predicate(db, a.arguments ?? {});
+        return { ...verdict, actual, passed: pythonEquals(actual, a.assert_value) };
+      } catch (e) {
+        return { ...verdict, error: e instanceof Error ? e.message : String(e) };
+      }
+    });
+  }
+
+  /** The canonical hashes of both sides (`null` for a missing or empty DB). */
+  hashes(): { db_sha256: string | null; user_db_sha256?: string | null } {
+    const out: { db_sha256: string | null; user_db_sha256?: string | null } = {
+      db_sha256: dbHashOrNull(this.#state.db),
+    };
+    if (this.#state.user_db !== undefined) out.user_db_sha256 = dbHashOrNull(this.#state.user_db);
+    return out;
+  }
+
+  #context(draft: Draft<State>, db: Db): ToolContext {
+    const { seed, today } = this.options;
+    const next = (counter: string) => {
+      const n = (draft.counters[counter] ?? 0) + 1;
+      draft.counters[counter] = n;
+      return n;
+    };
+    return {
+      db,
+      today,
+      next,
+      uuid: (label) => uuidFrom(`${seed}\n${label}\n${next(`uuid:${label}`)}`),
+    };
+  }
+
+  #unknownTool(side: Side, name: string): ToolErrorResult {
+    const available = this.domain.tools.filter((t) => t.side === side).map((t) => t.name).sort();
+    return {
+      status: "error",
+      error_type: "unknown_tool",
+      message: `There is no tool named '${name}'. Use one of the available tools.`,
+      available_tools: available,
+    };
+  }
+}
+
+/** A UUID in v4 layout whose bits come from SHA-256 of `text`. */
+export function uuidFrom(text: string): string {
+  const h = sha256Hex(text);
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${
+    h.slice(20, 32)
+  }`;
+}
+
+/**
+ * What the LLM sees for a raw tool result: the reference never lets a falsy result
+ * through (reference-harness §1.11).
+ */
+export function deliverableResult(result: unknown): unknown {
+  if (Array.isArray(result) && result.length === 0) {
+    return { status: "success", results: [], count: 0, message: "No matching records found." };
+  }
+  if (
+    typeof result === "object" && result !== null && !Array.isArray(result) &&
+    Object.keys(result).length === 0
+  ) {
+    return { status: "success", results: {}, message: "No matching records found." };
+  }
+  if (result === null || result === undefined || result === "" || result === 0 || result === false) {
+    return {
+      status: "success",
+      result: result ?? null,
+      message: "Completed with no data returned.",
+    };
+  }
+  return result;
+}
+
+function jsonCopy<T>(value: T): T {
+  return value === undefined ? value : JSON.parse(JSON.stringify(value));
+}
+
+function dbNotInitialized(): ToolErrorResult {
+  return {
+    status: "error",
+    error_type: "db_not_initialized",
+    message: "The database is not initialized for this scenario.",
+  };
+}
+
+function internalError(e: unknown): ToolErrorResult {
+  return {
+    status: "error",
+    error_type: "internal_error",
+    message: e instanceof Error ? e.message : String(e),
+  };
+}

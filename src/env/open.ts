@@ -1,0 +1,43 @@
+/**
+ * A trial's Environment from a scenario: its world resolved from the data root (or
+ * inline), initialisation actions applied per side, then one sync.
+ *
+ * @module
+ */
+import type { Db } from "../domains/domain.ts";
+import { getDomain } from "../domains/registry.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
+import type { DbSource, Scenario } from "../scenario/scenario.ts";
+import { deepFreeze } from "./deep_freeze.ts";
+import { Environment } from "./environment.ts";
+
+/** Resolves a DB source: inline documents are frozen, paths read once per process. */
+export function resolveDb(root: DataRoot, source: DbSource): Db {
+  return "inline" in source ? deepFreeze(source.inline) : root.db(source.path);
+}
+
+export interface OpenedEnvironment {
+  env: Environment;
+  /** Initialisation errors (the reference logs them and goes on). */
+  initErrors: string[];
+}
+
+export async function openEnvironment(
+  root: DataRoot,
+  scenario: Scenario,
+  seed: string,
+): Promise<OpenedEnvironment> {
+  const domain = await getDomain(scenario.domain);
+  const { db, user_db } = scenario.world;
+  const env = new Environment(
+    domain,
+    {
+      db: db ? resolveDb(root, db) : {},
+      ...(user_db ? { user_db: resolveDb(root, user_db) } : {}),
+    },
+    { today: scenario.today, seed },
+  );
+  const init = env.initialize(scenario.initialization_actions);
+  env.sync();
+  return { env, initErrors: init.errors };
+}

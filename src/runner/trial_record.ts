@@ -1,0 +1,141 @@
+/**
+ * The trial record: everything one call did, written by `eval`, read by `score`.
+ * Versioned; carries what scoring needs (expectations included) so re-scoring never
+ * re-runs a call and needs no data root.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { DbStateAssertionSchema, FlowExpectSchema, ReferenceActionSchema, Signal } from "../scenario/scenario.ts";
+
+export const TRIAL_RECORD_SCHEMA = "callbench.trial/1";
+
+export const TrialKeySchema = z.object({
+  scenario: z.string(),
+  trial: z.number().int().nonnegative(),
+  /** Hex seed derived from (scenario, trial, config hash) with SHA-256. */
+  seed: z.string(),
+  /** Hash of the run configuration that shapes a call (participants, models, limits). */
+  config_hash: z.string(),
+});
+export type TrialKey = z.infer<typeof TrialKeySchema>;
+
+export const ErrorKind = z.enum([
+  "agent_unreachable",
+  "agent_disconnected",
+  "agent_timeout",
+  "protocol_error",
+  "user_error",
+  "model_error",
+  "setup_error",
+  "harness_error",
+]);
+export type ErrorKind = z.infer<typeof ErrorKind>;
+
+export const StopReason = z.enum([
+  "agent_end", // end_conversation or `<exit>` text
+  "agent_transfer", // a transfer-to-human tool
+  "agent_hangup", // the agent hung up (flows)
+  "user_hangup", // the caller side hung up (scripted/LLM caller, flow built-ins)
+  "max_duration",
+  "silence",
+  "max_turns",
+  "error",
+]);
+export type StopReason = z.infer<typeof StopReason>;
+
+const UsageSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+});
+
+export const TurnSchema = z.object({
+  speaker: z.enum(["agent", "user"]),
+  text: z.string(),
+  start_ms: z.number(),
+  end_ms: z.number(),
+  voice: z.enum(["MACHINE", "VOICE"]).optional(),
+  interrupted: z.boolean().optional(),
+});
+export type Turn = z.infer<typeof TurnSchema>;
+
+export const ToolCallSchema = z.object({
+  side: z.enum(["agent", "user"]),
+  name: z.string(),
+  arguments: z.unknown(),
+  result: z.unknown(),
+  ok: z.boolean(),
+  at_ms: z.number(),
+});
+
+export const LatencySchema = z.object({
+  /** Index into `turns` of the agent turn measured. */
+  turn: z.number().int().nonnegative(),
+  /** End of the caller's utterance to the agent's first output. */
+  response_ms: z.number(),
+  /** Time to first token of the agent's LLM, where known. */
+  ttft_ms: z.number().optional(),
+});
+
+export const AssertionVerdictSchema = z.object({
+  func_name: z.string(),
+  side: z.enum(["agent", "user"]),
+  passed: z.boolean(),
+  expected: z.unknown(),
+  actual: z.unknown(),
+  message: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+export const ParticipantInfoSchema = z.object({
+  kind: z.string(),
+  url: z.string().optional(),
+  model: z.string().optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const TrialRecordSchema = z.object({
+  schema: z.literal(TRIAL_RECORD_SCHEMA),
+  key: TrialKeySchema,
+  domain: z.string(),
+  suite: z.string(),
+  status: z.enum(["completed", "error"]),
+  error: z.object({ kind: ErrorKind, message: z.string() }).optional(),
+  stop_reason: StopReason,
+  /** The agent ended the call (reference `[EXIT]`). */
+  clean_exit: z.boolean(),
+  started_at: z.string(),
+  /** Call time (simulated or real), ms. */
+  duration_ms: z.number(),
+  turns: z.array(TurnSchema),
+  dtmf: z.array(z.object({ side: z.enum(["agent", "user"]), keys: z.string(), at_ms: z.number() })),
+  tool_calls: z.array(ToolCallSchema),
+  /** Side-stamped action records of successful writes, in order. */
+  actions: z.array(z.record(z.string(), z.unknown())),
+  final: z.object({ db_sha256: z.string().nullable(), user_db_sha256: z.string().nullable().optional() }),
+  assertions: z.array(AssertionVerdictSchema),
+  latency: z.array(LatencySchema),
+  usage: z.object({ agent: UsageSchema, user: UsageSchema }),
+  participants: z.object({ agent: ParticipantInfoSchema, user: ParticipantInfoSchema }),
+  /** The flow trace (flow scenarios). */
+  flow: z.record(z.string(), z.unknown()).optional(),
+  /** What scoring needs, copied from the scenario. */
+  expect: z.object({
+    success_signals: z.array(Signal),
+    db_sha256: z.string().optional(),
+    user_db_sha256: z.string().optional(),
+    db_state_assertions: z.array(DbStateAssertionSchema).default([]),
+    reference_actions: z.array(ReferenceActionSchema).optional(),
+    nl_assertions: z.array(z.string()).default([]),
+    agent_expectations: z.string().optional(),
+    flow: FlowExpectSchema.optional(),
+    action_match: z.object({
+      ignore_capitalization: z.boolean(),
+      ignore_punctuation: z.boolean(),
+      disallow_extra_items: z.boolean(),
+    }).partial().optional(),
+  }),
+  timings: z.object({ setup_ms: z.number(), call_ms: z.number(), wall_ms: z.number() }),
+});
+export type TrialRecord = z.infer<typeof TrialRecordSchema>;

@@ -1,0 +1,143 @@
+/**
+ * The scenario model: one test case, whatever it was loaded from (an eva dataset
+ * line, a tau2 task, a scaffolded scenario file, a flow file). The zod schema is the
+ * single source of truth; scenario files are this shape in YAML or JSON.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+export const SIGNALS = [
+  "is_action_match",
+  "db_state_match",
+  "db_state_assertion",
+  "nl_assertion",
+  "judge_passed",
+  "clean_exit",
+  "flow_expectation",
+] as const;
+export const Signal = z.enum(SIGNALS);
+export type Signal = z.infer<typeof Signal>;
+
+export const Side = z.enum(["agent", "user"]);
+
+const Json = z.record(z.string(), z.unknown());
+
+export const InitActionSchema = z.object({
+  side: Side,
+  func_name: z.string().min(1),
+  arguments: Json.default({}),
+}).strict();
+
+export const DbStateAssertionSchema = z.object({
+  side: Side,
+  func_name: z.string().min(1),
+  arguments: Json.default({}),
+  assert_value: z.unknown(),
+  message: z.string().nullish(),
+}).strict();
+export type DbStateAssertionSpec = z.infer<typeof DbStateAssertionSchema>;
+
+/** A call the oracle agent makes, in order; `side: "user"` steps are the caller's phone. */
+export const ReferenceActionSchema = z.object({
+  side: Side.default("agent"),
+  name: z.string().min(1),
+  arguments: Json.default({}),
+  /** Which arguments `is_action_match` compares (tau2 `compare_args`); absent = all. */
+  compare_args: z.array(z.string()).nullish(),
+}).strict();
+export type ReferenceAction = z.infer<typeof ReferenceActionSchema>;
+
+/** Deterministic expectations on a flow trial (flows.md "Scoring a flow"). */
+export const FlowExpectSchema = z.object({
+  path: z.array(z.string()).optional(),
+  keys: z.string().optional(),
+  end: z.string().optional(),
+  message: z.enum(["left", "none"]).optional(),
+}).strict();
+export type FlowExpect = z.infer<typeof FlowExpectSchema>;
+
+/** Where a world comes from: inline, or a path under the data root. */
+export const DbSourceSchema = z.union([
+  z.object({ inline: Json }).strict(),
+  z.object({ path: z.string().min(1) }).strict(),
+]);
+export type DbSource = z.infer<typeof DbSourceSchema>;
+
+export const ScenarioSchema = z.object({
+  /** Unique, `<suite>__<id>` by convention. */
+  name: z.string().min(1),
+  /** Tool-registry namespace (`eva_airline`, `tau2_telecom`, `flow`, ...). */
+  domain: z.string().min(1),
+  /** Aggregation bucket; defaults to the name's prefix before `__`. */
+  suite: z.string().optional(),
+  description: z.string().optional(),
+  /** Where the scenario was loaded from: `eva:1.1.2`, `tau2:<task id>`, `file:<path>`. */
+  source: z.string().optional(),
+  /** The scenario's "today" (YYYY-MM-DD); tools never read the machine's date. */
+  today: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).default("2024-05-15"),
+  /** Wall-clock limit of a call in seconds. */
+  max_duration_s: z.number().positive().default(900),
+  tags: z.array(z.string()).default([]),
+
+  world: z.object({
+    db: DbSourceSchema.optional(),
+    user_db: DbSourceSchema.optional(),
+  }).strict().default({}),
+  initialization_actions: z.array(InitActionSchema).default([]),
+
+  /** Everything the agent under test is given: its prompt, tool names, userdata. */
+  agent: z.object({
+    prompt: z.string().default(""),
+    tools: z.array(z.string()).default([]),
+    userdata: Json.optional(),
+  }).strict().default({ prompt: "", tools: [] }),
+
+  /** The caller's side. */
+  user: z.object({
+    /** The simulated caller's system prompt (LLM caller). */
+    prompt: z.string().default(""),
+    /** Phone tools the caller may use (telecom). */
+    tools: z.array(z.string()).default([]),
+    /** First thing the scripted caller says. */
+    opening: z.string().optional(),
+    /** Facts the scripted caller gives when asked: label -> value. */
+    known_info: z.record(z.string(), z.string()).default({}),
+    /** Flow start node (flows.md); the callee side plays the flow. */
+    start: z.string().optional(),
+    /** Persona instructions (a flow scenario without `start`). */
+    instructions: z.string().optional(),
+  }).strict().default({ prompt: "", tools: [], known_info: {} }),
+
+  /** What is checked after the call; never sent to the agent. */
+  expect: z.object({
+    db_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    user_db_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    /** The expected agent DB itself, when the source gives it (eva). */
+    db: DbSourceSchema.optional(),
+    db_state_assertions: z.array(DbStateAssertionSchema).default([]),
+    reference_actions: z.array(ReferenceActionSchema).optional(),
+    nl_assertions: z.array(z.string()).default([]),
+    agent_expectations: z.string().optional(),
+    flow: FlowExpectSchema.optional(),
+  }).strict().default({ db_state_assertions: [], nl_assertions: [] }),
+
+  /** The flow group's nodes (name -> node), for flow scenarios; see src/flow. */
+  flow: z.record(z.string(), z.unknown()).optional(),
+  /** Signals that gate `is_successful` (strict AND over the applicable ones). */
+  success_signals: z.array(Signal).min(1),
+  /** ACTION_MATCH options, as the reference. */
+  action_match: z.object({
+    ignore_capitalization: z.boolean().default(false),
+    ignore_punctuation: z.boolean().default(false),
+    disallow_extra_items: z.boolean().default(false),
+  }).strict().optional(),
+}).strict();
+
+export type Scenario = z.infer<typeof ScenarioSchema>;
+export type ScenarioInput = z.input<typeof ScenarioSchema>;
+
+/** The aggregation bucket of a scenario: its suite, or its name before the first `__`. */
+export function suiteOf(s: Pick<Scenario, "name" | "suite">): string {
+  return s.suite ?? s.name.split("__", 1)[0]!;
+}
