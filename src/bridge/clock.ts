@@ -1,0 +1,123 @@
+/**
+ * Clocks for a call. The simulated clock jumps from timer to timer once every
+ * participant has settled, so a 30 s silence or a 900 s limit costs microseconds; the
+ * real clock follows the wall clock for LLM and remote participants.
+ *
+ * @module
+ */
+import type { CallTime, Clock } from "./call.ts";
+
+interface Timer {
+  at: CallTime;
+  seq: number;
+  fn: () => void;
+}
+
+/** A discrete-event clock. Drive it with `run`. */
+export class SimClock implements Clock {
+  readonly simulated = true;
+  #now = 0;
+  #seq = 0;
+  #timers: Timer[] = [];
+
+  now(): CallTime {
+    return this.#now;
+  }
+
+  timer(ms: number, fn: () => void): () => void {
+    const t: Timer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, fn };
+    // Keep timers ordered by time, then by creation (ties fire in the order set).
+    let i = this.#timers.length;
+    while (i > 0 && (this.#timers[i - 1]!.at > t.at)) i--;
+    this.#timers.splice(i, 0, t);
+    return () => {
+      const j = this.#timers.indexOf(t);
+      if (j >= 0) this.#timers.splice(j, 1);
+    };
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const cancel = this.timer(ms, () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      const onAbort = () => {
+        cancel();
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Number of timers pending. */
+  get pending(): number {
+    return this.#timers.length;
+  }
+
+  /**
+   * Lets pending async work settle, then fires the next timer, until `done()` or no
+   * timer is left. Returns whether `done()` became true.
+   */
+  async run(done: () => boolean): Promise<boolean> {
+    while (true) {
+      await settle();
+      if (done()) return true;
+      const next = this.#timers.shift();
+      if (!next) return false;
+      this.#now = Math.max(this.#now, next.at);
+      next.fn();
+    }
+  }
+
+  /** Fires every timer due up to `ms` from now (tests). */
+  async advance(ms: number): Promise<void> {
+    const until = this.#now + ms;
+    while (true) {
+      await settle();
+      const next = this.#timers[0];
+      if (!next || next.at > until) break;
+      this.#timers.shift();
+      this.#now = next.at;
+      next.fn();
+    }
+    await settle();
+    this.#now = until;
+  }
+}
+
+/** Waits for queued promise reactions and one macrotask turn. */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The wall clock, from the moment it was made. */
+export class RealClock implements Clock {
+  readonly simulated = false;
+  readonly #start = performance.now();
+
+  now(): CallTime {
+    return performance.now() - this.#start;
+  }
+
+  timer(ms: number, fn: () => void): () => void {
+    const id = setTimeout(fn, Math.max(0, ms));
+    return () => clearTimeout(id);
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const id = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      const onAbort = () => {
+        clearTimeout(id);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
