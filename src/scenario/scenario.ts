@@ -15,6 +15,8 @@ export const SIGNALS = [
   "judge_passed",
   "clean_exit",
   "flow_expectation",
+  /** callbench's own: identifiers spelled, never read in canonical form (src/score/voice.ts). */
+  "voice_readability",
 ] as const;
 export const Signal = z.enum(SIGNALS);
 export type Signal = z.infer<typeof Signal>;
