@@ -61,7 +61,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
       io.err(e.message);
       return 2;
     }
-    io.err(verbose ? String((e as Error)?.stack ?? e) : `Error: ${(e as Error)?.message ?? e} (--verbose for details)`);
+    io.err(
+      verbose
+        ? String((e as Error)?.stack ?? e)
+        : `Error: ${(e as Error)?.message ?? e} (--verbose for details)`,
+    );
     return 1;
   }
 }

@@ -16,6 +16,8 @@ export interface Io {
   err(line: string): void;
   /** Whether stderr is a terminal (progress bar). */
   errIsTerminal: boolean;
+  /** Writes to stderr without a line break (a progress bar redrawn in place). */
+  errPartial?(text: string): void;
   /** Environment variables. */
   env(name: string): string | undefined;
   /** Flushes `out` (for crash-safe JSONL). */
@@ -42,6 +44,7 @@ export function processIo(): Io {
     out: (line) => writeAll(Deno.stdout, encoder.encode(line + "\n")),
     err: (line) => writeAll(Deno.stderr, encoder.encode(line + "\n")),
     errIsTerminal: Deno.stderr.isTerminal(),
+    errPartial: (text) => writeAll(Deno.stderr, encoder.encode(text)),
     env: (name) => {
       try {
         return Deno.env.get(name);

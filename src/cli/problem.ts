@@ -21,7 +21,11 @@ export interface Problem {
 
 /** One line: `file:line: where: field: message (hint)`. */
 export function formatProblem(p: Problem): string {
-  const loc = [p.file && (p.line ? `${p.file}:${p.line}` : p.file), p.where, p.field && `field "${p.field}"`]
+  const loc = [
+    p.file && (p.line ? `${p.file}:${p.line}` : p.file),
+    p.where,
+    p.field && `field "${p.field}"`,
+  ]
     .filter(Boolean).join(": ");
   return (loc ? `${loc}: ` : "") + p.message + (p.hint ? ` (${p.hint})` : "");
 }
@@ -55,7 +59,9 @@ export function closest(name: string, candidates: Iterable<string>): string | un
       best = c;
     }
   }
-  return best !== undefined && bestScore <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+  return best !== undefined && bestScore <= Math.max(2, Math.floor(name.length / 3))
+    ? best
+    : undefined;
 }
 
 function editDistance(a: string, b: string): number {
@@ -63,7 +69,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur[j] = Math.min(
+        prev[j]! + 1,
+        cur[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     prev = cur;
   }

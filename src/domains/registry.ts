@@ -18,14 +18,22 @@ export const DOMAIN_IDS: readonly string[] = Object.keys(LOADERS);
 
 const cache = new Map<string, Domain>();
 
+/** Makes a domain of your own available by its id (library users, tests). */
+export function registerDomain(domain: Domain): void {
+  cache.set(domain.id, domain);
+}
+
 /** The domain with this id; an unknown id is an input error naming the closest. */
 export async function getDomain(id: string): Promise<Domain> {
   const hit = cache.get(id);
   if (hit) return hit;
   const load = LOADERS[id];
   if (!load) {
-    const hint = closest(id, DOMAIN_IDS);
-    throw new InputError({ message: `unknown domain "${id}"`, hint: hint ? `did you mean "${hint}"?` : `known: ${DOMAIN_IDS.join(", ")}` });
+    const hint = closest(id, [...DOMAIN_IDS, ...cache.keys()]);
+    throw new InputError({
+      message: `unknown domain "${id}"`,
+      hint: hint ? `did you mean "${hint}"?` : `known: ${DOMAIN_IDS.join(", ")}`,
+    });
   }
   const { domain } = await load();
   cache.set(id, domain);

@@ -1,0 +1,231 @@
+import assert from "node:assert/strict";
+import { Environment } from "../env/environment.ts";
+import { counterDomain, counterScenario } from "../testing/counter_domain.ts";
+import { OracleAgent } from "../participants/oracle.ts";
+import { NoopAgent } from "../participants/noop.ts";
+import { ScriptedUser } from "../participants/scripted_user.ts";
+import { type CallSpec, DEFAULT_LIMITS, runCall } from "./bridge.ts";
+import type { CallEvent, CallLine, CallSetup, Participant } from "./call.ts";
+import { ParticipantError } from "./call.ts";
+import { SimClock } from "./clock.ts";
+import { dbHash } from "../canonical/hash.ts";
+
+function env() {
+  return new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
+    today: "2024-05-15",
+    seed: "s",
+  });
+}
+
+const setup = (side: "agent" | "user"): CallSetup => ({
+  side,
+  scenario: "test",
+  domain: "test_counter",
+  prompt: "",
+  tools: [],
+  seed: "s",
+});
+
+function spec(agent: Participant, user: Participant, over: Partial<CallSpec> = {}): CallSpec {
+  return {
+    env: env(),
+    agent,
+    user,
+    agentSetup: setup("agent"),
+    userSetup: setup("user"),
+    clock: new SimClock(),
+    limits: DEFAULT_LIMITS,
+    firstSpeaker: "agent",
+    timedSpeech: true,
+    ...over,
+  };
+}
+
+/** A participant that does nothing unless told to. */
+class Silent implements Participant {
+  info = { kind: "silent" };
+  line?: CallLine;
+  events: CallEvent[] = [];
+  start(line: CallLine) {
+    this.line = line;
+    return Promise.resolve();
+  }
+  onEvent(e: CallEvent) {
+    this.events.push(e);
+  }
+  close() {
+    return Promise.resolve();
+  }
+}
+
+Deno.test("oracle and scripted caller reach the gold state and the agent ends the call", async () => {
+  const s = counterScenario();
+  const e = env();
+  const out = await runCall(spec(
+    new OracleAgent(s.expect.reference_actions!),
+    new ScriptedUser({ opening: s.user.opening }),
+    { env: e },
+  ));
+  assert.equal(out.stopReason, "agent_end");
+  assert.equal(out.cleanExit, true);
+  assert.equal(e.hashes().db_sha256, dbHash({ count: 5 }));
+  assert.equal(e.hashes().user_db_sha256, dbHash({ pressed: ["ok"] }));
+  assert.deepEqual(e.actions.map((a) => [a.action_type, a.side]), [["add", "agent"], [
+    "add",
+    "agent",
+  ], [
+    "press_button",
+    "user",
+  ]]);
+  assert.equal(out.turns[0]!.speaker, "agent");
+  assert.equal(out.turns[1]!.text, "Please add five.");
+  // The caller's first utterance starts only once the greeting has ended.
+  assert.ok(out.turns[1]!.start_ms >= out.turns[0]!.end_ms);
+});
+
+Deno.test("noop agent leaves the world untouched and exits cleanly", async () => {
+  const e = env();
+  const out = await runCall(spec(new NoopAgent(), new ScriptedUser({}), { env: e }));
+  assert.equal(out.stopReason, "agent_end");
+  assert.equal(e.hashes().db_sha256, dbHash({ count: 0 }));
+  assert.equal(out.toolCalls.length, 1);
+});
+
+Deno.test("30 s of silence ends the call, measured on the simulated clock", async () => {
+  const t0 = performance.now();
+  const out = await runCall(spec(new Silent(), new Silent()));
+  assert.equal(out.stopReason, "silence");
+  assert.equal(out.durationMs, 30_000);
+  assert.equal(out.cleanExit, false);
+  assert.ok(performance.now() - t0 < 1000, "a simulated silence costs no real time");
+});
+
+Deno.test("silence is counted from the end of the last utterance", async () => {
+  const agent = new Silent();
+  const p = runCall(spec(agent, new Silent()));
+  await Promise.resolve();
+  await new Promise((r) => setTimeout(r, 0));
+  agent.line!.say("x".repeat(100)); // 6 s of speech
+  const out = await p;
+  assert.equal(out.stopReason, "silence");
+  assert.equal(out.durationMs, 6_000 + 30_000);
+});
+
+Deno.test("the duration limit ends a call that never goes quiet", async () => {
+  class Chatty extends Silent {
+    override onEvent(e: CallEvent) {
+      if (e.type === "speech" || (e.type === "call_start" && e.you_speak_first)) {
+        this.line!.say("And another thing.");
+      }
+    }
+  }
+  const out = await runCall(
+    spec(new Chatty(), new Chatty(), {
+      limits: { ...DEFAULT_LIMITS, maxDurationMs: 60_000, maxTurns: 10_000 },
+    }),
+  );
+  assert.equal(out.stopReason, "max_duration");
+  assert.equal(out.durationMs, 60_000);
+});
+
+Deno.test("the turn guard ends a runaway call", async () => {
+  class Chatty extends Silent {
+    override onEvent(e: CallEvent) {
+      if (e.type === "speech" || (e.type === "call_start" && e.you_speak_first)) {
+        this.line!.say("More.");
+      }
+    }
+  }
+  const out = await runCall(
+    spec(new Chatty(), new Chatty(), { limits: { ...DEFAULT_LIMITS, maxTurns: 7 } }),
+  );
+  assert.equal(out.stopReason, "max_turns");
+  assert.equal(out.turns.length, 8);
+});
+
+Deno.test("a participant that breaks fails the trial with its error kind", async () => {
+  const agent = new Silent();
+  const p = runCall(spec(agent, new Silent()));
+  await new Promise((r) => setTimeout(r, 0));
+  agent.line!.fail(new ParticipantError("agent_disconnected", "socket closed"));
+  const out = await p;
+  assert.equal(out.stopReason, "error");
+  assert.deepEqual(out.error, {
+    kind: "agent_disconnected",
+    message: "socket closed",
+    side: "agent",
+  });
+});
+
+Deno.test("the reference's <exit> text from the agent ends the call cleanly", async () => {
+  const agent = new Silent();
+  const p = runCall(spec(agent, new Silent()));
+  await new Promise((r) => setTimeout(r, 0));
+  agent.line!.say("<exit>The task is finished.</exit>");
+  const out = await p;
+  assert.equal(out.stopReason, "agent_end");
+  assert.equal(out.cleanExit, true);
+  assert.equal(out.turns.length, 0);
+});
+
+Deno.test("keys are relayed to the other side and recorded; invalid keys are not", async () => {
+  const agent = new Silent();
+  const user = new Silent();
+  const p = runCall(spec(agent, user));
+  await new Promise((r) => setTimeout(r, 0));
+  const reply = await agent.line!.callTool("send_dtmf", { keys: "12#" });
+  assert.equal(reply.ok, true);
+  agent.line!.press("9x");
+  agent.line!.hangUp();
+  const out = await p;
+  assert.deepEqual(out.dtmf.map((d) => d.keys), ["12#"]);
+  assert.ok(user.events.some((e) => e.type === "dtmf" && e.keys === "12#"));
+  assert.equal(out.stopReason, "agent_hangup");
+});
+
+Deno.test("a tool error reaches the agent as a result and changes nothing", async () => {
+  const agent = new Silent();
+  const e = env();
+  const p = runCall(spec(agent, new Silent(), { env: e }));
+  await new Promise((r) => setTimeout(r, 0));
+  const bad = await agent.line!.callTool("add", { n: "two" });
+  assert.equal(bad.ok, false);
+  const unknown = await agent.line!.callTool("press_button", { button: "x" });
+  assert.equal(unknown.ok, false, "the agent cannot use the caller's phone tools");
+  assert.equal((unknown.result as { error_type: string }).error_type, "unknown_tool");
+  agent.line!.hangUp();
+  await p;
+  assert.equal(e.hashes().db_sha256, dbHash({ count: 0 }));
+});
+
+Deno.test("response latency runs from the end of the caller's utterance to the agent's reply", async () => {
+  class SlowAgent extends Silent {
+    override onEvent(e: CallEvent) {
+      if (e.type === "speech") {
+        this.line!.clock.timer(1200, () => this.line!.say("Sure.", { ttftMs: 800 }));
+      }
+    }
+  }
+  const user = new Silent();
+  const p = runCall(spec(new SlowAgent(), user));
+  await new Promise((r) => setTimeout(r, 0));
+  user.line!.say("Hello there.");
+  user.line!.clock.timer(10_000, () => user.line!.hangUp());
+  const out = await p;
+  assert.deepEqual(out.latency, [{ turn: 1, response_ms: 1200, ttft_ms: 800 }]);
+});
+
+Deno.test("cutting off an utterance delivers what was said so far", async () => {
+  const agent = new Silent();
+  const user = new Silent();
+  const p = runCall(spec(agent, user, { firstSpeaker: "user" }));
+  await new Promise((r) => setTimeout(r, 0));
+  user.line!.say("For sales, press one. For support, press two. For billing, press three.");
+  user.line!.clock.timer(1500, () => user.line!.stopSpeaking());
+  user.line!.clock.timer(5000, () => user.line!.hangUp());
+  const out = await p;
+  const heard = agent.events.find((e) => e.type === "speech");
+  assert.ok(heard && heard.type === "speech" && heard.interrupted);
+  assert.equal(heard.text, "For sales, press one.");
+  assert.equal(out.turns[0]!.interrupted, true);
+});

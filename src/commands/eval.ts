@@ -1,0 +1,217 @@
+import { z } from "zod";
+import type { Command, Io } from "../cli/io.ts";
+import { formatProblem, InputError } from "../cli/problem.ts";
+import { intFlag, listFlag, parseFlags } from "../cli/args.ts";
+import { readJsonl } from "../cli/jsonl.ts";
+import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
+import { openDataRoot } from "../scenario/data_root.ts";
+import { type Selection, selectScenarios } from "../scenario/suites.ts";
+import {
+  type LlmSettings,
+  participantFactory,
+  type ParticipantOptions,
+} from "../participants/registry.ts";
+import { runTrials } from "../runner/runner.ts";
+import { configHash } from "../runner/trial_key.ts";
+import { progressBar } from "../runner/progress.ts";
+
+const help = `eval: run trials and print one trial record per line
+
+Usage: cli.ts eval [selection] --agent A [--user U] [--trials N] [--concurrency C]
+                   [--shard i/n] [--out DIR [--resume]]
+
+Selection (else scenario references from stdin, as "list" prints them):
+  --data-root DIR     data laid out as <domain>/... (else EVAL_DATA_ROOT, else bundled fixtures)
+  --domain X          a suite (repeatable)           --scenarios a,b   exact names
+  FILE|DIR            scenario or flow files (validated before any call)
+
+Participants:
+  --agent A           oracle | noop | llm | navigator | script:FILE | ws://HOST:PORT/PATH
+  --user U            auto (scripted; flow callee for flows) | scripted | llm | flow | ws://...
+  --agent-model M     model of the llm agent (else CALLBENCH_AGENT_MODEL)
+  --user-model M      model of the llm caller or flow persona (else CALLBENCH_USER_MODEL)
+  --base-url URL      OpenAI-compatible base URL (else OPENAI_BASE_URL)
+  --api-key-env NAME  environment variable holding the API key (default OPENAI_API_KEY)
+  --temperature T     sampling temperature of LLM participants
+
+Run:
+  --trials N          trials per scenario, each with its own seed (default 1)
+  --concurrency C     trials at once (default 4)
+  --shard i/n         run only shard i of n (0-based; by a hash of the trial key)
+  --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/
+  --resume            skip trials already in DIR/trials.jsonl
+  --max-turns N       turn guard per call (default ${DEFAULT_LIMITS.maxTurns})
+  --silence S         seconds of silence that end a call (default ${
+  DEFAULT_LIMITS.silenceMs / 1000
+})`;
+
+const ScenarioRef = z.object({ name: z.string().min(1), source: z.string().optional() })
+  .passthrough();
+
+export const command: Command = {
+  summary: "run trials (scenario x agent x user) and print trial records",
+  help,
+  async main(args, io) {
+    const { values, positionals } = parseFlags(args, {
+      "data-root": { type: "string" },
+      domain: { type: "string", multiple: true },
+      scenarios: { type: "string", multiple: true },
+      agent: { type: "string" },
+      user: { type: "string" },
+      "agent-model": { type: "string" },
+      "user-model": { type: "string" },
+      "base-url": { type: "string" },
+      "api-key-env": { type: "string" },
+      temperature: { type: "string" },
+      trials: { type: "string" },
+      concurrency: { type: "string" },
+      shard: { type: "string" },
+      out: { type: "string" },
+      resume: { type: "boolean" },
+      "max-turns": { type: "string" },
+      silence: { type: "string" },
+    });
+    if (!values.agent) {
+      throw new InputError({ field: "--agent", message: "required", hint: "e.g. --agent oracle" });
+    }
+    if (values.resume && !values.out) {
+      throw new InputError({ field: "--resume", message: "needs --out DIR" });
+    }
+    const trials = intFlag("trials", values.trials, 1);
+    const concurrency = intFlag("concurrency", values.concurrency, 4);
+    const shard = parseShard(values.shard);
+    const silence = values.silence === undefined
+      ? DEFAULT_LIMITS.silenceMs / 1000
+      : Number(values.silence);
+    if (!(silence > 0)) {
+      throw new InputError({ field: "--silence", message: "expected seconds > 0" });
+    }
+    const limits = {
+      maxTurns: intFlag("max-turns", values["max-turns"], DEFAULT_LIMITS.maxTurns),
+      silenceMs: silence * 1000,
+    };
+
+    const participants = participantOptions(values, io);
+    const factory = participantFactory(participants);
+    const root = openDataRoot(values["data-root"], io);
+    const selection = await selectionFrom(values, positionals, io);
+    const sel = await selectScenarios(root, selection);
+    const fileProblems = sel.problems.filter((p) =>
+      p.file && selection.files?.some((f) => p.file!.startsWith(f))
+    );
+    if (fileProblems.length > 0) throw new InputError(fileProblems);
+    for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
+    if (sel.scenarios.length === 0) throw new InputError("no scenarios selected");
+
+    const config = configHash({
+      agent: participants.agent,
+      user: participants.user,
+      agent_model: modelConfig(participants.agentModel),
+      user_model: modelConfig(participants.userModel),
+      limits,
+    });
+    const bar = io.errIsTerminal ? progressBar(io) : undefined;
+    const summary = await runTrials({
+      scenarios: sel.scenarios,
+      root,
+      participants: factory,
+      configHash: config,
+      trials,
+      concurrency,
+      shard,
+      out: values.out,
+      resume: values.resume,
+      limits,
+      onRecord: (r) => io.out(JSON.stringify(r)),
+      onProgress: bar,
+    });
+    io.err(
+      `eval: ${summary.run} trial(s) run, ${summary.skipped} already done, ${summary.errors} infrastructure error(s)` +
+        (shard ? ` [shard ${shard.index}/${shard.count}]` : ""),
+    );
+    return 0;
+  },
+};
+
+function parseShard(v: string | undefined): { index: number; count: number } | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(v);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index >= count) {
+    throw new InputError({
+      field: "--shard",
+      message: `expected i/n with 0 <= i < n, got ${JSON.stringify(v)}`,
+    });
+  }
+  return { index, count };
+}
+
+function participantOptions(values: Record<string, unknown>, io: Io): ParticipantOptions {
+  const baseUrl = (values["base-url"] as string | undefined) ?? io.env("OPENAI_BASE_URL");
+  const apiKey = io.env((values["api-key-env"] as string | undefined) ?? "OPENAI_API_KEY");
+  const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
+  if (temperature !== undefined && !(temperature >= 0)) {
+    throw new InputError({ field: "--temperature", message: "expected a number >= 0" });
+  }
+  const model = (m: string | undefined): LlmSettings => ({
+    baseUrl,
+    apiKey,
+    model: m,
+    temperature,
+  });
+  return {
+    agent: values.agent as string,
+    user: (values.user as string | undefined) ?? "auto",
+    agentModel: model(
+      (values["agent-model"] as string | undefined) ?? io.env("CALLBENCH_AGENT_MODEL"),
+    ),
+    userModel: model(
+      (values["user-model"] as string | undefined) ?? io.env("CALLBENCH_USER_MODEL"),
+    ),
+  };
+}
+
+/** What shapes a call, without secrets. */
+function modelConfig(m: LlmSettings): Record<string, unknown> {
+  return {
+    model: m.model ?? null,
+    base_url: m.model ? m.baseUrl ?? null : null,
+    temperature: m.temperature ?? null,
+  };
+}
+
+async function selectionFrom(
+  values: { domain?: string[]; scenarios?: string[] },
+  files: string[],
+  io: Io,
+): Promise<Selection> {
+  const domains = listFlag(values.domain);
+  const scenarios = listFlag(values.scenarios);
+  if (domains.length || scenarios.length || files.length || io.stdinIsTerminal) {
+    return { domains, scenarios, files };
+  }
+  // Scenario references on stdin (`list | eval`).
+  const names: string[] = [];
+  const refFiles = new Set<string>();
+  for await (const { line, value } of readJsonl(io.stdin)) {
+    const ref = ScenarioRef.safeParse(value);
+    if (!ref.success) {
+      throw new InputError({
+        file: "<stdin>",
+        line,
+        field: "name",
+        message: 'expected a scenario reference {"name": ...}',
+      });
+    }
+    names.push(ref.data.name);
+    if (ref.data.source?.startsWith("file:")) refFiles.add(ref.data.source.slice(5));
+  }
+  if (names.length === 0) {
+    throw new InputError({
+      message: "no scenarios selected",
+      hint: "pass --domain, --scenarios or files, or pipe `list` output",
+    });
+  }
+  return { scenarios: names, files: [...refFiles] };
+}

@@ -1,0 +1,48 @@
+import type { Command } from "../cli/io.ts";
+import { formatProblem } from "../cli/problem.ts";
+import { listFlag, parseFlags } from "../cli/args.ts";
+import { openDataRoot } from "../scenario/data_root.ts";
+import { suiteOf } from "../scenario/scenario.ts";
+import { selectScenarios } from "../scenario/suites.ts";
+
+const help = `list: print one scenario reference per line
+
+Usage: cli.ts list [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE.yaml|DIR ...]
+
+  --data-root DIR   data laid out as <domain>/... (else EVAL_DATA_ROOT, else the bundled fixtures)
+  --domain X        a suite: eva_airline, tau2_airline, tau2_retail, tau2_telecom, tau2_telecom_workflow
+  --scenarios a,b   exact scenario names
+  FILE|DIR          scenario or flow files (YAML or JSON)
+
+Each line: {"name","domain","suite","source"}. Entries that fail to load are reported on
+stderr with file, line and field; the rest are listed.`;
+
+export const command: Command = {
+  summary: "list scenarios (one JSON reference per line)",
+  help,
+  async main(args, io) {
+    const { values, positionals } = parseFlags(args, {
+      "data-root": { type: "string" },
+      domain: { type: "string", multiple: true },
+      scenarios: { type: "string", multiple: true },
+    });
+    const root = openDataRoot(values["data-root"], io);
+    const sel = await selectScenarios(root, {
+      domains: listFlag(values.domain),
+      scenarios: listFlag(values.scenarios),
+      files: positionals,
+    });
+    for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
+    for (const s of sel.scenarios) {
+      io.out(
+        JSON.stringify({
+          name: s.name,
+          domain: s.domain,
+          suite: suiteOf(s),
+          ...(s.source ? { source: s.source } : {}),
+        }),
+      );
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,92 @@
+/**
+ * The oracle agent: plays the scenario's reference actions as real tool calls, with
+ * a short spoken confirmation, asks the caller to do the phone-side steps
+ * (dual-control domains), then closes the call. A built-in test agent, so it may
+ * know the reference actions; nothing it says reveals them beyond the step it asks
+ * the caller to perform.
+ *
+ * @module
+ */
+import type {
+  CallEvent,
+  CallLine,
+  CallSetup,
+  Participant,
+  ParticipantInfo,
+} from "../bridge/call.ts";
+import type { ReferenceAction } from "../scenario/scenario.ts";
+import { formatPhoneStep } from "./phone_step.ts";
+
+export class OracleAgent implements Participant {
+  readonly info: ParticipantInfo = { kind: "oracle" };
+  readonly #actions: readonly ReferenceAction[];
+  #line?: CallLine;
+  #started = false;
+  #over = false;
+  #waiter?: () => void;
+
+  constructor(actions: readonly ReferenceAction[]) {
+    this.#actions = actions;
+  }
+
+  start(line: CallLine, _setup: CallSetup): Promise<void> {
+    this.#line = line;
+    return Promise.resolve();
+  }
+
+  onEvent(event: CallEvent): void {
+    if (event.type === "hangup") {
+      this.#over = true;
+      this.#waiter?.();
+      return;
+    }
+    if (event.type === "call_start" && event.you_speak_first) {
+      this.#line?.say("Thank you for calling. How can I help you today?");
+    }
+    if (event.type === "speech") {
+      if (!this.#started) {
+        this.#started = true;
+        void this.#play();
+      } else {
+        const w = this.#waiter;
+        this.#waiter = undefined;
+        w?.();
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  #reply(): Promise<void> {
+    return new Promise((resolve) => (this.#waiter = resolve));
+  }
+
+  async #play(): Promise<void> {
+    const line = this.#line!;
+    let pendingConfirmation = false;
+    for (const action of this.#actions) {
+      if (this.#over) return;
+      if (action.side === "user") {
+        if (pendingConfirmation) line.say("I have taken care of that on my side.");
+        pendingConfirmation = false;
+        line.say(formatPhoneStep(action.name, action.arguments));
+        await this.#reply();
+        continue;
+      }
+      await line.callTool(action.name, action.arguments);
+      pendingConfirmation = true;
+    }
+    if (this.#over) return;
+    line.say(
+      pendingConfirmation
+        ? "That is all done. Is there anything else I can help you with?"
+        : "Is there anything else I can help you with?",
+    );
+    await this.#reply();
+    if (this.#over) return;
+    line.say("Thank you for calling. Goodbye.");
+    await line.callTool("end_conversation", {});
+  }
+}

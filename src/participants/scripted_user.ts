@@ -1,0 +1,125 @@
+/**
+ * The scripted caller: deterministic, from the scenario alone. It opens with the
+ * scenario's first line, answers requests for the facts it knows, performs the
+ * phone steps it is asked to (dual-control domains), says goodbye when offered
+ * nothing more, and hangs up if the agent then leaves the line open.
+ *
+ * @module
+ */
+import type {
+  CallEvent,
+  CallLine,
+  CallSetup,
+  Participant,
+  ParticipantInfo,
+} from "../bridge/call.ts";
+import { parsePhoneStep } from "./phone_step.ts";
+
+export interface ScriptedUserOptions {
+  opening?: string;
+  /** label -> value, e.g. "Confirmation number" -> "ZK3FFW". */
+  knownInfo?: Record<string, string>;
+  /** How long to wait after saying goodbye before hanging up, ms. */
+  hangUpAfterMs?: number;
+  /** Filler replies before the caller gives up and says goodbye. */
+  patience?: number;
+}
+
+const GENERIC = new Set(["your", "the", "and", "for", "with", "what", "number", "name", "of", "a"]);
+
+export class ScriptedUser implements Participant {
+  readonly info: ParticipantInfo = { kind: "scripted" };
+  readonly #opts: Required<ScriptedUserOptions>;
+  #line?: CallLine;
+  #opened = false;
+  #fillers = 0;
+  #leaving = false;
+  #over = false;
+
+  constructor(options: ScriptedUserOptions) {
+    this.#opts = {
+      opening: options.opening ?? "Hi, I need some help, please.",
+      knownInfo: options.knownInfo ?? {},
+      hangUpAfterMs: options.hangUpAfterMs ?? 10_000,
+      patience: options.patience ?? 8,
+    };
+  }
+
+  start(line: CallLine, _setup: CallSetup): Promise<void> {
+    this.#line = line;
+    return Promise.resolve();
+  }
+
+  onEvent(event: CallEvent): void {
+    if (this.#over) return;
+    switch (event.type) {
+      case "hangup":
+        this.#over = true;
+        return;
+      case "call_start":
+        if (event.you_speak_first) this.#open();
+        return;
+      case "speech":
+        void this.#answer(event.text);
+        return;
+    }
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  #open(): void {
+    this.#opened = true;
+    this.#line!.say(this.#opts.opening);
+  }
+
+  async #answer(text: string): Promise<void> {
+    const line = this.#line!;
+    const step = parsePhoneStep(text);
+    if (step) {
+      const reply = await line.callTool(step.tool, step.args);
+      line.say(
+        reply.ok
+          ? `Okay, I did that. ${summarise(reply.result)}`
+          : `That did not work: ${summarise(reply.result)}`,
+      );
+      return;
+    }
+    if (!this.#opened) return this.#open();
+    if (this.#leaving) return;
+    if (/anything else|something else|help you with today\?|further assistance/i.test(text)) {
+      return this.#goodbye("No, that's everything. Thank you, goodbye.");
+    }
+    const facts = this.#factsAskedFor(text);
+    if (facts.length > 0) {
+      line.say(facts.map(([label, value]) => `${label}: ${value}.`).join(" "));
+      return;
+    }
+    if (++this.#fillers > this.#opts.patience) return this.#goodbye("I think that's all. Goodbye.");
+    line.say("Okay.");
+  }
+
+  #goodbye(text: string): void {
+    this.#leaving = true;
+    const line = this.#line!;
+    line.say(text);
+    line.clock.timer(this.#opts.hangUpAfterMs, () => {
+      if (!this.#over) line.hangUp("caller said goodbye");
+    });
+  }
+
+  #factsAskedFor(text: string): [string, string][] {
+    const asked = text.toLowerCase();
+    return Object.entries(this.#opts.knownInfo).filter(([label]) =>
+      label.toLowerCase().split(/[^a-z0-9]+/).some((w) =>
+        w.length > 2 && !GENERIC.has(w) && asked.includes(w)
+      )
+    );
+  }
+}
+
+function summarise(result: unknown): string {
+  const text = typeof result === "string" ? result : JSON.stringify(result);
+  return text.length > 300 ? text.slice(0, 297) + "..." : text;
+}

@@ -1,0 +1,228 @@
+/**
+ * One trial: the scenario's world opened for this trial, both ends set up from the
+ * scenario (the agent learns only its prompt, tools and userdata), the call run by
+ * the bridge, and the trial record assembled from what happened.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { CallSetup, Participant, ToolSpec } from "../bridge/call.ts";
+import { RealClock, SimClock } from "../bridge/clock.ts";
+import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
+import type { Domain, Side } from "../domains/domain.ts";
+import type { Environment } from "../env/environment.ts";
+import { openEnvironment } from "../env/open.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
+import { type Scenario, suiteOf } from "../scenario/scenario.ts";
+import { TRIAL_RECORD_SCHEMA, type TrialKey, type TrialRecord } from "./trial_record.ts";
+
+/** Makes the two ends of a trial's call. */
+export interface ParticipantFactory {
+  agent(scenario: Scenario, setup: CallSetup): Promise<Participant>;
+  user(scenario: Scenario, setup: CallSetup): Promise<Participant>;
+  /** Whether both ends are deterministic, so the call can run on a simulated clock. */
+  deterministic(scenario: Scenario): boolean;
+}
+
+export interface TrialPlan {
+  scenario: Scenario;
+  key: TrialKey;
+  root: DataRoot;
+  participants: ParticipantFactory;
+  limits: Omit<CallLimits, "maxDurationMs">;
+}
+
+/** The send_dtmf tool every agent may use to press keys (routed by the bridge). */
+export const SEND_DTMF_TOOL: ToolSpec = {
+  name: "send_dtmf",
+  description: "Press keys on the phone keypad (DTMF), for example to choose a menu option.",
+  parameters: {
+    type: "object",
+    properties: {
+      keys: { type: "string", pattern: "^[0-9*#A-D]+$", description: "Keys to press, in order" },
+    },
+    required: ["keys"],
+    additionalProperties: false,
+  },
+};
+
+const schemaCache = new WeakMap<object, Record<string, unknown>>();
+
+/** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
+export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
+  const tools = domain.tools.filter((t) => t.side === side);
+  const picked = names.length > 0
+    ? names.map((n) => tools.find((t) => t.name === n || t.aliases?.includes(n))).filter((t) =>
+      t !== undefined
+    )
+    : tools;
+  return picked.map((t) => {
+    let parameters = schemaCache.get(t.args);
+    if (!parameters) {
+      const { $schema: _ignored, ...rest } = z.toJSONSchema(t.args, {
+        io: "input",
+        unrepresentable: "any",
+      }) as Record<string, unknown>;
+      parameters = rest;
+      schemaCache.set(t.args, parameters);
+    }
+    return { name: t.name, description: t.description, parameters };
+  });
+}
+
+export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
+  const wallStart = performance.now();
+  const startedAt = new Date().toISOString();
+  const { scenario, key } = plan;
+  const base = baseRecord(scenario, key, startedAt);
+  let env: Environment;
+  let agent: Participant | undefined;
+  let user: Participant | undefined;
+  try {
+    const opened = await openEnvironment(plan.root, scenario, key.seed);
+    env = opened.env;
+    const agentTools = toolSpecs(env.domain, "agent", scenario.agent.tools);
+    if (scenario.domain === "flow" || scenario.user.start) agentTools.push(SEND_DTMF_TOOL);
+    const agentSetup: CallSetup = {
+      side: "agent",
+      scenario: scenario.name,
+      domain: scenario.domain,
+      prompt: scenario.agent.prompt,
+      tools: agentTools,
+      ...(scenario.agent.userdata ? { userdata: scenario.agent.userdata } : {}),
+      seed: key.seed,
+    };
+    const userSetup: CallSetup = {
+      side: "user",
+      scenario: scenario.name,
+      domain: scenario.domain,
+      prompt: scenario.user.prompt,
+      tools: toolSpecs(env.domain, "user", scenario.user.tools),
+      seed: key.seed,
+    };
+    agent = await plan.participants.agent(scenario, agentSetup);
+    user = await plan.participants.user(scenario, userSetup);
+    const setupMs = performance.now() - wallStart;
+    const simulated = plan.participants.deterministic(scenario);
+    const isFlow = scenario.domain === "flow";
+    const outcome = await runCall({
+      env,
+      agent,
+      user,
+      agentSetup,
+      userSetup,
+      clock: simulated ? new SimClock() : new RealClock(),
+      limits: { ...plan.limits, maxDurationMs: scenario.max_duration_s * 1000 },
+      firstSpeaker: isFlow ? "user" : "agent",
+      timedSpeech: simulated || isFlow,
+    });
+    const flowTrace = (user as { flowTrace?: () => unknown }).flowTrace?.();
+    return completeRecord(base, env, scenario, outcome, agent, user, flowTrace, {
+      setup_ms: setupMs,
+      call_ms: performance.now() - wallStart - setupMs,
+      wall_ms: performance.now() - wallStart,
+    });
+  } catch (e) {
+    return {
+      ...base,
+      status: "error",
+      error: { kind: "setup_error", message: e instanceof Error ? e.message : String(e) },
+      stop_reason: "error",
+      participants: {
+        agent: agent?.info ?? { kind: "unknown" },
+        user: user?.info ?? { kind: "unknown" },
+      },
+      timings: {
+        setup_ms: performance.now() - wallStart,
+        call_ms: 0,
+        wall_ms: performance.now() - wallStart,
+      },
+    };
+  } finally {
+    await Promise.allSettled([agent?.close(), user?.close()]);
+  }
+}
+
+function baseRecord(scenario: Scenario, key: TrialKey, startedAt: string): TrialRecord {
+  return {
+    schema: TRIAL_RECORD_SCHEMA,
+    key,
+    domain: scenario.domain,
+    suite: suiteOf(scenario),
+    status: "completed",
+    stop_reason: "error",
+    clean_exit: false,
+    started_at: startedAt,
+    duration_ms: 0,
+    turns: [],
+    dtmf: [],
+    tool_calls: [],
+    actions: [],
+    final: { db_sha256: null },
+    assertions: [],
+    latency: [],
+    usage: {
+      agent: { calls: 0, prompt_tokens: 0, completion_tokens: 0 },
+      user: { calls: 0, prompt_tokens: 0, completion_tokens: 0 },
+    },
+    participants: { agent: { kind: "unknown" }, user: { kind: "unknown" } },
+    expect: {
+      success_signals: scenario.success_signals,
+      ...(scenario.expect.db_sha256 ? { db_sha256: scenario.expect.db_sha256 } : {}),
+      ...(scenario.expect.user_db_sha256 ? { user_db_sha256: scenario.expect.user_db_sha256 } : {}),
+      db_state_assertions: scenario.expect.db_state_assertions,
+      ...(scenario.expect.reference_actions
+        ? { reference_actions: scenario.expect.reference_actions }
+        : {}),
+      nl_assertions: scenario.expect.nl_assertions,
+      ...(scenario.expect.agent_expectations
+        ? { agent_expectations: scenario.expect.agent_expectations }
+        : {}),
+      ...(scenario.expect.flow ? { flow: scenario.expect.flow } : {}),
+      ...(scenario.action_match ? { action_match: scenario.action_match } : {}),
+    },
+    timings: { setup_ms: 0, call_ms: 0, wall_ms: 0 },
+  };
+}
+
+function completeRecord(
+  base: TrialRecord,
+  env: Environment,
+  scenario: Scenario,
+  outcome: CallOutcome,
+  agent: Participant,
+  user: Participant,
+  flowTrace: unknown,
+  timings: TrialRecord["timings"],
+): TrialRecord {
+  const hashes = env.hashes();
+  return {
+    ...base,
+    status: outcome.error ? "error" : "completed",
+    ...(outcome.error
+      ? {
+        error: {
+          kind: outcome.error.kind,
+          message: `${outcome.error.side}: ${outcome.error.message}`,
+        },
+      }
+      : {}),
+    stop_reason: outcome.stopReason,
+    clean_exit: outcome.cleanExit,
+    duration_ms: outcome.durationMs,
+    turns: outcome.turns,
+    dtmf: outcome.dtmf,
+    tool_calls: outcome.toolCalls,
+    actions: env.actions,
+    final: {
+      db_sha256: hashes.db_sha256,
+      ...(hashes.user_db_sha256 !== undefined ? { user_db_sha256: hashes.user_db_sha256 } : {}),
+    },
+    assertions: env.evaluate(scenario.expect.db_state_assertions),
+    latency: outcome.latency,
+    usage: outcome.usage,
+    participants: { agent: agent.info, user: user.info },
+    ...(flowTrace ? { flow: flowTrace as Record<string, unknown> } : {}),
+    timings,
+  };
+}
