@@ -178,6 +178,25 @@ export class Environment {
     return deltas;
   }
 
+  /**
+   * Applies a sync delta to one side's database, as a bot's `apply_sync_delta` does:
+   * the domain's applier, else dotted paths whose intermediate keys must exist. A
+   * failing delta changes nothing.
+   */
+  applyDelta(side: Side, delta: Record<string, unknown>): { success: boolean; errors: string[] } {
+    const draft = createDraft(this.#state);
+    const db = (side === "user" ? draft.user_db : draft.db) as Db | undefined;
+    if (!db) return { success: false, errors: [`no ${side} database`] };
+    try {
+      if (this.domain.applyDelta) this.domain.applyDelta(db, delta, side);
+      else setDottedPaths(db, delta);
+    } catch (e) {
+      return { success: false, errors: [e instanceof Error ? e.message : String(e)] };
+    }
+    this.#state = finishDraft(draft) as State;
+    return { success: true, errors: [] };
+  }
+
   /** Evaluates state assertions against the current world. */
   evaluate(assertions: readonly DbStateAssertion[]): AssertionVerdict[] {
     return assertions.map((a) => {
@@ -270,6 +289,19 @@ export function deliverableResult(result: unknown): unknown {
     };
   }
   return result;
+}
+
+/** Sets each `a.b.c` path of `delta` in `db`; every key but the last must exist. */
+function setDottedPaths(db: Db, delta: Record<string, unknown>): void {
+  for (const [path, value] of Object.entries(delta)) {
+    const keys = path.split(".");
+    let node: unknown = db;
+    for (const key of keys.slice(0, -1)) {
+      node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+      if (typeof node !== "object" || node === null) throw new Error(`path not found: ${path}`);
+    }
+    (node as Record<string, unknown>)[keys[keys.length - 1]!] = value;
+  }
 }
 
 function jsonCopy<T>(value: T): T {
