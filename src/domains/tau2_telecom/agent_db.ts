@@ -1,0 +1,60 @@
+/**
+ * Lookups over the agent's database, shared by tools, predicates, init functions
+ * and the sync. Missing tables read as empty, so a malformed world gives "not
+ * found" rather than a crash.
+ *
+ * @module
+ */
+import type { Bill, Customer, Device, Line, Plan, TelecomDb } from "./data_model.ts";
+import { ToolError } from "./tool_kit.ts";
+
+export function findCustomer(db: TelecomDb, customerId: string): Customer | undefined {
+  return (db.customers ?? []).find((c) => c.customer_id === customerId);
+}
+
+export function findLine(db: TelecomDb, lineId: string): Line | undefined {
+  return (db.lines ?? []).find((l) => l.line_id === lineId);
+}
+
+export function findLineByPhone(db: TelecomDb, phoneNumber: string): Line | undefined {
+  return (db.lines ?? []).find((l) => l.phone_number === phoneNumber);
+}
+
+export function findPlan(db: TelecomDb, planId: string): Plan | undefined {
+  return (db.plans ?? []).find((p) => p.plan_id === planId);
+}
+
+export function findBill(db: TelecomDb, billId: string): Bill | undefined {
+  return (db.bills ?? []).find((b) => b.bill_id === billId);
+}
+
+export function findDevice(db: TelecomDb, deviceId: string): Device | undefined {
+  return (db.devices ?? []).find((d) => d.device_id === deviceId);
+}
+
+/** The customer whose own number, or one of whose lines, is `phoneNumber`. */
+export function findCustomerByPhone(db: TelecomDb, phoneNumber: string): Customer | undefined {
+  return (db.customers ?? []).find((c) =>
+    c.phone_number === phoneNumber ||
+    (c.line_ids ?? []).some((id) => findLine(db, id)?.phone_number === phoneNumber)
+  );
+}
+
+/** The line, if it exists and belongs to the customer. */
+export function customerLine(db: TelecomDb, customerId: string, lineId: string): Line | undefined {
+  const customer = findCustomer(db, customerId);
+  if (!customer || !(customer.line_ids ?? []).includes(lineId)) return undefined;
+  return findLine(db, lineId);
+}
+
+/** The customer's line, or the reference's not-found error. */
+export function targetLine(db: TelecomDb, customerId: string, lineId: string): Line {
+  const customer = findCustomer(db, customerId);
+  if (!customer) throw new ToolError(`Customer with ID ${customerId} not found`);
+  if (!(customer.line_ids ?? []).includes(lineId)) {
+    throw new ToolError(`Line ${lineId} not found for customer ${customerId}`);
+  }
+  const line = findLine(db, lineId);
+  if (!line) throw new ToolError(`Line with ID ${lineId} not found`);
+  return line;
+}
