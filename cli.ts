@@ -10,20 +10,59 @@
 import { type Command, type Io, processIo } from "./src/cli/io.ts";
 import { closest, InputError } from "./src/cli/problem.ts";
 
-/** Every subcommand and the module that implements it. */
-export const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
-  list: () => import("./src/commands/list.ts"),
-  scaffold: () => import("./src/commands/scaffold.ts"),
-  hash: () => import("./src/commands/hash.ts"),
-  gold: () => import("./src/commands/gold.ts"),
-  replay: () => import("./src/commands/replay.ts"),
-  eval: () => import("./src/commands/eval.ts"),
-  score: () => import("./src/commands/score.ts"),
-  report: () => import("./src/commands/report.ts"),
-  validate: () => import("./src/commands/validate.ts"),
-  serve: () => import("./src/commands/serve.ts"),
-  demo: () => import("./src/commands/demo.ts"),
-  schema: () => import("./src/commands/schema.ts"),
+/** Every subcommand: its one-line summary and the module that implements it. */
+export const COMMANDS: Record<
+  string,
+  { summary: string; load: () => Promise<{ command: Command }> }
+> = {
+  list: {
+    summary: "list scenarios (one JSON reference per line)",
+    load: () => import("./src/commands/list.ts"),
+  },
+  eval: {
+    summary: "run trials and print one trial record per line",
+    load: () => import("./src/commands/eval.ts"),
+  },
+  score: {
+    summary: "trial records in, one verdict per trial out",
+    load: () => import("./src/commands/score.ts"),
+  },
+  report: {
+    summary: "verdicts in, a summary out (json, md, html)",
+    load: () => import("./src/commands/report.ts"),
+  },
+  gold: {
+    summary: "expected hashes and reference calls per scenario",
+    load: () => import("./src/commands/gold.ts"),
+  },
+  replay: {
+    summary: "run tool calls from stdin against a world",
+    load: () => import("./src/commands/replay.ts"),
+  },
+  hash: {
+    summary: "the reference's canonical DB hash of JSON documents",
+    load: () => import("./src/commands/hash.ts"),
+  },
+  validate: {
+    summary: "check scenario and flow files; located errors",
+    load: () => import("./src/commands/validate.ts"),
+  },
+  scaffold: {
+    summary: "write editable scenario files from a dataset",
+    load: () => import("./src/commands/scaffold.ts"),
+  },
+  serve: {
+    summary: "serve built-in agents over RTVI WebSocket",
+    load: () => import("./src/commands/serve.ts"),
+  },
+  demo: {
+    summary: "run the bundled scenarios end to end",
+    load: () => import("./src/commands/demo.ts"),
+  },
+  schema: {
+    summary: "write JSON Schemas of the record formats",
+    load: () => import("./src/commands/schema.ts"),
+  },
 };
 
 const USAGE = `callbench: test voice agents by simulating calls
@@ -40,16 +79,16 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const args = argv.filter((a) => a !== "--verbose");
   const [name, ...rest] = args;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    io.out(await usage());
+    io.out(usage());
     return name === undefined ? 2 : 0;
   }
-  const load = COMMANDS[name];
-  if (!load) {
+  const entry = COMMANDS[name];
+  if (!entry) {
     const hint = closest(name, Object.keys(COMMANDS));
     io.err(`Unknown command "${name}"${hint ? `: did you mean "${hint}"?` : ""} (see --help)`);
     return 2;
   }
-  const { command } = await load();
+  const { command } = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     io.out(command.help);
     return 0;
@@ -70,11 +109,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
 }
 
-async function usage(): Promise<string> {
+function usage(): string {
   const lines = [USAGE];
-  for (const [name, load] of Object.entries(COMMANDS)) {
-    const { command } = await load();
-    lines.push(`  ${name.padEnd(10)} ${command.summary}`);
+  for (const [name, { summary }] of Object.entries(COMMANDS)) {
+    lines.push(`  ${name.padEnd(10)} ${summary}`);
   }
   return lines.join("\n");
 }

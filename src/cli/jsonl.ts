@@ -4,6 +4,7 @@
  * @module
  */
 import { InputError } from "./problem.ts";
+import { parseJsonLocated } from "./json_error.ts";
 
 /** Splits a byte stream into lines (without terminators), numbered from 1. */
 export async function* readLines(
@@ -41,16 +42,16 @@ export async function* readJsonl(
 
 /** Parses one line of JSON or throws a located `InputError`. */
 export function parseJsonLine(text: string, file: string, line: number): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    const snippet = text.length > 60 ? text.slice(0, 57) + "..." : text;
-    throw new InputError({
-      file,
-      line,
-      message: `invalid JSON: ${(e as Error).message} in ${JSON.stringify(snippet)}`,
-    });
-  }
+  const parsed = parseJsonLocated(text);
+  if (parsed.ok) return parsed.value;
+  const snippet = text.length > 60 ? text.slice(0, 57) + "..." : text;
+  throw new InputError({
+    file,
+    line,
+    message: `invalid JSON at column ${parsed.error.column}: ${parsed.error.message} in ${
+      JSON.stringify(snippet)
+    }`,
+  });
 }
 
 /** Opens each file (or `-` for stdin) as a byte stream, in order. */

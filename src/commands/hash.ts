@@ -3,6 +3,7 @@ import { InputError } from "../cli/problem.ts";
 import { parseFlags } from "../cli/args.ts";
 import { canonicalJson } from "../canonical/canonical_json.ts";
 import { sha256Hex } from "../canonical/hash.ts";
+import { parseJsonLocated } from "../cli/json_error.ts";
 
 const help = `hash: the reference harness's canonical DB hash of JSON documents
 
@@ -42,19 +43,12 @@ async function readFile(path: string): Promise<string> {
 }
 
 function parseDocument(text: string, name: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    const m = /position (\d+)/.exec((e as Error).message);
-    if (!m) throw new InputError({ file: name, message: `invalid JSON: ${(e as Error).message}` });
-    const pos = Number(m[1]);
-    const before = text.slice(0, pos);
-    const line = before.split("\n").length;
-    const column = pos - before.lastIndexOf("\n");
-    throw new InputError({
-      file: name,
-      line,
-      message: `invalid JSON at column ${column}: ${(e as Error).message}`,
-    });
-  }
+  const parsed = parseJsonLocated(text);
+  if (parsed.ok) return parsed.value;
+  const { line, column, message } = parsed.error;
+  throw new InputError({
+    file: name,
+    line,
+    message: `invalid JSON at column ${column}: ${message}`,
+  });
 }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deepFreeze } from "../env/deep_freeze.ts";
 import { InputError } from "../cli/problem.ts";
+import { locateJsonError } from "../cli/json_error.ts";
 import type { Io } from "../cli/io.ts";
 
 /** The bundled data root (`fixtures/`), used when none is given. */
@@ -48,7 +49,10 @@ export class DataRoot {
       try {
         t = Deno.readTextFileSync(this.resolve(rel));
       } catch (e) {
-        throw new InputError({ file: this.resolve(rel), message: `cannot read: ${(e as Error).message}` });
+        throw new InputError({
+          file: this.resolve(rel),
+          message: `cannot read: ${(e as Error).message}`,
+        });
       }
       this.#text.set(rel, t);
     }
@@ -82,10 +86,15 @@ export class DataRoot {
     if (this.#json.has(key)) return this.#json.get(key) as Record<string, unknown>;
     let entries: string[];
     try {
-      entries = [...Deno.readDirSync(this.resolve(stem))].filter((e) => e.isFile && e.name.endsWith(".json"))
+      entries = [...Deno.readDirSync(this.resolve(stem))].filter((e) =>
+        e.isFile && e.name.endsWith(".json")
+      )
         .map((e) => e.name).sort();
     } catch {
-      throw new InputError({ file: this.resolve(rel), message: "no such database (file or folder of shards)" });
+      throw new InputError({
+        file: this.resolve(rel),
+        message: "no such database (file or folder of shards)",
+      });
     }
     const db: Record<string, unknown> = {};
     for (const name of entries) db[name.replace(/\.json$/, "")] = this.json(`${stem}/${name}`);
@@ -96,11 +105,9 @@ export class DataRoot {
 }
 
 function jsonErrorLocation(text: string, e: Error): { line?: number; message: string } {
-  const m = /position (\d+)/.exec(e.message);
-  if (!m) return { message: `invalid JSON: ${e.message}` };
-  const pos = Number(m[1]);
-  const line = text.slice(0, pos).split("\n").length;
-  return { line, message: `invalid JSON: ${e.message}` };
+  const at = locateJsonError(text);
+  if (!at) return { message: `invalid JSON: ${e.message}` };
+  return { line: at.line, message: `invalid JSON at column ${at.column}: ${at.message}` };
 }
 
 /**

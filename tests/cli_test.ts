@@ -1,0 +1,117 @@
+/**
+ * Golden tests of the CLI: spawn `cli.ts` with the task's permissions, feed stdin,
+ * compare stdout, stderr and the exit code.
+ */
+import assert from "node:assert/strict";
+
+const PERMS = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-env=NODE_ENV,EVAL_DATA_ROOT,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_AGENT_MODEL,CALLBENCH_USER_MODEL",
+];
+
+export async function cli(args: string[], stdin = "", env: Record<string, string> = {}) {
+  const cmd = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, "cli.ts", ...args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...env },
+  });
+  const child = cmd.spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(stdin));
+  await w.close();
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("cli: hash prints the reference's canonical hash per input", async () => {
+  const r = await cli(["hash", "-"], '{"x": 1, "session": {"id": "abc"}}');
+  assert.equal(r.code, 0);
+  assert.equal(
+    r.stdout,
+    '{"input":"<stdin>","sha256":"5041bf1f713df204784353e82f6a4a535931cb64f1f4b4a5aeaffcb720918b22"}\n',
+  );
+});
+
+Deno.test("cli: hash --canonical shows the string that is hashed", async () => {
+  const r = await cli(["hash", "--canonical"], '{"b":[{"id":"Y"},{"id":"X"}],"a":0.00001,"u":"é"}');
+  assert.equal(r.code, 0);
+  assert.equal(
+    JSON.parse(r.stdout).canonical,
+    '{"a":1e-05,"b":[{"id":"Y"},{"id":"X"}],"u":"\\u00e9"}',
+  );
+});
+
+Deno.test("cli: bad JSON exits 2 naming the input, line and column, without a stack", async () => {
+  const r = await cli(["hash"], '{\n  "a": 1,\n  "b": }');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^<stdin>:3: invalid JSON at column \d+/);
+  assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/);
+  assert.equal(r.stdout, "");
+});
+
+Deno.test("cli: an unknown command suggests the closest", async () => {
+  const r = await cli(["evl"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /Unknown command "evl": did you mean "eval"\?/);
+});
+
+Deno.test("cli: an unknown flag names the closest one", async () => {
+  const r = await cli(["eval", "--agnet", "oracle"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /unknown flag --agnet \(did you mean --agent\?\)/);
+});
+
+Deno.test("cli: every command has help", async () => {
+  const r = await cli(["--help"]);
+  assert.equal(r.code, 0);
+  for (
+    const c of [
+      "list",
+      "eval",
+      "score",
+      "report",
+      "hash",
+      "gold",
+      "replay",
+      "validate",
+      "serve",
+      "scaffold",
+    ]
+  ) {
+    assert.match(r.stdout, new RegExp(`\\n  ${c} `));
+  }
+  const e = await cli(["eval", "--help"]);
+  assert.equal(e.code, 0);
+  assert.match(e.stdout, /--shard i\/n/);
+});
+
+Deno.test("cli: a missing data root names the path and how to set it", async () => {
+  const r = await cli(["list", "--data-root", "no/such/dir"]);
+  assert.equal(r.code, 2);
+  assert.match(
+    r.stderr,
+    /no\/such\/dir: data root not found \(from --data-root\) \(pass --data-root DIR or set EVAL_DATA_ROOT/,
+  );
+});
+
+Deno.test("cli: replay runs calls, reports errors as results, and prints the final hash", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/db.json`, JSON.stringify({ count: 0 }));
+    const r = await cli(["replay", "--domain", "nope", "--db", `${dir}/db.json`], "");
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown domain "nope"/);
+    const bad = await cli(
+      ["replay", "--domain", "eva_airline", "--db", `${dir}/db.json`],
+      '{"tool": "get_reservation"}\n{"tol": 1}\n',
+    );
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /<stdin>:2: /);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
