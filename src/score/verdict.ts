@@ -1,0 +1,186 @@
+/**
+ * The verdict: one scored trial, written by `score`, read by `report`. Versioned; it
+ * carries the trial key (so `report` de-duplicates merged shards), every signal, the
+ * composite verdict and its breakdown, the evidence behind each signal, and what the
+ * report needs (latency, usage, the transcript).
+ *
+ * Signal values are `true`/`false`, or `null` when the signal does not apply to the
+ * trial (the reference's `"N/A"` or absent key). The composite `is_successful` keeps the
+ * reference's `"N/A"` string.
+ *
+ * A trial that ended in an infrastructure error (or whose judge failed) has
+ * `status: "error"` and an `error.kind`; its `is_successful` is `false`, so it counts
+ * as a failure unless `report --exclude-errors`, and the report counts it by kind.
+ *
+ * The verdict carries the call's turns (speaker, text, times) so the HTML report can
+ * show every trial's transcript without the trial records.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { Signal } from "../scenario/scenario.ts";
+import { AssertionVerdictSchema, ErrorKind, StopReason } from "../runner/trial_record.ts";
+
+export const VERDICT_SCHEMA = "callbench.verdict/1";
+
+/** Why a verdict is an error: the trial's infrastructure error, or the judge's. */
+export const VerdictErrorKind = z.enum([...ErrorKind.options, "judge_error"]);
+export type VerdictErrorKind = z.infer<typeof VerdictErrorKind>;
+
+/** `true`/`false`, or `null` when the signal does not apply. */
+const SignalValue = z.boolean().nullable();
+
+/** Every signal, in the reference's enum order, then ours. */
+export const SignalsSchema = z.object({
+  is_action_match: SignalValue,
+  db_state_match: SignalValue,
+  db_state_assertion: SignalValue,
+  nl_assertion: SignalValue,
+  judge_passed: SignalValue,
+  clean_exit: SignalValue,
+  flow_expectation: SignalValue,
+  voice_readability: SignalValue,
+});
+export type Signals = z.infer<typeof SignalsSchema>;
+
+export const SuccessBreakdownSchema = z.object({
+  /** Whitelisted signals that passed. */
+  passed: z.array(Signal),
+  /** Whitelisted signals that failed. */
+  failed: z.array(Signal),
+  /** Whitelisted signals that do not apply to this trial. */
+  not_applicable: z.array(Signal),
+  /** Signals outside the whitelist that were computed (informational). */
+  excluded: z.array(Signal),
+});
+export type SuccessBreakdown = z.infer<typeof SuccessBreakdownSchema>;
+
+const PassCount = z.object({
+  passed: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  rate: z.number().nullable(),
+});
+
+export const NlVerdictSchema = z.object({
+  /** 1-based, as the judge numbers the assertions. */
+  index: z.number().int().positive(),
+  assertion: z.string(),
+  passed: z.boolean(),
+  reason: z.string(),
+});
+export type NlVerdict = z.infer<typeof NlVerdictSchema>;
+
+export const JudgeResultSchema = z.object({
+  model: z.string(),
+  /** Completed: the judge answered; error: it could not (an infrastructure error). */
+  status: z.enum(["completed", "error"]),
+  score: z.number().nullable(),
+  reason: z.string(),
+  threshold: z.number().optional(),
+  /** One per assertion (NL assertions, then the flow's `agent_expectations`). */
+  nl_assertion_verdicts: z.array(NlVerdictSchema),
+  /** The reply lacked a verdict for some assertion (those count as failed). */
+  incomplete: z.boolean().optional(),
+  attempts: z.number().int().nonnegative(),
+  error: z.string().optional(),
+  usage: z.object({
+    prompt_tokens: z.number().int().nonnegative(),
+    completion_tokens: z.number().int().nonnegative(),
+  }).optional(),
+});
+export type JudgeResult = z.infer<typeof JudgeResultSchema>;
+
+export const VoiceFlagSchema = z.object({
+  /** Index into `turns`. */
+  turn: z.number().int().nonnegative(),
+  /** `identifier`: a code read in canonical form; `journey_id`: an internal id read aloud. */
+  kind: z.enum(["identifier", "journey_id"]),
+  /** The identifier as it appears in the text. */
+  identifier: z.string(),
+  /** The turn also spells it ("next to its spelling") rather than only saying it. */
+  spelled: z.boolean(),
+  /** The offending text: the identifier with some context. */
+  text: z.string(),
+});
+export type VoiceFlag = z.infer<typeof VoiceFlagSchema>;
+
+export const VerdictTurnSchema = z.object({
+  speaker: z.enum(["agent", "user"]),
+  text: z.string(),
+  start_ms: z.number(),
+  end_ms: z.number(),
+  interrupted: z.boolean().optional(),
+});
+export type VerdictTurn = z.infer<typeof VerdictTurnSchema>;
+
+const UsageSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+});
+
+export const VerdictDetailsSchema = z.object({
+  db_state: z.object({
+    expected_sha256: z.string(),
+    actual_sha256: z.string().nullable(),
+    match: z.boolean(),
+  }).optional(),
+  /** The caller-side DB (telecom): compared when expected, never gating (as the reference). */
+  user_db_state: z.object({
+    expected_sha256: z.string(),
+    actual_sha256: z.string().nullable(),
+    match: z.boolean(),
+  }).optional(),
+  db_state_assertion: PassCount.extend({ verdicts: z.array(AssertionVerdictSchema) }).optional(),
+  action_match: z.object({
+    reference_count: z.number().int().nonnegative(),
+    prediction_count: z.number().int().nonnegative(),
+    /** Reference actions no prediction matched: index and tool name. */
+    unmatched: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string() })),
+    /** Failed on `disallow_extra_items`: the lists differ in length. */
+    length_mismatch: z.boolean().optional(),
+  }).optional(),
+  nl_assertion: PassCount.optional(),
+  judge: JudgeResultSchema.optional(),
+  flow: z.object({ passed: z.boolean(), failures: z.array(z.string()) }).optional(),
+  voice: z.object({ flags: z.array(VoiceFlagSchema) }),
+});
+export type VerdictDetails = z.infer<typeof VerdictDetailsSchema>;
+
+export const VerdictMetricsSchema = z.object({
+  turns: z.number().int().nonnegative(),
+  agent_turns: z.number().int().nonnegative(),
+  duration_ms: z.number(),
+  /** Response latency of each measured agent turn, ms. */
+  latency_ms: z.array(z.number()),
+  /** Time to first token of each agent turn where known, ms. */
+  ttft_ms: z.array(z.number()),
+  usage: z.object({ agent: UsageSchema, user: UsageSchema }),
+});
+export type VerdictMetrics = z.infer<typeof VerdictMetricsSchema>;
+
+export const VerdictSchema = z.object({
+  schema: z.literal(VERDICT_SCHEMA),
+  scenario: z.string(),
+  trial: z.number().int().nonnegative(),
+  seed: z.string(),
+  config_hash: z.string(),
+  domain: z.string(),
+  suite: z.string(),
+  status: z.enum(["completed", "error"]),
+  error: z.object({ kind: VerdictErrorKind, message: z.string() }).optional(),
+  stop_reason: StopReason,
+  /** Strict AND of the applicable whitelisted signals; `"N/A"` when none applies. */
+  is_successful: z.union([z.boolean(), z.literal("N/A")]),
+  /** No whitelisted signal other than `clean_exit` failed (when `is_successful` is boolean). */
+  is_task_successful: z.boolean().optional(),
+  /** The agent spoke fewer turns than `--min-agent-turns`. */
+  insufficient_agent_turns: z.literal(true).optional(),
+  success_signals: z.array(Signal),
+  signals: SignalsSchema,
+  success_breakdown: SuccessBreakdownSchema,
+  details: VerdictDetailsSchema,
+  metrics: VerdictMetricsSchema,
+  turns: z.array(VerdictTurnSchema),
+});
+export type Verdict = z.infer<typeof VerdictSchema>;
