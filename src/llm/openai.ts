@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * const client = new OpenAIClient(readModelConfig("agent"));
+ * const client = new OpenAiClient(readModelConfig("agent"));
  * const reply = await client.complete({
  *   messages: [{ role: "user", content: "Say hello." }],
  *   stream: true,
@@ -56,7 +56,7 @@ export interface ChatRequest extends SamplingSettings {
   model?: string;
   /** Other body fields, e.g. `{ chat_template_kwargs: { enable_thinking: true } }`. */
   extra?: Record<string, unknown>;
-  /** Cancels the request (and any retry wait): rejects with an `OpenAIError` "aborted". */
+  /** Cancels the request (and any retry wait): rejects with an `OpenAiError` "aborted". */
   signal?: AbortSignal;
 }
 
@@ -90,7 +90,7 @@ export interface ChatCompleter {
 }
 
 /** Why a completion failed. `http`, `network`, `timeout` and `truncated` are retried. */
-export type OpenAIErrorKind =
+export type OpenAiErrorKind =
   | "http"
   | "network"
   | "timeout"
@@ -99,9 +99,9 @@ export type OpenAIErrorKind =
   | "aborted";
 
 /** A completion failed, after any retries. */
-export class OpenAIError extends Error {
+export class OpenAiError extends Error {
   constructor(
-    readonly kind: OpenAIErrorKind,
+    readonly kind: OpenAiErrorKind,
     message: string,
     readonly details: {
       /** The HTTP status, for `http`. */
@@ -115,7 +115,7 @@ export class OpenAIError extends Error {
     } = {},
   ) {
     super(message);
-    this.name = "OpenAIError";
+    this.name = "OpenAiError";
   }
 
   /** Whether another attempt may succeed. */
@@ -128,7 +128,7 @@ export class OpenAIError extends Error {
   }
 }
 
-export interface OpenAIClientOptions {
+export interface OpenAiClientOptions {
   /** E.g. `https://api.openai.com/v1`; a URL ending in `/chat/completions` is used as is. */
   baseUrl: string;
   model: string;
@@ -155,16 +155,16 @@ export interface OpenAIClientOptions {
 }
 
 /** A real OpenAI-compatible chat completions client. */
-export class OpenAIClient implements ChatCompleter {
+export class OpenAiClient implements ChatCompleter {
   readonly model: string;
   readonly url: string;
-  readonly #options: OpenAIClientOptions;
+  readonly #options: OpenAiClientOptions;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
   readonly #now: () => number;
   readonly #fetch: typeof fetch;
 
-  constructor(options: OpenAIClientOptions) {
+  constructor(options: OpenAiClientOptions) {
     this.#options = options;
     this.model = options.model;
     this.url = chatCompletionsUrl(options.baseUrl);
@@ -184,9 +184,9 @@ export class OpenAIClient implements ChatCompleter {
         const reply = await this.#attempt(body, request);
         return { ...reply, latencyMs: this.#now() - started, attempts: attempt };
       } catch (e) {
-        const error = e instanceof OpenAIError ? e : new OpenAIError("network", String(e));
+        const error = e instanceof OpenAiError ? e : new OpenAiError("network", String(e));
         if (!error.retryable || attempt > maxRetries) {
-          throw new OpenAIError(error.kind, `${error.message} (after ${attempt} attempt(s))`, {
+          throw new OpenAiError(error.kind, `${error.message} (after ${attempt} attempt(s))`, {
             ...error.details,
             attempts: attempt,
           });
@@ -194,7 +194,7 @@ export class OpenAIClient implements ChatCompleter {
         try {
           await this.#sleep(this.#delay(attempt, error), request.signal);
         } catch {
-          throw new OpenAIError("aborted", "Request cancelled while waiting to retry", {
+          throw new OpenAiError("aborted", "Request cancelled while waiting to retry", {
             attempts: attempt,
           });
         }
@@ -225,7 +225,7 @@ export class OpenAIClient implements ChatCompleter {
   }
 
   /** Exponential backoff with jitter (half fixed, half random), or the server's wish. */
-  #delay(attempt: number, error: OpenAIError): number {
+  #delay(attempt: number, error: OpenAiError): number {
     const max = this.#options.maxBackoffMs ?? 30_000;
     const asked = error.details.retryAfterMs;
     if (asked !== undefined) return Math.min(asked, max);
@@ -237,7 +237,7 @@ export class OpenAIClient implements ChatCompleter {
     body: string,
     request: ChatRequest,
   ): Promise<Omit<ChatResult, "latencyMs" | "attempts">> {
-    if (request.signal?.aborted) throw new OpenAIError("aborted", "Request cancelled");
+    if (request.signal?.aborted) throw new OpenAiError("aborted", "Request cancelled");
     const timeoutMs = this.#options.timeoutMs ?? 120_000;
     const controller = new AbortController();
     let timedOut = false;
@@ -250,8 +250,8 @@ export class OpenAIClient implements ChatCompleter {
     const sent = this.#now();
     const cancelled = () =>
       timedOut
-        ? new OpenAIError("timeout", `No complete reply from ${this.url} within ${timeoutMs} ms`)
-        : new OpenAIError("aborted", "Request cancelled");
+        ? new OpenAiError("timeout", `No complete reply from ${this.url} within ${timeoutMs} ms`)
+        : new OpenAiError("aborted", "Request cancelled");
     try {
       let response: Response;
       try {
@@ -267,7 +267,7 @@ export class OpenAIClient implements ChatCompleter {
         });
       } catch (e) {
         if (controller.signal.aborted) throw cancelled();
-        throw new OpenAIError("network", `Cannot reach ${this.url}: ${messageOf(e)}`);
+        throw new OpenAiError("network", `Cannot reach ${this.url}: ${messageOf(e)}`);
       }
       if (!response.ok) throw await httpError(response);
       const model = request.model ?? this.model;
@@ -277,8 +277,8 @@ export class OpenAIClient implements ChatCompleter {
           : await this.#readJson(response, sent, model);
       } catch (e) {
         if (controller.signal.aborted) throw cancelled();
-        if (e instanceof OpenAIError) throw e;
-        throw new OpenAIError("network", `Reply from ${this.url} broke off: ${messageOf(e)}`);
+        if (e instanceof OpenAiError) throw e;
+        throw new OpenAiError("network", `Reply from ${this.url} broke off: ${messageOf(e)}`);
       }
     } finally {
       clearTimeout(timer);
@@ -320,7 +320,7 @@ export class OpenAIClient implements ChatCompleter {
     sent: number,
     model: string,
   ): Promise<Omit<ChatResult, "latencyMs" | "attempts">> {
-    if (!response.body) throw new OpenAIError("malformed", "Streamed reply has no body");
+    if (!response.body) throw new OpenAiError("malformed", "Streamed reply has no body");
     let content = "";
     const calls: { id?: string; name: string; arguments: string }[] = [];
     let finishReason: string | null = null;
@@ -338,7 +338,7 @@ export class OpenAIClient implements ChatCompleter {
       if (!parsed.success) throw malformed("stream chunk", parsed.error, data);
       const chunk = parsed.data;
       if (chunk.error) {
-        throw new OpenAIError("truncated", `Stream ended in an error: ${errorText(chunk.error)}`);
+        throw new OpenAiError("truncated", `Stream ended in an error: ${errorText(chunk.error)}`);
       }
       if (chunk.model) answeredBy = chunk.model;
       if (chunk.usage) usage = usageOf(chunk.usage);
@@ -360,13 +360,13 @@ export class OpenAIClient implements ChatCompleter {
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
     if (!done && finishReason === null) {
-      throw new OpenAIError("truncated", `Stream from ${this.url} ended before the reply did`);
+      throw new OpenAiError("truncated", `Stream from ${this.url} ended before the reply did`);
     }
     const toolCalls: ChatToolCall[] = [];
     for (const [i, c] of calls.entries()) {
       if (!c) continue;
       if (!c.name) {
-        throw new OpenAIError("malformed", `Streamed tool call ${i} has no function name`);
+        throw new OpenAiError("malformed", `Streamed tool call ${i} has no function name`);
       }
       toolCalls.push({
         id: c.id || syntheticId(i),
@@ -495,23 +495,23 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new OpenAIError("malformed", `The ${what} is not JSON: ${snippet(text)}`, {
+    throw new OpenAiError("malformed", `The ${what} is not JSON: ${snippet(text)}`, {
       body: snippet(text),
     });
   }
 }
 
-function malformed(what: string, error: z.ZodError, text: string): OpenAIError {
+function malformed(what: string, error: z.ZodError, text: string): OpenAiError {
   const issue = error.issues[0];
   const where = issue && issue.path.length > 0 ? ` at "${issue.path.join(".")}"` : "";
-  return new OpenAIError(
+  return new OpenAiError(
     "malformed",
     `The ${what} is not a chat completion${where}: ${issue?.message ?? "invalid"}`,
     { body: snippet(text) },
   );
 }
 
-async function httpError(response: Response): Promise<OpenAIError> {
+async function httpError(response: Response): Promise<OpenAiError> {
   const text = await response.text().catch(() => "");
   let detail = snippet(text);
   try {
@@ -520,7 +520,7 @@ async function httpError(response: Response): Promise<OpenAIError> {
     // not JSON: keep the raw snippet
   }
   const retryAfterMs = parseRetryAfter(response.headers);
-  return new OpenAIError(
+  return new OpenAiError(
     "http",
     `HTTP ${response.status} from ${response.url}${detail ? `: ${detail}` : ""}`,
     {

@@ -3,19 +3,19 @@ import { startFakeOpenAI } from "../../tests/fake_openai.ts";
 import { InputError } from "../cli/problem.ts";
 import {
   chatCompletionsUrl,
-  OpenAIClient,
-  type OpenAIClientOptions,
-  OpenAIError,
+  OpenAiClient,
+  type OpenAiClientOptions,
+  OpenAiError,
   parseRetryAfter,
   readModelConfig,
 } from "./openai.ts";
 
-/** The error `fn` rejects with, which must be an `OpenAIError`. */
-async function rejection(fn: () => Promise<unknown>): Promise<OpenAIError> {
+/** The error `fn` rejects with, which must be an `OpenAiError`. */
+async function rejection(fn: () => Promise<unknown>): Promise<OpenAiError> {
   try {
     await fn();
   } catch (e) {
-    assert.ok(e instanceof OpenAIError, `expected an OpenAIError, got ${e}`);
+    assert.ok(e instanceof OpenAiError, `expected an OpenAiError, got ${e}`);
     return e;
   }
   throw new assert.AssertionError({ message: "expected a rejection" });
@@ -24,9 +24,9 @@ async function rejection(fn: () => Promise<unknown>): Promise<OpenAIError> {
 const hello = [{ role: "user" as const, content: "Hello" }];
 
 /** A client whose waits are recorded, never slept. */
-function clientFor(baseUrl: string, options: Partial<OpenAIClientOptions> = {}) {
+function clientFor(baseUrl: string, options: Partial<OpenAiClientOptions> = {}) {
   const sleeps: number[] = [];
-  const client = new OpenAIClient({
+  const client = new OpenAiClient({
     baseUrl,
     model: "test-model",
     apiKey: "sk-test",

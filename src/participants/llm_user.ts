@@ -1,0 +1,73 @@
+/**
+ * The LLM caller: an OpenAI-compatible chat model playing the scenario's persona. It
+ * waits for the agent's greeting unless it speaks first, answers each utterance, may
+ * use the phone tools it is given (telecom), and hangs up with its own `end_call` tool,
+ * which the reference's simulated caller lacks.
+ *
+ * @module
+ */
+import type {
+  CallEvent,
+  CallLine,
+  CallSetup,
+  Participant,
+  ParticipantInfo,
+  ToolSpec,
+} from "../bridge/call.ts";
+import type { ChatMessage } from "../llm/openai.ts";
+import {
+  LlmConversation,
+  type LlmParticipantOptions,
+  type LocalTool,
+  sendDtmfTool,
+} from "./_llm_conversation.ts";
+
+export type { LlmParticipantOptions } from "./_llm_conversation.ts";
+
+/** The caller's way to hang up. */
+export const END_CALL_TOOL: ToolSpec = {
+  name: "end_call",
+  description:
+    "Hang up the phone. Use it once your task is done or cannot be done, after saying goodbye.",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+};
+
+const endCall: LocalTool = {
+  spec: END_CALL_TOOL,
+  run(_args, line) {
+    line.hangUp("user_end_call");
+    return { result: { status: "success", message: "You hung up." }, stop: true };
+  },
+};
+
+export class LlmUser implements Participant {
+  readonly info: ParticipantInfo;
+  readonly #conversation: LlmConversation;
+
+  constructor(options: LlmParticipantOptions) {
+    this.#conversation = new LlmConversation(options, {
+      errorKind: "user_error",
+      role: "user simulator",
+      localTools: { end_call: endCall, send_dtmf: sendDtmfTool },
+    });
+    this.info = this.#conversation.info;
+  }
+
+  /** The conversation so far, persona prompt first. */
+  get messages(): readonly ChatMessage[] {
+    return this.#conversation.messages;
+  }
+
+  start(line: CallLine, setup: CallSetup): Promise<void> {
+    this.#conversation.start(line, setup);
+    return Promise.resolve();
+  }
+
+  onEvent(event: CallEvent): void {
+    this.#conversation.onEvent(event);
+  }
+
+  close(): Promise<void> {
+    return this.#conversation.close();
+  }
+}
