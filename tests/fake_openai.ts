@@ -8,7 +8,7 @@
  * ```ts
  * await using fake = startFakeOpenAI();
  * fake.reply({ status: 429, headers: { "retry-after": "2" } }, { content: "Hi there" });
- * const client = new OpenAIClient({ baseUrl: fake.baseUrl, model: "m", sleep: async () => {} });
+ * const client = new OpenAiClient({ baseUrl: fake.baseUrl, model: "m", sleep: async () => {} });
  * await client.complete({ messages: [{ role: "user", content: "Hello" }], stream: true });
  * fake.requests.length; // 2
  * ```

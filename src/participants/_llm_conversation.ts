@@ -159,23 +159,28 @@ export class LlmConversation {
     }
   }
 
-  /** Runs the model until it answers in words (or stops calling tools). */
+  /**
+   * Runs the model until it answers in words. After `maxToolRounds` rounds of tool
+   * calls it is asked to answer without tools, and any tool call it still makes is
+   * dropped.
+   */
   async #answer(): Promise<void> {
     const line = this.#line!;
     for (let round = 0;; round++) {
-      if (round > this.#maxToolRounds) {
-        line.trace({ type: "llm_tool_rounds_exceeded", rounds: this.#maxToolRounds });
-        return;
-      }
-      const reply = await this.#complete();
+      const lastRound = round >= this.#maxToolRounds;
+      const reply = await this.#complete(lastRound);
       if (this.#ended) return;
-      if (reply.content.trim() !== "" || reply.toolCalls.length > 0) {
-        this.#messages.push(reply.message);
+      const toolCalls = lastRound ? [] : reply.toolCalls;
+      if (lastRound && reply.toolCalls.length > 0) {
+        line.trace({ type: "llm_tool_rounds_exceeded", rounds: this.#maxToolRounds });
       }
-      if (reply.content.trim() !== "") line.say(reply.content.trim(), { ttftMs: reply.ttftMs });
-      if (reply.toolCalls.length === 0) return;
+      const text = reply.content.trim();
+      if (toolCalls.length > 0) this.#messages.push(reply.message);
+      else if (text !== "") this.#messages.push({ role: "assistant", content: reply.content });
+      if (text !== "") line.say(text, { ttftMs: reply.ttftMs });
+      if (toolCalls.length === 0) return;
       let stop = false;
-      for (const call of reply.toolCalls) {
+      for (const call of toolCalls) {
         const outcome = await this.#runTool(call);
         if (this.#ended) return;
         this.#messages.push({ role: "tool", tool_call_id: call.id, content: outcome.content });
@@ -185,11 +190,13 @@ export class LlmConversation {
     }
   }
 
-  async #complete(): Promise<ChatResult> {
+  async #complete(withoutTools: boolean): Promise<ChatResult> {
     const reply = await this.#client.complete({
       ...this.#sampling,
       messages: this.#messages,
-      ...(this.#tools.length > 0 ? { tools: this.#tools } : {}),
+      ...(this.#tools.length > 0
+        ? { tools: this.#tools, ...(withoutTools ? { tool_choice: "none" as const } : {}) }
+        : {}),
       stream: this.#stream,
       signal: this.#abort.signal,
     });

@@ -256,3 +256,23 @@ Deno.test("LlmAgent gives the model the call's userdata and records its settings
     settings: { temperature: 0, max_tokens: 200, seed: 3, stream: true },
   });
 });
+
+Deno.test("LlmAgent asks for words without tools after too many tool rounds", async () => {
+  await using fake = startFakeOpenAI({
+    fallback: () => ({ content: "Still checking.", toolCalls: [{ name: "get_reservation" }] }),
+  });
+  const client = new OpenAiClient({ baseUrl: fake.baseUrl, model: "m", maxRetries: 0 });
+  const agent = new LlmAgent({ client, maxToolRounds: 2 });
+  const line = recordingLine("agent");
+  await agent.start(line, setup);
+  agent.onEvent(hears("Where is my booking?"));
+  await waitFor(() => line.record.traces.length === 1);
+  await agent.close();
+  assert.equal(fake.requests.length, 3);
+  assert.deepEqual(fake.requests.map((r) => r.body.tool_choice), [undefined, undefined, "none"]);
+  assert.equal(line.record.toolCalls.length, 2);
+  assert.equal(line.record.said.length, 3);
+  assert.deepEqual(line.record.traces, [{ type: "llm_tool_rounds_exceeded", rounds: 2 }]);
+  // The dropped calls never reach the conversation, so it stays valid.
+  assert.deepEqual(agent.messages.at(-1), { role: "assistant", content: "Still checking." });
+});
