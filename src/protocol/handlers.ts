@@ -1,0 +1,105 @@
+/**
+ * The `client-message` handlers a bot server answers (`t` values), with their
+ * argument shapes (`d`). The first six are the reference harness's (same names,
+ * same defaults; `tools` and `shared_state_init` are JSON strings); `call_event`
+ * carries this project's call events to a hosted participant.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { CallEvent } from "../bridge/call.ts";
+
+export const HANDLERS = [
+  "reset",
+  "update_system_prompt",
+  "apply_initialization",
+  "apply_sync_delta",
+  "get_scenario_summary",
+  "get_context_history",
+  "call_event",
+] as const;
+export type HandlerName = (typeof HANDLERS)[number];
+
+const Side = z.enum(["agent", "user"]);
+const Json = z.record(z.string(), z.unknown());
+
+export const ResetArgsSchema = z.looseObject({});
+
+export const UpdateSystemPromptArgsSchema = z.looseObject({
+  prompt: z.string(),
+  /** JSON string: `{toolName: ctorKwargs}` (reference) or an array of tool specs (ours). */
+  tools: z.string().default("{}"),
+  add_suffix: z.boolean().default(true),
+  tool_domain: z.string().default("default"),
+  /** Extension: the scenario's name, for participants that play a scenario. */
+  scenario: z.string().optional(),
+  /** Extension: which end the hosted participant plays. */
+  side: Side.optional(),
+  /** Extension: free data for the participant (flows' `userdata`). */
+  userdata: Json.optional(),
+  /** Extension: the trial's seed. */
+  seed: z.string().optional(),
+});
+export type UpdateSystemPromptArgs = z.infer<typeof UpdateSystemPromptArgsSchema>;
+
+export const InitActionArgSchema = z.looseObject({
+  /** Ignored bot-side: a bot's actions run on its own database. */
+  side: z.string().optional(),
+  func_name: z.string().min(1),
+  arguments: Json.default({}),
+});
+
+export const ApplyInitializationArgsSchema = z.looseObject({
+  domain: z.string().default("default"),
+  shared_state_init: z.string().default("{}"),
+  /** Checked by the handler, so a non-list is a failure reply rather than an error. */
+  actions: z.unknown().default([]),
+});
+
+export const ApplySyncDeltaArgsSchema = z.looseObject({
+  domain: z.string().default("default"),
+  delta: z.unknown(),
+});
+
+export const GetScenarioSummaryArgsSchema = z.looseObject({
+  include_db: z.boolean().default(false),
+});
+
+export const GetContextHistoryArgsSchema = z.looseObject({});
+
+const at = z.number();
+const Voice = z.enum(["MACHINE", "VOICE"]);
+
+/** A `CallEvent` on the wire (`at` is the sender's call time; receivers restamp it). */
+export const CallEventSchema: z.ZodType<CallEvent> = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("call_start"), at, you_speak_first: z.boolean() }),
+  z.object({ type: z.literal("speech_start"), at, voice: Voice.optional() }),
+  z.object({
+    type: z.literal("speech"),
+    at,
+    text: z.string(),
+    voice: Voice.optional(),
+    interrupted: z.boolean().optional(),
+  }),
+  z.object({ type: z.literal("dtmf"), at, keys: z.string().regex(/^[0-9*#A-D]+$/) }),
+  z.object({ type: z.literal("beep"), at }),
+  z.object({
+    type: z.literal("hangup"),
+    at,
+    by: z.enum(["agent", "user", "harness"]),
+    reason: z.string(),
+  }),
+]);
+
+/** Result of `apply_initialization` and `apply_sync_delta`. */
+export interface ApplyResult {
+  success: boolean;
+  errors: string[];
+}
+
+/** Result of `get_scenario_summary`. */
+export interface ScenarioSummary {
+  actions: unknown[];
+  db_hash: string | null;
+  db?: Record<string, unknown> | null;
+}
