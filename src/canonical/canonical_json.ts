@@ -68,9 +68,13 @@ function _stringText(s: string): string {
   return escapeAscii(JSON.stringify(s));
 }
 
-/** The reference turns strings reading "none" or "null" (trimmed, any case) into null. */
+/** Python's `str.strip()` set (`str.isspace()`), which differs from JS `trim()`. */
+const PY_SPACE_RUNS =
+  /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+
+/** The reference turns strings reading "none" or "null" (stripped, any case) into null. */
 function _isNullWord(s: string): boolean {
-  const t = s.length === 4 ? s : s.trim();
+  const t = s.length === 4 ? s : s.replace(PY_SPACE_RUNS, "");
   if (t.length !== 4) return false;
   const l = t.toLowerCase();
   return l === "none" || l === "null";
@@ -154,7 +158,8 @@ export function escapeAscii(jsonText: string): string {
 export function formatPythonNumber(n: number): string {
   if (!Number.isFinite(n)) return Number.isNaN(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity";
   if (Number.isInteger(n)) {
-    return Math.abs(n) < 1e21 ? String(n === 0 ? 0 : n) : BigInt(n).toString();
+    // Beyond 2^53 Python prints the float's exact integer value, not its shortest digits.
+    return Math.abs(n) <= Number.MAX_SAFE_INTEGER ? String(n === 0 ? 0 : n) : BigInt(n).toString();
   }
   const abs = Math.abs(n);
   if (abs >= 1e-4 && abs < 1e16) return String(n);
@@ -171,14 +176,16 @@ export function compareCodePoints(a: string, b: string): number {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);
     if (x === y) continue;
-    // Surrogates (0xD800-0xDFFF) encode code points above 0xFFFF, so they sort
-    // after every other BMP char; elsewhere code units order as code points.
-    if (x >= 0xd800 && y >= 0xd800) {
-      const xs = x <= 0xdfff;
-      const ys = y <= 0xdfff;
-      if (xs !== ys) return xs ? 1 : -1;
+    if (x < 0xd800 && y < 0xd800) return x - y;
+    // A surrogate is involved: compare whole code points. A pair encodes one above
+    // 0xFFFF; a lone surrogate (JSON allows "\ud800") is its own code point, as in
+    // Python. The first difference may fall on the low half of a pair.
+    const prev = i > 0 ? a.charCodeAt(i - 1) : 0;
+    if (prev >= 0xd800 && prev <= 0xdbff) {
+      const d = a.codePointAt(i - 1)! - b.codePointAt(i - 1)!;
+      if (d !== 0) return d;
     }
-    return x - y;
+    return a.codePointAt(i)! - b.codePointAt(i)!;
   }
   return a.length - b.length;
 }
