@@ -69,8 +69,8 @@ function _stringText(s: string): string {
 }
 
 /** Python's `str.strip()` set (`str.isspace()`), which differs from JS `trim()`. */
-// deno-lint-ignore no-control-regex
 const PY_SPACE_RUNS =
+  // deno-lint-ignore no-control-regex
   /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
 /** The reference turns strings reading "none" or "null" (stripped, any case) into null. */
