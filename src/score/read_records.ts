@@ -1,0 +1,62 @@
+/**
+ * Reads JSON Lines records of one schema from files or stdin: a line that is not
+ * JSON, or not a valid record, stops the read with a located `InputError` (file, line,
+ * field), so `score` and `report` never throw through on bad input.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { inputs, readJsonl } from "../cli/jsonl.ts";
+import { InputError } from "../cli/problem.ts";
+
+/** Each valid record, with where it came from. */
+export async function* readRecords<S extends z.ZodType>(
+  files: string[],
+  stdin: ReadableStream<Uint8Array>,
+  schema: S,
+  what: string,
+): AsyncGenerator<{ file: string; line: number; record: z.infer<S> }> {
+  for await (const { name, stream } of inputs(files, stdin)) {
+    for await (const { line, value } of readJsonl(stream, name)) {
+      const parsed = schema.safeParse(value);
+      if (!parsed.success) throw recordError(parsed.error, name, line, what, value);
+      yield { file: name, line, record: parsed.data };
+    }
+  }
+}
+
+/** The first issue of a failed parse as a located `InputError`. */
+export function recordError(
+  error: z.ZodError,
+  file: string,
+  line: number,
+  what: string,
+  value: unknown,
+): InputError {
+  const issue = error.issues[0]!;
+  const field = fieldPath(issue.path);
+  const schemaField = typeof value === "object" && value !== null
+    ? (value as Record<string, unknown>).schema
+    : undefined;
+  const hint = field === "schema"
+    ? `is this a ${what}? its "schema" is ${JSON.stringify(schemaField ?? null)}`
+    : undefined;
+  const more = error.issues.length > 1 ? ` (and ${error.issues.length - 1} more)` : "";
+  return new InputError({
+    file,
+    line,
+    ...(field ? { field } : {}),
+    message: `invalid ${what}: ${issue.message}${more}`,
+    ...(hint ? { hint } : {}),
+  });
+}
+
+/** `expect.success_signals[0]` from `["expect", "success_signals", 0]`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) {
+    if (typeof p === "number") out += `[${p}]`;
+    else out += (out ? "." : "") + String(p);
+  }
+  return out;
+}

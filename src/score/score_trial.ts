@@ -1,0 +1,94 @@
+/**
+ * One trial record to one verdict: the signals, the composite verdict, and the rules
+ * that override it.
+ *
+ * - Too few agent turns: with `minAgentTurns` N > 0, a trial whose agent spoke fewer
+ *   than N turns (agent turns with text, an interrupted one included) fails, as the
+ *   reference's `--min-agent-turns` means to; unlike the reference, this counts what
+ *   the agent said, not token-usage events (reference-harness §12.4). Default 0 (off).
+ * - Infrastructure errors: a record with `status: "error"` (agent unreachable, harness
+ *   fault, ...) gives a verdict with `status: "error"` and the record's error kind; a
+ *   judge that could not answer gives `status: "error"`, kind `judge_error`. Either way
+ *   `is_successful` is `false` and the report counts the error by kind, so it is never
+ *   silently the agent's failure.
+ *
+ * Pure and deterministic: the same record (and judge result) gives the same verdict.
+ *
+ * @module
+ */
+import type { TrialRecord } from "../runner/trial_record.ts";
+import { computeSignals } from "./signals.ts";
+import { composeSuccess } from "./success.ts";
+import { type JudgeResult, type Verdict, VERDICT_SCHEMA } from "./verdict.ts";
+
+export interface ScoreOptions {
+  /** Fail trials whose agent spoke fewer turns than this. Default 0. */
+  minAgentTurns?: number;
+  /** The judge's result for this trial, when a judge ran. */
+  judge?: JudgeResult;
+}
+
+/** Scores one trial. */
+export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Verdict {
+  const { signals, details } = computeSignals(record, options.judge);
+  const success = composeSuccess(signals, record.expect.success_signals);
+  const agentTurns = countAgentTurns(record.turns);
+  const minAgentTurns = options.minAgentTurns ?? 0;
+
+  let is_successful = success.is_successful;
+  let is_task_successful = success.is_task_successful;
+  const insufficient = agentTurns < minAgentTurns;
+  let error: Verdict["error"];
+  if (record.status === "error") {
+    error = record.error ?? { kind: "harness_error", message: "the trial ended in an error" };
+  } else if (options.judge?.status === "error") {
+    error = { kind: "judge_error", message: options.judge.error ?? "the judge did not answer" };
+  }
+  if (insufficient || error) {
+    is_successful = false;
+    is_task_successful = false;
+  }
+
+  const { key } = record;
+  return {
+    schema: VERDICT_SCHEMA,
+    scenario: key.scenario,
+    trial: key.trial,
+    seed: key.seed,
+    config_hash: key.config_hash,
+    domain: record.domain,
+    suite: record.suite,
+    status: error ? "error" : "completed",
+    ...(error ? { error } : {}),
+    stop_reason: record.stop_reason,
+    is_successful,
+    ...(is_task_successful !== undefined ? { is_task_successful } : {}),
+    ...(insufficient ? { insufficient_agent_turns: true as const } : {}),
+    success_signals: record.expect.success_signals,
+    signals,
+    success_breakdown: success.success_breakdown,
+    details,
+    metrics: {
+      turns: record.turns.length,
+      agent_turns: agentTurns,
+      duration_ms: record.duration_ms,
+      latency_ms: record.latency.map((l) => l.response_ms),
+      ttft_ms: record.latency.flatMap((l) => (l.ttft_ms === undefined ? [] : [l.ttft_ms])),
+      usage: record.usage,
+    },
+    turns: record.turns.map((t) => ({
+      speaker: t.speaker,
+      text: t.text,
+      start_ms: t.start_ms,
+      end_ms: t.end_ms,
+      ...(t.interrupted ? { interrupted: true } : {}),
+    })),
+  };
+}
+
+/** Turns in which the agent said something. */
+export function countAgentTurns(turns: readonly { speaker: string; text: string }[]): number {
+  let n = 0;
+  for (const t of turns) if (t.speaker === "agent" && t.text.trim() !== "") n++;
+  return n;
+}

@@ -1,0 +1,115 @@
+import { deepEqual as assertEquals, equal } from "node:assert/strict";
+import { trialRecord } from "./_trial_fixture.ts";
+import { countAgentTurns, scoreTrial } from "./score_trial.ts";
+import { VerdictSchema } from "./verdict.ts";
+
+const HASH = "c".repeat(64);
+
+Deno.test("scoreTrial() gives a schema-valid verdict carrying the key, metrics and turns", () => {
+  const v = scoreTrial(trialRecord({ key: { trial: 3 } }));
+  assertEquals(VerdictSchema.safeParse(v).success, true);
+  assertEquals([v.scenario, v.trial, v.seed, v.config_hash], ["demo__one", 3, "00ff", "cfg1"]);
+  assertEquals(v.is_successful, true);
+  assertEquals(v.metrics.latency_ms, [600]);
+  assertEquals(v.metrics.ttft_ms, [250]);
+  assertEquals(v.metrics.agent_turns, 2);
+  assertEquals(v.turns.length, 3);
+  assertEquals(v.turns[1], {
+    speaker: "user",
+    text: "I want to cancel my booking.",
+    start_ms: 2000,
+    end_ms: 4000,
+  });
+});
+
+Deno.test("scoreTrial() is deterministic: the same record gives the same bytes", () => {
+  const record = trialRecord({ final: { db_sha256: HASH }, expect: { db_sha256: HASH } });
+  equal(JSON.stringify(scoreTrial(record)), JSON.stringify(scoreTrial(structuredClone(record))));
+});
+
+Deno.test("scoreTrial() fails a trial whose final hash differs", () => {
+  const v = scoreTrial(trialRecord({
+    final: { db_sha256: "d".repeat(64) },
+    expect: { db_sha256: HASH, success_signals: ["db_state_match", "clean_exit"] },
+  }));
+  assertEquals(v.is_successful, false);
+  assertEquals(v.is_task_successful, false);
+  assertEquals(v.success_breakdown.failed, ["db_state_match"]);
+});
+
+Deno.test("scoreTrial() counts agent turns, not LLM calls, for --min-agent-turns", () => {
+  // Two agent turns, but ten agent LLM calls: the reference would count 10.
+  const record = trialRecord({
+    usage: {
+      agent: { calls: 10, prompt_tokens: 1, completion_tokens: 1 },
+      user: { calls: 0, prompt_tokens: 0, completion_tokens: 0 },
+    },
+  });
+  const short = scoreTrial(record, { minAgentTurns: 3 });
+  assertEquals(short.is_successful, false);
+  assertEquals(short.is_task_successful, false);
+  assertEquals(short.insufficient_agent_turns, true);
+  // The breakdown is still computed.
+  assertEquals(short.success_breakdown.passed, ["clean_exit"]);
+  const enough = scoreTrial(record, { minAgentTurns: 2 });
+  assertEquals(enough.is_successful, true);
+  assertEquals("insufficient_agent_turns" in enough, false);
+});
+
+Deno.test("scoreTrial() does not apply the turn rule by default", () => {
+  const v = scoreTrial(trialRecord({ turns: [], latency: [] }));
+  assertEquals(v.is_successful, true);
+  assertEquals("insufficient_agent_turns" in v, false);
+});
+
+Deno.test("countAgentTurns() counts agent turns that said something", () => {
+  assertEquals(
+    countAgentTurns([
+      { speaker: "agent", text: "Hi" },
+      { speaker: "agent", text: "  " },
+      { speaker: "user", text: "Hello" },
+      { speaker: "agent", text: "Bye" },
+    ]),
+    2,
+  );
+});
+
+Deno.test("scoreTrial() marks an infrastructure error as such, never a silent failure", () => {
+  const v = scoreTrial(trialRecord({
+    status: "error",
+    error: { kind: "agent_unreachable", message: "connection refused" },
+    stop_reason: "error",
+    clean_exit: false,
+  }));
+  assertEquals(v.status, "error");
+  assertEquals(v.error, { kind: "agent_unreachable", message: "connection refused" });
+  assertEquals(v.is_successful, false);
+  assertEquals(v.is_task_successful, false);
+  // Signals are still computed, for the record.
+  assertEquals(v.signals.clean_exit, false);
+});
+
+Deno.test("scoreTrial() turns a judge that could not answer into a judge_error verdict", () => {
+  const v = scoreTrial(trialRecord({ expect: { nl_assertions: ["a"] } }), {
+    judge: {
+      model: "m",
+      status: "error",
+      score: null,
+      reason: "",
+      nl_assertion_verdicts: [],
+      attempts: 3,
+      error: "no usable reply",
+    },
+  });
+  assertEquals(v.status, "error");
+  assertEquals(v.error, { kind: "judge_error", message: "no usable reply" });
+  assertEquals(v.signals.nl_assertion, null);
+  assertEquals(v.is_successful, false);
+});
+
+Deno.test("scoreTrial() is N/A when no whitelisted signal applies", () => {
+  const v = scoreTrial(trialRecord({ expect: { success_signals: ["is_action_match"] } }));
+  assertEquals(v.is_successful, "N/A");
+  assertEquals("is_task_successful" in v, false);
+  assertEquals(v.success_breakdown.not_applicable, ["is_action_match"]);
+});
