@@ -1,3 +1,12 @@
+/**
+ * Who speaks a flow's `instructions` (screeners, persons, persona calls) when a
+ * model is configured. The flow caller gives it the node's instructions, the
+ * scenario's userdata and the current node's conversation so far; it returns what
+ * the far end says next (empty: nothing).
+ *
+ * @module
+ */
+
 export interface PersonaSpeaker {
   reply(input: {
     instructions: string;

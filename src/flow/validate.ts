@@ -1,0 +1,601 @@
+/**
+ * Flow validation (flows.md "Validation"): every rule that rejects a group, each
+ * problem naming the node or scenario and the field, and warnings for nodes no
+ * scenario reaches. Works on the plain value of a parsed file plus a function that
+ * locates a path in it, so all problems of a file are found in one pass.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { closest, type Problem } from "../cli/problem.ts";
+import type { FlowExpect } from "../scenario/scenario.ts";
+import { DTMF_KEYS, keyPatternProblem } from "./key_pattern.ts";
+import {
+  BUILT_INS,
+  durationMs,
+  type FlowFileNode,
+  FlowFileNodeSchema,
+  type FlowFileScenario,
+  FlowFileScenarioSchema,
+  type FlowNode,
+  type FlowNodes,
+  isBuiltIn,
+  MAX_TIMEOUT_MS,
+  NAME_PATTERN,
+} from "./schema.ts";
+
+/** A path into the file's value: keys and list indices. */
+export type ValuePath = readonly (string | number)[];
+
+/** The 1-based line of a path in the file (or of its nearest located ancestor). */
+export type Locate = (path: ValuePath) => number | undefined;
+
+/** A scenario of a valid group, before it becomes a `Scenario`. */
+export interface FlowGroupScenario {
+  label: string;
+  start?: string;
+  instructions?: string;
+  userdata?: Record<string, unknown>;
+  tags: string[];
+  agent_expectations?: string;
+  expect?: FlowExpect;
+}
+
+/** A valid group: compiled nodes and its scenarios. */
+export interface ValidFlowGroup {
+  name?: string;
+  nodes: FlowNodes;
+  scenarios: FlowGroupScenario[];
+}
+
+export interface FlowValidation {
+  /** Set when there is no problem. */
+  group?: ValidFlowGroup;
+  problems: Problem[];
+  warnings: Problem[];
+}
+
+const TOP_FIELDS = ["name", "nodes", "scenarios"];
+const EMPTY_MATCH =
+  `empty "match" (an unquoted # starts a YAML comment and an unquoted * an alias: quote them as "#" and "*")`;
+
+/** Validates a flow group's value; `file` and `locate` place each problem. */
+export function validateFlowGroup(
+  value: unknown,
+  file: string,
+  locate: Locate = () => undefined,
+): FlowValidation {
+  return new _Validation(file, locate).run(value);
+}
+
+class _Validation {
+  readonly problems: Problem[] = [];
+  readonly warnings: Problem[] = [];
+  constructor(readonly file: string, readonly locate: Locate) {}
+
+  run(value: unknown): FlowValidation {
+    if (!_isObject(value)) {
+      this.problem(
+        [],
+        undefined,
+        undefined,
+        'a flow file is a mapping with "nodes" and "scenarios"',
+      );
+      return this.result();
+    }
+    for (const key of Object.keys(value)) {
+      if (!TOP_FIELDS.includes(key)) this.unknownField([key], undefined, key, TOP_FIELDS);
+    }
+    if (value.name !== undefined && typeof value.name !== "string") {
+      this.problem(["name"], undefined, "name", "must be a string");
+    }
+    let rawNodes: Record<string, unknown> = {};
+    if (value.nodes !== undefined && value.nodes !== null) {
+      if (_isObject(value.nodes)) rawNodes = value.nodes;
+      else this.problem(["nodes"], undefined, "nodes", "must be a mapping of node name to node");
+    }
+    let rawScenarios: unknown[] = [];
+    if (value.scenarios === undefined || value.scenarios === null) {
+      this.problem([], undefined, "scenarios", 'missing field "scenarios"');
+    } else if (Array.isArray(value.scenarios)) {
+      rawScenarios = value.scenarios;
+      if (rawScenarios.length === 0) {
+        this.warn(["scenarios"], undefined, "scenarios", "no scenarios: nothing will run");
+      }
+    } else {
+      this.problem(["scenarios"], undefined, "scenarios", "must be a list of scenarios");
+    }
+
+    const targets = new Set<string>([...Object.keys(rawNodes), ...BUILT_INS]);
+    const parsed = new Map<string, FlowFileNode>();
+    const nodes: FlowNodes = {};
+    for (const [name, raw] of Object.entries(rawNodes)) {
+      this.checkName(name);
+      const r = FlowFileNodeSchema.safeParse(raw);
+      if (!r.success) {
+        this.zodIssues(r.error, raw, ["nodes", name], `node "${name}"`, FlowFileNodeSchema);
+        continue;
+      }
+      parsed.set(name, r.data);
+      const node = this.checkNode(name, r.data, targets);
+      if (node) nodes[name] = node;
+    }
+    this.checkAnnouncementLoops(parsed);
+
+    const scenarios = rawScenarios.map((raw, i) => this.checkScenario(raw, i, targets));
+    this.warnUnreachable(parsed, rawNodes, scenarios);
+    return this.result(
+      typeof value.name === "string" ? value.name : undefined,
+      nodes,
+      scenarios.filter((s): s is FlowGroupScenario => s !== undefined),
+    );
+  }
+
+  result(name?: string, nodes?: FlowNodes, scenarios?: FlowGroupScenario[]): FlowValidation {
+    const group = this.problems.length === 0 && nodes && scenarios
+      ? { ...(name !== undefined ? { name } : {}), nodes, scenarios }
+      : undefined;
+    return { ...(group ? { group } : {}), problems: this.problems, warnings: this.warnings };
+  }
+
+  // --- nodes ---------------------------------------------------------------
+
+  checkName(name: string): void {
+    const where = `node "${name}"`;
+    if (name.startsWith("livekit/")) {
+      this.problem(
+        ["nodes", name],
+        where,
+        undefined,
+        `reserved name "${name}" (livekit/ names are the built-ins)`,
+      );
+    } else if (!NAME_PATTERN.test(name)) {
+      this.problem(
+        ["nodes", name],
+        where,
+        undefined,
+        `malformed name "${name}" (lowercase letters, digits, - and _, starting with a letter or digit)`,
+      );
+    }
+  }
+
+  /** The node's rules; returns the compiled node when it has no problem. */
+  checkNode(name: string, n: FlowFileNode, targets: Set<string>): FlowNode | undefined {
+    const before = this.problems.length;
+    const where = `node "${name}"`;
+    const at = (...rest: (string | number)[]) => ["nodes", name, ...rest];
+    if (n.say === undefined && n.instructions === undefined) {
+      this.problem(at(), where, "say", 'a node needs "say" or "instructions"');
+    }
+    if (n.routes && n.then !== undefined) {
+      this.problem(
+        at("then"),
+        where,
+        "then",
+        'a node with "routes" cannot have "then" (its routes decide where it goes)',
+      );
+    }
+    if (
+      n.say !== undefined && n.instructions === undefined && n.then === undefined &&
+      n.routes === undefined && n.timeout === undefined
+    ) {
+      this.problem(
+        at(),
+        where,
+        "say",
+        'a "say"-only node needs a way out: "then", "routes" or "timeout"',
+      );
+    }
+    n.routes?.forEach((route, i) => {
+      const field = `routes[${i}].match`;
+      if (route.match === null || route.match === "") {
+        this.problem(at("routes", i, "match"), where, field, EMPTY_MATCH);
+      } else {
+        const why = keyPatternProblem(route.match);
+        if (why) {
+          this.problem(
+            at("routes", i, "match"),
+            where,
+            field,
+            `match ${JSON.stringify(route.match)} ${why}`,
+          );
+        }
+      }
+      this.checkTarget(route.to, at("routes", i, "to"), where, `routes[${i}].to`, targets);
+    });
+    if (n.routes && n.routes.length === 0) {
+      this.problem(
+        at("routes"),
+        where,
+        "routes",
+        '"routes" is empty (give at least one route, or drop it)',
+      );
+    }
+    if (n.then !== undefined) this.checkTarget(n.then, at("then"), where, "then", targets);
+    let afterMs: number | undefined;
+    if (n.timeout) {
+      afterMs = durationMs(n.timeout.after);
+      const f = "timeout.after";
+      if (afterMs === undefined) {
+        this.problem(
+          at("timeout", "after"),
+          where,
+          f,
+          `"after" must look like 8s, 1500ms or a number of seconds, got ${
+            JSON.stringify(n.timeout.after)
+          }`,
+        );
+      } else if (afterMs <= 0) {
+        this.problem(
+          at("timeout", "after"),
+          where,
+          f,
+          `"after" must be more than 0, got ${JSON.stringify(n.timeout.after)}`,
+        );
+      } else if (afterMs > MAX_TIMEOUT_MS) {
+        this.problem(
+          at("timeout", "after"),
+          where,
+          f,
+          `"after" must be at most 20 s, got ${JSON.stringify(n.timeout.after)}`,
+        );
+      }
+      this.checkTarget(n.timeout.to, at("timeout", "to"), where, "timeout.to", targets);
+    }
+    let speaker: "MACHINE" | "VOICE" = "VOICE";
+    if (n.speaker !== undefined) {
+      const up = n.speaker.toUpperCase();
+      if (up === "MACHINE" || up === "VOICE") speaker = up;
+      else {
+        const hint = closest(n.speaker, ["MACHINE", "VOICE"]);
+        this.problem(
+          at("speaker"),
+          where,
+          "speaker",
+          `unknown speaker "${n.speaker}" (MACHINE or VOICE)`,
+          hint && `did you mean "${hint}"?`,
+        );
+      }
+    }
+    if (this.problems.length > before) return undefined;
+    return {
+      ...(n.say !== undefined ? { say: n.say } : {}),
+      ...(n.instructions !== undefined ? { instructions: n.instructions } : {}),
+      speaker,
+      ...(n.routes ? { routes: n.routes.map((r) => ({ match: r.match!, to: r.to })) } : {}),
+      ...(n.then !== undefined ? { then: n.then } : {}),
+      ...(n.timeout ? { timeout: { after_ms: afterMs!, to: n.timeout.to } } : {}),
+    };
+  }
+
+  checkTarget(
+    target: string,
+    path: ValuePath,
+    where: string,
+    field: string,
+    targets: Set<string>,
+  ): void {
+    if (targets.has(target)) return;
+    const hint = closest(target, targets);
+    this.problem(
+      path,
+      where,
+      field,
+      `unknown node "${target}"`,
+      hint ? `did you mean "${hint}"?` : `known: ${[...targets].join(", ")}`,
+    );
+  }
+
+  /** Announcements (`say` + `then`) that lead back to themselves never wait for the agent. */
+  checkAnnouncementLoops(parsed: Map<string, FlowFileNode>): void {
+    const isAnnouncement = (name: string) => {
+      const n = parsed.get(name);
+      return n !== undefined && n.say !== undefined && n.then !== undefined &&
+        n.instructions === undefined && n.routes === undefined;
+    };
+    const reported = new Set<string>();
+    for (const name of parsed.keys()) {
+      if (!isAnnouncement(name) || reported.has(name)) continue;
+      const chain: string[] = [];
+      let cur: string | undefined = name;
+      while (cur !== undefined && isAnnouncement(cur) && !chain.includes(cur)) {
+        chain.push(cur);
+        cur = parsed.get(cur)!.then;
+      }
+      if (cur === undefined || !chain.includes(cur) || reported.has(cur)) continue;
+      const cycle = chain.slice(chain.indexOf(cur));
+      for (const c of cycle) reported.add(c);
+      this.problem(
+        ["nodes", cur, "then"],
+        `node "${cur}"`,
+        "then",
+        `announcements loop without ever waiting for the agent: ${[...cycle, cur].join(" -> ")}`,
+        'give one of them "routes" or "timeout" instead of "then"',
+      );
+    }
+  }
+
+  warnUnreachable(
+    parsed: Map<string, FlowFileNode>,
+    rawNodes: Record<string, unknown>,
+    scenarios: (FlowGroupScenario | undefined)[],
+  ): void {
+    const reached = new Set<string>();
+    const queue = scenarios.flatMap((s) => s?.start !== undefined ? [s.start] : []);
+    while (queue.length > 0) {
+      const name = queue.pop()!;
+      if (reached.has(name)) continue;
+      reached.add(name);
+      const n = parsed.get(name);
+      if (!n) continue;
+      for (const r of n.routes ?? []) queue.push(r.to);
+      if (n.then !== undefined) queue.push(n.then);
+      if (n.timeout) queue.push(n.timeout.to);
+    }
+    for (const name of Object.keys(rawNodes)) {
+      if (!reached.has(name)) {
+        this.warn(
+          ["nodes", name],
+          `node "${name}"`,
+          undefined,
+          "no scenario's start reaches this node",
+        );
+      }
+    }
+  }
+
+  // --- scenarios -----------------------------------------------------------
+
+  #labels = new Map<string, number | undefined>();
+
+  checkScenario(raw: unknown, i: number, targets: Set<string>): FlowGroupScenario | undefined {
+    const base = ["scenarios", i];
+    const label = _isObject(raw) && typeof raw.label === "string" ? raw.label : undefined;
+    const where = label !== undefined ? `scenario "${label}"` : `scenarios[${i}]`;
+    const r = FlowFileScenarioSchema.safeParse(raw);
+    if (!r.success) {
+      this.zodIssues(r.error, raw, base, where, FlowFileScenarioSchema);
+      if (label !== undefined) this.checkLabel(label, base, where);
+      return undefined;
+    }
+    const before = this.problems.length;
+    const s: FlowFileScenario = r.data;
+    this.checkLabel(s.label, base, where);
+    if (s.start !== undefined && s.instructions !== undefined) {
+      this.problem(
+        [...base, "instructions"],
+        where,
+        "instructions",
+        'set "start" or "instructions", not both',
+      );
+    } else if (s.start === undefined && s.instructions === undefined) {
+      this.problem(base, where, "start", 'set "start" (a node) or "instructions" (a persona call)');
+    }
+    if (s.start !== undefined) {
+      this.checkTarget(s.start, [...base, "start"], where, "start", targets);
+    }
+    if (s.expect) {
+      this.checkExpect(s.expect, s.start !== undefined, [...base, "expect"], where, targets);
+    }
+    if (!s.expect && s.agent_expectations === undefined) {
+      this.warn(
+        base,
+        where,
+        undefined,
+        'nothing scores this scenario: give it "expect" or "agent_expectations"',
+      );
+    }
+    if (this.problems.length > before) return undefined;
+    return {
+      label: s.label,
+      ...(s.start !== undefined ? { start: s.start } : {}),
+      ...(s.instructions !== undefined ? { instructions: s.instructions } : {}),
+      ...(s.userdata ? { userdata: s.userdata } : {}),
+      tags: s.tags ?? [],
+      ...(s.agent_expectations !== undefined ? { agent_expectations: s.agent_expectations } : {}),
+      ...(s.expect ? { expect: s.expect } : {}),
+    };
+  }
+
+  checkLabel(label: string, base: ValuePath, where: string): void {
+    const line = this.locate([...base, "label"]);
+    if (!NAME_PATTERN.test(label)) {
+      this.problem(
+        [...base, "label"],
+        where,
+        "label",
+        `malformed label "${label}" (lowercase letters, digits, - and _, starting with a letter or digit)`,
+      );
+    }
+    if (this.#labels.has(label)) {
+      const first = this.#labels.get(label);
+      this.problem(
+        [...base, "label"],
+        where,
+        "label",
+        `duplicate label "${label}"${first ? ` (first at line ${first})` : ""}`,
+      );
+    } else this.#labels.set(label, line);
+  }
+
+  checkExpect(
+    e: FlowExpect,
+    hasStart: boolean,
+    base: ValuePath,
+    where: string,
+    targets: Set<string>,
+  ): void {
+    if (!hasStart) {
+      for (const f of ["path", "end", "message"] as const) {
+        if (e[f] !== undefined) {
+          this.problem(
+            [...base, f],
+            where,
+            `expect.${f}`,
+            `a persona call has no nodes: only "keys" can be expected`,
+          );
+        }
+      }
+      return;
+    }
+    e.path?.forEach((name, i) => {
+      const p = [...base, "path", i];
+      if (isBuiltIn(name)) {
+        this.problem(
+          p,
+          where,
+          `expect.path[${i}]`,
+          `"${name}" is a built-in: built-ins end a call, so expect them with "end"`,
+        );
+      } else this.checkTarget(name, p, where, `expect.path[${i}]`, targets);
+    });
+    if (e.end !== undefined) {
+      this.checkTarget(e.end, [...base, "end"], where, "expect.end", targets);
+    }
+    if (e.keys !== undefined && e.keys !== "" && !DTMF_KEYS.test(e.keys)) {
+      this.problem(
+        [...base, "keys"],
+        where,
+        "expect.keys",
+        `"${e.keys}" is not a string of keys (0-9, *, #, A-D)`,
+      );
+    }
+  }
+
+  // --- problems ------------------------------------------------------------
+
+  /** zod's issues as located problems: unknown fields get the closest known name. */
+  zodIssues(
+    error: z.ZodError,
+    raw: unknown,
+    base: ValuePath,
+    where: string,
+    schema: z.ZodType,
+  ): void {
+    for (const issue of error.issues) {
+      const path = issue.path.filter((k): k is string | number => typeof k !== "symbol");
+      if (issue.code === "unrecognized_keys") {
+        const known = _knownKeys(schema, path);
+        for (const key of issue.keys) {
+          this.unknownField([...base, ...path, key], where, _field([...path, key]), known);
+        }
+        continue;
+      }
+      const field = _field(path) || undefined;
+      const value = _at(raw, path);
+      let message: string;
+      if (issue.code === "invalid_type") {
+        const name = path.length ? `"${path.at(-1)}"` : "it";
+        message = value === undefined
+          ? `missing field ${name}`
+          : value === null
+          ? `${name} is empty`
+          : `expected ${_article(issue.expected)}, got ${_kind(value)}`;
+      } else if (issue.code === "invalid_value") {
+        message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+      } else {
+        message = issue.message;
+      }
+      this.problem([...base, ...path], where, field, message);
+    }
+  }
+
+  unknownField(path: ValuePath, where: string | undefined, field: string, known: string[]): void {
+    const key = String(path.at(-1));
+    const hint = closest(key, known);
+    this.problem(
+      path,
+      where,
+      field,
+      `unknown field "${key}"`,
+      hint ? `did you mean "${hint}"?` : `known: ${known.join(", ")}`,
+    );
+  }
+
+  problem(
+    path: ValuePath,
+    where: string | undefined,
+    field: string | undefined,
+    message: string,
+    hint?: string,
+  ): void {
+    this.problems.push(this.located(path, where, field, message, hint));
+  }
+
+  warn(
+    path: ValuePath,
+    where: string | undefined,
+    field: string | undefined,
+    message: string,
+  ): void {
+    this.warnings.push(this.located(path, where, field, message));
+  }
+
+  located(
+    path: ValuePath,
+    where: string | undefined,
+    field: string | undefined,
+    message: string,
+    hint?: string,
+  ): Problem {
+    const line = this.locate(path);
+    return {
+      file: this.file,
+      ...(line !== undefined ? { line } : {}),
+      ...(where !== undefined ? { where } : {}),
+      ...(field ? { field } : {}),
+      message,
+      ...(hint ? { hint } : {}),
+    };
+  }
+}
+
+function _isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** `routes[1].match` from `["routes", 1, "match"]`. */
+function _field(path: readonly (string | number)[]): string {
+  return path.map((k, i) => typeof k === "number" ? `[${k}]` : i === 0 ? k : `.${k}`).join("");
+}
+
+function _at(value: unknown, path: readonly (string | number)[]): unknown {
+  let v = value;
+  for (const k of path) {
+    if (typeof v !== "object" || v === null) return undefined;
+    v = (v as Record<string | number, unknown>)[k];
+  }
+  return v;
+}
+
+function _kind(v: unknown): string {
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "a mapping";
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+function _article(expected: string): string {
+  return expected === "object" ? "a mapping" : expected === "array" ? "a list" : `a ${expected}`;
+}
+
+/** The field names the object schema at `path` (inside `schema`) knows. */
+function _knownKeys(schema: z.ZodType, path: readonly (string | number)[]): string[] {
+  let s: z.ZodType | undefined = schema;
+  for (const key of path) {
+    s = _unwrap(s);
+    if (s instanceof z.ZodObject) s = s.shape[key as string] as z.ZodType | undefined;
+    else if (s instanceof z.ZodArray) s = s.element as z.ZodType;
+    else if (s instanceof z.ZodRecord) s = s._zod.def.valueType as z.ZodType;
+    else return [];
+    if (!s) return [];
+  }
+  s = _unwrap(s);
+  return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+}
+
+function _unwrap(s: z.ZodType): z.ZodType {
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
+    s = s._zod.def.innerType as z.ZodType;
+  }
+  return s;
+}
