@@ -135,6 +135,80 @@ Deno.test({
   },
 });
 
+/** Arguments for every tool that takes any, on the shipped worlds. */
+const SHIPPED_ARGS: Record<string, Record<string, unknown>> = {
+  get_customer_by_phone: { phone_number: "555-123-2002" },
+  get_customer_by_id: { customer_id: "C1001" },
+  get_customer_by_name: { full_name: "John Smith", dob: "1985-06-15" },
+  get_details_by_id: { id: "B1002" },
+  get_bills_for_customer: { customer_id: "C1001", limit: 2 },
+  get_data_usage: { customer_id: "C1001", line_id: "L1002" },
+  suspend_line: { customer_id: "C1001", line_id: "L1001", reason: "conformance" },
+  resume_line: { customer_id: "C1001", line_id: "L1003" },
+  enable_roaming: { customer_id: "C1001", line_id: "L1001" },
+  disable_roaming: { customer_id: "C1001", line_id: "L1002" },
+  send_payment_request: { customer_id: "C1001", bill_id: "B1002" },
+  refuel_data: { customer_id: "C1001", line_id: "L1002", gb_amount: 2 },
+  transfer_to_human_agents: { summary: "conformance" },
+  check_app_status: { app_name: "messaging" },
+  check_app_permissions: { app_name: "browser" },
+  set_network_mode_preference: { mode: "4g_only" },
+  set_apn_settings: { apn_settings: { apn_name: "internet" } },
+  grant_app_permission: { app_name: "messaging", permission: "network" },
+};
+
+Deno.test({
+  name: "every telecom tool answers on the shipped worlds",
+  ignore: !present,
+  fn() {
+    const { db, userDb } = load();
+    for (const tool of domain.tools) {
+      const env = new Environment(domain, { db, user_db: userDb }, {
+        today: TELECOM_TODAY,
+        seed: "tools",
+      });
+      env.initialize([{
+        side: "user",
+        func_name: "set_user_info",
+        arguments: { name: "John Smith", phone_number: "555-123-2002" },
+      }]);
+      env.sync();
+      const out = env.call(tool.side, tool.name, SHIPPED_ARGS[tool.name] ?? {});
+      assert.equal(out.ok, true, `${tool.name}: ${JSON.stringify(out.result)}`);
+      assert.ok(out.result !== null && out.result !== "", tool.name);
+    }
+  },
+});
+
+Deno.test({
+  name: "telecom reads on the shipped agent world find the records the tasks rely on",
+  ignore: !present,
+  fn() {
+    const { db, userDb } = load();
+    const env = new Environment(domain, { db, user_db: userDb }, {
+      today: TELECOM_TODAY,
+      seed: "reads",
+    });
+    const read = (name: string) => env.call("agent", name, SHIPPED_ARGS[name]!).result;
+    assert.equal((read("get_customer_by_phone") as { customer_id: string }).customer_id, "C1001");
+    assert.deepEqual(
+      (read("get_bills_for_customer") as { bill_id: string }[]).map((b) => b.bill_id),
+      ["B1003", "B1002"],
+    );
+    assert.equal(
+      (read("get_data_usage") as { cycle_end_date: string }).cycle_end_date,
+      "2025-02-28",
+    );
+    // The customer has a draft bill, so refuelling mints no id: the hash needs no seed.
+    const refuel = env.call("agent", "refuel_data", SHIPPED_ARGS.refuel_data!);
+    assert.equal(
+      (refuel.result as { message: string }).message,
+      "Successfully added 2.0 GB of data for line L1002 for $4.00",
+    );
+    assert.equal((env.db as { bills: unknown[] }).bills.length, 6);
+  },
+});
+
 Deno.test({
   name: "telecom assertions fail before the reference actions are replayed",
   ignore: !present,

@@ -8,42 +8,52 @@
 import type { Bill, Customer, Device, Line, Plan, TelecomDb } from "./data_model.ts";
 import { ToolError } from "./tool_kit.ts";
 
+/** A list of ids; anything but an array reads as none. */
+export function idsOf(ids: string[] | undefined): string[] {
+  return Array.isArray(ids) ? ids : [];
+}
+
+/** A table's rows: anything but an array reads as no rows, a non-object row is skipped. */
+export function rowsOf<T>(table: T[] | undefined): T[] {
+  return Array.isArray(table) ? table.filter((r) => typeof r === "object" && r !== null) : [];
+}
+
 export function findCustomer(db: TelecomDb, customerId: string): Customer | undefined {
-  return (db.customers ?? []).find((c) => c.customer_id === customerId);
+  return rowsOf(db.customers).find((c) => c.customer_id === customerId);
 }
 
 export function findLine(db: TelecomDb, lineId: string): Line | undefined {
-  return (db.lines ?? []).find((l) => l.line_id === lineId);
+  return rowsOf(db.lines).find((l) => l.line_id === lineId);
 }
 
 export function findLineByPhone(db: TelecomDb, phoneNumber: string): Line | undefined {
-  return (db.lines ?? []).find((l) => l.phone_number === phoneNumber);
+  return rowsOf(db.lines).find((l) => l.phone_number === phoneNumber);
 }
 
 export function findPlan(db: TelecomDb, planId: string): Plan | undefined {
-  return (db.plans ?? []).find((p) => p.plan_id === planId);
+  return rowsOf(db.plans).find((p) => p.plan_id === planId);
 }
 
 export function findBill(db: TelecomDb, billId: string): Bill | undefined {
-  return (db.bills ?? []).find((b) => b.bill_id === billId);
+  return rowsOf(db.bills).find((b) => b.bill_id === billId);
 }
 
 export function findDevice(db: TelecomDb, deviceId: string): Device | undefined {
-  return (db.devices ?? []).find((d) => d.device_id === deviceId);
+  return rowsOf(db.devices).find((d) => d.device_id === deviceId);
 }
 
 /** The customer whose own number, or one of whose lines, is `phoneNumber`. */
 export function findCustomerByPhone(db: TelecomDb, phoneNumber: string): Customer | undefined {
-  return (db.customers ?? []).find((c) =>
+  return rowsOf(db.customers).find((c) =>
     c.phone_number === phoneNumber ||
-    (c.line_ids ?? []).some((id) => findLine(db, id)?.phone_number === phoneNumber)
+    idsOf(c.line_ids).some((id) => findLine(db, id)?.phone_number === phoneNumber)
   );
 }
 
 /** The line, if it exists and belongs to the customer. */
 export function customerLine(db: TelecomDb, customerId: string, lineId: string): Line | undefined {
   const customer = findCustomer(db, customerId);
-  if (!customer || !(customer.line_ids ?? []).includes(lineId)) return undefined;
+  if (!customer || !idsOf(customer.line_ids).includes(lineId)) return undefined;
   return findLine(db, lineId);
 }
 
@@ -51,7 +61,7 @@ export function customerLine(db: TelecomDb, customerId: string, lineId: string):
 export function targetLine(db: TelecomDb, customerId: string, lineId: string): Line {
   const customer = findCustomer(db, customerId);
   if (!customer) throw new ToolError(`Customer with ID ${customerId} not found`);
-  if (!(customer.line_ids ?? []).includes(lineId)) {
+  if (!idsOf(customer.line_ids).includes(lineId)) {
     throw new ToolError(`Line ${lineId} not found for customer ${customerId}`);
   }
   const line = findLine(db, lineId);

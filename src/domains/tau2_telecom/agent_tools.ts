@@ -13,7 +13,16 @@
 import { z } from "zod";
 import type { ToolContext, ToolDef } from "../domain.ts";
 import { EXIT_TRANSFER } from "../common.ts";
-import { findBill, findCustomer, findDevice, findLine, findPlan, targetLine } from "./agent_db.ts";
+import {
+  findBill,
+  findCustomer,
+  findDevice,
+  findLine,
+  findPlan,
+  idsOf,
+  rowsOf,
+  targetLine,
+} from "./agent_db.ts";
 import { addDays, firstOfMonth, lastOfMonth } from "./calendar.ts";
 import type { Bill, TelecomDb } from "./data_model.ts";
 import { laxFloat, laxInt } from "./lax_numbers.ts";
@@ -35,9 +44,9 @@ export const getCustomerByPhone = agentTool({
   description: "Look up a customer by a phone number: their contact number or one of their lines.",
   args: z.object({ phone_number: z.string().describe("The phone number to look up.") }).strict(),
   run({ phone_number }, db) {
-    for (const c of db.customers ?? []) {
+    for (const c of rowsOf(db.customers)) {
       if (c.phone_number === phone_number) return done(copy(c));
-      for (const id of c.line_ids ?? []) {
+      for (const id of idsOf(c.line_ids)) {
         if (findLine(db, id)?.phone_number === phone_number) return done(copy(c));
       }
     }
@@ -69,7 +78,7 @@ export const getCustomerByName = agentTool({
   run({ full_name, dob }, db) {
     const wanted = full_name.toLowerCase();
     return done(
-      (db.customers ?? [])
+      rowsOf(db.customers)
         .filter((c) => c.full_name.toLowerCase() === wanted && c.date_of_birth === dob)
         .map(copy),
     );
@@ -109,7 +118,7 @@ export const getBillsForCustomer = agentTool({
   run({ customer_id, limit }, db) {
     const customer = findCustomer(db, customer_id);
     if (!customer) throw new ToolError(`Customer with ID ${customer_id} not found`);
-    const bills = (customer.bill_ids ?? [])
+    const bills = idsOf(customer.bill_ids)
       .map((id) => findBill(db, id))
       .filter((b): b is Bill => b !== undefined)
       // Newest first; a stable sort keeps bills of one date in their stored order.
@@ -221,11 +230,11 @@ export const sendPaymentRequest = agentTool({
   run({ customer_id, bill_id }, db) {
     const customer = findCustomer(db, customer_id);
     if (!customer) throw new ToolError(`Customer ${customer_id} not found`);
-    const awaiting = (customer.bill_ids ?? []).some((id) =>
+    const awaiting = idsOf(customer.bill_ids).some((id) =>
       findBill(db, id)?.status === "Awaiting Payment"
     );
     if (awaiting) throw new ToolError("A bill is already awaiting payment for this customer");
-    const bill = (customer.bill_ids ?? []).includes(bill_id) ? findBill(db, bill_id) : undefined;
+    const bill = idsOf(customer.bill_ids).includes(bill_id) ? findBill(db, bill_id) : undefined;
     if (!bill) throw new ToolError(`Bill ${bill_id} not found for customer ${customer_id}`);
     bill.status = "Awaiting Payment";
     return done(
@@ -289,7 +298,7 @@ function _chargeNextBill(
 ): void {
   const customer = findCustomer(db, customerId);
   if (!customer) throw new ToolError(`Customer ${customerId} not found`);
-  let draft = (customer.bill_ids ?? [])
+  let draft = idsOf(customer.bill_ids)
     .map((id) => findBill(db, id))
     .find((b) => b?.status === "Draft");
   if (!draft) {

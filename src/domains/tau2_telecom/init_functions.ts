@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import type { InitFunction, Side, ToolContext } from "../domain.ts";
-import { customerLine, findBill, findCustomer, findPlan } from "./agent_db.ts";
+import { customerLine, findBill, findCustomer, findPlan, idsOf } from "./agent_db.ts";
 import { addDays, firstOfMonth, lastOfMonth } from "./calendar.ts";
 import {
   defaultVpnDetails,
@@ -144,9 +144,9 @@ export const userInitFunctions: Readonly<Record<string, InitFunction>> = {
 const customerAndLine = { customer_id: z.string(), line_id: z.string() };
 
 /** The customer's line, or the init error the reference raises. */
-function _line(db: TelecomDb, fn: string, customerId: string, lineId: string) {
+function _line(db: TelecomDb, customerId: string, lineId: string) {
   const line = customerLine(db, customerId, lineId);
-  if (!line) throw new Error(`${fn}: line '${lineId}' not found for customer '${customerId}'`);
+  if (!line) throw new Error(`line '${lineId}' not found for customer '${customerId}'`);
   return line;
 }
 
@@ -154,19 +154,19 @@ export const agentInitFunctions: Readonly<Record<string, InitFunction>> = {
   enable_roaming: init(
     z.object(customerAndLine).strict(),
     (db: TelecomDb, { customer_id, line_id }) => {
-      _line(db, "enable_roaming", customer_id, line_id).roaming_enabled = true;
+      _line(db, customer_id, line_id).roaming_enabled = true;
     },
   ),
   disable_roaming: init(
     z.object(customerAndLine).strict(),
     (db: TelecomDb, { customer_id, line_id }) => {
-      _line(db, "disable_roaming", customer_id, line_id).roaming_enabled = false;
+      _line(db, customer_id, line_id).roaming_enabled = false;
     },
   ),
   set_data_usage: init(
     z.object({ ...customerAndLine, data_used_gb: laxFloat() }).strict(),
     (db: TelecomDb, { customer_id, line_id, data_used_gb }) => {
-      _line(db, "set_data_usage", customer_id, line_id).data_used_gb = data_used_gb;
+      _line(db, customer_id, line_id).data_used_gb = data_used_gb;
     },
   ),
   suspend_line_for_overdue_bill: init(
@@ -176,22 +176,19 @@ export const agentInitFunctions: Readonly<Record<string, InitFunction>> = {
       contract_ended: z.boolean().default(false),
     }).strict(),
     (db: TelecomDb, { customer_id, line_id, new_bill_id, contract_ended }, ctx) => {
-      const fn = "suspend_line_for_overdue_bill";
-      const line = _line(db, fn, customer_id, line_id);
+      const line = _line(db, customer_id, line_id);
       if (line.status !== "Active") {
-        throw new Error(`${fn}: line '${line_id}' must be active (it is '${line.status}')`);
+        throw new Error(`line '${line_id}' must be active (it is '${line.status}')`);
       }
       const customer = findCustomer(db, customer_id)!;
-      const overdue = (customer.bill_ids ?? []).find((id) =>
-        findBill(db, id)?.status === "Overdue"
-      );
+      const overdue = idsOf(customer.bill_ids).find((id) => findBill(db, id)?.status === "Overdue");
       if (overdue) {
         throw new Error(
-          `${fn}: customer '${customer_id}' already has an overdue bill (${overdue})`,
+          `customer '${customer_id}' already has an overdue bill (${overdue})`,
         );
       }
       const plan = findPlan(db, line.plan_id);
-      if (!plan) throw new Error(`${fn}: plan '${line.plan_id}' not found`);
+      if (!plan) throw new Error(`plan '${line.plan_id}' not found`);
       const amount = plan.price_per_month;
       const lastMonthStart = firstOfMonth(ctx.today, -1);
       const lastMonthEnd = lastOfMonth(ctx.today, -1);

@@ -17,7 +17,16 @@ export function laxFloat(): z.ZodType<number> {
   return z.preprocess(_fromNumericString, z.number()) as unknown as z.ZodType<number>;
 }
 
+/**
+ * The message of every integer failure: zod reports a string given for an integer
+ * as "expected number", and this message is how the validation error tells the
+ * two apart.
+ */
+export const INT_MESSAGE = "Input should be a valid integer";
+
 /** An integer argument: integers, integral floats and integer strings. */
 export function laxInt(): z.ZodType<number> {
-  return z.preprocess(_fromNumericString, z.int()) as unknown as z.ZodType<number>;
+  return z.preprocess(_fromNumericString, z.int({ error: INT_MESSAGE })) as unknown as z.ZodType<
+    number
+  >;
 }

@@ -9,7 +9,7 @@
  * @module
  */
 import type { Db, Side, SyncDeltas } from "../domain.ts";
-import { findBill, findCustomerByPhone, findLineByPhone, findPlan } from "./agent_db.ts";
+import { findBill, findCustomerByPhone, findLineByPhone, findPlan, idsOf } from "./agent_db.ts";
 import type { TelecomDb, TelecomUserDb } from "./data_model.ts";
 import { simulateNetworkSearch } from "./network_search.ts";
 
@@ -21,12 +21,21 @@ import { simulateNetworkSearch } from "./network_search.ts";
  */
 export function syncTelecomState(agentDb: Db, userDb: Db): SyncDeltas {
   const deltas: SyncDeltas = { agent: {}, user: {} };
-  const agent = agentDb as TelecomDb;
-  const surroundings = (userDb as Partial<TelecomUserDb>).surroundings;
-  const phoneNumber = surroundings?.phone_number;
-  if (!surroundings || phoneNumber == null) return deltas;
+  try {
+    _sync(agentDb as TelecomDb, userDb as Partial<TelecomUserDb>, deltas);
+  } catch {
+    // A malformed world syncs what it can; the call that triggered it has succeeded.
+  }
+  return deltas;
+}
+
+function _sync(agent: TelecomDb, phone: Partial<TelecomUserDb>, deltas: SyncDeltas): void {
+  const surroundings = phone.surroundings;
+  if (typeof surroundings !== "object" || surroundings === null) return;
+  const phoneNumber = surroundings.phone_number;
+  if (phoneNumber == null) return;
   const line = findLineByPhone(agent, phoneNumber);
-  if (!line) return deltas;
+  if (!line) return;
 
   const setUser = <K extends keyof typeof surroundings>(
     key: K,
@@ -61,7 +70,7 @@ export function syncTelecomState(agentDb: Db, userDb: Db): SyncDeltas {
   // No open request: surface the first bill awaiting payment, if any.
   if (request === null) {
     const customer = findCustomerByPhone(agent, phoneNumber);
-    for (const billId of customer?.bill_ids ?? []) {
+    for (const billId of idsOf(customer?.bill_ids)) {
       const bill = findBill(agent, billId);
       if (bill?.status !== "Awaiting Payment") continue;
       const next = { bill_id: bill.bill_id, amount_due: bill.total_due ?? 0, paid: false };
@@ -70,7 +79,6 @@ export function syncTelecomState(agentDb: Db, userDb: Db): SyncDeltas {
       break;
     }
   }
-  return deltas;
 }
 
 const BILL_PATH = /^bills\[([^\]]+)\]\.(.+)$/;

@@ -9,6 +9,7 @@
  */
 import type { z } from "zod";
 import type { ToolErrorResult } from "../domain.ts";
+import { INT_MESSAGE } from "./lax_numbers.ts";
 
 export interface ValidationDetail {
   field: string;
@@ -43,7 +44,8 @@ export function validationDetails(error: z.ZodError, args: unknown): ValidationD
     const field = path.join(".");
     const input = _at(args, issue.path);
     if (issue.code === "invalid_type") {
-      details.push({ field, ..._typeDetail(issue.expected, input, path.length === 0) });
+      const expected = issue.message === INT_MESSAGE ? "int" : issue.expected;
+      details.push({ field, ..._typeDetail(expected, input, path.length === 0) });
     } else if (issue.code === "invalid_value") {
       const options = issue.values.map((v) => `'${String(v)}'`);
       const list = options.length > 1
