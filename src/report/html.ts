@@ -1,0 +1,412 @@
+/**
+ * The report as one self-contained HTML file (no network, no library): summary cards,
+ * a pass^k curve, a response-latency histogram and per-suite success bars drawn as
+ * inline SVG, the signal rates, and a per-scenario table that sorts on a header click.
+ * Each trial of a scenario is a button that opens its transcript (speaker, text, times,
+ * failed signals); transcripts ride along as JSON inside the page and are rendered on
+ * demand, so a large run stays a light page.
+ *
+ * @module
+ */
+import { SIGNALS } from "../scenario/scenario.ts";
+import type { Histogram } from "./latency_stats.ts";
+import { percent, ratio } from "./markdown.ts";
+import { type Aggregate, type Report, type ReportedVerdict, trialKeyOf } from "./summary.ts";
+
+/** Renders the report; `verdicts` (with turns) supply the transcripts. */
+export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[]): string {
+  const o = report.overall;
+  const transcripts = _transcripts(report, verdicts);
+  const body = [
+    `<header><h1>callbench report</h1><p>${o.scenarios} scenarios · ${o.trials} trials` +
+    (report.exclude_errors ? ` · ${report.input.excluded_errors} error trials excluded` : "") +
+    (report.input.duplicates ? ` · ${report.input.duplicates} duplicates replaced` : "") +
+    `</p></header>`,
+    _cards(report),
+    `<section class="charts">`,
+    _figure("pass^k", passHatKChart(o)),
+    _figure("Agent response latency", latencyHistogramChart(report.latency_histogram)),
+    _figure("Success by suite", suiteSuccessChart(report)),
+    `</section>`,
+    _signalsTable(o),
+    _scenarioTable(report, transcripts.index),
+    `<dialog id="transcript"><form method="dialog"><button class="close">Close</button></form>` +
+    `<h2 id="transcript-title"></h2><p id="transcript-meta"></p><ol id="transcript-turns"></ol></dialog>`,
+    `<script type="application/json" id="transcripts">${_jsonInHtml(transcripts.data)}</script>`,
+    `<script>${SCRIPT}</script>`,
+  ];
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>callbench report</title>
+<style>${STYLE}</style></head>
+<body>
+${body.join("\n")}
+</body></html>
+`;
+}
+
+/** pass^k (solid) and (c/n)^k (dashed) for k = 1..K, on a 0-1 axis. */
+export function passHatKChart(a: Aggregate): string {
+  const w = 440, h = 240, left = 44, right = 16, top = 16, bottom = 36;
+  const pts = a.pass_hat_k;
+  const parts = [_svgOpen("pass-k-chart", w, h, "pass^k by k")];
+  parts.push(..._yGrid(w, h, left, right, top, bottom));
+  if (pts.length === 0) {
+    parts.push(`<text x="${w / 2}" y="${h / 2}" text-anchor="middle">no scored trials</text>`);
+    return parts.join("") + "</svg>";
+  }
+  const kMax = pts.length;
+  const x = (k: number) =>
+    kMax === 1 ? (left + w - right) / 2 : left + ((k - 1) / (kMax - 1)) * (w - left - right);
+  const y = (v: number) => top + (1 - v) * (h - top - bottom);
+  const line = (get: (p: (typeof pts)[number]) => number, cls: string) =>
+    `<polyline class="${cls}" fill="none" points="${
+      pts.map((p) => `${_n(x(p.k))},${_n(y(get(p)))}`).join(" ")
+    }"/>`;
+  parts.push(line((p) => p.pass_power_k, "series power"));
+  parts.push(line((p) => p.pass_hat_k, "series hat"));
+  for (const p of pts) {
+    parts.push(
+      `<circle class="point" cx="${_n(x(p.k))}" cy="${_n(y(p.pass_hat_k))}" r="3.5">` +
+        `<title>k=${p.k}: pass^k ${p.pass_hat_k.toFixed(3)}, (c/n)^k ${
+          p.pass_power_k.toFixed(3)
+        }</title></circle>`,
+    );
+    parts.push(
+      `<text class="tick" x="${_n(x(p.k))}" y="${
+        h - bottom + 16
+      }" text-anchor="middle">${p.k}</text>`,
+    );
+  }
+  parts.push(
+    `<text class="axis" x="${(left + w - right) / 2}" y="${h - 4}" text-anchor="middle">k</text>`,
+  );
+  parts.push(
+    `<g class="legend"><line x1="${w - 150}" x2="${w - 130}" y1="${top + 6}" y2="${
+      top + 6
+    }" class="series hat"/>` +
+      `<text x="${w - 126}" y="${top + 10}">pass^k</text>` +
+      `<line x1="${w - 80}" x2="${w - 60}" y1="${top + 6}" y2="${top + 6}" class="series power"/>` +
+      `<text x="${w - 56}" y="${top + 10}">(c/n)^k</text></g>`,
+  );
+  return parts.join("") + "</svg>";
+}
+
+/** Bars of response-latency counts per bin. */
+export function latencyHistogramChart(hist: Histogram | null): string {
+  const w = 440, h = 240, left = 44, right = 16, top = 16, bottom = 36;
+  const parts = [_svgOpen("latency-histogram", w, h, "agent response latency histogram")];
+  if (hist === null) {
+    parts.push(`<text x="${w / 2}" y="${h / 2}" text-anchor="middle">no latency samples</text>`);
+    return parts.join("") + "</svg>";
+  }
+  const max = Math.max(...hist.counts, 1);
+  const bw = (w - left - right) / hist.counts.length;
+  const plotH = h - top - bottom;
+  hist.counts.forEach((c, i) => {
+    const bh = (c / max) * plotH;
+    const from = i * hist.bin_width_ms;
+    parts.push(
+      `<rect class="bar" x="${_n(left + i * bw + 1)}" y="${_n(top + plotH - bh)}" width="${
+        _n(Math.max(1, bw - 2))
+      }" height="${_n(bh)}">` +
+        `<title>${from}–${from + hist.bin_width_ms} ms: ${c}</title></rect>`,
+    );
+  });
+  parts.push(
+    `<text class="tick" x="${left}" y="${top + plotH + 16}" text-anchor="middle">0</text>`,
+  );
+  const end = hist.counts.length * hist.bin_width_ms;
+  parts.push(
+    `<text class="tick" x="${w - right}" y="${
+      top + plotH + 16
+    }" text-anchor="middle">${end}</text>`,
+  );
+  parts.push(`<text class="tick" x="${left - 6}" y="${top + 4}" text-anchor="end">${max}</text>`);
+  parts.push(
+    `<text class="axis" x="${(left + w - right) / 2}" y="${h - 4}" text-anchor="middle">ms</text>`,
+  );
+  return parts.join("") + "</svg>";
+}
+
+/** One horizontal bar per suite: its success rate. */
+export function suiteSuccessChart(report: Report): string {
+  const suites = Object.entries(report.by_suite);
+  const row = 26, left = 150, right = 60, top = 8;
+  const w = 440, h = Math.max(60, top * 2 + suites.length * row);
+  const parts = [_svgOpen("suite-success", w, h, "success rate by suite")];
+  suites.forEach(([name, a], i) => {
+    const y = top + i * row;
+    const rate = a.success.rate;
+    const bw = (rate ?? 0) * (w - left - right);
+    parts.push(
+      `<text class="label" x="${left - 6}" y="${y + 16}" text-anchor="end">${
+        _esc(_clip(name, 22))
+      }</text>`,
+      `<rect class="track" x="${left}" y="${y + 4}" width="${w - left - right}" height="16"/>`,
+      `<rect class="bar suite-bar" data-suite="${_esc(name)}" x="${left}" y="${y + 4}" width="${
+        _n(bw)
+      }" height="16">` +
+        `<title>${_esc(name)}: ${ratio(a.success)}</title></rect>`,
+      `<text class="value" x="${w - right + 6}" y="${y + 16}">${percent(rate)}</text>`,
+    );
+  });
+  if (suites.length === 0) {
+    parts.push(`<text x="${w / 2}" y="30" text-anchor="middle">no suites</text>`);
+  }
+  return parts.join("") + "</svg>";
+}
+
+function _cards(report: Report): string {
+  const o = report.overall;
+  const p1 = o.pass_hat_k[0];
+  const ci = o.pass_1_ci95;
+  const errors = Object.values(report.input.errors).reduce((a, b) => a + b, 0);
+  const card = (label: string, value: string, note = "") =>
+    `<div class="card"><div class="value">${_esc(value)}</div><div class="label">${
+      _esc(label)
+    }</div>` +
+    (note ? `<div class="note">${_esc(note)}</div>` : "") + `</div>`;
+  return `<section class="cards">` + [
+    card("success rate", percent(o.success.rate), `${o.success.passed}/${o.success.total} trials`),
+    card("task success rate", percent(o.task_success.rate), "clean exit aside"),
+    card(
+      "pass^1",
+      p1 ? p1.pass_hat_k.toFixed(3) : "–",
+      ci ? `95% CI ${ci[0].toFixed(3)}–${ci[1].toFixed(3)}` : "",
+    ),
+    card(`pass^${report.k_max}`, o.pass_hat_k.at(-1)?.pass_hat_k.toFixed(3) ?? "–"),
+    card("p50 / p95 response", `${_ms(o.latency.p50_ms)} / ${_ms(o.latency.p95_ms)}`, "ms"),
+    card(
+      "errors",
+      String(errors),
+      Object.entries(report.input.errors).map(([k, n]) => `${k} ${n}`).join(", "),
+    ),
+  ].join("") + `</section>`;
+}
+
+function _signalsTable(o: Aggregate): string {
+  const rows = SIGNALS.filter((s) => o.signals[s]!.total > 0).map((s) => {
+    const r = o.signals[s]!;
+    return `<tr><td>${s}</td><td>${r.passed}</td><td>${r.total}</td><td>${
+      percent(r.rate)
+    }</td></tr>`;
+  });
+  return `<section><h2>Signals</h2><table id="signals-table"><thead><tr><th>signal</th><th>passed</th>` +
+    `<th>applied</th><th>rate</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+}
+
+function _scenarioTable(report: Report, index: Map<string, number>): string {
+  const k = report.k_max;
+  const head = [
+    ["scenario", "text"],
+    ["suite", "text"],
+    ["trials", "num"],
+    ["successes", "num"],
+    ["rate", "num"],
+    [`pass^${k}`, "num"],
+    ["p50 ms", "num"],
+    ["errors", "num"],
+    ["trials (click for transcript)", ""],
+  ];
+  const rows = report.scenarios.map((s) => {
+    const chips = s.trials_detail.map((t) => {
+      const i = index.get(trialKeyOf({ scenario: s.scenario, ...t }));
+      const cls = t.status === "error"
+        ? "error"
+        : t.is_successful === true
+        ? "pass"
+        : t.is_successful === false
+        ? "fail"
+        : "na";
+      const mark = t.status === "error"
+        ? "!"
+        : t.is_successful === true
+        ? "✓"
+        : t.is_successful === false
+        ? "✗"
+        : "–";
+      return `<button class="trial ${cls}" data-i="${i ?? -1}" title="trial ${t.trial}: ${
+        _esc(t.stop_reason)
+      }">${t.trial}${mark}</button>`;
+    }).join("");
+    const cell = (v: string | number | null, text: string) =>
+      `<td data-v="${_esc(String(v ?? ""))}">${_esc(text)}</td>`;
+    return `<tr>` +
+      cell(s.scenario, s.scenario) +
+      cell(s.suite, s.suite) +
+      cell(s.trials, String(s.trials)) +
+      cell(s.successes, String(s.successes)) +
+      cell(s.success_rate ?? -1, percent(s.success_rate)) +
+      cell(s.pass_hat_k ?? -1, s.pass_hat_k === null ? "–" : s.pass_hat_k.toFixed(3)) +
+      cell(s.latency_p50_ms ?? -1, _ms(s.latency_p50_ms)) +
+      cell(s.errors, String(s.errors)) +
+      `<td class="chips">${chips}</td></tr>`;
+  });
+  return `<section><h2>Scenarios</h2><table id="scenario-table"><thead><tr>` +
+    head.map(([label, type]) =>
+      `<th${type ? ` data-type="${type}" class="sortable"` : ""}>${_esc(label!)}</th>`
+    ).join("") +
+    `</tr></thead><tbody>${rows.join("\n")}</tbody></table></section>`;
+}
+
+interface TranscriptEntry {
+  scenario: string;
+  trial: number;
+  is_successful: boolean | "N/A";
+  status: string;
+  error?: string;
+  stop_reason: string;
+  failed: string[];
+  /** [speaker, text, start_ms, end_ms] */
+  turns: [string, string, number, number][];
+}
+
+function _transcripts(report: Report, verdicts: readonly ReportedVerdict[]) {
+  const shown = new Set(
+    report.scenarios.flatMap((s) =>
+      s.trials_detail.map((t) => trialKeyOf({ scenario: s.scenario, ...t }))
+    ),
+  );
+  const index = new Map<string, number>();
+  const data: TranscriptEntry[] = [];
+  for (const v of verdicts) {
+    const key = trialKeyOf(v);
+    if (!shown.has(key)) continue;
+    index.set(key, data.length);
+    data.push({
+      scenario: v.scenario,
+      trial: v.trial,
+      is_successful: v.is_successful,
+      status: v.status,
+      ...(v.error ? { error: `${v.error.kind}: ${v.error.message}` } : {}),
+      stop_reason: v.stop_reason,
+      failed: v.success_breakdown.failed,
+      turns: (v.turns ?? []).map((t) => [t.speaker, t.text, t.start_ms, t.end_ms]),
+    });
+  }
+  return { index, data };
+}
+
+function _figure(caption: string, svg: string): string {
+  return `<figure>${svg}<figcaption>${_esc(caption)}</figcaption></figure>`;
+}
+
+function _svgOpen(id: string, w: number, h: number, label: string): string {
+  return `<svg id="${id}" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${
+    _esc(label)
+  }">`;
+}
+
+function _yGrid(
+  w: number,
+  h: number,
+  left: number,
+  right: number,
+  top: number,
+  bottom: number,
+): string[] {
+  const out: string[] = [];
+  for (const v of [0, 0.25, 0.5, 0.75, 1]) {
+    const y = top + (1 - v) * (h - top - bottom);
+    out.push(
+      `<line class="grid" x1="${left}" x2="${w - right}" y1="${_n(y)}" y2="${_n(y)}"/>`,
+      `<text class="tick" x="${left - 6}" y="${_n(y + 4)}" text-anchor="end">${v}</text>`,
+    );
+  }
+  return out;
+}
+
+function _n(x: number): string {
+  return String(Math.round(x * 10) / 10);
+}
+
+function _ms(x: number | null): string {
+  return x === null ? "–" : String(Math.round(x));
+}
+
+function _clip(s: string, n: number): string {
+  return s.length > n ? s.slice(0, n - 1) + "…" : s;
+}
+
+function _esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON safe inside a `<script>` element. */
+function _jsonInHtml(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(
+    /\u2029/g,
+    "\\u2029",
+  );
+}
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1d2330;background:#fafbfc}
+h1{margin:0 0 4px;font-size:22px}h2{font-size:17px;margin:24px 0 8px}
+header p{margin:0;color:#5b6475}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.card{background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:10px 14px;min-width:140px}
+.card .value{font-size:22px;font-weight:600}.card .label{color:#5b6475}.card .note{color:#8a93a3;font-size:12px}
+.charts{display:flex;flex-wrap:wrap;gap:16px}
+figure{margin:0;background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:8px}
+figcaption{text-align:center;color:#5b6475}
+.chart text{font-size:11px;fill:#5b6475}.grid{stroke:#eceff3}
+.series{stroke-width:2}.series.hat{stroke:#2b6cb0}.series.power{stroke:#a0aec0;stroke-dasharray:4 3}
+.point{fill:#2b6cb0}.bar{fill:#4a90d9}.track{fill:#eceff3}.suite-bar{fill:#38a169}
+table{border-collapse:collapse;background:#fff;border:1px solid #dde1e8}
+th,td{padding:4px 10px;border-bottom:1px solid #eceff3;text-align:left;vertical-align:top}
+th.sortable{cursor:pointer;user-select:none}th.sortable:hover{background:#f0f3f7}
+th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+.chips{display:flex;flex-wrap:wrap;gap:4px}
+button.trial{border:1px solid #ccd2dc;border-radius:4px;background:#fff;cursor:pointer;font-size:12px;padding:1px 6px}
+button.trial.pass{border-color:#38a169;color:#276749}button.trial.fail{border-color:#e53e3e;color:#9b2c2c}
+button.trial.error{border-color:#d69e2e;color:#975a16}
+dialog{max-width:760px;width:90%;border:1px solid #ccd2dc;border-radius:8px}
+dialog ol{padding-left:0;list-style:none}dialog li{margin:6px 0}
+dialog .who{font-weight:600;margin-right:6px}dialog .t{color:#8a93a3;font-size:12px;margin-right:6px}
+dialog li.agent .who{color:#2b6cb0}dialog li.user .who{color:#805ad5}
+.close{float:right}
+`;
+
+const SCRIPT = `
+(() => {
+  const data = JSON.parse(document.getElementById("transcripts").textContent);
+  const dlg = document.getElementById("transcript");
+  const fmt = (ms) => (ms / 1000).toFixed(1) + "s";
+  document.querySelectorAll("button.trial").forEach((b) => b.addEventListener("click", () => {
+    const t = data[Number(b.dataset.i)];
+    if (!t) return;
+    document.getElementById("transcript-title").textContent = t.scenario + " · trial " + t.trial;
+    document.getElementById("transcript-meta").textContent =
+      "success: " + t.is_successful + " · status: " + t.status + " · stop: " + t.stop_reason +
+      (t.failed.length ? " · failed: " + t.failed.join(", ") : "") + (t.error ? " · " + t.error : "");
+    const ol = document.getElementById("transcript-turns");
+    ol.replaceChildren(...t.turns.map(([who, text, start, end]) => {
+      const li = document.createElement("li");
+      li.className = who;
+      const w = document.createElement("span"); w.className = "who"; w.textContent = who;
+      const tm = document.createElement("span"); tm.className = "t"; tm.textContent = fmt(start) + "–" + fmt(end);
+      li.append(w, tm, document.createTextNode(text));
+      return li;
+    }));
+    if (typeof dlg.showModal === "function") dlg.showModal(); else dlg.setAttribute("open", "");
+  }));
+  const table = document.getElementById("scenario-table");
+  table.querySelectorAll("th.sortable").forEach((th, col) => th.addEventListener("click", () => {
+    const dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+    table.querySelectorAll("th").forEach((h) => h.removeAttribute("aria-sort"));
+    th.setAttribute("aria-sort", dir);
+    const num = th.dataset.type === "num";
+    const body = table.tBodies[0];
+    const rows = [...body.rows];
+    rows.sort((a, b) => {
+      const x = a.cells[col].dataset.v, y = b.cells[col].dataset.v;
+      const c = num ? Number(x) - Number(y) : x.localeCompare(y);
+      return dir === "ascending" ? c : -c;
+    });
+    body.append(...rows);
+  }));
+})();
+`;

@@ -1,0 +1,215 @@
+/**
+ * The report as Markdown tables, ready for a pull-request comment: the summary, pass^k,
+ * per suite, signals, latency, tokens, and the per-scenario table folded in a
+ * `<details>` block.
+ *
+ * @module
+ */
+import { SIGNALS } from "../scenario/scenario.ts";
+import type { LatencyStats } from "./latency_stats.ts";
+import type { Aggregate, Rate, Report } from "./summary.ts";
+
+/** Renders the report as Markdown. */
+export function renderMarkdown(report: Report): string {
+  const o = report.overall;
+  const lines: string[] = ["## callbench report", ""];
+  lines.push(
+    `**Success ${ratio(o.success)}** · task success ${ratio(o.task_success)} · ` +
+      `${o.scenarios} scenarios, ${o.trials} trials` +
+      (report.exclude_errors ? ` · ${report.input.excluded_errors} error trials excluded` : ""),
+    "",
+  );
+
+  lines.push("### Summary", "");
+  lines.push(
+    ...table(["metric", "value"], [
+      ["scenarios", String(o.scenarios)],
+      ["trials", String(o.trials)],
+      ["success rate", ratio(o.success)],
+      ["task success rate (clean exit aside)", ratio(o.task_success)],
+      ["pass^1 (95% bootstrap interval)", pass1(o)],
+      ["not applicable (no gating signal applied)", String(o.not_applicable)],
+      ["too few agent turns", String(o.insufficient_agent_turns)],
+      ["errors", errorsText(report.input.errors)],
+      ["duplicates replaced", String(report.input.duplicates)],
+      ["judge mean score", o.judge_score_mean === null ? "–" : o.judge_score_mean.toFixed(3)],
+      ["voice readability flags", `${o.voice.flags} in ${o.voice.trials_flagged} trials`],
+    ]),
+    "",
+  );
+
+  if (o.pass_hat_k.length > 0) {
+    lines.push("### pass^k", "");
+    lines.push(
+      ...table(
+        ["k", "pass^k", "(c/n)^k"],
+        o.pass_hat_k.map((p) => [String(p.k), p.pass_hat_k.toFixed(3), p.pass_power_k.toFixed(3)]),
+      ),
+      "",
+    );
+  }
+
+  const suites = Object.entries(report.by_suite);
+  if (suites.length > 0) {
+    lines.push("### Per suite", "");
+    lines.push(
+      ...table(
+        [
+          "suite",
+          "scenarios",
+          "trials",
+          "success",
+          "task success",
+          `pass^${report.k_max}`,
+          "p50 ms",
+          "p95 ms",
+          "errors",
+        ],
+        suites.map(([name, a]) => [
+          name,
+          String(a.scenarios),
+          String(a.trials),
+          ratio(a.success),
+          ratio(a.task_success),
+          passAt(a, report.k_max),
+          ms(a.latency.p50_ms),
+          ms(a.latency.p95_ms),
+          errorsText(a.errors),
+        ]),
+      ),
+      "",
+    );
+  }
+
+  const signals = SIGNALS.filter((s) => o.signals[s]!.total > 0);
+  if (signals.length > 0) {
+    lines.push("### Signals", "");
+    lines.push(
+      ...table(
+        ["signal", "passed", "applied", "rate"],
+        signals.map((s) => {
+          const r = o.signals[s]!;
+          return [s, String(r.passed), String(r.total), percent(r.rate)];
+        }),
+      ),
+      "",
+    );
+  }
+  const { db_state, nl } = o.assertions;
+  if (db_state.total + nl.total > 0) {
+    lines.push(
+      ...table(["assertions", "passed", "total", "rate"], [
+        ["DB state", String(db_state.passed), String(db_state.total), percent(db_state.rate)],
+        ["natural language", String(nl.passed), String(nl.total), percent(nl.rate)],
+      ]),
+      "",
+    );
+  }
+
+  lines.push("### Latency", "");
+  lines.push(
+    ...table(["", "count", "mean ms", "p50 ms", "p90 ms", "p95 ms", "max ms"], [
+      latencyRow("agent response", o.latency),
+      latencyRow("time to first token", o.ttft),
+    ]),
+    "",
+  );
+
+  lines.push("### Tokens", "");
+  lines.push(
+    ...table(
+      ["side", "LLM calls", "prompt tokens", "completion tokens"],
+      (["agent", "user"] as const).map((side) => {
+        const u = o.usage[side];
+        return [side, String(u.calls), String(u.prompt_tokens), String(u.completion_tokens)];
+      }),
+    ),
+    "",
+  );
+
+  if (report.scenarios.length > 0) {
+    lines.push(
+      "<details><summary>Per scenario (" + report.scenarios.length + ")</summary>",
+      "",
+    );
+    lines.push(
+      ...table(
+        [
+          "scenario",
+          "suite",
+          "trials",
+          "successes",
+          "rate",
+          `pass^${report.k_max}`,
+          "failed signals",
+          "errors",
+        ],
+        report.scenarios.map((s) => [
+          s.scenario,
+          s.suite,
+          String(s.trials),
+          String(s.successes),
+          percent(s.success_rate),
+          s.pass_hat_k === null ? "–" : s.pass_hat_k.toFixed(3),
+          Object.entries(s.failed_signals).map(([k, n]) => `${k} ×${n}`).join(", ") || "–",
+          String(s.errors),
+        ]),
+      ),
+      "",
+      "</details>",
+      "",
+    );
+  }
+  return lines.join("\n");
+}
+
+function table(header: string[], rows: string[][]): string[] {
+  const cell = (s: string) => s.replaceAll("|", "\\|").replace(/\r?\n/g, " ");
+  return [
+    `| ${header.map(cell).join(" | ")} |`,
+    `| ${header.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+  ];
+}
+
+/** `62.5% (5/8)`, or `–` when nothing was scored. */
+export function ratio(r: Rate): string {
+  return r.rate === null ? "–" : `${percent(r.rate)} (${r.passed}/${r.total})`;
+}
+
+export function percent(x: number | null): string {
+  return x === null ? "–" : `${(x * 100).toFixed(1)}%`;
+}
+
+function pass1(a: Aggregate): string {
+  const p = a.pass_hat_k[0];
+  if (!p) return "–";
+  const ci = a.pass_1_ci95;
+  return p.pass_hat_k.toFixed(3) + (ci ? ` (${ci[0].toFixed(3)}–${ci[1].toFixed(3)})` : "");
+}
+
+function passAt(a: Aggregate, k: number): string {
+  const p = a.pass_hat_k.find((x) => x.k === k) ?? a.pass_hat_k.at(-1);
+  return p ? p.pass_hat_k.toFixed(3) : "–";
+}
+
+function ms(x: number | null): string {
+  return x === null ? "–" : String(Math.round(x));
+}
+
+function latencyRow(name: string, s: LatencyStats): string[] {
+  return [
+    name,
+    String(s.count),
+    ms(s.mean_ms),
+    ms(s.p50_ms),
+    ms(s.p90_ms),
+    ms(s.p95_ms),
+    ms(s.max_ms),
+  ];
+}
+
+function errorsText(errors: Record<string, number>): string {
+  const entries = Object.entries(errors);
+  return entries.length === 0 ? "0" : entries.map(([k, n]) => `${k}: ${n}`).join(", ");
+}

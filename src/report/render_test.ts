@@ -1,0 +1,61 @@
+import { deepEqual as assertEquals, ok } from "node:assert/strict";
+import { trialRecord } from "../score/_trial_fixture.ts";
+import { scoreTrial } from "../score/score_trial.ts";
+import { renderHtml } from "./html.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { summarize } from "./summary.ts";
+
+const verdicts = [
+  scoreTrial(trialRecord({ key: { scenario: "air__a|b", trial: 0 }, suite: "air" })),
+  scoreTrial(trialRecord({
+    key: { scenario: "air__a|b", trial: 1 },
+    suite: "air",
+    clean_exit: false,
+    turns: [{ speaker: "agent", text: "<script>alert(1)</script>", start_ms: 0, end_ms: 900 }],
+  })),
+  scoreTrial(trialRecord({
+    key: { scenario: "shop__c", trial: 0 },
+    suite: "shop",
+    status: "error",
+    error: { kind: "agent_timeout", message: "no reply" },
+  })),
+];
+const report = summarize(verdicts);
+
+Deno.test("renderMarkdown() prints the summary, pass^k, suites and scenario tables", () => {
+  const md = renderMarkdown(report);
+  ok(md.startsWith("## callbench report"));
+  ok(md.includes("| success rate | 33.3% (1/3) |"), md);
+  ok(md.includes("| errors | agent_timeout: 1 |"));
+  ok(md.includes("### pass^k"));
+  ok(md.includes("| air | 1 | 2 | 50.0% (1/2) |"));
+  ok(md.includes("<details><summary>Per scenario (2)</summary>"));
+  // A pipe in a name would split a cell: it is escaped.
+  ok(md.includes("| air__a\\|b | air |"));
+  // Every table row has the header's cell count.
+  for (const block of md.split("\n\n")) {
+    const rows = block.split("\n").filter((l) => l.startsWith("|"));
+    if (rows.length === 0) continue;
+    const cells = (l: string) => l.replaceAll("\\|", "").split("|").length;
+    assertEquals(new Set(rows.map(cells)).size, 1, block);
+  }
+});
+
+Deno.test("renderHtml() is one self-contained page with the charts, table and transcripts", () => {
+  const html = renderHtml(report, verdicts);
+  ok(html.startsWith("<!doctype html>"));
+  for (const id of ["pass-k-chart", "latency-histogram", "suite-success", "scenario-table"]) {
+    ok(html.includes(`id="${id}"`), id);
+  }
+  // No network: nothing loaded from elsewhere.
+  ok(!/\b(src|href)=["']?(https?:)?\/\//.test(html));
+  // Transcript text is data, never markup.
+  ok(!html.includes("<script>alert(1)</script>"));
+  ok(html.includes("\\u003cscript>alert(1)\\u003c/script>"));
+  // One trial button per trial, each pointing at a transcript.
+  const buttons = [...html.matchAll(/<button class="trial [a-z]+" data-i="(-?\d+)"/g)].map((m) =>
+    m[1]
+  );
+  assertEquals(buttons, ["0", "1", "2"]);
+  ok(html.includes('class="trial error"'));
+});

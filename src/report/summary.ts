@@ -1,0 +1,396 @@
+/**
+ * The report: aggregates over verdicts, overall and per suite, and a per-scenario table.
+ *
+ * - Verdicts are de-duplicated by trial key (scenario, trial, seed, config hash), the
+ *   last one read winning, so `cat shard-*.jsonl | score | report` merges shards and a
+ *   re-scored trial replaces its old verdict. Everything is then ordered by scenario
+ *   and trial, so the report does not depend on the order of its input.
+ * - Success and task-success rates count trials with a boolean `is_successful`
+ *   (`"N/A"` ones are counted apart). An infrastructure-error trial counts as a failure,
+ *   and in `errors` by kind; with `excludeErrors` it is left out of every aggregate
+ *   (and still counted in `errors`).
+ * - Per-signal rates, assertion counts and the judge's mean score leave out trials with
+ *   too few agent turns and error trials (their signals are not the agent's doing), as
+ *   the reference leaves out stalled scenarios (reference-harness §3.5).
+ * - pass^k per `pass_hat_k.ts`; latency and time to first token pool every sample.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { Signal, SIGNALS } from "../scenario/scenario.ts";
+import type { Verdict } from "../score/verdict.ts";
+import { histogram, HistogramSchema, latencyStats, LatencyStatsSchema } from "./latency_stats.ts";
+import { bootstrapPass1, passHatK, passHatKCurve, type ScenarioCount } from "./pass_hat_k.ts";
+
+export const REPORT_SCHEMA = "callbench.report/1";
+
+const Rate = z.object({
+  passed: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  /** passed / total; `null` when total is 0. */
+  rate: z.number().nullable(),
+});
+export type Rate = z.infer<typeof Rate>;
+
+const Usage = z.object({
+  calls: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().nonnegative(),
+  completion_tokens: z.number().int().nonnegative(),
+});
+
+export const AggregateSchema = z.object({
+  scenarios: z.number().int().nonnegative(),
+  trials: z.number().int().nonnegative(),
+  /** `is_successful` over trials where it is boolean. */
+  success: Rate,
+  task_success: Rate,
+  /** Trials whose `is_successful` is `"N/A"` (no whitelisted signal applied). */
+  not_applicable: z.number().int().nonnegative(),
+  insufficient_agent_turns: z.number().int().nonnegative(),
+  /** Each signal over the trials where it applies. */
+  signals: z.record(Signal, Rate),
+  assertions: z.object({ db_state: Rate, nl: Rate }),
+  judge_score_mean: z.number().nullable(),
+  pass_hat_k: z.array(z.object({
+    k: z.number().int().positive(),
+    pass_hat_k: z.number(),
+    pass_power_k: z.number(),
+  })),
+  /** Bootstrap 95% interval of pass^1 over scenarios (seeded). */
+  pass_1_ci95: z.tuple([z.number(), z.number()]).nullable(),
+  latency: LatencyStatsSchema,
+  ttft: LatencyStatsSchema,
+  usage: z.object({ agent: Usage, user: Usage }),
+  duration_ms: z.object({ total: z.number(), mean: z.number().nullable() }),
+  /** Infrastructure-error trials by kind. */
+  errors: z.record(z.string(), z.number().int().positive()),
+  voice: z.object({
+    trials_flagged: z.number().int().nonnegative(),
+    flags: z.number().int().nonnegative(),
+  }),
+});
+export type Aggregate = z.infer<typeof AggregateSchema>;
+
+export const ScenarioRowSchema = z.object({
+  scenario: z.string(),
+  suite: z.string(),
+  domain: z.string(),
+  trials: z.number().int().nonnegative(),
+  successes: z.number().int().nonnegative(),
+  /** Trials with a boolean verdict. */
+  scored: z.number().int().nonnegative(),
+  success_rate: z.number().nullable(),
+  /** C(c,K)/C(n,K) at the report's K. */
+  pass_hat_k: z.number().nullable(),
+  errors: z.number().int().nonnegative(),
+  latency_p50_ms: z.number().nullable(),
+  /** Signals that failed in any trial, with how many trials. */
+  failed_signals: z.partialRecord(Signal, z.number().int().positive()),
+  trials_detail: z.array(z.object({
+    trial: z.number().int().nonnegative(),
+    seed: z.string(),
+    config_hash: z.string(),
+    is_successful: z.union([z.boolean(), z.literal("N/A")]),
+    status: z.enum(["completed", "error"]),
+    error_kind: z.string().optional(),
+    stop_reason: z.string(),
+    failed: z.array(Signal),
+    turns: z.number().int().nonnegative(),
+    duration_ms: z.number(),
+  })),
+});
+export type ScenarioRow = z.infer<typeof ScenarioRowSchema>;
+
+export const ReportSchema = z.object({
+  schema: z.literal(REPORT_SCHEMA),
+  /** Error trials were left out of the aggregates (`--exclude-errors`). */
+  exclude_errors: z.boolean(),
+  /** Verdicts read, and how many a later verdict with the same trial key replaced. */
+  input: z.object({
+    verdicts: z.number().int().nonnegative(),
+    duplicates: z.number().int().nonnegative(),
+    excluded_errors: z.number().int().nonnegative(),
+    /** Infrastructure-error trials by kind, excluded or not. */
+    errors: z.record(z.string(), z.number().int().positive()),
+  }),
+  /** The K of pass^k: the fewest scored trials of any scenario. */
+  k_max: z.number().int().nonnegative(),
+  overall: AggregateSchema,
+  latency_histogram: HistogramSchema.nullable(),
+  by_suite: z.record(z.string(), AggregateSchema),
+  scenarios: z.array(ScenarioRowSchema),
+});
+export type Report = z.infer<typeof ReportSchema>;
+
+/** A trial key as one string. */
+export function trialKeyOf(
+  v: Pick<Verdict, "scenario" | "trial" | "seed" | "config_hash">,
+): string {
+  return JSON.stringify([v.scenario, v.trial, v.seed, v.config_hash]);
+}
+
+/** Keeps the last verdict of each trial key; counts the ones replaced. */
+export class VerdictSet<V extends Pick<Verdict, "scenario" | "trial" | "seed" | "config_hash">> {
+  readonly #byKey = new Map<string, V>();
+  read = 0;
+  duplicates = 0;
+
+  add(v: V): void {
+    this.read++;
+    const key = trialKeyOf(v);
+    if (this.#byKey.has(key)) this.duplicates++;
+    this.#byKey.set(key, v);
+  }
+
+  /** The kept verdicts, by scenario, then trial, seed and config hash. */
+  sorted(): V[] {
+    return [...this.#byKey.values()].sort((a, b) =>
+      _compare(a.scenario, b.scenario) || a.trial - b.trial || _compare(a.seed, b.seed) ||
+      _compare(a.config_hash, b.config_hash)
+    );
+  }
+}
+
+/** What `summarize` reads of a verdict (the transcript is not needed). */
+export type ReportedVerdict = Omit<Verdict, "turns"> & { turns?: Verdict["turns"] };
+
+export interface SummaryOptions {
+  excludeErrors?: boolean;
+  /** Seed of the pass^1 bootstrap. Default 1. */
+  seed?: number;
+  /** Counts to carry into `input` (from a `VerdictSet`). */
+  read?: number;
+  duplicates?: number;
+}
+
+/** The report over de-duplicated verdicts, sorted by scenario and trial. */
+export function summarize(all: readonly ReportedVerdict[], options: SummaryOptions = {}): Report {
+  const verdicts = options.excludeErrors ? all.filter((v) => v.status !== "error") : all;
+  const excluded = all.length - verdicts.length;
+
+  const bySuite = new Map<string, ReportedVerdict[]>();
+  for (const v of verdicts) {
+    const list = bySuite.get(v.suite);
+    if (list) list.push(v);
+    else bySuite.set(v.suite, [v]);
+  }
+  let k = 0;
+  for (const { n } of _scenarioCounts(verdicts).values()) k = k === 0 ? n : Math.min(k, n);
+  const errors: Record<string, number> = {};
+  for (const v of all) {
+    if (v.status === "error") {
+      const kind = v.error?.kind ?? "harness_error";
+      errors[kind] = (errors[kind] ?? 0) + 1;
+    }
+  }
+
+  const latencies: number[] = [];
+  for (const v of verdicts) for (const ms of v.metrics.latency_ms) latencies.push(ms);
+
+  return {
+    schema: REPORT_SCHEMA,
+    exclude_errors: options.excludeErrors ?? false,
+    input: {
+      verdicts: options.read ?? all.length,
+      duplicates: options.duplicates ?? 0,
+      excluded_errors: excluded,
+      errors: _sortedCounts(errors),
+    },
+    k_max: k,
+    overall: aggregate(verdicts, options.seed),
+    latency_histogram: histogram(latencies),
+    by_suite: Object.fromEntries(
+      [...bySuite.keys()].sort().map((s) => [s, aggregate(bySuite.get(s)!, options.seed)]),
+    ),
+    scenarios: _scenarioRows(verdicts, k),
+  };
+}
+
+/** The aggregate of one group of verdicts. */
+export function aggregate(verdicts: readonly ReportedVerdict[], seed = 1): Aggregate {
+  const success = _rate();
+  const task = _rate();
+  const signals = Object.fromEntries(SIGNALS.map((s) => [s, _rate()])) as Record<Signal, Rate>;
+  const dbAssertions = _rate();
+  const nlAssertions = _rate();
+  const usage = { agent: _usage(), user: _usage() };
+  const errors: Record<string, number> = {};
+  const latency: number[] = [];
+  const ttft: number[] = [];
+  let notApplicable = 0;
+  let insufficient = 0;
+  let judgeSum = 0;
+  let judgeCount = 0;
+  let duration = 0;
+  let trialsFlagged = 0;
+  let flags = 0;
+
+  for (const v of verdicts) {
+    if (typeof v.is_successful === "boolean") {
+      success.total++;
+      if (v.is_successful) success.passed++;
+    } else {
+      notApplicable++;
+    }
+    if (v.is_task_successful !== undefined) {
+      task.total++;
+      if (v.is_task_successful) task.passed++;
+    }
+    if (v.insufficient_agent_turns) insufficient++;
+    if (v.status === "error") {
+      const kind = v.error?.kind ?? "harness_error";
+      errors[kind] = (errors[kind] ?? 0) + 1;
+    }
+    for (const side of ["agent", "user"] as const) {
+      const u = v.metrics.usage[side];
+      usage[side].calls += u.calls;
+      usage[side].prompt_tokens += u.prompt_tokens;
+      usage[side].completion_tokens += u.completion_tokens;
+    }
+    for (const ms of v.metrics.latency_ms) latency.push(ms);
+    for (const ms of v.metrics.ttft_ms) ttft.push(ms);
+    duration += v.metrics.duration_ms;
+    if (v.details.voice.flags.length > 0) {
+      trialsFlagged++;
+      flags += v.details.voice.flags.length;
+    }
+
+    if (v.insufficient_agent_turns || v.status === "error") continue;
+    for (const s of SIGNALS) {
+      const value = v.signals[s];
+      if (value === null) continue;
+      signals[s].total++;
+      if (value) signals[s].passed++;
+    }
+    const db = v.details.db_state_assertion;
+    if (db) {
+      dbAssertions.passed += db.passed;
+      dbAssertions.total += db.total;
+    }
+    const nl = v.details.nl_assertion;
+    if (nl) {
+      nlAssertions.passed += nl.passed;
+      nlAssertions.total += nl.total;
+    }
+    const judge = v.details.judge;
+    if (judge?.status === "completed" && judge.score !== null) {
+      judgeSum += judge.score;
+      judgeCount++;
+    }
+  }
+
+  const counts = [..._scenarioCounts(verdicts).values()];
+  return {
+    scenarios: new Set(verdicts.map((v) => v.scenario)).size,
+    trials: verdicts.length,
+    success: _finish(success),
+    task_success: _finish(task),
+    not_applicable: notApplicable,
+    insufficient_agent_turns: insufficient,
+    signals: Object.fromEntries(SIGNALS.map((s) => [s, _finish(signals[s])])) as Record<
+      Signal,
+      Rate
+    >,
+    assertions: { db_state: _finish(dbAssertions), nl: _finish(nlAssertions) },
+    judge_score_mean: judgeCount > 0 ? judgeSum / judgeCount : null,
+    pass_hat_k: passHatKCurve(counts),
+    pass_1_ci95: bootstrapPass1(counts, { seed }),
+    latency: latencyStats(latency),
+    ttft: latencyStats(ttft),
+    usage,
+    duration_ms: {
+      total: duration,
+      mean: verdicts.length > 0 ? duration / verdicts.length : null,
+    },
+    errors: _sortedCounts(errors),
+    voice: { trials_flagged: trialsFlagged, flags },
+  };
+}
+
+/** n and c per scenario, in scenario order, over trials with a boolean verdict. */
+function _scenarioCounts(verdicts: readonly ReportedVerdict[]): Map<string, ScenarioCount> {
+  const counts = new Map<string, ScenarioCount>();
+  for (const v of verdicts) {
+    if (typeof v.is_successful !== "boolean") continue;
+    let s = counts.get(v.scenario);
+    if (!s) counts.set(v.scenario, s = { n: 0, c: 0 });
+    s.n++;
+    if (v.is_successful) s.c++;
+  }
+  return new Map([...counts.entries()].sort(([a], [b]) => _compare(a, b)));
+}
+
+function _scenarioRows(verdicts: readonly ReportedVerdict[], k: number): ScenarioRow[] {
+  const groups = new Map<string, ReportedVerdict[]>();
+  for (const v of verdicts) {
+    const list = groups.get(v.scenario);
+    if (list) list.push(v);
+    else groups.set(v.scenario, [v]);
+  }
+  const names = [...groups.keys()].sort();
+  return names.map((scenario) => {
+    const trials = groups.get(scenario)!.slice().sort((a, b) => a.trial - b.trial);
+    const first = trials[0]!;
+    let scored = 0;
+    let successes = 0;
+    let errors = 0;
+    const failed: Partial<Record<Signal, number>> = {};
+    const latency: number[] = [];
+    for (const v of trials) {
+      if (typeof v.is_successful === "boolean") {
+        scored++;
+        if (v.is_successful) successes++;
+      }
+      if (v.status === "error") errors++;
+      for (const s of v.success_breakdown.failed) failed[s] = (failed[s] ?? 0) + 1;
+      for (const ms of v.metrics.latency_ms) latency.push(ms);
+    }
+    return {
+      scenario,
+      suite: first.suite,
+      domain: first.domain,
+      trials: trials.length,
+      successes,
+      scored,
+      success_rate: scored > 0 ? successes / scored : null,
+      pass_hat_k: k > 0 && scored >= k ? passHatK(scored, successes, k) : null,
+      errors,
+      latency_p50_ms: latencyStats(latency).p50_ms,
+      failed_signals: Object.fromEntries(
+        SIGNALS.filter((s) => failed[s] !== undefined).map((s) => [s, failed[s]!]),
+      ),
+      trials_detail: trials.map((v) => ({
+        trial: v.trial,
+        seed: v.seed,
+        config_hash: v.config_hash,
+        is_successful: v.is_successful,
+        status: v.status,
+        ...(v.error ? { error_kind: v.error.kind } : {}),
+        stop_reason: v.stop_reason,
+        failed: v.success_breakdown.failed,
+        turns: v.metrics.turns,
+        duration_ms: v.metrics.duration_ms,
+      })),
+    };
+  });
+}
+
+function _sortedCounts(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.keys(counts).sort().map((k) => [k, counts[k]!]));
+}
+
+function _rate(): Rate {
+  return { passed: 0, total: 0, rate: null };
+}
+
+function _finish(r: Rate): Rate {
+  return { passed: r.passed, total: r.total, rate: r.total > 0 ? r.passed / r.total : null };
+}
+
+function _usage() {
+  return { calls: 0, prompt_tokens: 0, completion_tokens: 0 };
+}
+
+function _compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

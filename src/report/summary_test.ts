@@ -1,0 +1,139 @@
+import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
+import { trialRecord } from "../score/_trial_fixture.ts";
+import { scoreTrial } from "../score/score_trial.ts";
+import type { Verdict } from "../score/verdict.ts";
+import { ReportSchema, summarize, VerdictSet } from "./summary.ts";
+
+/** A verdict of `scenario` trial `trial`: success when the agent exited cleanly. */
+function verdict(scenario: string, trial: number, success: boolean, extra = {}): Verdict {
+  return scoreTrial(trialRecord({
+    key: { scenario, trial },
+    suite: scenario.split("__")[0]!,
+    clean_exit: success,
+    stop_reason: success ? "agent_end" : "max_duration",
+    ...extra,
+  }));
+}
+
+/** A: 2 of 4; B: 3 of 3; C: 1 of 3 (suites "air" and "shop"). */
+function known(): Verdict[] {
+  const outcomes: [string, boolean[]][] = [
+    ["air__a", [true, false, true, false]],
+    ["air__b", [true, true, true]],
+    ["shop__c", [false, false, true]],
+  ];
+  return outcomes.flatMap(([s, xs]) => xs.map((ok, i) => verdict(s, i, ok)));
+}
+
+const close = (a: number, b: number) => Math.abs(a - b) < 1e-12;
+
+Deno.test("summarize() computes success rate and pass^k as by hand", () => {
+  const r = summarize(known());
+  assertEquals(ReportSchema.safeParse(r).success, true);
+  assertEquals([r.overall.scenarios, r.overall.trials], [3, 10]);
+  assertEquals(r.overall.success, { passed: 6, total: 10, rate: 0.6 });
+  // Task success ignores clean_exit, the only gating signal here: all succeed.
+  assertEquals(r.overall.task_success, { passed: 10, total: 10, rate: 1 });
+  assertEquals(r.k_max, 3);
+  const hat = r.overall.pass_hat_k.map((p) => p.pass_hat_k);
+  // k=1: (2/4 + 1 + 1/3)/3 = 11/18; k=2: (1/6 + 1 + 0)/3 = 7/18; k=3: (0 + 1 + 0)/3 = 1/3.
+  ok(close(hat[0]!, 11 / 18) && close(hat[1]!, 7 / 18) && close(hat[2]!, 1 / 3), String(hat));
+  ok(r.overall.pass_1_ci95![0] <= 11 / 18 && 11 / 18 <= r.overall.pass_1_ci95![1]);
+  // Per suite: air = A and B, K = 3 there too: pass^3 = (0 + 1)/2.
+  assertEquals(Object.keys(r.by_suite), ["air", "shop"]);
+  ok(close(r.by_suite.air!.pass_hat_k[2]!.pass_hat_k, 0.5));
+  // shop has one scenario with 1 of 3: pass^2 = 0.
+  assertEquals(r.by_suite.shop!.pass_hat_k.map((p) => p.pass_hat_k), [1 / 3, 0, 0]);
+  const a = r.scenarios.find((s) => s.scenario === "air__a")!;
+  assertEquals([a.trials, a.successes, a.success_rate], [4, 2, 0.5]);
+  assertEquals(a.pass_hat_k, 0); // C(2,3)/C(4,3)
+  assertEquals(a.failed_signals, { clean_exit: 2 });
+});
+
+Deno.test("summarize() pools latency and sums tokens per side", () => {
+  const r = summarize(known());
+  assertEquals(r.overall.latency.count, 10);
+  assertEquals(r.overall.latency.p50_ms, 600);
+  assertEquals(r.overall.ttft.p95_ms, 250);
+  assertEquals(r.overall.usage.agent, { calls: 20, prompt_tokens: 10_000, completion_tokens: 500 });
+  assertEquals(r.overall.usage.user.calls, 10);
+  assertEquals(r.latency_histogram!.counts.reduce((x, y) => x + y, 0), 10);
+});
+
+Deno.test("summarize() does not depend on the order of its input", () => {
+  const verdicts = known();
+  const shuffled = [...verdicts].reverse();
+  equal(JSON.stringify(summarize(verdicts)), JSON.stringify(summarize(shuffled)));
+});
+
+Deno.test("VerdictSet keeps the last verdict of each trial key, so shards merge", () => {
+  const set = new VerdictSet<Verdict>();
+  const shard1 = [verdict("air__a", 0, false), verdict("air__a", 1, true)];
+  const shard2 = [verdict("air__a", 2, true), verdict("air__a", 0, true)]; // re-scored trial 0
+  for (const v of [...shard1, ...shard2]) set.add(v);
+  assertEquals([set.read, set.duplicates], [4, 1]);
+  const kept = set.sorted();
+  assertEquals(kept.map((v) => [v.trial, v.is_successful]), [[0, true], [1, true], [2, true]]);
+  const r = summarize(kept, { read: set.read, duplicates: set.duplicates });
+  assertEquals(r.overall.success, { passed: 3, total: 3, rate: 1 });
+  assertEquals(r.input, { verdicts: 4, duplicates: 1, excluded_errors: 0, errors: {} });
+});
+
+Deno.test("VerdictSet keeps trials with another config hash apart", () => {
+  const set = new VerdictSet<Verdict>();
+  const other = scoreTrial(trialRecord({ key: { config_hash: "cfg2" } }));
+  set.add(scoreTrial(trialRecord()));
+  set.add(other);
+  assertEquals([set.sorted().length, set.duplicates], [2, 0]);
+});
+
+Deno.test("summarize() counts error trials as failures, by kind, or leaves them out", () => {
+  const error = verdict("air__b", 3, false, {
+    status: "error",
+    error: { kind: "agent_unreachable", message: "refused" },
+  });
+  const verdicts = [...known(), error];
+  const r = summarize(verdicts);
+  assertEquals(r.overall.success, { passed: 6, total: 11, rate: 6 / 11 });
+  assertEquals(r.overall.errors, { agent_unreachable: 1 });
+  assertEquals(r.input.errors, { agent_unreachable: 1 });
+  // An error trial's signals are not the agent's: left out of per-signal rates.
+  assertEquals(r.overall.signals.clean_exit.total, 10);
+  const x = summarize(verdicts, { excludeErrors: true });
+  assertEquals(x.overall.success, { passed: 6, total: 10, rate: 0.6 });
+  assertEquals(x.overall.errors, {});
+  assertEquals([x.input.excluded_errors, x.input.errors], [1, { agent_unreachable: 1 }]);
+  assertEquals(x.exclude_errors, true);
+});
+
+Deno.test("summarize() leaves N/A trials out of rates and pass^k", () => {
+  const na = scoreTrial(trialRecord({
+    key: { scenario: "misc__x" },
+    suite: "misc",
+    expect: { success_signals: ["is_action_match"] },
+  }));
+  const r = summarize([...known(), na]);
+  assertEquals(r.overall.not_applicable, 1);
+  assertEquals(r.overall.success.total, 10);
+  assertEquals(r.k_max, 3);
+  assertEquals(r.scenarios.find((s) => s.scenario === "misc__x")!.success_rate, null);
+});
+
+Deno.test("summarize() leaves too-few-turn trials out of per-signal rates only", () => {
+  const short = scoreTrial(
+    trialRecord({ key: { scenario: "air__b", trial: 9 }, suite: "air" }),
+    { minAgentTurns: 5 },
+  );
+  const r = summarize([...known(), short]);
+  assertEquals(r.overall.insufficient_agent_turns, 1);
+  assertEquals(r.overall.success.total, 11);
+  assertEquals(r.overall.signals.clean_exit, { passed: 6, total: 10, rate: 0.6 });
+});
+
+Deno.test("summarize() of nothing is empty, not an error", () => {
+  const r = summarize([]);
+  assertEquals([r.k_max, r.overall.success.rate, r.overall.pass_1_ci95], [0, null, null]);
+  assertEquals(r.overall.pass_hat_k, []);
+  assertEquals(r.latency_histogram, null);
+  assertEquals(ReportSchema.safeParse(r).success, true);
+});
