@@ -8,6 +8,16 @@
 import type { Bill, Customer, Device, Line, Plan, TelecomDb } from "./data_model.ts";
 import { ToolError } from "./tool_kit.ts";
 
+/** The first row whose `key` is `value`, stopping there. */
+function _find<T extends object>(
+  table: T[] | undefined,
+  key: keyof T,
+  value: unknown,
+): T | undefined {
+  if (!Array.isArray(table)) return undefined;
+  return table.find((r) => typeof r === "object" && r !== null && r[key] === value);
+}
+
 /** A list of ids; anything but an array reads as none. */
 export function idsOf(ids: string[] | undefined): string[] {
   return Array.isArray(ids) ? ids : [];
@@ -19,27 +29,27 @@ export function rowsOf<T>(table: T[] | undefined): T[] {
 }
 
 export function findCustomer(db: TelecomDb, customerId: string): Customer | undefined {
-  return rowsOf(db.customers).find((c) => c.customer_id === customerId);
+  return _find(db.customers, "customer_id", customerId);
 }
 
 export function findLine(db: TelecomDb, lineId: string): Line | undefined {
-  return rowsOf(db.lines).find((l) => l.line_id === lineId);
+  return _find(db.lines, "line_id", lineId);
 }
 
 export function findLineByPhone(db: TelecomDb, phoneNumber: string): Line | undefined {
-  return rowsOf(db.lines).find((l) => l.phone_number === phoneNumber);
+  return _find(db.lines, "phone_number", phoneNumber);
 }
 
 export function findPlan(db: TelecomDb, planId: string): Plan | undefined {
-  return rowsOf(db.plans).find((p) => p.plan_id === planId);
+  return _find(db.plans, "plan_id", planId);
 }
 
 export function findBill(db: TelecomDb, billId: string): Bill | undefined {
-  return rowsOf(db.bills).find((b) => b.bill_id === billId);
+  return _find(db.bills, "bill_id", billId);
 }
 
 export function findDevice(db: TelecomDb, deviceId: string): Device | undefined {
-  return rowsOf(db.devices).find((d) => d.device_id === deviceId);
+  return _find(db.devices, "device_id", deviceId);
 }
 
 /** The customer whose own number, or one of whose lines, is `phoneNumber`. */
