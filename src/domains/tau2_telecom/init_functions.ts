@@ -2,8 +2,8 @@
  * The 20 telecom initialisation functions that set a task's starting state: 16 on
  * the caller's phone, 4 on the agent's records. Each mutates its side's draft in
  * place and throws to report an error (the Environment collects it and goes on).
- * Arguments are checked as the reference's Python signatures do: a missing or an
- * unknown argument is an error.
+ * A missing or unknown argument is an error, as with the reference's Python
+ * signatures; argument types are checked too, which the reference leaves to chance.
  *
  * Determinism: the overdue bill `suspend_line_for_overdue_bill` creates is dated
  * from the scenario's "today" (`ctx.today`), never the machine's clock.
