@@ -1,0 +1,36 @@
+import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
+import { memoryIo } from "../cli/io.ts";
+import { command, SCHEMA_FILES, schemaText } from "./schema.ts";
+
+Deno.test("schema writes one JSON Schema per record type and lists them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const io = memoryIo();
+    equal(await command.main(["--out", `${dir}/out`], io), 0);
+    assertEquals(
+      io.stdout.map((l) => JSON.parse(l).file),
+      SCHEMA_FILES.map((f) => `${dir}/out/${f.file}`),
+    );
+    const verdict = JSON.parse(await Deno.readTextFile(`${dir}/out/verdict.schema.json`));
+    equal(verdict.$schema, "https://json-schema.org/draft/2020-12/schema");
+    ok(verdict.required.includes("is_successful"));
+    ok(Object.keys(verdict.properties.signals.properties).includes("flow_expectation"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the scenario schema describes files as written: defaulted fields are optional", () => {
+  const scenario = JSON.parse(schemaText(SCHEMA_FILES[0]));
+  ok(scenario.required.includes("name"));
+  ok(!scenario.required.includes("today"));
+});
+
+Deno.test("the committed schemas are the generated ones", async () => {
+  for (const entry of SCHEMA_FILES) {
+    const committed = await Deno.readTextFile(
+      new URL(`../../schemas/${entry.file}`, import.meta.url),
+    );
+    equal(committed, schemaText(entry), `schemas/${entry.file} is stale: run cli.ts schema`);
+  }
+});

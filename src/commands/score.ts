@@ -1,0 +1,127 @@
+import type { Command, Io } from "../cli/io.ts";
+import { InputError } from "../cli/problem.ts";
+import { intFlag, parseFlags } from "../cli/args.ts";
+import { OpenAiClient } from "../llm/openai.ts";
+import { type TrialRecord, TrialRecordSchema } from "../runner/trial_record.ts";
+import { judgedAssertions, type JudgeOptions, judgeTrial, needsJudge } from "../score/judge.ts";
+import { readRecords } from "../score/read_records.ts";
+import { scoreTrial } from "../score/score_trial.ts";
+
+const help = `score: trial records in, one verdict per line out
+
+Usage: cli.ts score [FILE... | -] [--min-agent-turns N]
+                    [--judge-model M --judge-base-url URL [--judge-api-key-env NAME]
+                     [--judge-threshold T] [--judge-concurrency C] [--judge-attempts N]]
+
+Reads trial records (JSON Lines, files or stdin) and prints one verdict per record, in
+order: every signal, is_successful (strict AND of the scenario's success_signals that
+apply, "N/A" when none does), the breakdown, and the evidence. Without a judge it is
+offline and deterministic: the same records give byte-identical verdicts.
+
+  --min-agent-turns N   fail trials whose agent spoke fewer than N turns (default 0: off)
+
+The judge is opt-in: it runs only with both --judge-model and --judge-base-url (an
+OpenAI-compatible server), on trials with NL assertions or flow agent_expectations (all
+trials with --judge-threshold). Without it those signals do not apply.
+  --judge-api-key-env NAME   environment variable holding the key (default JUDGE_API_KEY)
+  --judge-threshold T        judge_passed = score >= T (0 to 1)
+  --judge-concurrency C      trials judged at once (default 4)
+  --judge-attempts N         requests per trial when a reply does not parse (default 3)
+
+A judge that cannot answer makes the verdict an infrastructure error (kind judge_error),
+never a failed assertion. Invalid records exit 2 naming file, line and field.`;
+
+export const command: Command = {
+  summary: "score trial records into verdicts (signals, is_successful, breakdown)",
+  help,
+  async main(args, io) {
+    const { values, positionals } = parseFlags(args, {
+      "min-agent-turns": { type: "string" },
+      "judge-model": { type: "string" },
+      "judge-base-url": { type: "string" },
+      "judge-api-key-env": { type: "string" },
+      "judge-threshold": { type: "string" },
+      "judge-concurrency": { type: "string" },
+      "judge-attempts": { type: "string" },
+    });
+    const minAgentTurns = intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
+    const judge = judgeOptions(values, io);
+    const concurrency = intFlag("judge-concurrency", values["judge-concurrency"], 4);
+    const records = readRecords(positionals, io.stdin, TrialRecordSchema, "trial record");
+
+    let unjudged = 0;
+    if (judge === undefined) {
+      for await (const { record } of records) {
+        if (judgedAssertions(record).length > 0) unjudged++;
+        io.out(JSON.stringify(scoreTrial(record, { minAgentTurns })));
+      }
+    } else {
+      // Judged trials run `concurrency` at once; verdicts still come out in input order.
+      const pending: Promise<string>[] = [];
+      const scoreOne = async (record: TrialRecord) => {
+        const result = needsJudge(record, judge.threshold)
+          ? await judgeTrial(record, judge)
+          : undefined;
+        return JSON.stringify(scoreTrial(record, { minAgentTurns, judge: result }));
+      };
+      for await (const { record } of records) {
+        pending.push(scoreOne(record));
+        if (pending.length >= concurrency) io.out(await pending.shift()!);
+      }
+      while (pending.length > 0) io.out(await pending.shift()!);
+    }
+    if (unjudged > 0) {
+      io.err(
+        `score: ${unjudged} trial(s) have NL assertions or agent expectations but no judge is ` +
+          `configured; nl_assertion does not apply to them (see --judge-model)`,
+      );
+    }
+    await io.flush();
+    return 0;
+  },
+};
+
+function judgeOptions(
+  values: Record<string, string | boolean | string[] | undefined>,
+  io: Io,
+): JudgeOptions | undefined {
+  const model = values["judge-model"] as string | undefined;
+  const baseUrl = values["judge-base-url"] as string | undefined;
+  const judgeOnly = ["judge-threshold", "judge-attempts", "judge-api-key-env", "judge-concurrency"]
+    .filter((f) => values[f] !== undefined);
+  if (!model && !baseUrl) {
+    if (judgeOnly.length > 0) {
+      throw new InputError({
+        field: `--${judgeOnly[0]}`,
+        message: "needs a judge",
+        hint: "give --judge-model and --judge-base-url",
+      });
+    }
+    return undefined;
+  }
+  if (!model || !baseUrl) {
+    throw new InputError({
+      field: model ? "--judge-base-url" : "--judge-model",
+      message: "required with " + (model ? "--judge-model" : "--judge-base-url"),
+      hint: "the judge needs both a model and an OpenAI-compatible base URL",
+    });
+  }
+  let threshold: number | undefined;
+  const t = values["judge-threshold"] as string | undefined;
+  if (t !== undefined) {
+    threshold = Number(t);
+    if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
+      throw new InputError({
+        field: "--judge-threshold",
+        message: `expected a number from 0 to 1, got ${JSON.stringify(t)}`,
+      });
+    }
+  }
+  const keyEnv = (values["judge-api-key-env"] as string | undefined) ?? "JUDGE_API_KEY";
+  const apiKey = io.env(keyEnv);
+  return {
+    model: new OpenAiClient({ baseUrl, model, ...(apiKey ? { apiKey } : {}) }),
+    ...(threshold !== undefined ? { threshold } : {}),
+    maxAttempts: intFlag("judge-attempts", values["judge-attempts"] as string | undefined, 3),
+  };
+}
