@@ -1,0 +1,307 @@
+/**
+ * Scenario files: YAML or JSON documents, each one scenario (the `ScenarioSchema`
+ * shape), a `{scenarios: [...]}` list of them, or a flow group (`nodes`, or
+ * `scenarios` with `label`s; see flows.md) handed to the flow loader. A path may be
+ * a folder: its `*.yaml`, `*.yml` and `*.json` files, in name order.
+ *
+ * Nothing throws on bad input: every problem names the file, the line, the scenario
+ * and the field, and an unknown field gets the closest known name as a hint.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import { closest, type Problem } from "../cli/problem.ts";
+import { type Scenario, ScenarioSchema } from "./scenario.ts";
+import { jsonErrorOffset } from "./json_error_offset.ts";
+
+export interface ScenarioFilesLoad {
+  scenarios: Scenario[];
+  /** Problems that keep a file's scenarios from loading. */
+  problems: Problem[];
+  /** Problems worth knowing that do not stop a run. */
+  warnings: Problem[];
+}
+
+const EXTENSIONS = /\.(ya?ml|json)$/i;
+
+/** Loads every scenario of the given files and folders, in order. */
+export async function loadScenarioFiles(paths: string[]): Promise<ScenarioFilesLoad> {
+  const out: ScenarioFilesLoad = { scenarios: [], problems: [], warnings: [] };
+  const names = new Map<string, string>();
+  for (const file of await _expand(paths, out)) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(file);
+    } catch (e) {
+      out.problems.push({ file, message: `cannot read: ${(e as Error).message}` });
+      continue;
+    }
+    const loaded = await loadScenarioText(file, text);
+    out.problems.push(...loaded.problems);
+    out.warnings.push(...loaded.warnings);
+    for (const s of loaded.scenarios) {
+      const first = names.get(s.name);
+      if (first !== undefined) {
+        out.problems.push({
+          file,
+          where: s.name,
+          field: "name",
+          message: `duplicate scenario name (first in ${first})`,
+        });
+        continue;
+      }
+      names.set(s.name, file);
+      out.scenarios.push(s);
+    }
+  }
+  return out;
+}
+
+/** Files to read: each file as given, each folder's scenario files sorted by name. */
+async function _expand(paths: string[], out: ScenarioFilesLoad): Promise<string[]> {
+  const files: string[] = [];
+  for (const path of paths) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.stat(path);
+    } catch {
+      out.problems.push({ file: path, message: "no such file or folder" });
+      continue;
+    }
+    if (!info.isDirectory) {
+      files.push(path);
+      continue;
+    }
+    const inFolder: string[] = [];
+    for await (const e of Deno.readDir(path)) {
+      if (e.isFile && EXTENSIONS.test(e.name)) inFolder.push(e.name);
+    }
+    inFolder.sort();
+    if (inFolder.length === 0) {
+      out.warnings.push({ file: path, message: "no .yaml, .yml or .json scenario files here" });
+    }
+    files.push(...inFolder.map((n) => join(path, n)));
+  }
+  return files;
+}
+
+/** The scenarios of one file's text (flow groups go to the flow loader). */
+export async function loadScenarioText(file: string, text: string): Promise<ScenarioFilesLoad> {
+  const out: ScenarioFilesLoad = { scenarios: [], problems: [], warnings: [] };
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    for (const e of doc.errors) {
+      out.problems.push({
+        file,
+        line: lineCounter.linePos(e.pos[0]).line,
+        message: `invalid ${file.toLowerCase().endsWith(".json") ? "JSON" : "YAML"}: ${
+          e.message.split("\n")[0]
+        }`,
+      });
+    }
+    return out;
+  }
+  if (/\.json$/i.test(file)) {
+    // YAML reads JSON leniently (`"a": ,` is a null there): hold JSON files to JSON.
+    const offset = jsonErrorOffset(text);
+    if (offset !== undefined) {
+      out.problems.push({
+        file,
+        line: lineCounter.linePos(offset).line,
+        message: "invalid JSON: unexpected " +
+          (offset < text.length ? JSON.stringify(text[offset]) : "end of input"),
+      });
+      return out;
+    }
+  }
+  const value = doc.toJS() as unknown;
+  if (_isFlowGroup(value)) return await _loadFlow(file, text);
+  const located = new _Locator(file, doc, lineCounter);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    out.problems.push({
+      file,
+      line: 1,
+      message: "expected a scenario (a mapping with name, domain, ...) or {scenarios: [...]}",
+    });
+    return out;
+  }
+  const v = value as Record<string, unknown>;
+  if ("scenarios" in v) {
+    const extra = Object.keys(v).filter((k) => k !== "scenarios");
+    for (const k of extra) {
+      out.problems.push({
+        ...located.problem([k], true),
+        field: k,
+        message: `unknown field "${k}" beside "scenarios"`,
+      });
+    }
+    if (!Array.isArray(v.scenarios)) {
+      out.problems.push({
+        ...located.problem(["scenarios"]),
+        field: "scenarios",
+        message: "expected a list of scenarios",
+      });
+      return out;
+    }
+    if (extra.length > 0) return out;
+    v.scenarios.forEach((item, i) => _validate(item, ["scenarios", i], located, out));
+  } else {
+    _validate(v, [], located, out);
+  }
+  return out;
+}
+
+function _validate(
+  item: unknown,
+  base: (string | number)[],
+  located: _Locator,
+  out: ScenarioFilesLoad,
+): void {
+  const parsed = ScenarioSchema.safeParse(item);
+  const name = (item as { name?: unknown })?.name;
+  const where = typeof name === "string" && name !== "" ? name : _fieldText(base) || undefined;
+  if (parsed.success) {
+    const s = parsed.data;
+    out.scenarios.push(s.source === undefined ? { ...s, source: `file:${located.file}` } : s);
+    return;
+  }
+  for (const issue of parsed.error.issues) {
+    const path = issue.path.filter((k): k is string | number => typeof k !== "symbol");
+    if (issue.code === "unrecognized_keys") {
+      const known = _knownKeys(ScenarioSchema, path);
+      for (const key of issue.keys) {
+        const hint = closest(key, known);
+        out.problems.push({
+          ...located.problem([...base, ...path, key], true),
+          where,
+          field: _fieldText([...path, key]),
+          message: `unknown field "${key}"`,
+          hint: hint ? `did you mean "${hint}"?` : undefined,
+        });
+      }
+      continue;
+    }
+    const missing = issue.code === "invalid_type" && _valueAt(item, path) === undefined;
+    out.problems.push({
+      ...located.problem([...base, ...path]),
+      where,
+      field: _fieldText(path) || undefined,
+      message: missing ? "missing field" : issue.message,
+    });
+  }
+}
+
+/** Finds the line of a value (or of its key) in the document. */
+class _Locator {
+  constructor(
+    readonly file: string,
+    readonly doc: Document,
+    readonly lines: LineCounter,
+  ) {}
+
+  /** `{file, line}` of the node at `path`, or of its nearest existing ancestor. */
+  problem(path: (string | number)[], key = false): { file: string; line?: number } {
+    let node: unknown = this.doc.contents;
+    let at: unknown = node;
+    for (let i = 0; i < path.length; i++) {
+      const k = path[i]!;
+      const last = i === path.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((p) =>
+          isPair(p) && isScalar(p.key) && String(p.key.value) === String(k)
+        );
+        if (!pair) break;
+        at = key && last ? pair.key : pair.value ?? pair.key;
+        node = pair.value;
+      } else if (isSeq(node) && typeof k === "number" && node.items[k] !== undefined) {
+        node = node.items[k];
+        at = node;
+      } else {
+        break;
+      }
+    }
+    const range = (at as { range?: [number, number, number] } | undefined)?.range;
+    return range
+      ? { file: this.file, line: this.lines.linePos(range[0]).line }
+      : { file: this.file };
+  }
+}
+
+function _valueAt(v: unknown, path: (string | number)[]): unknown {
+  for (const k of path) {
+    if (typeof v !== "object" || v === null) return undefined;
+    v = (v as Record<string | number, unknown>)[k];
+  }
+  return v;
+}
+
+/** `agent.tools[2]` for `["agent", "tools", 2]`. */
+function _fieldText(path: (string | number)[]): string {
+  return path.reduce<string>(
+    (s, k) => typeof k === "number" ? `${s}[${k}]` : s ? `${s}.${k}` : k,
+    "",
+  );
+}
+
+/** The field names a schema accepts at `path` (for the closest-name hint). */
+function _knownKeys(schema: z.ZodType, path: (string | number)[]): string[] {
+  const options = _objectsAt([schema], path);
+  return [...new Set(options.flatMap((o) => Object.keys(o.shape)))];
+}
+
+function _objectsAt(schemas: z.ZodType[], path: (string | number)[]): z.ZodObject[] {
+  let current = schemas.flatMap(_unwrap);
+  for (const k of path) {
+    current = current.flatMap((s) => {
+      if (s instanceof z.ZodObject && typeof k === "string") {
+        const field = (s.shape as Record<string, z.ZodType>)[k];
+        return field ? _unwrap(field) : [];
+      }
+      if (s instanceof z.ZodArray && typeof k === "number") return _unwrap(s.element as z.ZodType);
+      if (s instanceof z.ZodRecord && typeof k === "string") {
+        return _unwrap(s._zod.def.valueType as z.ZodType);
+      }
+      return [];
+    });
+  }
+  return current.filter((s): s is z.ZodObject => s instanceof z.ZodObject);
+}
+
+/** A schema without its optional/default/nullable wrappers; a union as its options. */
+function _unwrap(s: z.ZodType): z.ZodType[] {
+  if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
+    return _unwrap(s._zod.def.innerType as z.ZodType);
+  }
+  if (s instanceof z.ZodUnion) return (s.options as z.ZodType[]).flatMap(_unwrap);
+  return [s];
+}
+
+function _isFlowGroup(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  if ("nodes" in v) return true;
+  return Array.isArray(v.scenarios) &&
+    v.scenarios.some((s) => typeof s === "object" && s !== null && "label" in s);
+}
+
+async function _loadFlow(file: string, text: string): Promise<ScenarioFilesLoad> {
+  let flow: {
+    loadFlowFile(file: string, text: string): ScenarioFilesLoad | Promise<ScenarioFilesLoad>;
+  };
+  try {
+    flow = await import("../flow/load.ts");
+  } catch {
+    return {
+      scenarios: [],
+      problems: [{
+        file,
+        message: "this is a flow file, and flows are not available in this build",
+      }],
+      warnings: [],
+    };
+  }
+  return await flow.loadFlowFile(file, text);
+}

@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadScenarioFiles, loadScenarioText } from "./files.ts";
+
+const MINIMAL = `name: demo__one
+domain: eva_airline
+success_signals: [db_state_match, clean_exit]
+`;
+
+async function folder(files: Record<string, string>): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-files-" });
+  for (const [name, text] of Object.entries(files)) await Deno.writeTextFile(join(dir, name), text);
+  return dir;
+}
+
+Deno.test("loadScenarioFiles reads a folder's YAML and JSON files in name order", async () => {
+  const dir = await folder({
+    "b.yaml": MINIMAL.replace("demo__one", "demo__b"),
+    "a.yml": MINIMAL.replace("demo__one", "demo__a"),
+    "c.json": JSON.stringify({
+      name: "demo__c",
+      domain: "eva_airline",
+      success_signals: ["clean_exit"],
+    }),
+    "notes.txt": "not a scenario",
+  });
+  try {
+    const r = await loadScenarioFiles([dir]);
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(r.scenarios.map((s) => s.name), ["demo__a", "demo__b", "demo__c"]);
+    const a = r.scenarios[0]!;
+    assert.equal(a.source, `file:${join(dir, "a.yml")}`);
+    assert.equal(a.max_duration_s, 900); // schema defaults applied
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a scenarios list loads each entry, and a scenario's own source is kept", async () => {
+  const r = await loadScenarioText(
+    "list.yaml",
+    `scenarios:
+  - name: demo__x
+    domain: eva_airline
+    source: "eva:9.9.9"
+    success_signals: [clean_exit]
+  - name: demo__y
+    domain: eva_airline
+    success_signals: [clean_exit]
+`,
+  );
+  assert.deepEqual(r.problems, []);
+  assert.deepEqual(r.scenarios.map((s) => [s.name, s.source]), [
+    ["demo__x", "eva:9.9.9"],
+    ["demo__y", "file:list.yaml"],
+  ]);
+});
+
+Deno.test("an unknown field names its line and the closest known field", async () => {
+  const r = await loadScenarioText(
+    "typo.yaml",
+    `name: demo__typo
+domain: eva_airline
+success_signals: [clean_exit]
+agent:
+  tools: [get_reservation]
+  promt: hello
+max_duraton_s: 60
+`,
+  );
+  assert.deepEqual(r.scenarios, []);
+  assert.deepEqual(r.problems, [
+    {
+      file: "typo.yaml",
+      line: 6,
+      where: "demo__typo",
+      field: "agent.promt",
+      message: 'unknown field "promt"',
+      hint: 'did you mean "prompt"?',
+    },
+    {
+      file: "typo.yaml",
+      line: 7,
+      where: "demo__typo",
+      field: "max_duraton_s",
+      message: 'unknown field "max_duraton_s"',
+      hint: 'did you mean "max_duration_s"?',
+    },
+  ]);
+});
+
+Deno.test("a bad value and a missing field are located in the list entry they belong to", async () => {
+  const r = await loadScenarioText(
+    "bad.yaml",
+    `scenarios:
+  - name: demo__ok
+    domain: eva_airline
+    success_signals: [clean_exit]
+  - name: demo__bad
+    domain: eva_airline
+    max_duration_s: long
+    expect:
+      reference_actions:
+        - name: get_reservation
+          arguments: 7
+`,
+  );
+  assert.deepEqual(r.scenarios.map((s) => s.name), ["demo__ok"]);
+  const byField = Object.fromEntries(r.problems.map((p) => [p.field, p]));
+  assert.equal(byField["max_duration_s"]!.line, 7);
+  assert.equal(byField["max_duration_s"]!.where, "demo__bad");
+  assert.equal(byField["expect.reference_actions[0].arguments"]!.line, 11);
+  assert.equal(byField["success_signals"]!.message, "missing field");
+  assert.equal(byField["success_signals"]!.line, 5);
+});
+
+Deno.test("a YAML or JSON syntax error is a located problem", async () => {
+  const yaml = await loadScenarioText("broken.yaml", "name: a\n  domain: [x\n");
+  assert.equal(yaml.scenarios.length, 0);
+  assert.equal(yaml.problems[0]!.file, "broken.yaml");
+  assert.equal(typeof yaml.problems[0]!.line, "number");
+  assert.match(yaml.problems[0]!.message, /^invalid YAML/);
+  const json = await loadScenarioText("broken.json", '{\n  "name": "a",\n  "domain": \n}\n');
+  assert.deepEqual(json.problems, [
+    { file: "broken.json", line: 4, message: 'invalid JSON: unexpected "}"' },
+  ]);
+});
+
+Deno.test("a flow group goes to the flow loader", async () => {
+  const r = await loadScenarioText(
+    "clinic.yaml",
+    `name: Clinic
+nodes:
+  front:
+    say: "Hello, you reached the clinic."
+    timeout: { after: 5s, to: livekit/hangup }
+scenarios:
+  - label: hears-greeting
+    start: front
+    expect: { end: livekit/hangup }
+`,
+  );
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.scenarios.length, 1);
+  assert.equal(r.scenarios[0]!.domain, "flow");
+  const bad = await loadScenarioText("bad_flow.yaml", "nodes:\n  a:\n    then: nowhere\n");
+  assert.equal(bad.scenarios.length, 0);
+  assert.ok(bad.problems.length > 0);
+  assert.equal(bad.problems[0]!.file, "bad_flow.yaml");
+});
+
+Deno.test("duplicate names, missing paths and empty folders are reported", async () => {
+  const dir = await folder({ "one.yaml": MINIMAL, "two.yaml": MINIMAL });
+  const empty = await Deno.makeTempDir({ prefix: "callbench-empty-" });
+  try {
+    const r = await loadScenarioFiles([dir, join(dir, "missing.yaml"), empty]);
+    assert.deepEqual(r.scenarios.map((s) => s.name), ["demo__one"]);
+    assert.deepEqual(r.problems.map((p) => [p.file, p.message]), [
+      [join(dir, "missing.yaml"), "no such file or folder"],
+      [join(dir, "two.yaml"), `duplicate scenario name (first in ${join(dir, "one.yaml")})`],
+    ]);
+    assert.deepEqual(r.warnings.map((w) => w.file), [empty]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(empty, { recursive: true });
+  }
+});
+
+Deno.test("a document that is not a mapping is refused", async () => {
+  const r = await loadScenarioText("list.yaml", "- a\n- b\n");
+  assert.equal(r.problems.length, 1);
+  assert.match(r.problems[0]!.message, /^expected a scenario/);
+});
