@@ -59,7 +59,10 @@ export function readFrame(
 }
 
 /** One message as a frame in the given framing. */
-export function writeFrame(message: RtviMessage, framing: Framing): string | Uint8Array {
+export function writeFrame(
+  message: RtviMessage,
+  framing: Framing,
+): string | Uint8Array<ArrayBuffer> {
   const json = JSON.stringify(message);
   return framing === "json" ? json : encodeMessageFrame(json);
 }

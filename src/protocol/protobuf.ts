@@ -73,7 +73,7 @@ export function readVarint(bytes: Uint8Array, offset: number): { value: number; 
 }
 
 /** `Frame{message: MessageFrame{data: json}}` as bytes. */
-export function encodeMessageFrame(json: string): Uint8Array {
+export function encodeMessageFrame(json: string): Uint8Array<ArrayBuffer> {
   const data = encoder.encode(json);
   const inner = concat([Uint8Array.of((1 << 3) | WIRE_LEN), encodeVarint(data.length), data]);
   return concat([Uint8Array.of((4 << 3) | WIRE_LEN), encodeVarint(inner.length), inner]);
@@ -159,7 +159,7 @@ function forEachField(
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

@@ -60,7 +60,7 @@ import { z } from "zod";
 
 /** All a session needs of its socket. */
 export interface SessionSocket {
-  send(data: string | Uint8Array): void;
+  send(data: string | Uint8Array<ArrayBuffer>): void;
   close(code?: number, reason?: string): void;
 }
 

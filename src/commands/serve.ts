@@ -1,0 +1,113 @@
+/**
+ * `serve`: a WebSocket bot server speaking RTVI 2.1 at `/ws`, hosting built-in
+ * participants, one per session. Runs until SIGINT or SIGTERM.
+ *
+ * @module
+ */
+import type { Command, Io } from "../cli/io.ts";
+import { intFlag, parseFlags } from "../cli/args.ts";
+import { InputError } from "../cli/problem.ts";
+import { NoopAgent } from "../participants/noop.ts";
+import { openDataRoot } from "../scenario/data_root.ts";
+import { DEFAULT_AGENT } from "../server/app.ts";
+import { serve } from "../server/serve.ts";
+import type { HostedParticipantFactory } from "../server/session.ts";
+
+const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
+
+Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
+
+Each WebSocket is one session hosting one participant: ?agent=NAME (or ?user=NAME
+for a caller) picks it, else --agent. JSON text and pipecat protobuf frames are both
+understood and answered in kind. Tool calls go back to the client
+(llm-function-call-in-progress), unless the client loaded a world into the session
+with apply_initialization.
+
+Flags:
+  --host H         address to bind (default 127.0.0.1); any non-loopback address
+                   needs a token
+  --port N         port (default 8765; 0 picks a free one)
+  --token T        bearer token required on /ws (default: CALLBENCH_TOKEN)
+  --agent NAME     participant hosted when the URL names none (default ${DEFAULT_AGENT})
+  --data-root D    where apply_initialization finds db_path (default EVAL_DATA_ROOT,
+                   else the bundled fixtures)
+  --max-sessions N sessions at once (default 10000)
+
+Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM.`;
+
+const FLAGS = {
+  host: { type: "string" },
+  port: { type: "string" },
+  token: { type: "string" },
+  agent: { type: "string" },
+  "data-root": { type: "string" },
+  "max-sessions": { type: "string" },
+} as const;
+
+/**
+ * Hosted participants by name. Only what needs no scenario lookup is wired here;
+ * the full set comes from the participant registry.
+ */
+const builtinFactory: HostedParticipantFactory = (name) => {
+  if (name === "noop") return new NoopAgent();
+  throw new Error(`participant "${name}" cannot be hosted by this server`);
+};
+
+/** Runs the server until `stop` is aborted (SIGINT or SIGTERM, in the command). */
+export async function runServe(
+  args: string[],
+  io: Io,
+  factory: HostedParticipantFactory,
+  stop: AbortSignal,
+): Promise<number> {
+  const { values, positionals } = parseFlags(args, FLAGS);
+  if (positionals.length > 0) {
+    throw new InputError({
+      message: `unexpected argument "${positionals[0]}"`,
+      hint: "see --help",
+    });
+  }
+  const port = intFlag("port", values.port, 8765, 0);
+  if (port > 65535) {
+    throw new InputError({ field: "--port", message: `port out of range: ${port}` });
+  }
+  const server = serve({
+    hostname: values.host ?? "127.0.0.1",
+    port,
+    token: values.token ?? io.env("CALLBENCH_TOKEN"),
+    defaultAgent: values.agent ?? DEFAULT_AGENT,
+    dataRoot: openDataRoot(values["data-root"], io),
+    maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),
+    factory,
+    log: (line) => io.err(line),
+  });
+  io.err(`callbench serve: listening on ${server.url}`);
+  const stopped = new Promise<void>((resolve) => {
+    if (stop.aborted) resolve();
+    stop.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await Promise.race([stopped, server.finished]);
+  io.err("callbench serve: stopping");
+  await server.shutdown();
+  return 0;
+}
+
+/** Runs `fn` with a signal aborted by the first SIGINT or SIGTERM. */
+async function untilSignalled<T>(fn: (stop: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  const onSignal = () => controller.abort();
+  for (const s of signals) Deno.addSignalListener(s, onSignal);
+  try {
+    return await fn(controller.signal);
+  } finally {
+    for (const s of signals) Deno.removeSignalListener(s, onSignal);
+  }
+}
+
+export const command: Command = {
+  summary: "Run a WebSocket bot server (RTVI 2.1) hosting built-in participants",
+  help: HELP,
+  main: (args: string[], io: Io) =>
+    untilSignalled((stop) => runServe(args, io, builtinFactory, stop)),
+};

@@ -1,0 +1,146 @@
+/**
+ * The bot server as a Hono app: `/health`, and `/ws` where each WebSocket is one
+ * session hosting one participant (`?agent=NAME`, or `?user=NAME` for a caller).
+ * Built by a function that never listens; the WebSocket upgrade is injected, so the
+ * same app runs under `Deno.serve` (`hono/deno`) or a Node server
+ * (`@hono/node-server` with `@hono/node-ws`):
+ *
+ * ```ts
+ * import { serve } from "@hono/node-server";
+ * import { createNodeWebSocket } from "@hono/node-ws";
+ * import { Hono } from "hono";
+ * const outer = new Hono();
+ * const { upgradeWebSocket, injectWebSocket } = createNodeWebSocket({ app: outer });
+ * outer.route("/", createApp({ upgradeWebSocket, factory }));
+ * injectWebSocket(serve({ fetch: outer.fetch, port: 8765, hostname: "127.0.0.1" }));
+ * ```
+ *
+ * @module
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { Hono, type MiddlewareHandler } from "hono";
+import type { UpgradeWebSocket, WSContext } from "hono/ws";
+import type { Clock } from "../bridge/call.ts";
+import type { Side } from "../domains/domain.ts";
+import { PROTOCOL_VERSION } from "../protocol/messages.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
+import { type HostedParticipantFactory, Session, type SessionOptions } from "./session.ts";
+
+export interface AppOptions {
+  // deno-lint-ignore no-explicit-any
+  upgradeWebSocket: UpgradeWebSocket<any, any>;
+  factory: HostedParticipantFactory;
+  /** The agent hosted when the URL names none. */
+  defaultAgent?: string;
+  /** Names the factory knows; others are refused at the upgrade. Absent: any name. */
+  agents?: readonly string[];
+  /** When set, `/ws` needs `Authorization: Bearer <token>` or `?token=<token>`. */
+  token?: string;
+  dataRoot?: DataRoot;
+  /** Sessions at once; more are refused with 503. */
+  maxSessions?: number;
+  /** Live sessions (pass one to close them on shutdown). */
+  sessions?: Set<Session>;
+  /** A clock per session (tests); the wall clock by default. */
+  clock?: () => Clock;
+  session?: Pick<SessionOptions, "domains" | "toolTimeoutMs" | "maxFrameBytes">;
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_AGENT = "oracle";
+export const DEFAULT_MAX_SESSIONS = 10_000;
+
+/** The bot server app. It never listens. */
+export function createApp(options: AppOptions): Hono {
+  const sessions = options.sessions ?? new Set<Session>();
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const app = new Hono();
+
+  app.get(
+    "/health",
+    (c) => c.json({ status: "ok", protocol: PROTOCOL_VERSION, sessions: sessions.size }),
+  );
+
+  const admit: MiddlewareHandler = async (c, next) => {
+    if (options.token !== undefined && !authorized(c.req.raw, options.token)) {
+      return c.json({ error: "missing or wrong bearer token" }, 401);
+    }
+    const choice = chooseParticipant(c.req.query("agent"), c.req.query("user"), options);
+    if ("error" in choice) return c.json({ error: choice.error }, 400);
+    if (sessions.size >= maxSessions) {
+      return c.json({ error: `server full (${maxSessions} sessions)` }, 503);
+    }
+    await next();
+  };
+
+  const upgrade = options.upgradeWebSocket((c) => {
+    const choice = chooseParticipant(c.req.query("agent"), c.req.query("user"), options);
+    const participant = "error" in choice ? { name: "", side: "agent" as const } : choice;
+    let session: Session | undefined;
+    const open = (ws: WSContext): Session => {
+      if (session) return session;
+      preferArrayBuffers(ws.raw);
+      session = new Session({
+        send: (data) => ws.send(data),
+        close: (code, reason) => ws.close(code, reason),
+      }, {
+        ...options.session,
+        factory: options.factory,
+        participant,
+        dataRoot: options.dataRoot,
+        clock: options.clock?.(),
+        log: options.log,
+      });
+      sessions.add(session);
+      return session;
+    };
+    return {
+      onOpen: (_event, ws) => void open(ws),
+      onMessage: (event, ws) => open(ws).receive(event.data),
+      onClose: () => {
+        if (!session) return;
+        sessions.delete(session);
+        void session.closed();
+      },
+      onError: (event) => options.log?.(`socket error: ${(event as ErrorEvent).message ?? event}`),
+    };
+  });
+
+  app.get("/ws", admit, upgrade, (c) => c.json({ error: "expected a WebSocket upgrade" }, 426));
+  return app;
+}
+
+/** Which participant a URL asks for: `?agent=NAME`, `?user=NAME`, or the default agent. */
+function chooseParticipant(
+  agent: string | undefined,
+  user: string | undefined,
+  options: AppOptions,
+): { name: string; side: Side } | { error: string } {
+  if (agent !== undefined && user !== undefined) {
+    return { error: "give ?agent= or ?user=, not both" };
+  }
+  const side: Side = user !== undefined ? "user" : "agent";
+  const name = user ?? agent ?? options.defaultAgent ?? DEFAULT_AGENT;
+  if (options.agents && !options.agents.includes(name)) {
+    return { error: `unknown participant "${name}" (known: ${options.agents.join(", ")})` };
+  }
+  return { name, side };
+}
+
+/** Whether the request carries the token, compared in constant time. */
+function authorized(request: Request, token: string): boolean {
+  const header = request.headers.get("authorization") ?? "";
+  const bearer = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+  const query = new URL(request.url).searchParams.get("token") ?? undefined;
+  return [bearer, query].some((given) => given !== undefined && sameSecret(given, token));
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/** Binary frames as ArrayBuffers, so a session need not read Blobs (Deno's default). */
+function preferArrayBuffers(raw: unknown): void {
+  if (typeof WebSocket !== "undefined" && raw instanceof WebSocket) raw.binaryType = "arraybuffer";
+}

@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { defineWebSocketHelper, WSContext, type WSEvents } from "hono/ws";
+import { settle } from "../bridge/clock.ts";
+import { readFrame, writeFrame } from "../protocol/framing.ts";
+import { parseMessage, rtvi, type RtviMessage } from "../protocol/messages.ts";
+import { EchoParticipant } from "./_echo_participant.ts";
+import { type AppOptions, createApp } from "./app.ts";
+import type { Session } from "./session.ts";
+
+interface Upgraded {
+  url: string;
+  events: WSEvents;
+  ws: WSContext;
+  sent: (string | Uint8Array)[];
+  closed: boolean;
+}
+
+/** An upgrade helper that hands each accepted upgrade to the test instead of a socket. */
+function fakeUpgrade() {
+  const upgraded: Upgraded[] = [];
+  const upgradeWebSocket = defineWebSocketHelper((c, events) => {
+    if (c.req.header("upgrade") !== "websocket") return;
+    const sent: (string | Uint8Array)[] = [];
+    const entry: Upgraded = {
+      url: c.req.url,
+      events,
+      sent,
+      closed: false,
+      ws: new WSContext({
+        send: (data) => sent.push(data as string | Uint8Array),
+        close: () => (entry.closed = true),
+        readyState: 1,
+      }),
+    };
+    upgraded.push(entry);
+    return new Response("upgraded");
+  });
+  return { upgradeWebSocket, upgraded };
+}
+
+function setup(options: Partial<AppOptions> = {}) {
+  const { upgradeWebSocket, upgraded } = fakeUpgrade();
+  const sessions = new Set<Session>();
+  const hosted: { name: string; side: string }[] = [];
+  const app = createApp({
+    upgradeWebSocket,
+    sessions,
+    factory: (name, s) => {
+      hosted.push({ name, side: s.side });
+      return new EchoParticipant();
+    },
+    ...options,
+  });
+  return { app, upgraded, sessions, hosted };
+}
+
+const WS = { headers: { upgrade: "websocket" } };
+
+function decode(frames: (string | Uint8Array)[]): RtviMessage[] {
+  return frames.map((f) => {
+    const frame = readFrame(f);
+    assert.ok(frame.ok && "text" in frame);
+    const parsed = parseMessage(frame.text);
+    assert.ok(parsed.ok && parsed.message);
+    return parsed.message;
+  });
+}
+
+Deno.test("/health reports the protocol and the live session count", async () => {
+  const { app } = setup();
+  const res = await app.request("/health");
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { status: "ok", protocol: "2.1.0", sessions: 0 });
+});
+
+Deno.test("/ws without an upgrade is 426", async () => {
+  const { app } = setup();
+  const res = await app.request("/ws");
+  assert.equal(res.status, 426);
+  assert.match((await res.json()).error, /WebSocket upgrade/);
+});
+
+Deno.test("/ws opens one session per socket; messages flow through it", async () => {
+  const { app, upgraded, sessions, hosted } = setup();
+  assert.equal((await app.request("/ws?agent=noop", WS)).status, 200);
+  const [u] = upgraded;
+  u!.events.onOpen?.(new Event("open"), u!.ws);
+  assert.equal(sessions.size, 1);
+  assert.deepEqual((await (await app.request("/health")).json()).sessions, 1);
+  const frame = writeFrame(rtvi("client-ready", { version: "2.1.0" }, "r1"), "protobuf");
+  // Deno delivers binary frames as Blobs unless told otherwise.
+  u!.events.onMessage?.(new MessageEvent("message", { data: new Blob([frame]) }), u!.ws);
+  const sendText = JSON.stringify(rtvi("send-text", { content: "hi" }, "s1"));
+  u!.events.onMessage?.(new MessageEvent("message", { data: sendText }), u!.ws);
+  await [...sessions][0]!.idle();
+  const out = decode(u!.sent);
+  assert.equal(out[0]!.type, "bot-ready");
+  assert.ok(u!.sent[0] instanceof Uint8Array, "answered in protobuf, as asked");
+  assert.ok(out.some((m) => m.type === "bot-output"));
+  assert.deepEqual(hosted, [{ name: "noop", side: "agent" }]);
+  u!.events.onClose?.(new CloseEvent("close"), u!.ws);
+  await settle();
+  assert.equal(sessions.size, 0);
+});
+
+Deno.test("?user=NAME hosts a caller; the default agent is used when none is named", async () => {
+  const { app, upgraded, hosted } = setup({ defaultAgent: "noop" });
+  await app.request("/ws?user=scripted", WS);
+  await app.request("/ws", WS);
+  for (const u of upgraded) {
+    u.events.onOpen?.(new Event("open"), u.ws);
+    u.events.onMessage?.(
+      new MessageEvent("message", {
+        data: JSON.stringify(rtvi("send-text", { content: "x" }, "1")),
+      }),
+      u.ws,
+    );
+  }
+  await settle();
+  await settle();
+  assert.deepEqual(hosted, [{ name: "scripted", side: "user" }, { name: "noop", side: "agent" }]);
+});
+
+Deno.test("unknown participants and both ?agent and ?user are refused before the upgrade", async () => {
+  const { app, upgraded } = setup({ agents: ["oracle", "noop"] });
+  const unknown = await app.request("/ws?agent=gpt", WS);
+  assert.equal(unknown.status, 400);
+  assert.match((await unknown.json()).error, /unknown participant "gpt" \(known: oracle, noop\)/);
+  assert.equal((await app.request("/ws?agent=noop&user=noop", WS)).status, 400);
+  assert.equal(upgraded.length, 0);
+});
+
+Deno.test("with a token, /ws needs it as a Bearer header or ?token=", async () => {
+  const { app, upgraded } = setup({ token: "s3cret" });
+  assert.equal((await app.request("/ws", WS)).status, 401);
+  assert.equal((await app.request("/ws?token=wrong", WS)).status, 401);
+  const wrongHeader = { headers: { ...WS.headers, authorization: "Bearer nope" } };
+  assert.equal((await app.request("/ws", wrongHeader)).status, 401);
+  const header = { headers: { ...WS.headers, authorization: "Bearer s3cret" } };
+  assert.equal((await app.request("/ws", header)).status, 200);
+  assert.equal((await app.request("/ws?token=s3cret", WS)).status, 200);
+  assert.equal(upgraded.length, 2);
+  assert.equal((await app.request("/health")).status, 200, "health needs no token");
+});
+
+Deno.test("a full server refuses new sessions with 503", async () => {
+  const { app, upgraded } = setup({ maxSessions: 1 });
+  await app.request("/ws", WS);
+  upgraded[0]!.events.onOpen?.(new Event("open"), upgraded[0]!.ws);
+  const res = await app.request("/ws", WS);
+  assert.equal(res.status, 503);
+  assert.match((await res.json()).error, /server full \(1 sessions\)/);
+});

@@ -1,0 +1,290 @@
+/**
+ * RemoteParticipant against our own bot server on 127.0.0.1 (echo participants
+ * hosted), and against small misbehaving bots: unreachable, silent, garbage,
+ * disconnecting.
+ */
+import assert from "node:assert/strict";
+import type { CallSetup } from "../src/bridge/call.ts";
+import { ParticipantError } from "../src/bridge/call.ts";
+import { rtvi } from "../src/protocol/messages.ts";
+import { RemoteParticipant } from "../src/participants/remote.ts";
+import { echoServer, type LineAct, RecordingLine } from "./_wire.ts";
+
+const SETUP: CallSetup = {
+  side: "agent",
+  scenario: "toy__7",
+  domain: "toy",
+  prompt: "You paint houses.",
+  tools: [{ name: "set_color", description: "Paint.", parameters: { type: "object" } }],
+  seed: "5eed",
+};
+
+const said = (text: string) => (a: LineAct) => a.act === "say" && a.text === text;
+
+for (const framing of ["json", "protobuf"] as const) {
+  Deno.test(`a remote agent (${framing}) relays speech, keys, tools and the end of the call`, async () => {
+    const server = echoServer();
+    const url = `${server.url}?agent=echo${framing === "protobuf" ? "&framing=protobuf" : ""}`;
+    const remote = new RemoteParticipant({ url, side: "agent" });
+    const line = new RecordingLine("agent");
+    try {
+      await remote.start(line, SETUP);
+      assert.equal(remote.info.settings?.framing, framing);
+      const hosted = server.hosted[0]!;
+      assert.equal(hosted.name, "echo");
+      assert.deepEqual(hosted.participant.setup, SETUP);
+
+      remote.onEvent({ type: "call_start", at: 0, you_speak_first: true });
+      await line.when(said("Hello, echo here."));
+
+      remote.onEvent({ type: "speech", at: 10, text: "hello", voice: "MACHINE" });
+      const reply = await line.when(said("you said: hello"));
+      assert.deepEqual(reply, { act: "say", text: "you said: hello", ttftMs: 120 });
+      await line.when((a) => a.act === "usage");
+      const speech = hosted.participant.events.find((e) => e.type === "speech");
+      assert.equal(speech?.type === "speech" && speech.voice, "MACHINE");
+
+      remote.onEvent({ type: "dtmf", at: 20, keys: "5#" });
+      await line.when(said("keys 5#"));
+
+      remote.onEvent({ type: "speech", at: 30, text: 'tool set_color {"color":"red"}' });
+      const result = await line.when((a) => a.act === "say" && a.text.startsWith("result:"));
+      assert.deepEqual(line.acts.find((a) => a.act === "callTool"), {
+        act: "callTool",
+        name: "set_color",
+        args: { color: "red" },
+      });
+      assert.equal(
+        (result as { text: string }).text,
+        'result: {"tool":"set_color","echo":{"color":"red"}}',
+      );
+
+      remote.onEvent({ type: "speech", at: 40, text: "press 1*" });
+      await line.when((a) => a.act === "callTool" && a.name === "send_dtmf");
+      assert.deepEqual(line.acts.filter((a) => a.act === "callTool").at(-1), {
+        act: "callTool",
+        name: "send_dtmf",
+        args: { keys: "1*" },
+      });
+
+      remote.onEvent({ type: "speech", at: 50, text: "beep" });
+      await line.when((a) => a.act === "beep");
+
+      remote.onEvent({ type: "speech", at: 60, text: "bye" });
+      const goodbye = await line.when(said("Goodbye."));
+      assert.deepEqual(goodbye, { act: "say", text: "Goodbye.", voice: "VOICE" });
+      assert.deepEqual(await line.when((a) => a.act === "hangUp"), {
+        act: "hangUp",
+        reason: "done",
+      });
+      remote.onEvent({ type: "hangup", at: 70, by: "agent", reason: "agent_hangup" });
+    } finally {
+      await remote.close();
+      await server.shutdown();
+    }
+    assert.equal(line.acts.filter((a) => a.act === "fail").length, 0, JSON.stringify(line.acts));
+    assert.equal(server.hosted[0]!.participant.closed, true);
+  });
+}
+
+Deno.test("a remote caller (?user=) is hosted on the user side", async () => {
+  const server = echoServer();
+  const remote = new RemoteParticipant({ url: `${server.url}?user=echo`, side: "user" });
+  const line = new RecordingLine("user");
+  try {
+    await remote.start(line, { ...SETUP, side: "user", prompt: "You are a caller." });
+    assert.equal(server.hosted[0]!.participant.setup?.side, "user");
+    remote.onEvent({ type: "speech", at: 0, text: "how can I help?" });
+    await line.when(said("you said: how can I help?"));
+  } finally {
+    await remote.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("the kick option sends Hello when the call starts, for reference-style bots", async () => {
+  const server = echoServer();
+  const remote = new RemoteParticipant({ url: server.url, kick: "Hello" });
+  const line = new RecordingLine();
+  try {
+    await remote.start(line, SETUP);
+    remote.onEvent({ type: "call_start", at: 0, you_speak_first: false });
+    await line.when(said("you said: Hello"));
+  } finally {
+    await remote.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("tools are sent as the reference's {name: {}} when asked", async () => {
+  const server = echoServer({
+    session: { domains: () => Promise.reject(new Error("no domains")) },
+  });
+  const remote = new RemoteParticipant({ url: server.url, toolsFormat: "names" });
+  try {
+    // The server cannot resolve names without the domain: the refusal surfaces as a setup error.
+    await assert.rejects(
+      remote.start(new RecordingLine(), SETUP),
+      (e: unknown) =>
+        e instanceof ParticipantError && e.kind === "protocol_error" &&
+        /refused client-message update_system_prompt: Error: no domains/.test(e.message),
+    );
+  } finally {
+    await remote.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("an unreachable bot is agent_unreachable after the bounded retries", async () => {
+  // A port that was free a moment ago: nothing listens there now.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const remote = new RemoteParticipant({
+    url: `ws://127.0.0.1:${port}/ws`,
+    connectAttempts: 3,
+    retryDelayMs: 10,
+  });
+  const started = performance.now();
+  await assert.rejects(
+    remote.start(new RecordingLine(), SETUP),
+    (e: unknown) =>
+      e instanceof ParticipantError && e.kind === "agent_unreachable" &&
+      /after 3 attempt\(s\)/.test(e.message),
+  );
+  assert.ok(performance.now() - started >= 30, "waited 10 + 20 ms between attempts");
+  await remote.close();
+});
+
+/** A misbehaving bot: `onMessage` decides what to send back. */
+function fakeBot(onMessage: (socket: WebSocket, data: string) => void) {
+  const sockets: WebSocket[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    sockets.push(socket);
+    socket.onmessage = (e) => onMessage(socket, e.data as string);
+    return response;
+  });
+  return {
+    url: `ws://127.0.0.1:${server.addr.port}/ws`,
+    sockets,
+    async stop() {
+      for (const s of sockets) if (s.readyState === WebSocket.OPEN) s.close();
+      await server.shutdown();
+    },
+  };
+}
+
+/** Answers the handshake and the system prompt like a well-behaved bot. */
+function handshake(socket: WebSocket, data: string): boolean {
+  const msg = JSON.parse(data);
+  if (msg.type === "client-ready") {
+    socket.send(JSON.stringify(rtvi("bot-ready", { version: "2.1.0" }, msg.id)));
+    return true;
+  }
+  if (msg.type === "client-message" && msg.data.t === "update_system_prompt") {
+    socket.send(JSON.stringify(rtvi("server-response", { t: msg.data.t, d: true }, msg.id)));
+    return true;
+  }
+  return false;
+}
+
+Deno.test("a bot that never answers the handshake is agent_timeout", async () => {
+  const bot = fakeBot(() => {});
+  const remote = new RemoteParticipant({ url: bot.url, replyTimeoutMs: 100 });
+  try {
+    await assert.rejects(
+      remote.start(new RecordingLine(), SETUP),
+      (e: unknown) =>
+        e instanceof ParticipantError && e.kind === "agent_timeout" &&
+        /did not answer client-ready within 100 ms/.test(e.message),
+    );
+  } finally {
+    await remote.close();
+    await bot.stop();
+  }
+});
+
+Deno.test("garbage from the bot mid-call is a protocol_error", async () => {
+  const bot = fakeBot((socket, data) => {
+    if (!handshake(socket, data)) socket.send("this is not RTVI");
+  });
+  const remote = new RemoteParticipant({ url: bot.url });
+  const line = new RecordingLine();
+  try {
+    await remote.start(line, SETUP);
+    remote.onEvent({ type: "speech", at: 0, text: "hi" });
+    const fail = await line.when((a) => a.act === "fail");
+    assert.equal((fail as { kind: string }).kind, "protocol_error");
+    assert.match((fail as { message: string }).message, /sent garbage: invalid JSON/);
+  } finally {
+    await remote.close();
+    await bot.stop();
+  }
+});
+
+Deno.test("a bot closing the socket mid-call is agent_disconnected", async () => {
+  const bot = fakeBot((socket, data) => {
+    if (!handshake(socket, data)) socket.close(1011, "crashed");
+  });
+  const remote = new RemoteParticipant({ url: bot.url });
+  const line = new RecordingLine();
+  try {
+    await remote.start(line, SETUP);
+    remote.onEvent({ type: "speech", at: 0, text: "hi" });
+    const fail = await line.when((a) => a.act === "fail");
+    assert.equal((fail as { kind: string }).kind, "agent_disconnected");
+    assert.match((fail as { message: string }).message, /code 1011, crashed/);
+  } finally {
+    await remote.close();
+    await bot.stop();
+  }
+});
+
+Deno.test("a pipecat-style bot: <exit> text ends the call, tokens count, ttfb becomes ttft", async () => {
+  const bot = fakeBot((socket, data) => {
+    if (handshake(socket, data)) return;
+    const msg = JSON.parse(data);
+    if (msg.type !== "send-text") return;
+    const send = (type: string, d?: unknown) => socket.send(JSON.stringify(rtvi(type, d)));
+    send("metrics", { ttfb: [{ processor: "OpenAILLMService#0", value: 0.25 }] });
+    send("bot-started-speaking");
+    send("bot-output", { text: "Your booking", aggregated_by: "sentence", segment_id: "s1" });
+    send("bot-output", {
+      text: "Your booking is done.",
+      aggregated_by: "sentence",
+      segment_id: "s1",
+    });
+    send("bot-tts-text", { text: "Your" });
+    send("bot-stopped-speaking");
+    send("metrics", { tokens: [{ prompt_tokens: 100, completion_tokens: 7, total_tokens: 107 }] });
+    send("llm-function-call-in-progress", { tool_call_id: "t9" }); // report level "none"
+    send("server-message", { text: "<exit>The task is finished.</exit>" });
+  });
+  const remote = new RemoteParticipant({ url: bot.url });
+  const line = new RecordingLine();
+  try {
+    await remote.start(line, SETUP);
+    remote.onEvent({ type: "speech", at: 0, text: "book it" });
+    await line.when((a) => a.act === "hangUp");
+    assert.deepEqual(line.acts, [
+      { act: "say", text: "Your booking is done.", ttftMs: 250 },
+      { act: "usage", usage: { prompt_tokens: 100, completion_tokens: 7 } },
+      { act: "trace", entry: { type: "unnamed_function_call", tool_call_id: "t9" } },
+      { act: "hangUp", reason: "The task is finished." },
+    ]);
+    // The socket closing after the end is not a failure.
+    bot.sockets[0]!.close();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(line.acts.filter((a) => a.act === "fail").length, 0);
+  } finally {
+    await remote.close();
+    await bot.stop();
+  }
+});
+
+Deno.test("the token is sent as ?token= and never shown in the participant info", () => {
+  const remote = new RemoteParticipant({ url: "ws://127.0.0.1:1/ws?agent=noop", token: "s3cret" });
+  assert.equal(remote.info.url, "ws://127.0.0.1:1/ws?agent=noop");
+  assert.doesNotMatch(JSON.stringify(remote.info), /s3cret/);
+});
