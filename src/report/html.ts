@@ -242,7 +242,7 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
       cell(s.pass_hat_k ?? -1, s.pass_hat_k === null ? "–" : s.pass_hat_k.toFixed(3)) +
       cell(s.latency_p50_ms ?? -1, _ms(s.latency_p50_ms)) +
       cell(s.errors, String(s.errors)) +
-      `<td class="chips">${chips}</td></tr>`;
+      `<td><div class="chips">${chips}</div></td></tr>`;
   });
   return `<section><h2>Scenarios</h2><table id="scenario-table"><thead><tr>` +
     head.map(([label, type]) =>
