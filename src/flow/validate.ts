@@ -374,7 +374,9 @@ class _Validation {
     if (s.start !== undefined) {
       this.checkTarget(s.start, [...base, "start"], where, "start", targets);
     }
-    if (s.expect) {
+    // Which kind of call it is must be settled before its expectations can be read.
+    const kindKnown = (s.start === undefined) !== (s.instructions === undefined);
+    if (s.expect && kindKnown) {
       this.checkExpect(s.expect, s.start !== undefined, [...base, "expect"], where, targets);
     }
     if (!s.expect && s.agent_expectations === undefined) {
@@ -483,14 +485,14 @@ class _Validation {
       }
       const field = _field(path) || undefined;
       const value = _at(raw, path);
+      const name = path.length ? `"${path.at(-1)}"` : "it";
       let message: string;
-      if (issue.code === "invalid_type") {
-        const name = path.length ? `"${path.at(-1)}"` : "it";
-        message = value === undefined
-          ? `missing field ${name}`
-          : value === null
-          ? `${name} is empty`
-          : `expected ${_article(issue.expected)}, got ${_kind(value)}`;
+      if (value === undefined && path.length > 0) {
+        message = `missing field ${name}`;
+      } else if (value === null && path.length > 0) {
+        message = `${name} is empty`;
+      } else if (issue.code === "invalid_type") {
+        message = `expected ${_article(issue.expected)}, got ${_kind(value)}`;
       } else if (issue.code === "invalid_value") {
         message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
       } else {
