@@ -1,0 +1,81 @@
+/**
+ * `cli.ts serve` as a process: it prints its URL on stderr, serves RTVI sessions,
+ * and stops cleanly (exit 0) on SIGTERM and on SIGINT.
+ */
+import assert from "node:assert/strict";
+import { rtvi } from "../src/protocol/messages.ts";
+import { RawClient } from "./_wire.ts";
+
+const PERMS = [
+  "--allow-read",
+  "--allow-net=127.0.0.1",
+  "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN",
+];
+
+/** Starts `cli.ts serve` and waits for the URL it prints. */
+async function startServe(args: string[], env: Record<string, string> = {}) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, "cli.ts", "serve", "--port", "0", ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...env },
+  }).spawn();
+  const lines: string[] = [];
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let url: string | undefined;
+  while (url === undefined) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    const parts = buffer.split("\n");
+    buffer = parts.pop()!;
+    lines.push(...parts);
+    url = lines.map((l) => /listening on (ws:\/\/\S+)/.exec(l)?.[1]).find(Boolean);
+  }
+  const rest = (async () => {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+    }
+    return lines.concat(buffer.split("\n")).filter(Boolean);
+  })();
+  return { child, url, stderr: rest, stdout: new Response(child.stdout).text() };
+}
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`serve prints its URL, answers a handshake and exits 0 on ${signal}`, async () => {
+    const { child, url, stderr, stdout } = await startServe(["--agent", "noop"]);
+    assert.match(url ?? "", /^ws:\/\/127\.0\.0\.1:\d+\/ws$/);
+    const client = new RawClient(url!);
+    await client.opened;
+    client.send(rtvi("client-ready", { version: "2.1.0" }, "r1"));
+    assert.equal((await client.next((m) => m.type === "bot-ready")).id, "r1");
+    client.send(rtvi("send-text", { content: "hello" }, "s1"));
+    // The noop agent says goodbye and ends the call through its end_conversation tool.
+    const call = await client.next((m) => m.type === "llm-function-call-in-progress");
+    assert.equal((call.data as { function_name: string }).function_name, "end_conversation");
+    child.kill(signal);
+    const closed = await client.closed;
+    assert.equal(closed.code, 1001);
+    const status = await child.status;
+    assert.equal(status.code, 0);
+    assert.equal(await stdout, "", "no data on stdout");
+    assert.ok((await stderr).some((l) => l.includes("stopping")));
+  });
+}
+
+Deno.test("serve refuses a non-loopback host without a token (exit 2)", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, "cli.ts", "serve", "--host", "0.0.0.0", "--port", "0"],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  assert.equal(out.code, 2);
+  assert.match(
+    new TextDecoder().decode(out.stderr),
+    /binding 0\.0\.0\.0 \(not loopback\) needs a token/,
+  );
+});
