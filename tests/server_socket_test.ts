@@ -96,7 +96,9 @@ Deno.test("/health answers over HTTP on the same port", async () => {
   const server = echoServer();
   try {
     const res = await fetch(`http://127.0.0.1:${server.port}/health`);
-    assert.deepEqual(await res.json(), { status: "ok", protocol: "2.1.0", sessions: 0 });
+    const body = await res.json();
+    assert.equal(body.status, "ok");
+    assert.equal(body.sessions, 0);
   } finally {
     await server.shutdown();
   }

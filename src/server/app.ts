@@ -18,6 +18,7 @@
  * @module
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { memoryUsage } from "node:process";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { UpgradeWebSocket, WSContext } from "hono/ws";
 import type { Clock } from "../bridge/call.ts";
@@ -58,7 +59,13 @@ export function createApp(options: AppOptions): Hono {
 
   app.get(
     "/health",
-    (c) => c.json({ status: "ok", protocol: PROTOCOL_VERSION, sessions: sessions.size }),
+    (c) =>
+      c.json({
+        status: "ok",
+        protocol: PROTOCOL_VERSION,
+        sessions: sessions.size,
+        rss_mb: Math.round(memoryUsage().rss / 2 ** 20),
+      }),
   );
 
   const admit: MiddlewareHandler = async (c, next) => {

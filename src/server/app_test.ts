@@ -66,11 +66,17 @@ function decode(frames: (string | Uint8Array)[]): RtviMessage[] {
   });
 }
 
-Deno.test("/health reports the protocol and the live session count", async () => {
+Deno.test("/health reports the protocol, the live session count and the memory in use", async () => {
   const { app } = setup();
   const res = await app.request("/health");
   assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), { status: "ok", protocol: "2.1.0", sessions: 0 });
+  const body = await res.json();
+  assert.deepEqual({ ...body, rss_mb: typeof body.rss_mb }, {
+    status: "ok",
+    protocol: "2.1.0",
+    sessions: 0,
+    rss_mb: "number",
+  });
 });
 
 Deno.test("/ws without an upgrade is 426", async () => {
