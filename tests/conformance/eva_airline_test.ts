@@ -30,6 +30,8 @@ import {
 } from "../../src/scenario/eva/gold_trace.ts";
 import { EXIT_TRANSFER } from "../../src/domains/common.ts";
 import { DATA_ROOT } from "./_data_root.ts";
+import { loadScenarioText } from "../../src/scenario/files.ts";
+import { scaffoldText } from "../../src/scenario/scaffold.ts";
 
 const root = new DataRoot(DATA_ROOT);
 const present = root.exists("eva_airline/eva_airline_dataset.jsonl") && root.exists(TRACE_FILE);
@@ -178,5 +180,18 @@ Deno.test({
     );
     assert.deepEqual(unexplained, []);
     assert.equal(hashMatches, 50);
+  },
+});
+
+Deno.test({
+  name: "eva_airline: every scaffolded scenario file loads back to the suite's scenario",
+  ignore: !present,
+  async fn() {
+    const { scenarios } = await suite.load(root);
+    for (const s of scenarios) {
+      const loaded = await loadScenarioText(`${s.name}.yaml`, scaffoldText(s));
+      assert.deepEqual(loaded.problems, [], s.name);
+      assert.deepEqual(loaded.scenarios, [s], s.name);
+    }
   },
 });

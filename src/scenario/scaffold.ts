@@ -1,0 +1,107 @@
+/**
+ * Scaffolding: a suite's scenarios as editable YAML scenario files, one per
+ * scenario, each a self-contained `ScenarioSchema` document (prompts, known facts,
+ * expectations; the world as a data-root path). The text depends only on the
+ * scenario, so re-running writes the same bytes; a file that differs on disk (an
+ * edited one) is kept unless forced.
+ *
+ * Scaffolded files hold the benchmark's prose: they belong in a working folder,
+ * not in this repository.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { stringify } from "yaml";
+import type { Scenario } from "./scenario.ts";
+
+export interface ScaffoldFile {
+  /** File name, `<scenario name>.yaml`. */
+  name: string;
+  scenario: string;
+  text: string;
+}
+
+export type ScaffoldStatus = "written" | "unchanged" | "kept";
+
+export interface ScaffoldEntry {
+  file: string;
+  scenario: string;
+  status: ScaffoldStatus;
+}
+
+/** The YAML text of one scenario file. */
+export function scaffoldText(scenario: Scenario): string {
+  const header = [
+    `# callbench scenario ${scenario.name}`,
+    ...(scenario.source ? [`# scaffolded from ${scenario.source}; edit freely.`] : []),
+    "# World paths are relative to the data root (--data-root or EVAL_DATA_ROOT).",
+    "# Check an edited file with: cli.ts validate <file>",
+    "",
+  ].join("\n");
+  return header + stringify(_editable(scenario), {
+    lineWidth: 0,
+    blockQuote: "literal",
+    aliasDuplicateObjects: false,
+  });
+}
+
+/** One file per scenario, in the suite's order. */
+export function scaffoldFiles(scenarios: readonly Scenario[]): ScaffoldFile[] {
+  return scenarios.map((s) => ({
+    name: `${s.name}.yaml`,
+    scenario: s.name,
+    text: scaffoldText(s),
+  }));
+}
+
+/**
+ * Writes the files into `dir` (created if needed): new or identical files as they
+ * are, a differing one only when `force` is set.
+ */
+export async function writeScaffold(
+  dir: string,
+  files: readonly ScaffoldFile[],
+  options: { force?: boolean } = {},
+): Promise<ScaffoldEntry[]> {
+  await Deno.mkdir(dir, { recursive: true });
+  const entries: ScaffoldEntry[] = [];
+  for (const f of files) {
+    const file = join(dir, f.name);
+    let current: string | undefined;
+    try {
+      current = await Deno.readTextFile(file);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    let status: ScaffoldStatus;
+    if (current === f.text) status = "unchanged";
+    else if (current !== undefined && !options.force) status = "kept";
+    else {
+      await Deno.writeTextFile(file, f.text);
+      status = "written";
+    }
+    entries.push({ file, scenario: f.scenario, status });
+  }
+  return entries;
+}
+
+/**
+ * The scenario as a reader edits it: fields in schema order, empty lists and maps
+ * that the schema fills in by default left out.
+ */
+function _editable(s: Scenario): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...s };
+  for (const k of ["tags", "initialization_actions"] as const) {
+    if (s[k].length === 0) delete out[k];
+  }
+  if (Object.keys(s.world).length === 0) delete out.world;
+  const user: Record<string, unknown> = { ...s.user };
+  if (s.user.tools.length === 0) delete user.tools;
+  if (Object.keys(s.user.known_info).length === 0) delete user.known_info;
+  out.user = user;
+  const expect: Record<string, unknown> = { ...s.expect };
+  if (s.expect.db_state_assertions.length === 0) delete expect.db_state_assertions;
+  if (s.expect.nl_assertions.length === 0) delete expect.nl_assertions;
+  out.expect = expect;
+  return out;
+}
