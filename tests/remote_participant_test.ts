@@ -146,13 +146,15 @@ Deno.test("an unreachable bot is agent_unreachable after the bounded retries", a
     retryDelayMs: 10,
   });
   const started = performance.now();
+  const line = new RecordingLine();
   await assert.rejects(
-    remote.start(new RecordingLine(), SETUP),
+    remote.start(line, SETUP),
     (e: unknown) =>
       e instanceof ParticipantError && e.kind === "agent_unreachable" &&
       /after 3 attempt\(s\)/.test(e.message),
   );
   assert.ok(performance.now() - started >= 30, "waited 10 + 20 ms between attempts");
+  assert.deepEqual(line.acts, [], "a failed attempt is not a disconnect mid-call");
   await remote.close();
 });
 

@@ -246,17 +246,20 @@ export class RemoteParticipant implements Participant {
         cancel();
         resolve(outcome);
       };
+      let opened = false;
       const closed = new Promise<void>((resolveClosed) => {
         ws.onclose = (event) => {
           resolveClosed();
-          if (!done) settle(`closed before opening (code ${event.code})`);
-          else this.#onSocketClosed(event);
+          if (opened) this.#onSocketClosed(event);
+          else settle(`closed before opening (code ${event.code})`);
         };
       });
       ws.onerror = (event) => {
         if (!done) settle((event as ErrorEvent).message || "connection error");
       };
       ws.onopen = () => {
+        if (done) return; // timed out meanwhile: this socket is being closed
+        opened = true;
         this.#socketClosed = closed;
         ws.onmessage = (event) => this.#onFrame(event.data);
         settle(ws);
