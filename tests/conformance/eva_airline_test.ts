@@ -195,3 +195,26 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "eva_airline: gold lists the reference calls that fail on the data itself",
+  ignore: !present,
+  async fn() {
+    const { scenarios } = await suite.load(root);
+    const failing: string[] = [];
+    for (const s of scenarios) {
+      const gold = await suite.gold(root, s);
+      assert.equal(gold.expected_db_sha256, s.expect.db_sha256);
+      for (const e of gold.errors ?? []) {
+        failing.push(
+          `${s.name} #${e.index} ${e.name} ${(e.result as { error_type: string }).error_type}`,
+        );
+      }
+    }
+    // Both gold traces look up a disruption that the world does not have, and say so.
+    assert.deepEqual(failing, [
+      "eva_airline__escalation_edge_case #3 get_disruption_info not_found",
+      "eva_airline__7_3_1 #1 get_disruption_info not_found",
+    ]);
+  },
+});

@@ -20,6 +20,7 @@ import type { DataRoot } from "../data_root.ts";
 import { type ReferenceAction, type Scenario, ScenarioSchema } from "../scenario.ts";
 import type { Gold, LoadResult, Suite } from "../suite.ts";
 import { EVA_TOOLS } from "../../domains/eva_airline/mod.ts";
+import { openEnvironment } from "../../env/open.ts";
 import {
   compareRegistrationOrder,
   type EvaRecord,
@@ -67,13 +68,27 @@ export const suite: Suite = {
     const { scenarios, problems } = await loadEva(root);
     return { scenarios: [...scenarios], problems: [...problems] };
   },
-  gold(_root, scenario): Promise<Gold> {
-    return Promise.resolve({
+  /**
+   * The dataset's expected hash, and what replaying the reference actions records
+   * (write-action records; calls that fail on the data itself, which some gold
+   * traces contain, e.g. a disruption lookup that finds none).
+   */
+  async gold(root, scenario): Promise<Gold> {
+    const actions = scenario.expect.reference_actions ?? [];
+    const { env } = await openEnvironment(root, scenario, "gold");
+    const errors: NonNullable<Gold["errors"]> = [];
+    actions.forEach((a, index) => {
+      const call = env.call(a.side, a.name, a.arguments);
+      if (!call.ok) errors.push({ index, name: a.name, result: call.result });
+    });
+    return {
       name: scenario.name,
       domain: scenario.domain,
       expected_db_sha256: scenario.expect.db_sha256 ?? null,
-      reference_actions: scenario.expect.reference_actions ?? [],
-    });
+      reference_actions: actions,
+      reference_records: [...env.actions],
+      ...(errors.length > 0 ? { errors } : {}),
+    };
   },
 };
 

@@ -106,6 +106,7 @@ Deno.test("each eva scenario's expected hash is where its reference actions lead
       domain: "eva_airline",
       expected_db_sha256: s.expect.db_sha256,
       reference_actions: s.expect.reference_actions,
+      reference_records: env.actions,
     });
   }
 });
