@@ -24,9 +24,10 @@ export interface SpokenTurn {
   text: string;
 }
 
-const TOKEN = /#?[A-Za-z0-9_]+/g;
 const JOURNEY_ID = /^FL_[A-Za-z0-9_]+$/i;
 const CONTEXT_CHARS = 30;
+/** A cheap test for a spelled-out "F L underscore", before reading spelled runs. */
+const SPELLED_FL = /(?:^|[^A-Za-z0-9])F[\s,.-]+L[\s,.-]+(?:underscore|_)/i;
 
 /** The flags of every agent turn, in turn order. */
 export function voiceFlags(
@@ -51,22 +52,20 @@ export function turnFlags(
   const flags: VoiceFlag[] = [];
   const seen = new Set<string>();
   let runs: string[] | undefined;
-  for (const m of text.matchAll(TOKEN)) {
-    const token = m[0];
-    const journey = JOURNEY_ID.test(token);
-    if (!journey && !isCodeShaped(token) && !knownIdentifiers.has(token)) continue;
+  for (const { token, at } of _candidates(text, knownIdentifiers)) {
     if (seen.has(token)) continue;
     seen.add(token);
     runs ??= spelledRuns(text);
     const bare = _alnum(token);
     flags.push({
       turn,
-      kind: journey ? "journey_id" : "identifier",
+      kind: JOURNEY_ID.test(token) ? "journey_id" : "identifier",
       identifier: token,
       spelled: runs.some((r) => _alnum(r).includes(bare)),
-      text: _context(text, m.index, token.length),
+      text: _context(text, at, token.length),
     });
   }
+  if (runs === undefined && !SPELLED_FL.test(text)) return flags;
   runs ??= spelledRuns(text);
   for (const run of runs) {
     if (run.startsWith("FL_") && !seen.has(run)) {
@@ -75,6 +74,35 @@ export function turnFlags(
     }
   }
   return flags;
+}
+
+/**
+ * Whole tokens (`#?[A-Za-z0-9_]+`) worth a flag whatever the trial: an `FL_` id, or a
+ * code-shaped token (see `isCodeShaped`). One regular expression, so ordinary words
+ * cost no JavaScript.
+ */
+const CANDIDATE =
+  /(?<![A-Za-z0-9_#])(?:[Ff][Ll]_[A-Za-z0-9_]+|#?(?=[A-Z0-9_]*[0-9])(?=[A-Z0-9_]*[A-Z])[A-Z0-9_]{4,})(?![A-Za-z0-9_])/g;
+
+/** Candidate tokens and the trial's known identifiers where they occur as whole tokens. */
+function _candidates(text: string, known: ReadonlySet<string>): { token: string; at: number }[] {
+  const found: { token: string; at: number }[] = [];
+  for (const m of text.matchAll(CANDIDATE)) found.push({ token: m[0], at: m.index });
+  for (const id of known) {
+    for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + 1)) {
+      if (_isWholeToken(text, at, id.length)) {
+        found.push({ token: id, at });
+        break;
+      }
+    }
+  }
+  return found.length > 1 ? found.sort((a, b) => a.at - b.at) : found;
+}
+
+function _isWholeToken(text: string, at: number, length: number): boolean {
+  const before = at > 0 ? text[at - 1]! : " ";
+  const after = at + length < text.length ? text[at + length]! : " ";
+  return !/[A-Za-z0-9_#]/.test(before) && !/[A-Za-z0-9_]/.test(after);
 }
 
 /** A token of capitals and digits, with both, of four characters or more. */

@@ -73,3 +73,20 @@ Deno.test("knownIdentifiers() collects codes from tool arguments and results", (
   ]);
   assertEquals([...ids].sort(), ["EPXYEK", "JFK", "SK621", "mia_li_3668"]);
 });
+
+Deno.test("turnFlags() matches known identifiers as whole tokens only", () => {
+  const known = new Set(["SK621", "mia_li_3668"]);
+  assertEquals(
+    turnFlags("Journey FL_SK621_2026 is set.", 0, known).map((f) => [f.kind, f.identifier]),
+    [["journey_id", "FL_SK621_2026"]],
+  );
+  assertEquals(turnFlags("Your user id is mia_li_3668.", 0, known).map((f) => f.identifier), [
+    "mia_li_3668",
+  ]);
+  assertEquals(turnFlags("Ask for xmia_li_3668 or SK621x.", 0, known), []);
+  // In the order they are said.
+  assertEquals(
+    turnFlags("First mia_li_3668, then HAT002.", 0, known).map((f) => f.identifier),
+    ["mia_li_3668", "HAT002"],
+  );
+});
