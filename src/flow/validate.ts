@@ -123,7 +123,11 @@ class _Validation {
     this.checkAnnouncementLoops(parsed);
 
     const scenarios = rawScenarios.map((raw, i) => this.checkScenario(raw, i, targets));
-    this.warnUnreachable(parsed, rawNodes, scenarios);
+    const starts = rawScenarios.flatMap((s) =>
+      _isObject(s) && typeof s.start === "string" ? [s.start] : []
+    );
+    // With a start that names no node, "unreachable" would be noise: fix the start first.
+    if (starts.every((s) => targets.has(s))) this.warnUnreachable(parsed, rawNodes, starts);
     return this.result(
       typeof value.name === "string" ? value.name : undefined,
       nodes,
@@ -135,7 +139,11 @@ class _Validation {
     const group = this.problems.length === 0 && nodes && scenarios
       ? { ...(name !== undefined ? { name } : {}), nodes, scenarios }
       : undefined;
-    return { ...(group ? { group } : {}), problems: this.problems, warnings: this.warnings };
+    return {
+      ...(group ? { group } : {}),
+      problems: _byLine(this.problems),
+      warnings: _byLine(this.warnings),
+    };
   }
 
   // --- nodes ---------------------------------------------------------------
@@ -318,10 +326,10 @@ class _Validation {
   warnUnreachable(
     parsed: Map<string, FlowFileNode>,
     rawNodes: Record<string, unknown>,
-    scenarios: (FlowGroupScenario | undefined)[],
+    starts: string[],
   ): void {
     const reached = new Set<string>();
-    const queue = scenarios.flatMap((s) => s?.start !== undefined ? [s.start] : []);
+    const queue = [...starts];
     while (queue.length > 0) {
       const name = queue.pop()!;
       if (reached.has(name)) continue;
@@ -550,6 +558,11 @@ class _Validation {
       ...(hint ? { hint } : {}),
     };
   }
+}
+
+/** In file order (a stable sort: problems on one line keep their order). */
+function _byLine(problems: Problem[]): Problem[] {
+  return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
 
 function _isObject(v: unknown): v is Record<string, unknown> {
