@@ -1,10 +1,11 @@
 /**
- * Bot server load check: starts `cli.ts serve` on a free loopback port, opens N
- * concurrent sessions (default 500), each doing a handshake, a system prompt and
- * one exchange with the hosted noop agent (whose tool call it answers), holds them
- * all open, then closes them and stops the server. Prints one JSON line on stdout:
- * connect and handshake p50/p99 (ms), and the server's RSS (from its `/health`) idle,
- * with every session open, and after they closed. Stops by itself within 60 s.
+ * Bot server load check: starts `cli.ts serve` on a free loopback port, times 50
+ * handshakes one at a time (unloaded), then opens N sessions at once (default 500),
+ * each doing a handshake, a system prompt and one exchange with the hosted noop
+ * agent (whose tool call it answers), holds them all open, closes them and stops
+ * the server. Prints one JSON line on stdout: handshake p50/p99 unloaded and under
+ * the burst (ms), and the server's RSS (from its `/health`) idle, with every session
+ * open, and after they closed. Stops by itself within 60 s.
  *
  *   deno run --allow-read --allow-run --allow-net=127.0.0.1 scripts/server_bench.ts [SESSIONS]
  *
@@ -14,6 +15,7 @@ import { readFrame, writeFrame } from "../src/protocol/framing.ts";
 import { parseMessage, rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 
 const SESSIONS = Number(Deno.args[0] ?? 500);
+const QUIET_SESSIONS = 50;
 const DEADLINE_MS = 60_000;
 const root = new URL("../", import.meta.url);
 
@@ -116,6 +118,20 @@ async function session(url: string, sockets: WebSocket[]): Promise<Timings> {
   return { connectMs: t1 - t0, handshakeMs: t2 - t1, exchangeMs: t3 - t2 };
 }
 
+function closeAll(sockets: WebSocket[]): Promise<void[]> {
+  return Promise.all(sockets.map((ws) =>
+    new Promise<void>((resolve) => {
+      ws.onclose = () => resolve();
+      ws.close();
+    })
+  ));
+}
+
+const p50p99 = (values: number[]) => ({
+  p50: +percentile(values, 0.5).toFixed(1),
+  p99: +percentile(values, 0.99).toFixed(1),
+});
+
 async function main(): Promise<number> {
   const { child, url } = await startServer();
   const deadline = setTimeout(() => {
@@ -129,36 +145,30 @@ async function main(): Promise<number> {
   try {
     await new Promise((r) => setTimeout(r, 200));
     const idle = await health(url);
+    // Unloaded: one session at a time, closed before the next.
+    const quiet: Timings[] = [];
+    for (let i = 0; i < QUIET_SESSIONS; i++) {
+      const one: WebSocket[] = [];
+      quiet.push(await session(url, one));
+      await closeAll(one);
+    }
     const started = performance.now();
     const timings = await Promise.all(
       Array.from({ length: SESSIONS }, () => session(url, sockets)),
     );
     const allOpenMs = performance.now() - started;
     const open = await health(url);
-    await Promise.all(sockets.map((ws) =>
-      new Promise<void>((resolve) => {
-        ws.onclose = () => resolve();
-        ws.close();
-      })
-    ));
+    await closeAll(sockets);
     await new Promise((r) => setTimeout(r, 500));
     const closed = await health(url);
     const figures = {
       sessions: SESSIONS,
       held_open: open.sessions,
       all_open_ms: Math.round(allOpenMs),
-      connect_ms: {
-        p50: +percentile(timings.map((t) => t.connectMs), 0.5).toFixed(1),
-        p99: +percentile(timings.map((t) => t.connectMs), 0.99).toFixed(1),
-      },
-      handshake_ms: {
-        p50: +percentile(timings.map((t) => t.handshakeMs), 0.5).toFixed(1),
-        p99: +percentile(timings.map((t) => t.handshakeMs), 0.99).toFixed(1),
-      },
-      exchange_ms: {
-        p50: +percentile(timings.map((t) => t.exchangeMs), 0.5).toFixed(1),
-        p99: +percentile(timings.map((t) => t.exchangeMs), 0.99).toFixed(1),
-      },
+      quiet_handshake_ms: p50p99(quiet.map((t) => t.handshakeMs)),
+      connect_ms: p50p99(timings.map((t) => t.connectMs)),
+      handshake_ms: p50p99(timings.map((t) => t.handshakeMs)),
+      exchange_ms: p50p99(timings.map((t) => t.exchangeMs)),
       server_rss_mb: { idle: idle.rss_mb, all_open: open.rss_mb, after_close: closed.rss_mb },
       sessions_after_close: closed.sessions,
     };
