@@ -311,7 +311,9 @@ export class FlowCaller implements Participant {
     const name = this.#current;
     if (name === "livekit/voicemail") return this.#voicemail?.key(k);
     const compiled = name === undefined ? undefined : this.#routes.get(name);
-    if (!compiled) return; // no routes: ignored (the trace has it)
+    // No routes: the key is ignored (the trace has it), but it is still the agent's
+    // input, so a timeout counting the agent's silence starts over.
+    if (!compiled) return this.#armTimeout();
     this.#cutOff(); // barge-in
     this.#clearTimeout();
     if (compiled.single) {
@@ -447,6 +449,6 @@ export class FlowCaller implements Participant {
 function _endReason(event: Extract<CallEvent, { type: "hangup" }>): FlowEndReason {
   if (event.by === "agent") return "agent_hangup";
   if (event.reason === "silence") return "silence";
-  if (event.reason === "max_duration") return "max_duration";
+  if (event.reason === "max_duration" || event.reason === "max_turns") return event.reason;
   return "error";
 }

@@ -365,3 +365,9 @@ Deno.test("FlowCaller cuts a collecting node's prompt at the first key", async (
   assert.ok(prompt?.type === "speech" && prompt.interrupted === true && prompt.at === 800);
   assert.deepEqual(trace.nodes.map((n) => n.name), ["card", "ok"]);
 });
+
+Deno.test("FlowCaller restarts a hold's timeout on a key, though the key goes nowhere", async () => {
+  const agent = new TimedAgent([[d(HOLD) + 2000, (l) => l.press("0")]]);
+  const { trace } = await simulateFlowCall(flowScenario(holdNodes, "hold"), agent);
+  assert.deepEqual(trace.nodes[1], { name: "desk", at_ms: d(HOLD) + 2000 + 4000 });
+});

@@ -22,6 +22,8 @@ export const FlowEndReason = z.enum([
   "voicemail_done",
   /** The bridge's duration limit (flows set a large one; a safety net). */
   "max_duration",
+  /** The bridge's turn guard. */
+  "max_turns",
   /** The call ended because a participant or the harness failed. */
   "error",
 ]);
