@@ -6,11 +6,8 @@ import assert from "node:assert/strict";
 import { rtvi } from "../src/protocol/messages.ts";
 import { RawClient } from "./_wire.ts";
 
-const PERMS = [
-  "--allow-read",
-  "--allow-net=127.0.0.1",
-  "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN",
-];
+const ENV = "NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN,LOG_TOKENS,LOG_STREAM";
+const PERMS = ["--allow-read", "--allow-net=127.0.0.1", `--allow-env=${ENV}`];
 
 /** Starts `cli.ts serve` and waits for the URL it prints. */
 async function startServe(args: string[], env: Record<string, string> = {}) {
@@ -78,4 +75,48 @@ Deno.test("serve refuses a non-loopback host without a token (exit 2)", async ()
     new TextDecoder().decode(out.stderr),
     /binding 0\.0\.0\.0 \(not loopback\) needs a token/,
   );
+});
+
+/** Runs a CLI command to its end. */
+async function cli(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, "cli.ts", ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("eval against serve's oracle over the wire reaches the expected hash, in both framings", async () => {
+  const listed = await cli(["list", "--domain", "eva_airline"]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const scenario = JSON.parse(listed.stdout.split("\n")[0]!).name as string;
+  const { child, url, stderr } = await startServe([]);
+  try {
+    for (const framing of ["json", "protobuf"]) {
+      const agent = `${url}?agent=oracle&framing=${framing}`;
+      const run = await cli([
+        "eval",
+        "--scenarios",
+        scenario,
+        "--agent",
+        agent,
+        "--user",
+        "scripted",
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const record = JSON.parse(run.stdout);
+      assert.equal(record.status, "completed", JSON.stringify(record.error));
+      assert.equal(record.participants.agent.kind, "remote");
+      assert.equal(record.stop_reason, "agent_end");
+      assert.ok(record.tool_calls.length > 1, "the oracle's tools ran in the harness");
+      assert.equal(record.final.db_sha256, record.expect.db_sha256);
+    }
+  } finally {
+    child.kill("SIGTERM");
+    assert.equal((await child.status).code, 0);
+    await stderr;
+  }
 });

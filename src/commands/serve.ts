@@ -8,7 +8,10 @@ import type { Command, Io } from "../cli/io.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
 import { InputError } from "../cli/problem.ts";
 import { NoopAgent } from "../participants/noop.ts";
-import { openDataRoot } from "../scenario/data_root.ts";
+import { OracleAgent } from "../participants/oracle.ts";
+import { type DataRoot, openDataRoot } from "../scenario/data_root.ts";
+import type { Scenario } from "../scenario/scenario.ts";
+import { selectScenarios } from "../scenario/suites.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
 import { serve } from "../server/serve.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
@@ -28,9 +31,10 @@ Flags:
                    needs a token
   --port N         port (default 8765; 0 picks a free one)
   --token T        bearer token required on /ws (default: CALLBENCH_TOKEN)
-  --agent NAME     participant hosted when the URL names none (default ${DEFAULT_AGENT})
-  --data-root D    where apply_initialization finds db_path (default EVAL_DATA_ROOT,
-                   else the bundled fixtures)
+  --agent NAME     participant hosted when the URL names none: noop, or oracle
+                   (plays the named scenario's reference actions; default ${DEFAULT_AGENT})
+  --data-root D    where the oracle finds scenarios and apply_initialization finds
+                   db_path (default EVAL_DATA_ROOT, else the bundled fixtures)
   --max-sessions N sessions at once (default 10000)
 
 Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM.`;
@@ -45,19 +49,39 @@ const FLAGS = {
 } as const;
 
 /**
- * Hosted participants by name. Only what needs no scenario lookup is wired here;
- * the full set comes from the participant registry.
+ * Hosted participants by name: `noop`, and `oracle`, which plays the reference
+ * actions of the scenario named in `update_system_prompt`, looked up in this
+ * server's own data root (the client never sends them).
  */
-const builtinFactory: HostedParticipantFactory = (name) => {
-  if (name === "noop") return new NoopAgent();
-  throw new Error(`participant "${name}" cannot be hosted by this server`);
-};
+export function builtinFactory(root: DataRoot): HostedParticipantFactory {
+  const scenarios = new Map<string, Promise<Scenario>>();
+  const scenario = (name: string) => {
+    let found = scenarios.get(name);
+    if (!found) {
+      found = selectScenarios(root, { scenarios: [name] }).then((r) => r.scenarios[0]!);
+      found.catch(() => scenarios.delete(name));
+      scenarios.set(name, found);
+    }
+    return found;
+  };
+  return async (name, setup) => {
+    if (name === "noop") return new NoopAgent();
+    if (name === "oracle") {
+      if (!setup.scenario) {
+        throw new Error("the oracle needs a scenario name (update_system_prompt `scenario`)");
+      }
+      const { expect } = await scenario(setup.scenario);
+      return new OracleAgent(expect.reference_actions ?? []);
+    }
+    throw new Error(`participant "${name}" cannot be hosted by this server (try noop or oracle)`);
+  };
+}
 
 /** Runs the server until `stop` is aborted (SIGINT or SIGTERM, in the command). */
 export async function runServe(
   args: string[],
   io: Io,
-  factory: HostedParticipantFactory,
+  factory: (root: DataRoot) => HostedParticipantFactory,
   stop: AbortSignal,
 ): Promise<number> {
   const { values, positionals } = parseFlags(args, FLAGS);
@@ -71,14 +95,15 @@ export async function runServe(
   if (port > 65535) {
     throw new InputError({ field: "--port", message: `port out of range: ${port}` });
   }
+  const dataRoot = openDataRoot(values["data-root"], io);
   const server = serve({
     hostname: values.host ?? "127.0.0.1",
     port,
     token: values.token ?? io.env("CALLBENCH_TOKEN"),
     defaultAgent: values.agent ?? DEFAULT_AGENT,
-    dataRoot: openDataRoot(values["data-root"], io),
+    dataRoot,
     maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),
-    factory,
+    factory: factory(dataRoot),
     log: (line) => io.err(line),
   });
   io.err(`callbench serve: listening on ${server.url}`);
