@@ -89,7 +89,7 @@ async function cli(args: string[]) {
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-Deno.test("eval against serve's oracle over the wire reaches the expected hash, in both framings", async () => {
+Deno.test("eval against serve's oracle (both framings) and scripted caller over the wire reaches the expected hash", async () => {
   const listed = await cli(["list", "--domain", "eva_airline"]);
   assert.equal(listed.code, 0, listed.stderr);
   const scenario = JSON.parse(listed.stdout.split("\n")[0]!).name as string;
@@ -114,6 +114,13 @@ Deno.test("eval against serve's oracle over the wire reaches the expected hash, 
       assert.ok(record.tool_calls.length > 1, "the oracle's tools ran in the harness");
       assert.equal(record.final.db_sha256, record.expect.db_sha256);
     }
+    // The caller over the wire instead: serve's scripted user against the local oracle.
+    const user = `${url}?user=scripted`;
+    const run = await cli(["eval", "--scenarios", scenario, "--agent", "oracle", "--user", user]);
+    assert.equal(run.code, 0, run.stderr);
+    const record = JSON.parse(run.stdout);
+    assert.equal(record.participants.user.kind, "remote");
+    assert.equal(record.final.db_sha256, record.expect.db_sha256);
   } finally {
     child.kill("SIGTERM");
     assert.equal((await child.status).code, 0);

@@ -9,6 +9,7 @@ import { intFlag, parseFlags } from "../cli/args.ts";
 import { InputError } from "../cli/problem.ts";
 import { NoopAgent } from "../participants/noop.ts";
 import { OracleAgent } from "../participants/oracle.ts";
+import { ScriptedUser } from "../participants/scripted_user.ts";
 import { type DataRoot, openDataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { selectScenarios } from "../scenario/suites.ts";
@@ -20,8 +21,8 @@ const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
 Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
 
-Each WebSocket is one session hosting one participant: ?agent=NAME (or ?user=NAME
-for a caller) picks it, else --agent. JSON text and pipecat protobuf frames are both
+Each WebSocket is one session hosting one participant: ?agent=NAME (noop, oracle)
+or ?user=NAME (scripted) picks it, else --agent. JSON text and pipecat protobuf frames are both
 understood and answered in kind. Tool calls go back to the client
 (llm-function-call-in-progress), unless the client loaded a world into the session
 with apply_initialization.
@@ -49,8 +50,9 @@ const FLAGS = {
 } as const;
 
 /**
- * Hosted participants by name: `noop`, and `oracle`, which plays the reference
- * actions of the scenario named in `update_system_prompt`, looked up in this
+ * Hosted participants by name: the `noop` and `oracle` agents and the `scripted`
+ * caller. The oracle plays the reference actions, and the caller the opening and
+ * known facts, of the scenario named in `update_system_prompt`, looked up in this
  * server's own data root (the client never sends them).
  */
 export function builtinFactory(root: DataRoot): HostedParticipantFactory {
@@ -66,14 +68,17 @@ export function builtinFactory(root: DataRoot): HostedParticipantFactory {
   };
   return async (name, setup) => {
     if (name === "noop") return new NoopAgent();
-    if (name === "oracle") {
-      if (!setup.scenario) {
-        throw new Error("the oracle needs a scenario name (update_system_prompt `scenario`)");
-      }
-      const { expect } = await scenario(setup.scenario);
-      return new OracleAgent(expect.reference_actions ?? []);
+    if (name !== "oracle" && name !== "scripted") {
+      throw new Error(
+        `participant "${name}" cannot be hosted by this server (agents: noop, oracle; callers: scripted)`,
+      );
     }
-    throw new Error(`participant "${name}" cannot be hosted by this server (try noop or oracle)`);
+    if (!setup.scenario) {
+      throw new Error(`${name} needs a scenario name (update_system_prompt \`scenario\`)`);
+    }
+    const { expect, user } = await scenario(setup.scenario);
+    if (name === "oracle") return new OracleAgent(expect.reference_actions ?? []);
+    return new ScriptedUser({ opening: user.opening, knownInfo: user.known_info });
   };
 }
 
