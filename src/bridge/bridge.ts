@@ -271,8 +271,10 @@ class Call {
       cancel: () => {},
     };
     this.#queue[side].push(u);
-    const cancelStart = this.#clock.timer(busyUntil - now, () => this.#beginUtterance(side, u));
-    u.cancel = cancelStart;
+    // Begin at once when the line is free, so the speaker's own timers set after
+    // `say` (e.g. "when my prompt ends") fire after the listener has heard it.
+    if (busyUntil <= now) this.#beginUtterance(side, u);
+    else u.cancel = this.#clock.timer(busyUntil - now, () => this.#beginUtterance(side, u));
   }
 
   #beginUtterance(side: Side, u: Utterance): void {
