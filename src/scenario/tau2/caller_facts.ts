@@ -41,7 +41,9 @@ export function callerFacts(knownInfo: string, reasonForCall: string): CallerFac
     "order id",
     both.match(/#?\bW\d{7}\b/g)?.map((id) => id.startsWith("#") ? id : `#${id}`),
   );
-  _add(facts, "reservation id", _reservationIds(both));
+  const codes = _bookingCodes(both);
+  _add(facts, "reservation id", codes.reservations);
+  _add(facts, "flight number", codes.flights);
   const where = /\bcurrently ((?:abroad|at home) in [^.]+)/.exec(known);
   if (where) facts["location"] = where[1]!;
   return facts;
@@ -52,17 +54,20 @@ const PAYMENT_ID = /^(?:credit_card|gift_card|paypal|certificate)_\d+$/;
 
 /**
  * Six-character booking codes (`EHGLP3`): upper-case letters and digits, with a
- * digit or named as a reservation or confirmation just before.
+ * digit or named as a reservation or confirmation just before. A code right after
+ * the word "flight" is a flight number (`HAT039`).
  */
-function _reservationIds(text: string): string[] {
-  const ids: string[] = [];
+function _bookingCodes(text: string): { reservations: string[]; flights: string[] } {
+  const reservations: string[] = [];
+  const flights: string[] = [];
   for (const m of text.matchAll(/\b[A-Z0-9]{6}\b/g)) {
     const id = m[0];
     if (!/[A-Z]/.test(id)) continue;
     const before = text.slice(Math.max(0, m.index - 60), m.index).toLowerCase();
-    if (/\d/.test(id) || /reservation|confirmation/.test(before)) ids.push(id);
+    if (/flight(?: number)?\s*$/.test(before)) flights.push(id);
+    else if (/\d/.test(id) || /reservation|confirmation/.test(before)) reservations.push(id);
   }
-  return ids;
+  return { reservations, flights };
 }
 
 function _add(facts: CallerFacts, label: string, values: readonly string[] | null | undefined) {
@@ -87,6 +92,9 @@ export function openingLine(reasonForCall: string): string {
     first = (cut > 40 ? first.slice(0, cut) : first.slice(0, MAX_OPENING).replace(/\s+\S*$/, "")) +
       ".";
   }
+  // A sentence break or a cut inside parentheses leaves one open: drop the aside.
+  const open = first.lastIndexOf("(");
+  if (open > 0 && first.indexOf(")", open) < 0) first = `${first.slice(0, open).trimEnd()}.`;
   return `Hi. ${firstPerson(first)}`;
 }
 

@@ -31,6 +31,15 @@ Deno.test("callerFacts() collects order and reservation ids from the reason for 
   equal(facts["reservation id"], "QWERTY, 4XK9PL");
 });
 
+Deno.test("callerFacts() tells a flight number from a reservation id", () => {
+  const facts = callerFacts(
+    "You are Ana Mele.",
+    "Your flight HAT039 was late; it is on reservation 4XK9PL.",
+  );
+  equal(facts["flight number"], "HAT039");
+  equal(facts["reservation id"], "4XK9PL");
+});
+
 Deno.test("callerFacts() does not take capitalised words for reservation ids", () => {
   const facts = callerFacts("You are Ana Mele.", "You are ANGRY about a DELAYED flight.");
   equal(facts["reservation id"], undefined);
@@ -46,6 +55,10 @@ Deno.test("openingLine() turns the first sentence into the caller's own words", 
     "Hi. My mobile data stopped working and I am at home.",
   );
   equal(openingLine("."), "Hi, I need some help, please.");
+  equal(
+    openingLine("You want it sent home instead (you do not say where. Or why)."),
+    "Hi. I want it sent home instead.",
+  );
   equal(openingLine(".\n\nYou received your lamp."), "Hi. I received my lamp.");
 });
 
