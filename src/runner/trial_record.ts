@@ -6,7 +6,12 @@
  * @module
  */
 import { z } from "zod";
-import { DbStateAssertionSchema, FlowExpectSchema, ReferenceActionSchema, Signal } from "../scenario/scenario.ts";
+import {
+  DbStateAssertionSchema,
+  FlowExpectSchema,
+  ReferenceActionSchema,
+  Signal,
+} from "../scenario/scenario.ts";
 
 export const TRIAL_RECORD_SCHEMA = "callbench.trial/1";
 
@@ -113,7 +118,10 @@ export const TrialRecordSchema = z.object({
   tool_calls: z.array(ToolCallSchema),
   /** Side-stamped action records of successful writes, in order. */
   actions: z.array(z.record(z.string(), z.unknown())),
-  final: z.object({ db_sha256: z.string().nullable(), user_db_sha256: z.string().nullable().optional() }),
+  final: z.object({
+    db_sha256: z.string().nullable(),
+    user_db_sha256: z.string().nullable().optional(),
+  }),
   assertions: z.array(AssertionVerdictSchema),
   latency: z.array(LatencySchema),
   usage: z.object({ agent: UsageSchema, user: UsageSchema }),
