@@ -21,7 +21,7 @@ const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
 Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
 
-Each WebSocket is one session hosting one participant: ?agent=NAME (noop, oracle)
+Each WebSocket is one session hosting one participant: ?agent=NAME (noop, oracle, navigator, llm)
 or ?user=NAME (scripted) picks it, else --agent. JSON text and pipecat protobuf frames are both
 understood and answered in kind. Tool calls go back to the client
 (llm-function-call-in-progress), unless the client loaded a world into the session
@@ -32,7 +32,10 @@ Flags:
                    needs a token
   --port N         port (default 8765; 0 picks a free one)
   --token T        bearer token required on /ws (default: CALLBENCH_TOKEN)
-  --agent NAME     participant hosted when the URL names none: noop, or oracle
+  --agent NAME     participant hosted when the URL names none: noop, oracle, navigator or llm
+  --agent-model M  model of a hosted llm agent (else CALLBENCH_AGENT_MODEL)
+  --base-url URL   OpenAI-compatible base URL of that model (else OPENAI_BASE_URL)
+  --api-key-env N  environment variable holding its API key (default OPENAI_API_KEY)
                    (plays the named scenario's reference actions; default ${DEFAULT_AGENT})
   --data-root D    where the oracle finds scenarios and apply_initialization finds
                    db_path (default EVAL_DATA_ROOT, else the bundled fixtures)
@@ -47,7 +50,17 @@ const FLAGS = {
   agent: { type: "string" },
   "data-root": { type: "string" },
   "max-sessions": { type: "string" },
+  "agent-model": { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
 } as const;
+
+/** Model settings for a hosted `llm` agent. */
+export interface HostedLlm {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+}
 
 /**
  * Hosted participants by name: the `noop` and `oracle` agents and the `scripted`
@@ -55,7 +68,7 @@ const FLAGS = {
  * known facts, of the scenario named in `update_system_prompt`, looked up in this
  * server's own data root (the client never sends them).
  */
-export function builtinFactory(root: DataRoot): HostedParticipantFactory {
+export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParticipantFactory {
   const scenarios = new Map<string, Promise<Scenario>>();
   const scenario = (name: string) => {
     let found = scenarios.get(name);
@@ -68,9 +81,20 @@ export function builtinFactory(root: DataRoot): HostedParticipantFactory {
   };
   return async (name, setup) => {
     if (name === "noop") return new NoopAgent();
+    if (name === "navigator") {
+      const { NavigatorAgent } = await import("../participants/navigator.ts");
+      return new NavigatorAgent();
+    }
+    if (name === "llm") {
+      if (!llm.model || !llm.baseUrl) {
+        throw new Error("the llm agent needs --agent-model and --base-url (or OPENAI_BASE_URL)");
+      }
+      const { LlmAgent } = await import("../participants/llm_agent.ts");
+      return new LlmAgent({ baseUrl: llm.baseUrl, apiKey: llm.apiKey, model: llm.model });
+    }
     if (name !== "oracle" && name !== "scripted") {
       throw new Error(
-        `participant "${name}" cannot be hosted by this server (agents: noop, oracle; callers: scripted)`,
+        `participant "${name}" cannot be hosted by this server (agents: noop, oracle, navigator, llm; callers: scripted)`,
       );
     }
     if (!setup.scenario) {
@@ -86,7 +110,7 @@ export function builtinFactory(root: DataRoot): HostedParticipantFactory {
 export async function runServe(
   args: string[],
   io: Io,
-  factory: (root: DataRoot) => HostedParticipantFactory,
+  factory: (root: DataRoot, llm: HostedLlm) => HostedParticipantFactory,
   stop: AbortSignal,
 ): Promise<number> {
   const { values, positionals } = parseFlags(args, FLAGS);
@@ -108,7 +132,11 @@ export async function runServe(
     defaultAgent: values.agent ?? DEFAULT_AGENT,
     dataRoot,
     maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),
-    factory: factory(dataRoot),
+    factory: factory(dataRoot, {
+      baseUrl: values["base-url"] ?? io.env("OPENAI_BASE_URL"),
+      apiKey: io.env(values["api-key-env"] ?? "OPENAI_API_KEY"),
+      model: values["agent-model"] ?? io.env("CALLBENCH_AGENT_MODEL"),
+    }),
     log: (line) => io.err(line),
   });
   io.err(`callbench serve: listening on ${server.url}`);
