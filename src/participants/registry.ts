@@ -151,7 +151,13 @@ async function makeUser(
 async function personaSpeaker(settings: LlmSettings) {
   const { llmPersonaSpeaker } = await import("./llm_persona.ts");
   const { OpenAiClient } = await import("../llm/openai.ts");
-  return llmPersonaSpeaker(new OpenAiClient(llmOptions(settings)), { model: settings.model! });
+  const client = new OpenAiClient({ baseUrl: settings.baseUrl!, apiKey: settings.apiKey, model: settings.model! });
+  return llmPersonaSpeaker(client, {
+    model: settings.model!,
+    temperature: settings.temperature,
+    maxTokens: settings.maxTokens,
+    seed: settings.seed,
+  });
 }
 
 function llmOptions(s: LlmSettings) {
