@@ -4,7 +4,7 @@
  *
  * | signal | applies when | passes when |
  * | --- | --- | --- |
- * | `is_action_match` | the scenario gives reference actions | every reference action matches a distinct successful tool call (§3.3 comparator) |
+ * | `is_action_match` | the scenario gives reference actions | every reference action matches a distinct tool call (§3.3 comparator) |
  * | `db_state_match` | an expected DB hash is given | the harness's final agent-DB hash equals it (a missing hash fails) |
  * | `db_state_assertion` | DB-state assertions are given | every assertion passed (a missing verdict fails) |
  * | `nl_assertion` | the judge answered on NL assertions or flow `agent_expectations` | every one passed |
@@ -17,9 +17,10 @@
  * whole gold action records, `result` included, and its `compare_args`-aware matcher is
  * dead code (reference-harness §12.10). Here the reference is the scenario's reference
  * actions as `{side, name, arguments}`, with `arguments` cut down to `compare_args`
- * where an action gives them, and the prediction is the trial's successful tool calls
- * as `{side, name, arguments}`, read calls included (tau2 lists reads among its
- * reference actions). Tool names compare in snake_case (`CancelReservationTool` is
+ * where an action gives them, and the prediction is every tool call of the trial as
+ * `{side, name, arguments}`: read calls included, and calls that returned an error too,
+ * as tau2 compares the calls made (its reference actions list reads, and some list calls
+ * that fail on the data itself, so an agent replaying them could not match otherwise). Tool names compare in snake_case (`CancelReservationTool` is
  * `cancel_reservation`). The comparator is the reference's, so extra tool calls are
  * allowed, order is free and an empty reference list matches anything; with
  * `disallow_extra_items`, the two lists must also be the same length.
@@ -182,9 +183,9 @@ export function referenceActionList(
   }));
 }
 
-/** A trial's successful tool calls as the comparator sees them. */
+/** A trial's tool calls as the comparator sees them. */
 export function predictedActionList(toolCalls: readonly ToolCall[]): Record<string, unknown>[] {
-  return toolCalls.filter((c) => c.ok).map((c) => ({
+  return toolCalls.map((c) => ({
     side: c.side,
     name: toolKey(c.name),
     arguments: _argumentsObject(c.arguments),

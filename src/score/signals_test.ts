@@ -30,7 +30,7 @@ Deno.test("is_action_match does not apply without reference actions", () => {
   assertEquals(details.action_match, undefined);
 });
 
-Deno.test("is_action_match passes when every reference action has a distinct successful call", () => {
+Deno.test("is_action_match passes when every reference action has a distinct call", () => {
   const record = trialRecord({
     tool_calls: [
       call("GetReservationDetailsTool", { reservation_id: "ABC123" }),
@@ -94,13 +94,15 @@ Deno.test("is_action_match compares only compare_args where a reference action g
   assertEquals(computeSignals(nameOnly).signals.is_action_match, true);
 });
 
-Deno.test("is_action_match ignores failed calls and needs the same side", () => {
+Deno.test("is_action_match counts calls that failed, as tau2 does, and needs the same side", () => {
   const expect = { reference_actions: [ref("toggle_airplane_mode", {}, { side: "user" })] };
+  // tau2 reference actions include calls that fail on the data: an agent making the same
+  // call has done what the reference did.
   const failed = trialRecord({
     tool_calls: [call("toggle_airplane_mode", {}, { side: "user", ok: false })],
     expect,
   });
-  assertEquals(computeSignals(failed).signals.is_action_match, false);
+  assertEquals(computeSignals(failed).signals.is_action_match, true);
   const wrongSide = trialRecord({ tool_calls: [call("toggle_airplane_mode", {})], expect });
   assertEquals(computeSignals(wrongSide).signals.is_action_match, false);
   const right = trialRecord({
