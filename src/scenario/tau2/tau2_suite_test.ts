@@ -145,3 +145,12 @@ Deno.test("a missing policy file is one problem for the suite", async () => {
   equal(problems.length, 1);
   equal(problems[0]!.file, "/memory/tau2_retail/policy.md");
 });
+
+Deno.test("a second task with the same id is a problem; the first one loads", async () => {
+  const root = retailFixture((tasks) => {
+    tasks.push({ ...tasks[1]!, description: { purpose: "a copy" } });
+  });
+  const { scenarios, problems } = await retail.load(root);
+  deepEqual(scenarios.map((s) => s.name), ["tau2_retail__0", "tau2_retail__1", "tau2_retail__2"]);
+  deepEqual(problems.map((p) => [p.where, p.field]), [["tau2_retail__1", "id"]]);
+});

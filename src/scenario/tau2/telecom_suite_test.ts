@@ -181,3 +181,21 @@ Deno.test("a telecom task naming an unknown predicate or init function is a loca
   ]);
   ok(problems[1]!.message.includes("agent-side initialization function"));
 });
+
+Deno.test("a telecom task id not of the [category]issues[PERSONA:p] form is a problem", async () => {
+  const root = telecomRoot();
+  const tasks = JSON.parse(root.files.get("tau2_telecom/tasks.json")!);
+  tasks[0].id = "telecom-1";
+  root.files.set("tau2_telecom/tasks.json", JSON.stringify(tasks));
+  root.files.set(
+    "tau2_telecom/tasks_voice.json",
+    JSON.stringify({ configs: { "telecom-1": {}, [AIRPLANE]: {} } }),
+  );
+  root.files.set(
+    "tau2_telecom/split_tasks.json",
+    JSON.stringify({ base: ["telecom-1", AIRPLANE] }),
+  );
+  const { scenarios, problems } = await manual.load(root);
+  deepEqual(scenarios.map((s) => s.name), ["tau2_telecom__service_issue__airplane_mode_on"]);
+  deepEqual(problems.map((p) => [p.where, p.field]), [['task "telecom-1"', "id"]]);
+});
