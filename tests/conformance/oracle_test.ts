@@ -11,11 +11,13 @@ import { runTrials } from "../../src/runner/runner.ts";
 import type { TrialRecord } from "../../src/runner/trial_record.ts";
 import { DATA_ROOT } from "./_data_root.ts";
 import { openEnvironment } from "../../src/env/open.ts";
+import { serve } from "../../src/server/serve.ts";
+import { builtinFactory } from "../../src/commands/serve.ts";
 
 const root = new DataRoot(DATA_ROOT);
 const limits = { silenceMs: 30_000, maxTurns: 400 };
 
-async function run(agent: string): Promise<TrialRecord[]> {
+async function run(agent: string, concurrency = 8): Promise<TrialRecord[]> {
   const sel = await selectScenarios(root, {});
   assert.equal(sel.problems.length, 0, JSON.stringify(sel.problems.slice(0, 3)));
   const records: TrialRecord[] = [];
@@ -25,7 +27,7 @@ async function run(agent: string): Promise<TrialRecord[]> {
     participants: participantFactory({ agent, user: "scripted", agentModel: {}, userModel: {} }),
     configHash: agent,
     trials: 1,
-    concurrency: 8,
+    concurrency,
     limits,
     onRecord: (r) => void records.push(r),
   });
@@ -37,10 +39,7 @@ function reachedGold(r: TrialRecord): boolean {
   return r.final.db_sha256 === r.expect.db_sha256;
 }
 
-Deno.test("oracle + scripted caller: every eva and tau2 scenario ends on its gold state", async () => {
-  const t0 = performance.now();
-  const records = await run("oracle");
-  const seconds = (performance.now() - t0) / 1000;
+function check(label: string, records: TrialRecord[], seconds: number): void {
   const bySuite = new Map<string, { n: number; ok: number }>();
   const failures: string[] = [];
   for (const r of records) {
@@ -52,13 +51,36 @@ Deno.test("oracle + scripted caller: every eva and tau2 scenario ends on its gol
     bySuite.set(r.suite, s);
   }
   console.log(
-    `oracle: ${records.length} trials in ${seconds.toFixed(1)} s (${
+    `${label}: ${records.length} trials in ${seconds.toFixed(1)} s (${
       (records.length / seconds).toFixed(1)
     }/s)`,
   );
   for (const [suite, s] of bySuite) console.log(`  ${suite}: ${s.ok}/${s.n}`);
   assert.deepEqual(failures, []);
   assert.equal(records.length, 50 + 50 + 114 + 114 + 114);
+}
+
+Deno.test("oracle + scripted caller, in-process: every eva and tau2 scenario ends on its gold state", async () => {
+  const t0 = performance.now();
+  const records = await run("oracle");
+  check("oracle in-process", records, (performance.now() - t0) / 1000);
+});
+
+Deno.test("oracle served over loopback WebSocket: every scenario ends on its gold state", async () => {
+  const server = serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    factory: builtinFactory(root),
+    dataRoot: root,
+  });
+  try {
+    const t0 = performance.now();
+    const records = await run(`${server.url}?agent=oracle`);
+    check("oracle over WebSocket", records, (performance.now() - t0) / 1000);
+    assert.ok(records.every((r) => r.participants.agent.kind === "remote"));
+  } finally {
+    await server.shutdown();
+  }
 });
 
 Deno.test("noop agent: the world only matches gold where gold is the initial state", async () => {
