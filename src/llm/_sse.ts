@@ -10,14 +10,20 @@
  * by a blank line is still yielded (the caller decides whether the stream was cut).
  */
 export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  // Decoded by hand: `pipeThrough(new TextDecoderStream())` does not type-check once
+  // Node's stream types are in the program (the server's Node adapter brings them).
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
   try {
     while (true) {
       const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
+      if (done) {
+        buffer += decoder.decode();
+        break;
+      }
+      buffer += decoder.decode(value, { stream: true });
       let newline: number;
       while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
         // A lone "\r" at the end may be the first half of "\r\n": wait for the rest.

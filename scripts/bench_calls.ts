@@ -1,0 +1,76 @@
+/**
+ * Whole-call throughput: every eva and tau2 scenario of a data root played by the
+ * oracle agent against the scripted caller, in-process (simulated clock) and through
+ * `serve` over loopback WebSocket, with the harness's wall-clock cost per relayed turn.
+ *
+ *   deno task bench:calls            (EVAL_DATA_ROOT, else ../shared/datasets, else fixtures)
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { DataRoot } from "../src/scenario/data_root.ts";
+import { selectScenarios } from "../src/scenario/suites.ts";
+import { participantFactory } from "../src/participants/registry.ts";
+import { runTrials } from "../src/runner/runner.ts";
+import type { TrialRecord } from "../src/runner/trial_record.ts";
+import { serve } from "../src/server/serve.ts";
+import { builtinFactory } from "../src/commands/serve.ts";
+
+const candidates = [
+  Deno.env.get("EVAL_DATA_ROOT"),
+  fileURLToPath(new URL("../../shared/datasets", import.meta.url)),
+  fileURLToPath(new URL("../fixtures", import.meta.url)),
+].filter((p): p is string => !!p);
+const rootPath = candidates.find((p) => {
+  try {
+    return Deno.statSync(p).isDirectory;
+  } catch {
+    return false;
+  }
+})!;
+const root = new DataRoot(rootPath);
+const { scenarios } = await selectScenarios(root, {});
+const limits = { silenceMs: 30_000, maxTurns: 400 };
+
+async function run(agent: string, concurrency: number): Promise<{ records: TrialRecord[]; seconds: number }> {
+  const records: TrialRecord[] = [];
+  const t0 = performance.now();
+  await runTrials({
+    scenarios,
+    root,
+    participants: participantFactory({ agent, user: "scripted", agentModel: {}, userModel: {} }),
+    configHash: `bench-${agent}`,
+    trials: 1,
+    concurrency,
+    limits,
+    onRecord: (r) => void records.push(r),
+  });
+  return { records, seconds: (performance.now() - t0) / 1000 };
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
+}
+
+function report(label: string, { records, seconds }: { records: TrialRecord[]; seconds: number }) {
+  const perTurn = records.filter((r) => r.turns.length > 0).map((r) => r.timings.call_ms / r.turns.length)
+    .sort((a, b) => a - b);
+  const turns = records.reduce((n, r) => n + r.turns.length, 0);
+  console.log(
+    `${label.padEnd(34)} ${records.length} trials, ${turns} turns in ${seconds.toFixed(2)} s: ` +
+      `${(records.length / seconds).toFixed(1)} trials/s; harness ms per relayed turn ` +
+      `p50 ${quantile(perTurn, 0.5).toFixed(3)} p99 ${quantile(perTurn, 0.99).toFixed(3)}`,
+  );
+}
+
+console.log(`data root: ${rootPath} (${scenarios.length} scenarios)`);
+await run("oracle", 8); // warm-up: parse worlds, compile
+report("in-process, concurrency 1", await run("oracle", 1));
+report("in-process, concurrency 8", await run("oracle", 8));
+const server = serve({ hostname: "127.0.0.1", port: 0, factory: builtinFactory(root), dataRoot: root });
+try {
+  report("WebSocket (JSON), concurrency 8", await run(`${server.url}?agent=oracle`, 8));
+  report("WebSocket (protobuf), concurrency 8", await run(`${server.url}?agent=oracle&framing=protobuf`, 8));
+} finally {
+  await server.shutdown();
+}
