@@ -32,7 +32,10 @@ const root = new DataRoot(rootPath);
 const { scenarios } = await selectScenarios(root, {});
 const limits = { silenceMs: 30_000, maxTurns: 400 };
 
-async function run(agent: string, concurrency: number): Promise<{ records: TrialRecord[]; seconds: number }> {
+async function run(
+  agent: string,
+  concurrency: number,
+): Promise<{ records: TrialRecord[]; seconds: number }> {
   const records: TrialRecord[] = [];
   const t0 = performance.now();
   await runTrials({
@@ -53,7 +56,9 @@ function quantile(sorted: number[], q: number): number {
 }
 
 function report(label: string, { records, seconds }: { records: TrialRecord[]; seconds: number }) {
-  const perTurn = records.filter((r) => r.turns.length > 0).map((r) => r.timings.call_ms / r.turns.length)
+  const perTurn = records.filter((r) => r.turns.length > 0).map((r) =>
+    r.timings.call_ms / r.turns.length
+  )
     .sort((a, b) => a - b);
   const turns = records.reduce((n, r) => n + r.turns.length, 0);
   console.log(
@@ -67,10 +72,18 @@ console.log(`data root: ${rootPath} (${scenarios.length} scenarios)`);
 await run("oracle", 8); // warm-up: parse worlds, compile
 report("in-process, concurrency 1", await run("oracle", 1));
 report("in-process, concurrency 8", await run("oracle", 8));
-const server = serve({ hostname: "127.0.0.1", port: 0, factory: builtinFactory(root), dataRoot: root });
+const server = serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  factory: builtinFactory(root),
+  dataRoot: root,
+});
 try {
   report("WebSocket (JSON), concurrency 8", await run(`${server.url}?agent=oracle`, 8));
-  report("WebSocket (protobuf), concurrency 8", await run(`${server.url}?agent=oracle&framing=protobuf`, 8));
+  report(
+    "WebSocket (protobuf), concurrency 8",
+    await run(`${server.url}?agent=oracle&framing=protobuf`, 8),
+  );
 } finally {
   await server.shutdown();
 }

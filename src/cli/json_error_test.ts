@@ -8,8 +8,16 @@ Deno.test("locateJsonError accepts valid JSON", () => {
 });
 
 Deno.test("locateJsonError points at the first offending character", () => {
-  assert.deepEqual(locateJsonError('{\n  "a": 1,\n  "b": }'), { line: 3, column: 8, message: 'unexpected "}"' });
-  assert.deepEqual(locateJsonError('[1, 2'), { line: 1, column: 6, message: 'expected "," or "]", found end of input' });
+  assert.deepEqual(locateJsonError('{\n  "a": 1,\n  "b": }'), {
+    line: 3,
+    column: 8,
+    message: 'unexpected "}"',
+  });
+  assert.deepEqual(locateJsonError("[1, 2"), {
+    line: 1,
+    column: 6,
+    message: 'expected "," or "]", found end of input',
+  });
   assert.equal(locateJsonError('{"a" 1}')?.message, 'expected ":", found "1"');
   assert.equal(locateJsonError('{"a":1} x')?.message, 'unexpected "x" after the value');
   assert.equal(locateJsonError('"abc')?.message, "unterminated string");

@@ -52,6 +52,8 @@ export type ToolErrorResult = {
   [extra: string]: unknown;
 };
 
+// A domain's tools take different arguments; `any` lets one list hold them all.
+// deno-lint-ignore no-explicit-any
 export interface ToolDef<A = any> {
   /** The upstream snake_case name, which the LLM sees. */
   readonly name: string;

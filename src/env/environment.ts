@@ -281,7 +281,9 @@ export function deliverableResult(result: unknown): unknown {
   ) {
     return { status: "success", results: {}, message: "No matching records found." };
   }
-  if (result === null || result === undefined || result === "" || result === 0 || result === false) {
+  if (
+    result === null || result === undefined || result === "" || result === 0 || result === false
+  ) {
     return {
       status: "success",
       result: result ?? null,
@@ -297,7 +299,9 @@ function setDottedPaths(db: Db, delta: Record<string, unknown>): void {
     const keys = path.split(".");
     let node: unknown = db;
     for (const key of keys.slice(0, -1)) {
-      node = typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+      node = typeof node === "object" && node !== null
+        ? (node as Record<string, unknown>)[key]
+        : undefined;
       if (typeof node !== "object" || node === null) throw new Error(`path not found: ${path}`);
     }
     (node as Record<string, unknown>)[keys[keys.length - 1]!] = value;

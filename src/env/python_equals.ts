@@ -16,7 +16,9 @@ export function pythonEquals(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const ob = b as Record<string, unknown>;
   if (ka.length !== Object.keys(ob).length) return false;
-  return ka.every((k) => Object.hasOwn(ob, k) && pythonEquals((a as Record<string, unknown>)[k], ob[k]));
+  return ka.every((k) =>
+    Object.hasOwn(ob, k) && pythonEquals((a as Record<string, unknown>)[k], ob[k])
+  );
 }
 
 function _numeric(v: unknown): number | undefined {

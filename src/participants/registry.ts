@@ -151,7 +151,11 @@ async function makeUser(
 async function personaSpeaker(settings: LlmSettings) {
   const { llmPersonaSpeaker } = await import("./llm_persona.ts");
   const { OpenAiClient } = await import("../llm/openai.ts");
-  const client = new OpenAiClient({ baseUrl: settings.baseUrl!, apiKey: settings.apiKey, model: settings.model! });
+  const client = new OpenAiClient({
+    baseUrl: settings.baseUrl!,
+    apiKey: settings.apiKey,
+    model: settings.model!,
+  });
   return llmPersonaSpeaker(client, {
     model: settings.model!,
     temperature: settings.temperature,

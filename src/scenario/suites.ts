@@ -53,10 +53,16 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
       const s = byId.get(d);
       if (!s) {
         const hint = closest(d, byId.keys());
-        throw new InputError({ message: `unknown domain "${d}"`, hint: hint ? `did you mean "${hint}"?` : `known: ${[...byId.keys()].join(", ")}` });
+        throw new InputError({
+          message: `unknown domain "${d}"`,
+          hint: hint ? `did you mean "${hint}"?` : `known: ${[...byId.keys()].join(", ")}`,
+        });
       }
       if (!s.present(root)) {
-        throw new InputError({ file: root.path, message: `domain "${d}" has no data in this data root` });
+        throw new InputError({
+          file: root.path,
+          message: `domain "${d}" has no data in this data root`,
+        });
       }
       return s;
     });
@@ -77,7 +83,10 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
       const s = index.get(name);
       if (!s) {
         const hint = closest(name, index.keys());
-        throw new InputError({ message: `unknown scenario "${name}"`, hint: hint ? `did you mean "${hint}"?` : undefined });
+        throw new InputError({
+          message: `unknown scenario "${name}"`,
+          hint: hint ? `did you mean "${hint}"?` : undefined,
+        });
       }
       return s;
     });
