@@ -229,3 +229,27 @@ Deno.test("cutting off an utterance delivers what was said so far", async () => 
   assert.equal(heard.text, "For sales, press one.");
   assert.equal(out.turns[0]!.interrupted, true);
 });
+
+Deno.test("the oracle asks for a phone step after its own writes in one utterance, and every step is done", async () => {
+  const s = counterScenario({
+    expect: {
+      reference_actions: [
+        { side: "agent", name: "add", arguments: { n: 1 } },
+        { side: "user", name: "press_button", arguments: { button: "a" } },
+        { side: "agent", name: "add", arguments: { n: 1 } },
+        { side: "user", name: "press_button", arguments: { button: "a" } },
+      ],
+      db_state_assertions: [],
+      nl_assertions: [],
+    },
+  });
+  const e = env();
+  const out = await runCall(spec(
+    new OracleAgent(s.expect.reference_actions!),
+    new ScriptedUser({ opening: "Hi." }),
+    { env: e },
+  ));
+  assert.equal(out.stopReason, "agent_end");
+  assert.equal(e.hashes().user_db_sha256, dbHash({ pressed: ["a", "a"] }));
+  assert.equal(e.hashes().db_sha256, dbHash({ count: 2 }));
+});

@@ -69,9 +69,11 @@ export class OracleAgent implements Participant {
     for (const action of this.#actions) {
       if (this.#over) return;
       if (action.side === "user") {
-        if (pendingConfirmation) line.say("I have taken care of that on my side.");
+        // One utterance per step: the caller answers each utterance once, and the
+        // oracle waits for exactly that answer.
+        const done = pendingConfirmation ? "I have taken care of that on my side. " : "";
         pendingConfirmation = false;
-        line.say(formatPhoneStep(action.name, action.arguments));
+        line.say(done + formatPhoneStep(action.name, action.arguments));
         await this.#reply();
         continue;
       }
