@@ -3,29 +3,7 @@
  * compare stdout, stderr and the exit code.
  */
 import assert from "node:assert/strict";
-
-const PERMS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env=NODE_ENV,EVAL_DATA_ROOT,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_AGENT_MODEL,CALLBENCH_USER_MODEL",
-];
-
-export async function cli(args: string[], stdin = "", env: Record<string, string> = {}) {
-  const cmd = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMS, "cli.ts", ...args],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", ...env },
-  });
-  const child = cmd.spawn();
-  const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode(stdin));
-  await w.close();
-  const out = await child.output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+import { cli } from "./_cli.ts";
 
 Deno.test("cli: hash prints the reference's canonical hash per input", async () => {
   const r = await cli(["hash", "-"], '{"x": 1, "session": {"id": "abc"}}');
