@@ -11,6 +11,7 @@
  */
 import { join } from "node:path";
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { isFlowDocument, loadFlowFile } from "../flow/load.ts";
 import { z } from "zod";
 import { closest, type Problem } from "../cli/problem.ts";
 import { type Scenario, ScenarioSchema } from "./scenario.ts";
@@ -93,6 +94,11 @@ export async function loadScenarioText(file: string, text: string): Promise<Scen
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
+    // A flow file with a YAML trap (duplicate keys, an unquoted `#`) gets the flow
+    // loader's node-named explanation rather than the parser's generic one.
+    if (isFlowDocument(parseDocument(text, { uniqueKeys: false }).toJS())) {
+      return loadFlowFile(file, text);
+    }
     for (const e of doc.errors) {
       out.problems.push({
         file,
@@ -118,7 +124,7 @@ export async function loadScenarioText(file: string, text: string): Promise<Scen
     }
   }
   const value = doc.toJS() as unknown;
-  if (_isFlowGroup(value)) return await _loadFlow(file, text);
+  if (isFlowDocument(value)) return loadFlowFile(file, text);
   const located = new _Locator(file, doc, lineCounter);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     out.problems.push({
@@ -277,31 +283,4 @@ function _unwrap(s: z.ZodType): z.ZodType[] {
   }
   if (s instanceof z.ZodUnion) return (s.options as z.ZodType[]).flatMap(_unwrap);
   return [s];
-}
-
-function _isFlowGroup(value: unknown): boolean {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const v = value as Record<string, unknown>;
-  if ("nodes" in v) return true;
-  return Array.isArray(v.scenarios) &&
-    v.scenarios.some((s) => typeof s === "object" && s !== null && "label" in s);
-}
-
-async function _loadFlow(file: string, text: string): Promise<ScenarioFilesLoad> {
-  let flow: {
-    loadFlowFile(file: string, text: string): ScenarioFilesLoad | Promise<ScenarioFilesLoad>;
-  };
-  try {
-    flow = await import("../flow/load.ts");
-  } catch {
-    return {
-      scenarios: [],
-      problems: [{
-        file,
-        message: "this is a flow file, and flows are not available in this build",
-      }],
-      warnings: [],
-    };
-  }
-  return await flow.loadFlowFile(file, text);
 }

@@ -171,3 +171,33 @@ Deno.test("a document that is not a mapping is refused", async () => {
   assert.equal(r.problems.length, 1);
   assert.match(r.problems[0]!.message, /^expected a scenario/);
 });
+
+Deno.test("a flow file with a duplicate node gets the flow loader's node-named error", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/dup.yaml`;
+    await Deno.writeTextFile(
+      file,
+      [
+        "nodes:",
+        "  menu:",
+        '    say: "Press 1."',
+        "    routes:",
+        '      - { match: "1", to: menu }',
+        "  menu:",
+        '    say: "Again."',
+        "    then: livekit/hangup",
+        "scenarios:",
+        "  - label: a",
+        "    start: menu",
+      ].join("\n"),
+    );
+    const { problems, scenarios } = await loadScenarioFiles([file]);
+    assert.equal(scenarios.length, 0);
+    assert.deepEqual(problems.map((p) => [p.line, p.where, p.message]), [
+      [6, 'node "menu"', 'duplicate node name "menu" (first at line 2)'],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
