@@ -7,7 +7,7 @@
  * the burst (ms), and the server's RSS (from its `/health`) idle, with every session
  * open, and after they closed. Stops by itself within 60 s.
  *
- *   deno run --allow-read --allow-run --allow-net=127.0.0.1 scripts/server_bench.ts [SESSIONS]
+ *   deno run --allow-read --allow-run --allow-net=127.0.0.1 scripts/load_server.ts [SESSIONS]
  *
  * @module
  */
