@@ -46,12 +46,16 @@ class Silent implements Participant {
   info = { kind: "silent" };
   line?: CallLine;
   events: CallEvent[] = [];
+  #connected!: () => void;
+  /** Resolves when the call connects (call_start), before simulated time moves on. */
+  connected = new Promise<void>((r) => (this.#connected = r));
   start(line: CallLine) {
     this.line = line;
     return Promise.resolve();
   }
   onEvent(e: CallEvent) {
     this.events.push(e);
+    if (e.type === "call_start") this.#connected();
   }
   close() {
     return Promise.resolve();
@@ -103,8 +107,7 @@ Deno.test("30 s of silence ends the call, measured on the simulated clock", asyn
 Deno.test("silence is counted from the end of the last utterance", async () => {
   const agent = new Silent();
   const p = runCall(spec(agent, new Silent()));
-  await Promise.resolve();
-  await new Promise((r) => setTimeout(r, 0));
+  await agent.connected;
   agent.line!.say("x".repeat(100)); // 6 s of speech
   const out = await p;
   assert.equal(out.stopReason, "silence");
@@ -146,7 +149,7 @@ Deno.test("the turn guard ends a runaway call", async () => {
 Deno.test("a participant that breaks fails the trial with its error kind", async () => {
   const agent = new Silent();
   const p = runCall(spec(agent, new Silent()));
-  await new Promise((r) => setTimeout(r, 0));
+  await agent.connected;
   agent.line!.fail(new ParticipantError("agent_disconnected", "socket closed"));
   const out = await p;
   assert.equal(out.stopReason, "error");
@@ -160,7 +163,7 @@ Deno.test("a participant that breaks fails the trial with its error kind", async
 Deno.test("the reference's <exit> text from the agent ends the call cleanly", async () => {
   const agent = new Silent();
   const p = runCall(spec(agent, new Silent()));
-  await new Promise((r) => setTimeout(r, 0));
+  await agent.connected;
   agent.line!.say("<exit>The task is finished.</exit>");
   const out = await p;
   assert.equal(out.stopReason, "agent_end");
@@ -172,7 +175,7 @@ Deno.test("keys are relayed to the other side and recorded; invalid keys are not
   const agent = new Silent();
   const user = new Silent();
   const p = runCall(spec(agent, user));
-  await new Promise((r) => setTimeout(r, 0));
+  await agent.connected;
   const reply = await agent.line!.callTool("send_dtmf", { keys: "12#" });
   assert.equal(reply.ok, true);
   agent.line!.press("9x");
@@ -187,7 +190,7 @@ Deno.test("a tool error reaches the agent as a result and changes nothing", asyn
   const agent = new Silent();
   const e = env();
   const p = runCall(spec(agent, new Silent(), { env: e }));
-  await new Promise((r) => setTimeout(r, 0));
+  await agent.connected;
   const bad = await agent.line!.callTool("add", { n: "two" });
   assert.equal(bad.ok, false);
   const unknown = await agent.line!.callTool("press_button", { button: "x" });
@@ -208,7 +211,7 @@ Deno.test("response latency runs from the end of the caller's utterance to the a
   }
   const user = new Silent();
   const p = runCall(spec(new SlowAgent(), user));
-  await new Promise((r) => setTimeout(r, 0));
+  await user.connected;
   user.line!.say("Hello there.");
   user.line!.clock.timer(10_000, () => user.line!.hangUp());
   const out = await p;
@@ -219,7 +222,7 @@ Deno.test("cutting off an utterance delivers what was said so far", async () => 
   const agent = new Silent();
   const user = new Silent();
   const p = runCall(spec(agent, user, { firstSpeaker: "user" }));
-  await new Promise((r) => setTimeout(r, 0));
+  await user.connected;
   user.line!.say("For sales, press one. For support, press two. For billing, press three.");
   user.line!.clock.timer(1500, () => user.line!.stopSpeaking());
   user.line!.clock.timer(5000, () => user.line!.hangUp());

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 import type { CallTime, Clock } from "./call.ts";
 
 interface Timer {
@@ -87,9 +88,13 @@ export class SimClock implements Clock {
   }
 }
 
-/** Waits for queued promise reactions and one macrotask turn. */
+/**
+ * Waits for queued promise reactions and one macrotask turn. `setImmediate` costs a
+ * few microseconds where `setTimeout(0)` costs about a millisecond, and a simulated
+ * call settles once per event.
+ */
 export function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The wall clock, from the moment it was made. */
