@@ -63,20 +63,31 @@ function _text(value: unknown, spaced: boolean): string {
   }
 }
 
+// Printable ASCII but `"` and `\\`: such a string needs no escaping at all.
+// deno-lint-ignore no-control-regex
+const PLAIN_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function _stringText(s: string): string {
   if (s.length >= 4 && _isNullWord(s)) return "null";
+  if (PLAIN_STRING.test(s)) return '"' + s + '"';
   return escapeAscii(JSON.stringify(s));
 }
 
-/** Python's `str.strip()` set (`str.isspace()`), which differs from JS `trim()`. */
 const PY_SPACE_RUNS =
   // deno-lint-ignore no-control-regex
   /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
 /** The reference turns strings reading "none" or "null" (stripped, any case) into null. */
 function _isNullWord(s: string): boolean {
-  const t = s.length === 4 ? s : s.replace(PY_SPACE_RUNS, "");
-  if (t.length !== 4) return false;
+  let t = s;
+  if (s.length !== 4) {
+    // Only a string with white space at either end can strip down to four letters.
+    const first = s.charCodeAt(0);
+    const last = s.charCodeAt(s.length - 1);
+    if (first > 0x20 && first < 0x85 && last > 0x20 && last < 0x85) return false;
+    t = s.replace(PY_SPACE_RUNS, "");
+    if (t.length !== 4) return false;
+  }
   const l = t.toLowerCase();
   return l === "none" || l === "null";
 }
@@ -119,9 +130,33 @@ function _flatten(s: string): void {
   s.charCodeAt(0);
 }
 
+/** A key's JSON text, and whether it holds chars whose UTF-16 order differs from Python's. */
+const keyTexts = new Map<string, { text: string; astral: boolean }>();
+const KEY_CACHE_LIMIT = 200_000;
+const HIGH_CHAR = /[\ud800-\uffff]/;
+
+function _keyText(k: string): { text: string; astral: boolean } {
+  let hit = keyTexts.get(k);
+  if (hit === undefined) {
+    hit = { text: _stringTextOfKey(k), astral: HIGH_CHAR.test(k) };
+    if (keyTexts.size >= KEY_CACHE_LIMIT) keyTexts.clear();
+    keyTexts.set(k, hit);
+  }
+  return hit;
+}
+
+function _stringTextOfKey(k: string): string {
+  return PLAIN_STRING.test(k) ? '"' + k + '"' : escapeAscii(JSON.stringify(k));
+}
+
 function _objectText(o: Record<string, unknown>, keys: string[], spaced: boolean): string {
   if (keys.length === 0) return "{}";
-  keys.sort(compareCodePoints);
+  // UTF-16 order is code-point order unless a key holds a surrogate or a char above
+  // it; only then is the slower comparison needed.
+  let astral = false;
+  for (const k of keys) astral ||= _keyText(k).astral;
+  if (astral) keys.sort(compareCodePoints);
+  else keys.sort();
   const sep = spaced ? ", " : ",";
   const colon = spaced ? ": " : ":";
   let out = "{";
@@ -129,7 +164,7 @@ function _objectText(o: Record<string, unknown>, keys: string[], spaced: boolean
     const k = keys[i]!;
     const v = o[k];
     if (i > 0) out += sep;
-    out += escapeAscii(JSON.stringify(k)) + colon;
+    out += _keyText(k).text + colon;
     out += Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k)
       ? _sortedArrayText(v, spaced)
       : _text(v, spaced);
