@@ -1,3 +1,4 @@
+import { mulberry32 } from "../random/mulberry32.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { canonicalJson, formatPythonNumber } from "./canonical_json.ts";
@@ -239,17 +240,7 @@ function simpleCanonical(doc: unknown): string {
 // ---------------------------------------------------------------------------
 // Generated documents.
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 const KEYS = [
   ...ORDER_INDEPENDENT,

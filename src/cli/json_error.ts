@@ -25,8 +25,17 @@ export function parseJsonLocated(
   }
 }
 
-/** The first syntax error of `text`, or undefined when it is valid JSON. */
+/** The first syntax error of `text` as line and column, or undefined when it is valid JSON. */
 export function locateJsonError(text: string): JsonErrorLocation | undefined {
+  const e = jsonErrorOffset(text);
+  if (!e) return undefined;
+  const before = text.slice(0, e.offset);
+  const line = before.split("\n").length;
+  return { line, column: e.offset - before.lastIndexOf("\n"), message: e.message };
+}
+
+/** The offset and reason of the first syntax error of `text`, or undefined when valid. */
+export function jsonErrorOffset(text: string): { offset: number; message: string } | undefined {
   let i = 0;
   const fail = (message: string): never => {
     throw Object.assign(new Error(message), { at: i });
@@ -105,10 +114,7 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
     if (i < text.length) fail(`unexpected ${describe(text[i])} after the value`);
     return undefined;
   } catch (e) {
-    const at = (e as { at?: number }).at ?? 0;
-    const before = text.slice(0, at);
-    const line = before.split("\n").length;
-    return { line, column: at - before.lastIndexOf("\n"), message: (e as Error).message };
+    return { offset: (e as { at?: number }).at ?? 0, message: (e as Error).message };
   }
 }
 

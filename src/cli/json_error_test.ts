@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { locateJsonError } from "./json_error.ts";
+import { jsonErrorOffset, locateJsonError } from "./json_error.ts";
 
 Deno.test("locateJsonError accepts valid JSON", () => {
   for (const t of ['{"a":[1,2.5e-3,"x\\u00e9",true,false,null]}', " 1 ", '""', "[]"]) {
@@ -22,4 +22,33 @@ Deno.test("locateJsonError points at the first offending character", () => {
   assert.equal(locateJsonError('{"a":1} x')?.message, 'unexpected "x" after the value');
   assert.equal(locateJsonError('"abc')?.message, "unterminated string");
   assert.equal(locateJsonError("[01]")?.message, 'expected "," or "]", found "1"');
+});
+
+Deno.test("jsonErrorOffset agrees with JSON.parse on what is valid", () => {
+  const texts = [
+    '{"a": [1, -2.5e3, true, false, null, "x\\u00e9\\n"], "b": {}}',
+    "[]",
+    " 0 ",
+    '{"a": 1,}',
+    "[1 2]",
+    '{"a" 1}',
+    '"\\x"',
+    "01",
+    "[1,",
+    "",
+    "nul",
+    "-",
+    "1.",
+    '"\t"',
+  ];
+  for (const t of texts) {
+    let valid = true;
+    try {
+      JSON.parse(t);
+    } catch {
+      valid = false;
+    }
+    assert.equal(jsonErrorOffset(t) === undefined, valid, t);
+  }
+  assert.equal(jsonErrorOffset('{"a": 1,}')?.offset, 8);
 });

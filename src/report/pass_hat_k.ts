@@ -6,6 +6,9 @@
  *
  * @module
  */
+import { mulberry32 } from "../random/mulberry32.ts";
+
+export { mulberry32 };
 
 /** One scenario's trials: `n` with a boolean verdict, `c` of them successful. */
 export interface ScenarioCount {
@@ -77,16 +80,4 @@ export function bootstrapPass1(
   means.sort();
   const at = (q: number) => means[Math.min(resamples - 1, Math.floor(q * resamples))]!;
   return [at(0.025), at(0.975)];
-}
-
-/** A small seeded PRNG (mulberry32): numbers in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

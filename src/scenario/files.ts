@@ -15,7 +15,7 @@ import { isFlowDocument, loadFlowFile } from "../flow/load.ts";
 import { z } from "zod";
 import { closest, type Problem } from "../cli/problem.ts";
 import { type Scenario, ScenarioSchema } from "./scenario.ts";
-import { jsonErrorOffset } from "./json_error_offset.ts";
+import { jsonErrorOffset } from "../cli/json_error.ts";
 
 export interface ScenarioFilesLoad {
   scenarios: Scenario[];
@@ -112,13 +112,12 @@ export async function loadScenarioText(file: string, text: string): Promise<Scen
   }
   if (/\.json$/i.test(file)) {
     // YAML reads JSON leniently (`"a": ,` is a null there): hold JSON files to JSON.
-    const offset = jsonErrorOffset(text);
-    if (offset !== undefined) {
+    const error = jsonErrorOffset(text);
+    if (error !== undefined) {
       out.problems.push({
         file,
-        line: lineCounter.linePos(offset).line,
-        message: "invalid JSON: unexpected " +
-          (offset < text.length ? JSON.stringify(text[offset]) : "end of input"),
+        line: lineCounter.linePos(error.offset).line,
+        message: `invalid JSON: ${error.message}`,
       });
       return out;
     }

@@ -6,19 +6,11 @@
  * @module
  */
 import { HANDLERS } from "../protocol/handlers.ts";
+import { mulberry32 } from "../random/mulberry32.ts";
 import { encodeMessageFrame } from "../protocol/protobuf.ts";
 
-/** mulberry32: a small, fast, seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The fuzzer's seeded PRNG. */
+export const prng: (seed: number) => () => number = mulberry32;
 
 /** Client types, less `disconnect-bot` (it ends the session, which has its own test). */
 const CLIENT_TYPES = [
