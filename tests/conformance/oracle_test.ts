@@ -11,6 +11,7 @@ import { runTrials } from "../../src/runner/runner.ts";
 import type { TrialRecord } from "../../src/runner/trial_record.ts";
 import { DATA_ROOT } from "./_data_root.ts";
 import { openEnvironment } from "../../src/env/open.ts";
+import { scoreTrial } from "../../src/score/score_trial.ts";
 import { serve } from "../../src/server/serve.ts";
 import { builtinFactory } from "../../src/commands/serve.ts";
 
@@ -95,6 +96,15 @@ Deno.test("noop agent: the world only matches gold where gold is the initial sta
       ? env.evaluate(scenario.expect.db_state_assertions).every((a) => a.passed)
       : env.hashes().db_sha256 === scenario.expect.db_sha256;
     assert.equal(reachedGold(r), initialIsGold, r.key.scenario);
+    // Scored: db_state_match passes exactly where the expected state is the initial one.
+    const verdict = scoreTrial(r);
+    if (scenario.expect.db_sha256) {
+      assert.equal(
+        verdict.signals.db_state_match,
+        env.hashes().db_sha256 === scenario.expect.db_sha256,
+        r.key.scenario,
+      );
+    }
     if (reachedGold(r)) matches++;
   }
   console.log(`noop: ${matches}/${records.length} scenarios already at their gold state`);
