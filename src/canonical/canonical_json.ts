@@ -64,7 +64,6 @@ function _text(value: unknown, spaced: boolean): string {
 }
 
 // Printable ASCII but `"` and `\\`: such a string needs no escaping at all.
-// deno-lint-ignore no-control-regex
 const PLAIN_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function _stringText(s: string): string {

@@ -39,7 +39,7 @@ export async function loadScenarioFiles(paths: string[]): Promise<ScenarioFilesL
       out.problems.push({ file, message: `cannot read: ${(e as Error).message}` });
       continue;
     }
-    const loaded = await loadScenarioText(file, text);
+    const loaded = loadScenarioText(file, text);
     out.problems.push(...loaded.problems);
     out.warnings.push(...loaded.warnings);
     for (const s of loaded.scenarios) {
@@ -89,7 +89,7 @@ async function _expand(paths: string[], out: ScenarioFilesLoad): Promise<string[
 }
 
 /** The scenarios of one file's text (flow groups go to the flow loader). */
-export async function loadScenarioText(file: string, text: string): Promise<ScenarioFilesLoad> {
+export function loadScenarioText(file: string, text: string): ScenarioFilesLoad {
   const out: ScenarioFilesLoad = { scenarios: [], problems: [], warnings: [] };
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
