@@ -93,3 +93,20 @@ Deno.test("cli: replay runs calls, reports errors as results, and prints the fin
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli: eval validates flow files before any call and exits 2 with located errors", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/bad.yaml`;
+    await Deno.writeTextFile(
+      file,
+      'nodes:\n  menu:\n    say: "Press 1."\n    routes:\n      - { match: #, to: menu }\nscenarios:\n  - label: a\n    start: menu\n',
+    );
+    const r = await cli(["eval", "--agent", "navigator", file]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, "", "no trial ran");
+    assert.match(r.stderr, /bad\.yaml:5: field "match": unquoted # in "match"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
