@@ -2,6 +2,7 @@
 const PERMS = [
   "--allow-read",
   "--allow-write",
+  "--allow-net=127.0.0.1",
   "--allow-env=NODE_ENV,EVAL_DATA_ROOT,LOG_TOKENS,LOG_STREAM,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_AGENT_MODEL,CALLBENCH_USER_MODEL",
 ];
 

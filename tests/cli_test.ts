@@ -110,3 +110,20 @@ Deno.test("cli: eval validates flow files before any call and exits 2 with locat
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli: an unreachable agent fails each trial with agent_unreachable, and the run exits 1", async () => {
+  const r = await cli([
+    "eval",
+    "--agent",
+    "ws://127.0.0.1:9/ws",
+    "--connect-attempts",
+    "1",
+    "--scenarios",
+    "eva_airline__1_4_1",
+  ]);
+  assert.equal(r.code, 1);
+  const record = JSON.parse(r.stdout);
+  assert.equal(record.status, "error");
+  assert.equal(record.error.kind, "agent_unreachable");
+  assert.match(r.stderr, /1 infrastructure error/);
+});

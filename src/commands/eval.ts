@@ -33,6 +33,11 @@ Participants:
   --base-url URL      OpenAI-compatible base URL (else OPENAI_BASE_URL)
   --api-key-env NAME  environment variable holding the API key (default OPENAI_API_KEY)
   --temperature T     sampling temperature of LLM participants
+  --connect-attempts N  tries to reach a ws:// participant before the trial fails (default 5)
+  --kick TEXT         text sent to a ws:// agent when the call starts (reference-style bots)
+
+Exit status: 0 when the trials ran (whatever their verdicts), 1 when every trial ended in an
+infrastructure error (e.g. the agent was unreachable), 2 for usage or input errors.
 
 Run:
   --trials N          trials per scenario, each with its own seed (default 1)
@@ -63,6 +68,8 @@ export const command: Command = {
       "base-url": { type: "string" },
       "api-key-env": { type: "string" },
       temperature: { type: "string" },
+      "connect-attempts": { type: "string" },
+      kick: { type: "string" },
       trials: { type: "string" },
       concurrency: { type: "string" },
       shard: { type: "string" },
@@ -91,7 +98,11 @@ export const command: Command = {
       silenceMs: silence * 1000,
     };
 
-    const participants = participantOptions(values, io);
+    const participants = {
+      ...participantOptions(values, io),
+      connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 5),
+      ...(values.kick !== undefined ? { kick: values.kick } : {}),
+    };
     const factory = participantFactory(participants);
     const root = openDataRoot(values["data-root"], io);
     const selection = await selectionFrom(values, positionals, io);
@@ -129,7 +140,8 @@ export const command: Command = {
       `eval: ${summary.run} trial(s) run, ${summary.skipped} already done, ${summary.errors} infrastructure error(s)` +
         (shard ? ` [shard ${shard.index}/${shard.count}]` : ""),
     );
-    return 0;
+    // Failed trials are results; a run in which every trial broke is not.
+    return summary.run > 0 && summary.errors === summary.run ? 1 : 0;
   },
 };
 

@@ -37,6 +37,10 @@ export interface ParticipantOptions {
   user: string;
   agentModel: LlmSettings;
   userModel: LlmSettings;
+  /** Remote participants: connection attempts before `agent_unreachable` (default 5). */
+  connectAttempts?: number;
+  /** Remote agents: text sent when the call starts (reference-style bots wait for one). */
+  kick?: string;
 }
 
 const DETERMINISTIC_AGENTS = new Set(["oracle", "noop", "navigator"]);
@@ -112,7 +116,12 @@ async function makeAgent(
   if (spec === "noop") return new NoopAgent();
   if (isRemote(spec)) {
     const { RemoteParticipant } = await import("./remote.ts");
-    return new RemoteParticipant({ url: spec, side: "agent" });
+    return new RemoteParticipant({
+      url: spec,
+      side: "agent",
+      connectAttempts: opts.connectAttempts,
+      kick: opts.kick,
+    });
   }
   if (spec === "navigator") {
     const { NavigatorAgent } = await import("./navigator.ts");
@@ -134,7 +143,11 @@ async function makeUser(
   const kind = resolveUser(opts.user, scenario);
   if (isRemote(kind)) {
     const { RemoteParticipant } = await import("./remote.ts");
-    return new RemoteParticipant({ url: kind, side: "user" });
+    return new RemoteParticipant({
+      url: kind,
+      side: "user",
+      connectAttempts: opts.connectAttempts,
+    });
   }
   if (kind === "flow") {
     const { FlowCaller } = await import("../flow/caller.ts");
