@@ -112,6 +112,8 @@ class Call {
   readonly #queue: Record<Side, Utterance[]> = { agent: [], user: [] };
   #cancelSilence: () => void = () => {};
   #cancelLimit: () => void = () => {};
+  /** The agent has ended the call with a tool; the end follows the result's delivery. */
+  #agentEnded = false;
   /** End of the caller's last utterance, awaiting the agent's response. */
   #awaitingResponseSince: number | undefined;
 
@@ -230,7 +232,9 @@ class Call {
   #say(side: Side, rawText: string, voice?: Voice, ttftMs?: number): void {
     if (this.#ended) return;
     const text = rawText.trim();
-    if (text === "") return;
+    // After end_conversation or a transfer the agent has hung up: later words are not
+    // heard (in-process or over a socket alike).
+    if (text === "" || (side === "agent" && this.#agentEnded)) return;
     if (side === "agent" && isExitText(text)) {
       this.#end("agent_end", "exit text", "agent");
       return;
@@ -361,6 +365,7 @@ class Call {
     });
     if (r.exit && side === "agent") {
       const reason: StopReason = /transfer/.test(r.tool) ? "agent_transfer" : "agent_end";
+      this.#agentEnded = true;
       // End once the result is delivered, as the reference's post-delivery hook does.
       this.#clock.timer(0, () => this.#end(reason, r.exit, "agent"));
     }

@@ -256,3 +256,15 @@ Deno.test("the oracle asks for a phone step after its own writes in one utteranc
   assert.equal(e.hashes().user_db_sha256, dbHash({ pressed: ["a", "a"] }));
   assert.equal(e.hashes().db_sha256, dbHash({ count: 2 }));
 });
+
+Deno.test("words after end_conversation are not heard", async () => {
+  const agent = new Silent();
+  const p = runCall(spec(agent, new Silent()));
+  await agent.connected;
+  agent.line!.say("Goodbye.");
+  await agent.line!.callTool("end_conversation", {});
+  agent.line!.say("One more thing!");
+  const out = await p;
+  assert.equal(out.stopReason, "agent_end");
+  assert.deepEqual(out.turns.map((t) => t.text), ["Goodbye."]);
+});
