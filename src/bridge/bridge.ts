@@ -366,8 +366,15 @@ class Call {
     if (r.exit && side === "agent") {
       const reason: StopReason = /transfer/.test(r.tool) ? "agent_transfer" : "agent_end";
       this.#agentEnded = true;
-      // End once the result is delivered, as the reference's post-delivery hook does.
-      this.#clock.timer(0, () => this.#end(reason, r.exit, "agent"));
+      // End once the result is delivered (the reference's post-delivery hook) and
+      // what the agent already said has been spoken, as a voice bot hangs up after
+      // its last words.
+      const spoken = Math.max(
+        at,
+        this.#speaking.agent?.end ?? at,
+        ...this.#queue.agent.map((u) => u.end),
+      );
+      this.#clock.timer(spoken - at, () => this.#end(reason, r.exit, "agent"));
     }
     return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
   }
@@ -406,10 +413,26 @@ class Call {
     this.#ended = true;
     this.#cancelSilence();
     this.#cancelLimit();
+    // What was being said is cut where the line went dead; what was queued is unsaid.
+    const now = this.#now();
+    const unsaid = new Set<Turn>();
     for (const side of ["agent", "user"] as const) {
-      this.#speaking[side]?.cancel();
-      for (const q of this.#queue[side]) q.cancel();
+      const u = this.#speaking[side];
+      if (u) {
+        u.cancel();
+        if (now < u.end) {
+          u.turn.text = spokenPrefix(u.text, now - u.start);
+          u.turn.end_ms = now;
+          u.turn.interrupted = true;
+          if (u.turn.text === "") unsaid.add(u.turn);
+        }
+      }
+      for (const q of this.#queue[side]) {
+        q.cancel();
+        unsaid.add(q.turn);
+      }
     }
+    if (unsaid.size > 0) this.#outcome.turns = this.#outcome.turns.filter((t) => !unsaid.has(t));
     this.#outcome.stopReason = reason;
     this.#outcome.cleanExit = reason === "agent_end" || reason === "agent_transfer" ||
       reason === "agent_hangup";

@@ -268,3 +268,38 @@ Deno.test("words after end_conversation are not heard", async () => {
   assert.equal(out.stopReason, "agent_end");
   assert.deepEqual(out.turns.map((t) => t.text), ["Goodbye."]);
 });
+
+Deno.test("a hangup cuts what is being said and drops what was still to be said", async () => {
+  const agent = new Silent();
+  const user = new Silent();
+  const p = runCall(spec(agent, user));
+  await agent.connected;
+  agent.line!.say("One two three four five six seven eight nine ten eleven twelve thirteen.");
+  agent.line!.say("This was never said.");
+  user.line!.clock.timer(2000, () => user.line!.hangUp());
+  const out = await p;
+  assert.equal(out.stopReason, "user_hangup");
+  assert.equal(out.turns.length, 1);
+  assert.equal(out.turns[0]!.interrupted, true);
+  assert.equal(out.turns[0]!.end_ms, 2000);
+  assert.ok(out.turns[0]!.text.length < 40 && out.turns[0]!.text.startsWith("One two"));
+});
+
+Deno.test("end_conversation ends the call once the agent's last words are spoken", async () => {
+  const agent = new Silent();
+  const user = new Silent();
+  const p = runCall(spec(agent, user));
+  await agent.connected;
+  agent.line!.say("Thank you for calling, goodbye."); // 31 chars: 1860 ms
+  await agent.line!.callTool("end_conversation", {});
+  const out = await p;
+  assert.equal(out.stopReason, "agent_end");
+  assert.equal(out.durationMs, 1860);
+  assert.deepEqual(out.turns.map((t) => [t.text, t.interrupted]), [[
+    "Thank you for calling, goodbye.",
+    undefined,
+  ]]);
+  assert.ok(
+    user.events.some((e) => e.type === "speech" && e.text === "Thank you for calling, goodbye."),
+  );
+});
