@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import { isFlowDocument, loadFlowFile } from "../flow/load.ts";
+import { loadFlowFile } from "../flow/load.ts";
 import { z } from "zod";
 import { closest, type Problem } from "../cli/problem.ts";
 import { type Scenario, ScenarioSchema } from "./scenario.ts";
@@ -88,17 +88,25 @@ async function _expand(paths: string[], out: ScenarioFilesLoad): Promise<string[
   return files;
 }
 
+/** Whether a text is a flow group, judged without converting it (conversion can throw). */
+function _looksLikeFlowGroup(text: string): boolean {
+  const doc = parseDocument(text, { uniqueKeys: false });
+  const root = doc.contents;
+  if (!isMap(root)) return false;
+  if (root.has("nodes")) return true;
+  const scenarios = root.get("scenarios");
+  return isSeq(scenarios) && scenarios.items.some((s) => isMap(s) && s.has("label"));
+}
+
 /** The scenarios of one file's text (flow groups go to the flow loader). */
 export function loadScenarioText(file: string, text: string): ScenarioFilesLoad {
   const out: ScenarioFilesLoad = { scenarios: [], problems: [], warnings: [] };
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  // A flow group goes to the flow loader, YAML traps (duplicate keys, an unquoted `#`
+  // or `*`) included: it explains them by node name.
+  if (_looksLikeFlowGroup(text)) return loadFlowFile(file, text);
   if (doc.errors.length > 0) {
-    // A flow file with a YAML trap (duplicate keys, an unquoted `#`) gets the flow
-    // loader's node-named explanation rather than the parser's generic one.
-    if (isFlowDocument(parseDocument(text, { uniqueKeys: false }).toJS())) {
-      return loadFlowFile(file, text);
-    }
     for (const e of doc.errors) {
       out.problems.push({
         file,
@@ -122,8 +130,14 @@ export function loadScenarioText(file: string, text: string): ScenarioFilesLoad 
       return out;
     }
   }
-  const value = doc.toJS() as unknown;
-  if (isFlowDocument(value)) return loadFlowFile(file, text);
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (e) {
+    // e.g. an unresolved alias (`*name`): the parser accepts it, conversion does not.
+    out.problems.push({ file, line: 1, message: `invalid YAML: ${(e as Error).message}` });
+    return out;
+  }
   const located = new _Locator(file, doc, lineCounter);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     out.problems.push({

@@ -201,3 +201,16 @@ Deno.test("a flow file with a duplicate node gets the flow loader's node-named e
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("an unquoted * is a located problem, in a flow file or a scenario file, never a crash", () => {
+  const flow = loadScenarioText(
+    "star.yaml",
+    'nodes:\n  a:\n    say: "Press."\n    routes:\n      - match: *\n        to: a\nscenarios:\n  - label: x\n    start: a\n',
+  );
+  assert.equal(flow.problems[0]?.line, 5);
+  assert.match(flow.problems[0]!.message, /unquoted \* in "match"/);
+  const plain = loadScenarioText("alias.yaml", "name: *x\ndomain: y\n");
+  assert.deepEqual(plain.problems.map((p) => [p.line, p.message.slice(0, 34)]), [
+    [1, "invalid YAML: Unresolved alias (th"],
+  ]);
+});
