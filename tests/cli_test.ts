@@ -127,3 +127,43 @@ Deno.test("cli: an unreachable agent fails each trial with agent_unreachable, an
   assert.equal(record.error.kind, "agent_unreachable");
   assert.match(r.stderr, /1 infrastructure error/);
 });
+
+Deno.test("cli: a bad script agent, an llm caller on flows, an unreadable key: exit 2 before any call", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/script.json`, '[{"press": "12x"}]');
+    const script = await cli(["eval", "scenarios/flows", "--agent", `script:${dir}/script.json`]);
+    assert.equal(script.code, 2);
+    assert.equal(script.stdout, "");
+    assert.match(script.stderr, /script\.json/);
+    const llm = await cli([
+      "eval",
+      "scenarios/flows",
+      "--agent",
+      "navigator",
+      "--user",
+      "llm",
+      "--user-model",
+      "m",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+    ]);
+    assert.equal(llm.code, 2);
+    assert.match(llm.stderr, /flow scenarios are played by the flow callee/);
+    const key = await cli([
+      "eval",
+      "--agent",
+      "llm",
+      "--agent-model",
+      "m",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--api-key-env",
+      "SOME_KEY",
+    ]);
+    assert.equal(key.code, 2);
+    assert.match(key.stderr, /cannot read the environment variable SOME_KEY/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

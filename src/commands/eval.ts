@@ -13,6 +13,8 @@ import {
 } from "../participants/registry.ts";
 import { runTrials } from "../runner/runner.ts";
 import { configHash } from "../runner/trial_key.ts";
+import { sha256Hex } from "../canonical/hash.ts";
+import { readKeyEnv } from "../cli/secret_env.ts";
 import { progressBar } from "../runner/progress.ts";
 
 const help = `eval: run trials and print one trial record per line
@@ -103,6 +105,14 @@ export const command: Command = {
       connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 5),
       ...(values.kick !== undefined ? { kick: values.kick } : {}),
     };
+    // A script agent is read and checked before any call; its text shapes the calls.
+    let script: string | undefined;
+    if (participants.agent.startsWith("script:")) {
+      const path = participants.agent.slice("script:".length);
+      const { ScriptAgent } = await import("../participants/script.ts");
+      await ScriptAgent.fromFile(path);
+      script = sha256Hex(await Deno.readTextFile(path));
+    }
     const factory = participantFactory(participants);
     const root = openDataRoot(values["data-root"], io);
     const selection = await selectionFrom(values, positionals, io);
@@ -113,6 +123,13 @@ export const command: Command = {
     if (fileProblems.length > 0) throw new InputError(fileProblems);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     if (sel.scenarios.length === 0) throw new InputError("no scenarios selected");
+    if (participants.user === "llm" && sel.scenarios.some((s) => s.domain === "flow")) {
+      throw new InputError({
+        field: "--user",
+        message: "flow scenarios are played by the flow callee, not an llm caller",
+        hint: "use --user auto (the default); --user-model gives the flow's persona nodes a model",
+      });
+    }
 
     const config = configHash({
       agent: participants.agent,
@@ -120,6 +137,8 @@ export const command: Command = {
       agent_model: modelConfig(participants.agentModel),
       user_model: modelConfig(participants.userModel),
       limits,
+      ...(script ? { script } : {}),
+      ...(participants.kick !== undefined ? { kick: participants.kick } : {}),
     });
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
     const summary = await runTrials({
@@ -161,7 +180,8 @@ function parseShard(v: string | undefined): { index: number; count: number } | u
 
 function participantOptions(values: Record<string, unknown>, io: Io): ParticipantOptions {
   const baseUrl = (values["base-url"] as string | undefined) ?? io.env("OPENAI_BASE_URL");
-  const apiKey = io.env((values["api-key-env"] as string | undefined) ?? "OPENAI_API_KEY");
+  const keyEnv = values["api-key-env"] as string | undefined;
+  const apiKey = keyEnv ? readKeyEnv(io, keyEnv, "--api-key-env") : io.env("OPENAI_API_KEY");
   const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
   if (temperature !== undefined && !(temperature >= 0)) {
     throw new InputError({ field: "--temperature", message: "expected a number >= 0" });

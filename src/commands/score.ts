@@ -1,4 +1,5 @@
 import type { Command, Io } from "../cli/io.ts";
+import { readKeyEnv } from "../cli/secret_env.ts";
 import { InputError } from "../cli/problem.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
 import { OpenAiClient } from "../llm/openai.ts";
@@ -118,7 +119,7 @@ function judgeOptions(
     }
   }
   const keyEnv = (values["judge-api-key-env"] as string | undefined) ?? "JUDGE_API_KEY";
-  const apiKey = io.env(keyEnv);
+  const apiKey = readKeyEnv(io, keyEnv, "--judge-api-key-env");
   return {
     model: new OpenAiClient({ baseUrl, model, ...(apiKey ? { apiKey } : {}) }),
     ...(threshold !== undefined ? { threshold } : {}),

@@ -32,11 +32,11 @@ Flags:
                    needs a token
   --port N         port (default 8765; 0 picks a free one)
   --token T        bearer token required on /ws (default: CALLBENCH_TOKEN)
-  --agent NAME     participant hosted when the URL names none: noop, oracle, navigator or llm
+  --agent NAME     participant hosted when the URL names none (default ${DEFAULT_AGENT}): noop,
+                   oracle (plays the named scenario's reference actions), navigator or llm
   --agent-model M  model of a hosted llm agent (else CALLBENCH_AGENT_MODEL)
   --base-url URL   OpenAI-compatible base URL of that model (else OPENAI_BASE_URL)
   --api-key-env N  environment variable holding its API key (default OPENAI_API_KEY)
-                   (plays the named scenario's reference actions; default ${DEFAULT_AGENT})
   --data-root D    where the oracle finds scenarios and apply_initialization finds
                    db_path (default EVAL_DATA_ROOT, else the bundled fixtures)
   --max-sessions N sessions at once (default 10000)

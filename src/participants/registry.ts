@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallSetup, Participant } from "../bridge/call.ts";
+import type { CallLine, CallSetup, Participant, Usage } from "../bridge/call.ts";
 import { InputError } from "../cli/problem.ts";
 import type { ParticipantFactory } from "../runner/run_trial.ts";
 import type { Scenario } from "../scenario/scenario.ts";
@@ -151,8 +151,21 @@ async function makeUser(
   }
   if (kind === "flow") {
     const { FlowCaller } = await import("../flow/caller.ts");
-    const persona = opts.userModel.model ? await personaSpeaker(opts.userModel) : undefined;
-    return new FlowCaller(scenario, { persona });
+    if (!opts.userModel.model) return new FlowCaller(scenario, {});
+    // The persona's tokens count as the caller side's usage, on the caller's line.
+    const lineOf: { line?: CallLine } = {};
+    const persona = await personaSpeaker(opts.userModel, (u) => lineOf.line?.usage(u));
+    const caller = new FlowCaller(scenario, { persona });
+    return {
+      info: caller.info,
+      start: (line, setup) => {
+        lineOf.line = line;
+        return caller.start(line, setup);
+      },
+      onEvent: (event) => caller.onEvent(event),
+      close: () => caller.close(),
+      flowTrace: () => caller.flowTrace(),
+    } as Participant;
   }
   if (kind === "llm") {
     const { LlmUser } = await import("./llm_user.ts");
@@ -161,7 +174,7 @@ async function makeUser(
   return new ScriptedUser({ opening: scenario.user.opening, knownInfo: scenario.user.known_info });
 }
 
-async function personaSpeaker(settings: LlmSettings) {
+async function personaSpeaker(settings: LlmSettings, onUsage: (u: Usage) => void) {
   const { llmPersonaSpeaker } = await import("./llm_persona.ts");
   const { OpenAiClient } = await import("../llm/openai.ts");
   const client = new OpenAiClient({
@@ -174,6 +187,7 @@ async function personaSpeaker(settings: LlmSettings) {
     temperature: settings.temperature,
     maxTokens: settings.maxTokens,
     seed: settings.seed,
+    onUsage,
   });
 }
 

@@ -214,6 +214,10 @@ export function parseJudgeReply(content: string): ParsedReply | string {
     if (typeof score !== "number" || !Number.isFinite(score)) {
       return `the reply has no numeric "score": ${_snippet(content)}`;
     }
+    if (score < 0 || score > 1) {
+      // Asked for 0 to 1: anything else is a reply that did not follow the format.
+      return `the reply's "score" ${score} is outside 0 to 1: ${_snippet(content)}`;
+    }
     return {
       score,
       reason: typeof obj.reason === "string" ? obj.reason : "",

@@ -169,3 +169,10 @@ Deno.test("parseJudgeReply() finds the object in prose, a fence, or flat braces"
   assertEquals(typeof parseJudgeReply('{"reason": "no score"}'), "string");
   assertEquals(typeof parseJudgeReply("nothing here"), "string");
 });
+
+Deno.test("parseJudgeReply() refuses a score outside 0 to 1", () => {
+  const r = parseJudgeReply('{"score": 7, "reason": "great"}');
+  assertEquals(typeof r, "string");
+  assertEquals((r as string).startsWith('the reply\'s "score" 7 is outside 0 to 1'), true);
+  assertEquals(parseJudgeReply('{"score": 1}'), { score: 1, reason: "", verdicts: undefined });
+});

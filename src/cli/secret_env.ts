@@ -1,0 +1,22 @@
+/**
+ * An API key named by a flag (`--api-key-env NAME`): read it, or say why it cannot be
+ * read. Deno refuses variables the task did not allow, and a key that silently goes
+ * missing would turn into confusing 401s from the model server.
+ *
+ * @module
+ */
+import type { Io } from "./io.ts";
+import { InputError } from "./problem.ts";
+
+export function readKeyEnv(io: Pick<Io, "env">, name: string, flag: string): string | undefined {
+  const state = Deno.permissions.querySync({ name: "env", variable: name }).state;
+  if (state !== "granted") {
+    throw new InputError({
+      field: flag,
+      message: `cannot read the environment variable ${name}: this run may not read it`,
+      hint:
+        `add it to --allow-env (deno task cli allows OPENAI_API_KEY and JUDGE_API_KEY), or use one of those`,
+    });
+  }
+  return io.env(name);
+}
