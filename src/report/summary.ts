@@ -342,7 +342,8 @@ function _scenarioRows(verdicts: readonly ReportedVerdict[], k: number): Scenari
         if (v.is_successful) successes++;
       }
       if (v.status === "error") errors++;
-      for (const s of v.success_breakdown.failed) failed[s] = (failed[s] ?? 0) + 1;
+      // A trial that broke never tested the agent: its signals are not the agent's failures.
+      else for (const s of v.success_breakdown.failed) failed[s] = (failed[s] ?? 0) + 1;
       for (const ms of v.metrics.latency_ms) latency.push(ms);
     }
     return {
