@@ -137,3 +137,13 @@ Deno.test("summarize() of nothing is empty, not an error", () => {
   assertEquals(r.latency_histogram, null);
   assertEquals(ReportSchema.safeParse(r).success, true);
 });
+
+Deno.test("summarize() does not list an error trial's signals as the agent's failures", () => {
+  const broken = verdict("air__a", 1, false, {
+    status: "error",
+    error: { kind: "agent_unreachable", message: "refused" },
+  });
+  const r = summarize([verdict("air__a", 0, false), broken]);
+  const a = r.scenarios.find((s) => s.scenario === "air__a")!;
+  assertEquals([a.errors, a.failed_signals], [1, { clean_exit: 1 }]);
+});
