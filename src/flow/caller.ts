@@ -80,7 +80,8 @@ export class FlowCaller implements Participant {
   #speaking = false;
   #cancelSpeech?: () => void;
   #cancelTimeout?: () => void;
-  #agentSpeaking = false;
+  /** When the agent's utterance in progress began, if it is speaking. */
+  #agentSpeakingSince?: number;
   #collected = "";
   /** Bumped on every node change, so late persona replies are dropped. */
   #epoch = 0;
@@ -163,12 +164,12 @@ export class FlowCaller implements Participant {
         this.#enter(this.#start);
         return;
       case "speech_start":
-        this.#agentSpeaking = true;
+        this.#agentSpeakingSince = event.at;
         this.#clearTimeout();
-        if (this.#current === "livekit/voicemail") this.#voicemail?.agentSpeechStart();
+        this.#voicemail?.agentSpeechStart(event.at);
         return;
       case "speech":
-        this.#agentSpeaking = false;
+        this.#agentSpeakingSince = undefined;
         this.#heard(event.text);
         return;
       case "dtmf":
@@ -231,6 +232,10 @@ export class FlowCaller implements Participant {
         beep: () => line.beep(),
         hangUp: (reason) => this.#finish(name, reason, true),
       });
+      // An agent that began talking as the greeting ended is speaking into the box.
+      if (this.#agentSpeakingSince !== undefined) {
+        this.#voicemail.agentSpeechStart(this.#agentSpeakingSince);
+      }
       this.#voicemail.begin(greet);
       return;
     }
@@ -280,10 +285,7 @@ export class FlowCaller implements Participant {
   // --- what the agent does -------------------------------------------------
 
   #heard(text: string): void {
-    if (this.#current === "livekit/voicemail") {
-      this.#voicemail?.agentSpeech(text);
-      return;
-    }
+    if (this.#voicemail) return this.#voicemail.agentSpeech(text);
     const node = this.#node();
     if (!node) return;
     this.#history.push({ speaker: "agent", text });
@@ -418,7 +420,7 @@ export class FlowCaller implements Participant {
     this.#clearTimeout();
     const node = this.#node();
     if (!node?.timeout || this.#ended) return;
-    if (this.#speaking || this.#agentSpeaking || this.#replying) return;
+    if (this.#speaking || this.#agentSpeakingSince !== undefined || this.#replying) return;
     const to = node.timeout.to;
     this.#cancelTimeout = this.#clock!.timer(node.timeout.after_ms, () => {
       this.#cancelTimeout = undefined;

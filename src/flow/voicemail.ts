@@ -6,10 +6,16 @@
  *
  * A recording starts after the beep (or the greeting). It ends after the drawn
  * silence once the agent has spoken, after 60 s, or on `#`; 10 s with no speech
- * hangs up with no message. The menu plays at most three times: `1` sends, `2`
- * records again (the earlier take is discarded), any other key plays it again, and
- * hanging up during it keeps the message. Without a menu, a finished recording is
- * sent and the box hangs up.
+ * hangs up with no message. An agent already talking when the recording starts is
+ * speaking into it (its words from that moment on are recorded). The menu plays at
+ * most three times: `1` sends, `2` records again (the earlier take is discarded), any
+ * other key plays it again, and hanging up during it keeps the message. Without a
+ * menu, a finished recording is sent and the box hangs up.
+ *
+ * The box hears an utterance's words when it ends, so an utterance cut by the end of
+ * a recording (60 s, `#`) adds the words said before that moment once it is over;
+ * without a menu, the box waits for them before it hangs up. `sent` and `kept` need
+ * words: a take with none is `no_message`, whatever the box did next.
  *
  * @module
  */
@@ -54,7 +60,8 @@ export interface VoicemailHost {
   hangUp(reason: FlowEndReason): void;
 }
 
-type Phase = "greeting" | "recording" | "menu" | "closing" | "done";
+/** `sealing`: the recording is over, the words of an utterance it cut are awaited. */
+type Phase = "greeting" | "recording" | "sealing" | "menu" | "closing" | "done";
 
 /** One call's visit to the box. */
 export class VoicemailSession {
@@ -81,8 +88,9 @@ export class VoicemailSession {
     else this.#record();
   }
 
-  agentSpeechStart(): void {
-    this.#agentSpeechStart = this.#now();
+  /** The agent began an utterance at `at` (before the box was entered, possibly). */
+  agentSpeechStart(at: number = this.#now()): void {
+    this.#agentSpeechStart = at;
     this.#clear("no_speech");
     this.#clear("silence");
     this.#clear("menu_wait");
@@ -104,6 +112,8 @@ export class VoicemailSession {
       const words = _wordsBetween(text, start, this.#take.start, end);
       if (words !== "") this.#take.parts.push(words);
       this.#set("silence", this.box.silence_wait_s * 1000, () => this.#endRecording());
+    } else if (this.#phase === "sealing") {
+      this.#finish("sent");
     } else if (this.#phase === "menu" && !this.#menuPlaying) {
       this.#waitForMenuKey();
     }
@@ -132,6 +142,8 @@ export class VoicemailSession {
       this.#takes.push({ transcript, start_ms: this.#take.start, end_ms: this.#now() });
       this.#take = undefined;
       this.#outcome = transcript !== "" ? "kept" : "no_message";
+    } else if (this.#phase === "sealing") {
+      this.#outcome = "sent"; // the words in flight are lost with the line
     } else if (this.#phase === "menu") {
       this.#outcome = "kept";
     } else {
@@ -142,10 +154,13 @@ export class VoicemailSession {
 
   /** The trace's `voicemail` entry. */
   trace(): VoicemailBox & { takes: VoicemailTake[]; outcome: VoicemailOutcome } {
+    const outcome = this.#outcome ?? (this.#phase === "menu" ? "kept" : "no_message");
+    // The message is the last take (a re-record discards the earlier one).
+    const words = (this.#takes.at(-1)?.transcript ?? "") !== "";
     return {
       ...this.box,
       takes: this.#takes.map((t) => ({ ...t })),
-      outcome: this.#outcome ?? (this.#phase === "menu" ? "kept" : "no_message"),
+      outcome: words ? outcome : "no_message",
     };
   }
 
@@ -168,10 +183,13 @@ export class VoicemailSession {
     this.#take = undefined;
     const transcript = take.parts.join(" ");
     this.#takes.push({ transcript, start_ms: take.start, end_ms: this.#now() });
-    if (transcript === "" && this.#agentSpeechStart === undefined) {
+    const talking = this.#agentSpeechStart !== undefined;
+    if (transcript === "" && !talking) {
       this.#finish("no_message");
     } else if (this.box.menu) {
       this.#playMenu();
+    } else if (talking) {
+      this.#phase = "sealing"; // hang up once the words cut off are heard
     } else {
       this.#finish("sent");
     }

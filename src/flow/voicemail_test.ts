@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { CallEvent, CallLine } from "../bridge/call.ts";
-import { speechDurationMs } from "../bridge/speech.ts";
+import { speechDurationMs, spokenPrefix } from "../bridge/speech.ts";
 import { flowScenario, simulateFlowCall, TimedAgent } from "./_sim_call.ts";
 import type { VoicemailBox } from "./trace.ts";
 import {
@@ -193,4 +193,83 @@ Deno.test("drawVoicemailBox is a pure function of the seed and draws every kind 
     seen.add(JSON.stringify(box));
   }
   assert.equal(seen.size, 16);
+});
+
+/** About 300 words: it takes far longer than the 60 s a box records. */
+const LONG = Array.from({ length: 30 }, (_, i) => `Part ${i + 1} of a very long message here.`)
+  .join(" ");
+/** Longer than the 10 s a box waits for speech, well under its 60 s. */
+const MEDIUM = "This is Alex from the clinic about your visit next week on Tuesday. " +
+  "We need to move it to the afternoon because the doctor is away that morning. " +
+  "Please call us back at your convenience to confirm the new time, thank you.";
+
+/** Says `text` the moment the far end finishes an utterance (as `after: speech` does). */
+function speaksOnGreeting(text: string): TimedAgent {
+  let said = false;
+  return new TimedAgent([], (e, line) => {
+    if (e.type === "speech" && !said) {
+      said = true;
+      line.say(text);
+    }
+  });
+}
+
+Deno.test("voicemail: an agent that starts speaking as a node's greeting ends is recorded", async () => {
+  const box: VoicemailBox = { beep: false, menu: false, silence_wait_s: 2 };
+  assert.ok(d(MEDIUM) > 10000 && d(MEDIUM) < 60000);
+  const agent = speaksOnGreeting(MEDIUM);
+  const { trace } = await simulateFlowCall(scenario, agent, { voicemailBox: box });
+  assert.deepEqual(trace.voicemail, {
+    ...box,
+    takes: [{ transcript: MEDIUM, start_ms: G, end_ms: G + d(MEDIUM) + 2000 }],
+    outcome: "sent",
+  });
+});
+
+Deno.test("voicemail: words the agent began during the greeting count from the recording's start", async () => {
+  const box: VoicemailBox = { beep: false, menu: false, silence_wait_s: 3 };
+  // Starts 1 s before the greeting ends and talks on past it.
+  const agent = new TimedAgent([[G - 1000, (l) => l.say(MEDIUM)]]);
+  const { trace } = await simulateFlowCall(scenario, agent, { voicemailBox: box });
+  const take = trace.voicemail!.takes[0]!;
+  assert.equal(take.start_ms, G);
+  assert.equal(take.end_ms, G - 1000 + d(MEDIUM) + 3000);
+  const before = spokenPrefix(MEDIUM, 1000);
+  assert.equal(take.transcript, MEDIUM.slice(before.length).trim());
+  assert.equal(trace.voicemail?.outcome, "sent");
+});
+
+Deno.test("voicemail: an agent still talking at 60 s leaves the words of the first 60 s", async () => {
+  for (const greeted of [true, false]) {
+    const box: VoicemailBox = { beep: false, menu: false, silence_wait_s: 2 };
+    const s = greeted ? scenario : flowScenario({}, "livekit/voicemail");
+    const { trace } = await simulateFlowCall(s, speaksOnGreeting(LONG), { voicemailBox: box });
+    const label = greeted ? "greeted by a node" : "generic greeting";
+    const take = trace.voicemail!.takes[0]!;
+    assert.equal(take.end_ms - take.start_ms, 60000, label);
+    const said = spokenPrefix(LONG, 60000);
+    assert.equal(take.transcript, said, label);
+    assert.ok(said.length > 100 && said.length < LONG.length, label);
+    assert.equal(trace.voicemail!.outcome, "sent", label);
+    assert.equal(trace.end.reason, "voicemail_done", label);
+  }
+});
+
+Deno.test("voicemail: a take with no words is no message, whatever the box did next", async () => {
+  // `#` 100 ms into the agent's first utterance ends a take that holds no word.
+  for (const menu of [false, true]) {
+    const box: VoicemailBox = { beep: true, menu, silence_wait_s: 2 };
+    const agent = new TimedAgent([
+      [G + 100, (l) => l.say(MSG)],
+      [G + 200, (l) => l.press("#")],
+      [G + 200 + d(MENU_PROMPT) + 500, (l) => l.press("1")],
+    ]);
+    const { trace } = await simulateFlowCall(scenario, agent, { voicemailBox: box });
+    const label = menu ? "menu, then 1" : "no menu";
+    assert.deepEqual(trace.voicemail?.takes, [
+      { transcript: "", start_ms: G, end_ms: G + 200 },
+    ], label);
+    assert.equal(trace.voicemail?.outcome, "no_message", label);
+    assert.equal(trace.end.reason, "voicemail_done", label);
+  }
 });
