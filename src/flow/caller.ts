@@ -447,8 +447,13 @@ export class FlowCaller implements Participant {
   }
 }
 
-/** How the far end records a call it did not end itself. */
+/**
+ * How the far end records a call it did not end itself. A failure is an `error`
+ * whichever side it is blamed on (the bridge sends an unreachable agent's as
+ * `by: "agent"`), so it is checked before who hung up.
+ */
 function _endReason(event: Extract<CallEvent, { type: "hangup" }>): FlowEndReason {
+  if (event.reason === "error") return "error";
   if (event.by === "agent") return "agent_hangup";
   if (event.reason === "silence") return "silence";
   if (event.reason === "max_duration" || event.reason === "max_turns") return event.reason;

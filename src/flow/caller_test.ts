@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { type CallLine, ParticipantError } from "../bridge/call.ts";
 import { speechDurationMs } from "../bridge/speech.ts";
 import { flowScenario, simulateFlowCall, TimedAgent } from "./_sim_call.ts";
 import {
@@ -109,7 +110,7 @@ Deno.test("FlowCaller counts re-entries through other routes toward the visit li
     menu: { say: MENU, routes: [{ match: "1", to: "oops" }] },
     oops: { say: "Not valid.", then: "menu" },
   };
-  const plan: [number, (l: import("../bridge/call.ts").CallLine) => void][] = [];
+  const plan: [number, (l: CallLine) => void][] = [];
   // Press 1 at the end of each menu play: menu, oops, menu, oops, menu, oops, (4th) menu.
   let t = 0;
   for (let i = 0; i < 3; i++) {
@@ -370,4 +371,33 @@ Deno.test("FlowCaller restarts a hold's timeout on a key, though the key goes no
   const agent = new TimedAgent([[d(HOLD) + 2000, (l) => l.press("0")]]);
   const { trace } = await simulateFlowCall(flowScenario(holdNodes, "hold"), agent);
   assert.deepEqual(trace.nodes[1], { name: "desk", at_ms: d(HOLD) + 2000 + 4000 });
+});
+
+/** An agent that cannot be reached, or that breaks `at` ms into the call. */
+class BrokenAgent extends TimedAgent {
+  constructor(readonly at?: number) {
+    super(
+      at === undefined
+        ? []
+        : [[at, (l) => l.fail(new ParticipantError("agent_disconnected", "socket closed"))]],
+    );
+  }
+  override start(line: CallLine): Promise<void> {
+    if (this.at === undefined) {
+      return Promise.reject(new ParticipantError("agent_unreachable", "connection refused"));
+    }
+    return super.start(line);
+  }
+}
+
+Deno.test("FlowCaller records a call that ends in an error as an error, not the agent's hangup", async () => {
+  for (const at of [undefined, 2000]) {
+    const { trace, outcome } = await simulateFlowCall(
+      flowScenario(holdNodes, "hold"),
+      new BrokenAgent(at),
+    );
+    const label = at === undefined ? "unreachable" : "broke mid-call";
+    assert.equal(outcome.stopReason, "error", label);
+    assert.deepEqual(trace.end, { node: "hold", reason: "error", at_ms: at ?? 0 }, label);
+  }
 });
