@@ -10,6 +10,12 @@
  * agent's silence from the end of the node's prompt; anything the agent says or
  * presses restarts it. Keys during a routed node's prompt cut the prompt off.
  *
+ * `livekit/unavailable` ends as `unavailable` once its announcement has been played in
+ * full: the far end hangs up at that instant, and an agent hanging up at the same
+ * instant (on hearing the last word, say) does not make it `agent_hangup`, whatever
+ * order the two hang-ups reach the line in. Before that instant the hang-up is the
+ * agent's.
+ *
  * `instructions` speak through a `PersonaSpeaker` when a model is configured, else
  * through a deterministic stand-in: it speaks `say`, acknowledges the agent once,
  * and follows `then`. A person's conversation history is the current node's.
@@ -91,6 +97,8 @@ export class FlowCaller implements Participant {
   #acknowledged = false;
   #answered = false;
   #voicemail?: VoicemailSession;
+  /** When `livekit/unavailable`'s announcement will have been played in full. */
+  #unavailableUntil?: number;
 
   constructor(scenario: Scenario, options: FlowCallerOptions = {}) {
     const where = `scenario "${scenario.name}"`;
@@ -176,7 +184,7 @@ export class FlowCaller implements Participant {
         this.#keys(event.keys);
         return;
       case "hangup":
-        this.#finish(this.#current ?? this.#start, _endReason(event), false);
+        this.#finish(this.#current ?? this.#start, this.#hangUpReason(event), false);
         return;
       case "beep":
         return;
@@ -216,6 +224,7 @@ export class FlowCaller implements Participant {
     if (name === "livekit/hangup") return this.#finish(name, "hangup", true);
     if (name === "livekit/unavailable") {
       this.#current = name;
+      this.#unavailableUntil = this.#clock!.now() + speechDurationMs(UNAVAILABLE_PROMPT);
       this.#speak(UNAVAILABLE_PROMPT, "MACHINE", () => this.#finish(name, "unavailable", true));
       return;
     }
@@ -431,6 +440,15 @@ export class FlowCaller implements Participant {
   #clearTimeout(): void {
     this.#cancelTimeout?.();
     this.#cancelTimeout = undefined;
+  }
+
+  /** Why a call ended that the far end did not end (or had not yet ended) itself. */
+  #hangUpReason(event: Extract<CallEvent, { type: "hangup" }>): FlowEndReason {
+    const reason = _endReason(event);
+    // The announcement is over: the far end's own hang-up is due now, whoever is first.
+    const announced = this.#unavailableUntil !== undefined &&
+      this.#clock!.now() >= this.#unavailableUntil;
+    return announced && reason !== "error" ? "unavailable" : reason;
   }
 
   #finish(node: string, reason: FlowEndReason, hangUp: boolean): void {

@@ -401,3 +401,52 @@ Deno.test("FlowCaller records a call that ends in an error as an error, not the 
     assert.deepEqual(trace.end, { node: "hold", reason: "error", at_ms: at ?? 0 }, label);
   }
 });
+
+Deno.test("FlowCaller's unavailable number ends as unavailable when the agent hangs up as the announcement ends", async () => {
+  const D = d(UNAVAILABLE_PROMPT);
+  const hangUpAt = (at: number) => new TimedAgent([[at, (l) => l.hangUp()]]);
+  const agents: [string, TimedAgent][] = [
+    ["a timer set before the call", hangUpAt(D)],
+    [
+      "on hearing the announcement",
+      new TimedAgent([], (e, l) => e.type === "speech" && l.hangUp()),
+    ],
+    [
+      "a timer set when the announcement starts",
+      new TimedAgent([], (e, l) => e.type === "speech_start" && l.clock.timer(D, () => l.hangUp())),
+    ],
+    [
+      "a zero-delay step after hearing it",
+      new TimedAgent([], (e, l) => e.type === "speech" && l.clock.timer(0, () => l.hangUp())),
+    ],
+  ];
+  for (const [label, agent] of agents) {
+    const { trace } = await simulateFlowCall(flowScenario({}, "livekit/unavailable"), agent);
+    assert.deepEqual(
+      trace.end,
+      { node: "livekit/unavailable", reason: "unavailable", at_ms: D },
+      label,
+    );
+  }
+  // Entered from a node: the announcement is over at the node's end plus its length.
+  const intro = { intro: { say: "Hello.", then: "livekit/unavailable" } };
+  const onLastWord = new TimedAgent([], (e, l) => {
+    if (e.type === "speech" && e.text === UNAVAILABLE_PROMPT) l.hangUp();
+  });
+  const fromNode = await simulateFlowCall(flowScenario(intro, "intro"), onLastWord);
+  assert.deepEqual(fromNode.trace.end, {
+    node: "livekit/unavailable",
+    reason: "unavailable",
+    at_ms: d("Hello.") + D,
+  });
+  // Before the announcement is over, hanging up is the agent's.
+  const { trace } = await simulateFlowCall(
+    flowScenario({}, "livekit/unavailable"),
+    hangUpAt(D - 1),
+  );
+  assert.deepEqual(trace.end, {
+    node: "livekit/unavailable",
+    reason: "agent_hangup",
+    at_ms: D - 1,
+  });
+});

@@ -16,7 +16,11 @@ export const FlowEndReason = z.enum([
   "silence",
   /** The agent hung up or ended the call. */
   "agent_hangup",
-  /** `livekit/unavailable` played its announcement and hung up. */
+  /**
+   * `livekit/unavailable` played its announcement and hung up. Also when the agent
+   * hangs up at the instant the announcement ends: once it has been played in full,
+   * the end is `unavailable` whoever hangs up first.
+   */
   "unavailable",
   /** The voicemail box finished: message sent, or nothing recorded. */
   "voicemail_done",
