@@ -14,6 +14,8 @@ import { keyId, shardOf, trialKey } from "./trial_key.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
 import type { CallLimits } from "../bridge/bridge.ts";
 import { formatTranscript } from "./transcript.ts";
+import { InputError } from "../cli/problem.ts";
+import { sha256Hex } from "../canonical/hash.ts";
 
 export interface RunOptions {
   scenarios: Scenario[];
@@ -46,7 +48,10 @@ export function planTrials(
   shard?: { index: number; count: number },
 ): { scenario: Scenario; key: TrialKey }[] {
   const plan: { scenario: Scenario; key: TrialKey }[] = [];
+  const seen = new Set<string>();
   for (const scenario of scenarios) {
+    if (seen.has(scenario.name)) continue; // named twice: its trials run once
+    seen.add(scenario.name);
     for (let t = 0; t < trials; t++) {
       const key = trialKey(scenario.name, t, config);
       if (shard && shardOf(key, shard.count) !== shard.index) continue;
@@ -100,6 +105,15 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   return summary;
 }
 
+/**
+ * A transcript's file name: readable, safe, and short enough for any file system
+ * (scenario names can be long), made unique by a hash of the trial key.
+ */
+export function transcriptName(record: TrialRecord): string {
+  const safe = record.key.scenario.replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, 120);
+  return `${safe}__t${record.key.trial}__${sha256Hex(keyId(record.key)).slice(0, 12)}.txt`;
+}
+
 /** `<out>/trials.jsonl` (append-only, one write per record) and `<out>/transcripts/`. */
 export class TrialSink {
   readonly existing: Set<string>;
@@ -113,37 +127,63 @@ export class TrialSink {
   }
 
   static async open(dir: string): Promise<TrialSink> {
-    await Deno.mkdir(join(dir, "transcripts"), { recursive: true });
+    try {
+      await Deno.mkdir(join(dir, "transcripts"), { recursive: true });
+    } catch (e) {
+      throw new InputError({
+        field: "--out",
+        file: dir,
+        message: `cannot use as an output folder: ${(e as Error).message}`,
+      });
+    }
     const path = join(dir, "trials.jsonl");
     const existing = new Set<string>();
     let text = "";
     try {
       text = await Deno.readTextFile(path);
     } catch { /* a fresh folder */ }
-    // A run killed mid-write may leave a partial last line: drop it, keep the rest.
+    // A run killed mid-write may leave a partial last line: cut it off (truncation
+    // cannot lose the complete lines before it). Lines that are not trial records
+    // are left out by writing a clean copy and renaming it over the file.
     const complete = text.endsWith("\n") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
+    if (complete.length !== text.length) {
+      await Deno.truncate(path, new TextEncoder().encode(complete).length);
+    }
+    const kept: string[] = [];
+    let dropped = 0;
     for (const line of complete.split("\n")) {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as TrialRecord;
-        if (r?.key) existing.add(keyId(r.key));
-      } catch { /* an unreadable line is re-run */ }
+        if (!r?.key) throw new Error("not a trial record");
+        existing.add(keyId(r.key));
+        kept.push(line);
+      } catch {
+        dropped++; // re-run: its trial key is not in `existing`
+      }
     }
-    if (complete.length !== text.length) await Deno.writeTextFile(path, complete);
+    if (dropped > 0) {
+      await Deno.writeTextFile(`${path}.tmp`, kept.map((l) => l + "\n").join(""));
+      await Deno.rename(`${path}.tmp`, path);
+    }
     const file = await Deno.open(path, { append: true, create: true });
     return new TrialSink(dir, file, existing);
   }
 
   async write(record: TrialRecord): Promise<void> {
-    const name = `${record.key.scenario}__t${record.key.trial}__${record.key.config_hash}.txt`;
-    await Deno.writeTextFile(
-      join(this.#dir, "transcripts", name.replaceAll("/", "_")),
-      formatTranscript(record),
-    );
+    // The record first: it is what resume and scoring read.
     const bytes = new TextEncoder().encode(JSON.stringify(record) + "\n");
     let off = 0;
     while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
     this.#file.syncDataSync();
+    try {
+      await Deno.writeTextFile(
+        join(this.#dir, "transcripts", transcriptName(record)),
+        formatTranscript(record),
+      );
+    } catch {
+      // A transcript is a convenience; never lose the run over one.
+    }
   }
 
   close(): void {

@@ -169,3 +169,63 @@ Deno.test("a participant that cannot be made fails that trial, not the run", asy
   assert.equal(got.find((r) => r.key.scenario.endsWith("s0"))!.error!.kind, "setup_error");
   assert.equal(got.find((r) => r.key.scenario.endsWith("s1"))!.status, "completed");
 });
+
+Deno.test("a scenario named twice runs its trials once", () => {
+  const s = scenarios(2);
+  assert.equal(planTrials([...s, s[0]!], 2, "cfg").length, 4);
+});
+
+Deno.test("long scenario names get short transcript files; lines that are not records are re-run", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const long = counterScenario({ name: `test_counter__${"very_long_issue_name_".repeat(20)}` });
+    const got: TrialRecord[] = [];
+    const base = {
+      root,
+      participants: oracle,
+      configHash: "cfg",
+      trials: 2,
+      concurrency: 1,
+      out: dir,
+      limits,
+      onRecord: (r: TrialRecord) => void got.push(r),
+    };
+    assert.equal((await runTrials({ ...base, scenarios: [long] })).run, 2);
+    const names = [...Deno.readDirSync(join(dir, "transcripts"))].map((e) => e.name);
+    assert.equal(names.length, 2);
+    assert.ok(names.every((n) => n.length < 160), names.join());
+    const path = join(dir, "trials.jsonl");
+    const lines = (await Deno.readTextFile(path)).trimEnd().split("\n");
+    await Deno.writeTextFile(path, `${lines[0]}\nnot a record\n`);
+    const again = await runTrials({ ...base, scenarios: [long], resume: true });
+    assert.deepEqual([again.skipped, again.run], [1, 1]);
+    const final = (await Deno.readTextFile(path)).trimEnd().split("\n");
+    assert.equal(final.length, 2);
+    assert.ok(final.every((l) => JSON.parse(l).key.scenario === long.name));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an --out that is a file is an input error", async () => {
+  const file = await Deno.makeTempFile();
+  try {
+    await assert.rejects(
+      () =>
+        runTrials({
+          root,
+          participants: oracle,
+          configHash: "c",
+          trials: 1,
+          concurrency: 1,
+          out: file,
+          limits,
+          scenarios: scenarios(1),
+          onRecord: () => {},
+        }),
+      (e: Error) => e.name === "InputError" && /--out/.test(e.message),
+    );
+  } finally {
+    await Deno.remove(file);
+  }
+});
