@@ -9,6 +9,8 @@ import type { Io } from "./io.ts";
 import { InputError } from "./problem.ts";
 
 export function readKeyEnv(io: Pick<Io, "env">, name: string, flag: string): string | undefined {
+  const value = io.env(name);
+  if (value !== undefined) return value;
   const state = Deno.permissions.querySync({ name: "env", variable: name }).state;
   if (state !== "granted") {
     throw new InputError({
@@ -18,5 +20,5 @@ export function readKeyEnv(io: Pick<Io, "env">, name: string, flag: string): str
         `add it to --allow-env (deno task cli allows OPENAI_API_KEY and JUDGE_API_KEY), or use one of those`,
     });
   }
-  return io.env(name);
+  return undefined;
 }
