@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { Command } from "../cli/io.ts";
-import { formatProblem } from "../cli/problem.ts";
+import { formatProblem, InputError } from "../cli/problem.ts";
 import { parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
@@ -44,6 +44,7 @@ export const command: Command = {
     const root = openDataRoot(values["data-root"], io);
     const worlds = await selectScenarios(root, {});
     const flows = await selectScenarios(root, { files: [values.flows ?? BUNDLED_FLOWS] });
+    if (flows.fileProblems.length > 0) throw new InputError(flows.fileProblems);
     for (const p of [...worlds.problems, ...flows.problems]) io.err(`warning: ${formatProblem(p)}`);
 
     const rows: Row[] = [];

@@ -114,13 +114,14 @@ export const command: Command = {
       script = sha256Hex(await Deno.readTextFile(path));
     }
     const factory = participantFactory(participants);
-    const root = openDataRoot(values["data-root"], io);
     const selection = await selectionFrom(values, positionals, io);
-    const sel = await selectScenarios(root, selection);
-    const fileProblems = sel.problems.filter((p) =>
-      p.file && selection.files?.some((f) => p.file!.startsWith(f))
+    // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
+    const root = openDataRoot(
+      values["data-root"] ?? (io.env("EVAL_DATA_ROOT") ? undefined : selection.dataRoot),
+      io,
     );
-    if (fileProblems.length > 0) throw new InputError(fileProblems);
+    const sel = await selectScenarios(root, selection);
+    if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     if (sel.scenarios.length === 0) throw new InputError("no scenarios selected");
     if (participants.user === "llm" && sel.scenarios.some((s) => s.domain === "flow")) {
@@ -217,7 +218,7 @@ async function selectionFrom(
   values: { domain?: string[]; scenarios?: string[] },
   files: string[],
   io: Io,
-): Promise<Selection> {
+): Promise<Selection & { dataRoot?: string }> {
   const domains = listFlag(values.domain);
   const scenarios = listFlag(values.scenarios);
   if (domains.length || scenarios.length || files.length || io.stdinIsTerminal) {
@@ -226,6 +227,7 @@ async function selectionFrom(
   // Scenario references on stdin (`list | eval`).
   const names: string[] = [];
   const refFiles = new Set<string>();
+  const roots = new Set<string>();
   for await (const { line, value } of readJsonl(io.stdin)) {
     const ref = ScenarioRef.safeParse(value);
     if (!ref.success) {
@@ -238,12 +240,16 @@ async function selectionFrom(
     }
     names.push(ref.data.name);
     if (ref.data.source?.startsWith("file:")) refFiles.add(ref.data.source.slice(5));
+    if (typeof ref.data.data_root === "string") roots.add(ref.data.data_root);
   }
-  if (names.length === 0) {
+  if (roots.size > 1) {
     throw new InputError({
-      message: "no scenarios selected",
-      hint: "pass --domain, --scenarios or files, or pipe `list` output",
+      file: "<stdin>",
+      field: "data_root",
+      message: `references from ${roots.size} data roots; run one eval per data root`,
     });
   }
-  return { scenarios: names, files: [...refFiles] };
+  // Nothing on stdin (a job with no input): every scenario of the data root.
+  if (names.length === 0) return { domains, scenarios, files };
+  return { scenarios: names, files: [...refFiles], dataRoot: [...roots][0] };
 }

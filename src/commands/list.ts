@@ -1,5 +1,5 @@
 import type { Command } from "../cli/io.ts";
-import { formatProblem } from "../cli/problem.ts";
+import { formatProblem, InputError } from "../cli/problem.ts";
 import { listFlag, parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
@@ -14,7 +14,7 @@ Usage: cli.ts list [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE.yam
   --scenarios a,b   exact scenario names
   FILE|DIR          scenario or flow files (YAML or JSON)
 
-Each line: {"name","domain","suite","source"}. Entries that fail to load are reported on
+Each line: {"name","domain","suite","source","data_root"} (eval reads them back). Entries that fail to load are reported on
 stderr with file, line and field; the rest are listed.`;
 
 export const command: Command = {
@@ -32,7 +32,9 @@ export const command: Command = {
       scenarios: listFlag(values.scenarios),
       files: positionals,
     });
+    if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
+    if (sel.scenarios.length === 0) io.err(`warning: no scenarios in ${root.path}`);
     for (const s of sel.scenarios) {
       io.out(
         JSON.stringify({
@@ -40,6 +42,7 @@ export const command: Command = {
           domain: s.domain,
           suite: suiteOf(s),
           ...(s.source ? { source: s.source } : {}),
+          data_root: root.path,
         }),
       );
     }

@@ -54,7 +54,9 @@ export async function loadScenarioFiles(paths: string[]): Promise<ScenarioFilesL
         continue;
       }
       names.set(s.name, file);
-      out.scenarios.push(s);
+      // Where it was loaded from, so `list | eval` runs this file and not a data-root
+      // scenario of the same name (a scaffolded file's `source` names its dataset).
+      out.scenarios.push({ ...s, source: `file:${file}` });
     }
   }
   return out;

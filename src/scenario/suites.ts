@@ -29,8 +29,10 @@ export interface Selection {
 
 export interface Selected {
   scenarios: Scenario[];
-  /** Problems of entries that did not load (the rest did). */
+  /** Problems of data-root entries that did not load (the rest did): warnings. */
   problems: Problem[];
+  /** Problems of the scenario files given: the user's own input, so errors. */
+  fileProblems: Problem[];
   suites: Map<string, Suite>;
 }
 
@@ -39,14 +41,15 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
   const suites = await allSuites();
   const byId = new Map(suites.map((s) => [s.id, s]));
   const problems: Problem[] = [];
-  const scenarios: Scenario[] = [];
+  const fileProblems: Problem[] = [];
+  const fromSuites: Scenario[] = [];
   const owner = new Map<string, Suite>();
 
-  const fileScenarios = sel.files?.length ? await loadFiles(sel.files) : undefined;
-  if (fileScenarios) {
-    problems.push(...fileScenarios.problems);
-    scenarios.push(...fileScenarios.scenarios);
-  }
+  const files = sel.files?.length ? await loadFiles(sel.files) : undefined;
+  const fromFiles = files?.scenarios ?? [];
+  if (files) fileProblems.push(...files.problems);
+  const names = sel.scenarios ?? [];
+  const fileNames = new Set(fromFiles.map((s) => s.name));
   let wanted: Suite[];
   if (sel.domains?.length) {
     wanted = sel.domains.map((d) => {
@@ -66,33 +69,45 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
       }
       return s;
     });
-  } else if (fileScenarios && !sel.scenarios?.length) {
-    wanted = [];
+  } else if (files && names.every((n) => fileNames.has(n))) {
+    wanted = []; // the files hold everything asked for
   } else {
     wanted = suites.filter((s) => s.present(root));
   }
   for (const s of wanted) {
-    const r = await s.load(root);
+    // One broken data file costs its own suite, not the others.
+    let r;
+    try {
+      r = await s.load(root);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      problems.push(...e.problems.map((p) => ({ ...p, where: p.where ?? `suite ${s.id}` })));
+      continue;
+    }
     problems.push(...r.problems);
     for (const sc of r.scenarios) owner.set(sc.name, s);
-    scenarios.push(...r.scenarios);
+    fromSuites.push(...r.scenarios);
   }
-  if (sel.scenarios?.length) {
+  // A scenario file wins over a data-root scenario of the same name.
+  const scenarios = [...fromFiles, ...fromSuites.filter((s) => !fileNames.has(s.name))];
+  if (names.length) {
     const index = new Map(scenarios.map((s) => [s.name, s]));
-    const picked = sel.scenarios.map((name) => {
+    const picked = names.map((name) => {
       const s = index.get(name);
       if (!s) {
         const hint = closest(name, index.keys());
         throw new InputError({
-          message: `unknown scenario "${name}"`,
+          message: `unknown scenario "${name}" in ${root.path}${
+            sel.files?.length ? " and the given files" : ""
+          }`,
           hint: hint ? `did you mean "${hint}"?` : undefined,
         });
       }
       return s;
     });
-    return { scenarios: picked, problems, suites: owner };
+    return { scenarios: picked, problems, fileProblems, suites: owner };
   }
-  return { scenarios, problems, suites: owner };
+  return { scenarios, problems, fileProblems, suites: owner };
 }
 
 async function loadFiles(files: string[]): Promise<{ scenarios: Scenario[]; problems: Problem[] }> {
