@@ -7,13 +7,17 @@ import type { Command } from "../cli/io.ts";
 import { parseFlags } from "../cli/args.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { loadScenarioFiles } from "../scenario/files.ts";
+import { checkRunnable } from "../scenario/check.ts";
+import { openDataRoot } from "../scenario/data_root.ts";
 
 const help = `validate: check scenario and flow files
 
-Usage: cli.ts validate FILE|FOLDER...
+Usage: cli.ts validate [--data-root DIR] FILE|FOLDER...
 
 Loads every scenario file (YAML or JSON; a folder's .yaml, .yml and .json files) and
-every flow file (scenarios.yaml groups, see flows.md) and checks them as a run would.
+every flow file (scenarios.yaml groups: see "Flows" in the README) and checks them as
+a run would: the schema, the flow rules, and that each scenario's domain, worlds (in
+the data root) and named tools, functions and predicates exist.
 Exit 0 when all are valid (warnings, such as flow nodes no scenario reaches, go to
 stderr); exit 2 with every error, one per line, each naming the file, the line, the
 scenario or node, and the field.`;
@@ -22,7 +26,7 @@ export const command: Command = {
   summary: "check scenario and flow files (located errors, exit 2)",
   help,
   async main(args, io) {
-    const { positionals } = parseFlags(args, {});
+    const { values, positionals } = parseFlags(args, { "data-root": { type: "string" } });
     if (positionals.length === 0) {
       throw new InputError({
         message: "validate needs at least one file or folder",
@@ -30,6 +34,10 @@ export const command: Command = {
       });
     }
     const loaded = await loadScenarioFiles(positionals);
+    // As a run would: the scenarios' domains, worlds and named tools must exist.
+    loaded.problems.push(
+      ...await checkRunnable(loaded.scenarios, openDataRoot(values["data-root"], io)),
+    );
     for (const w of loaded.warnings) io.err(`warning: ${formatProblem(w)}`);
     if (loaded.problems.length > 0) throw new InputError(loaded.problems);
     io.err(`${loaded.scenarios.length} scenario${loaded.scenarios.length === 1 ? "" : "s"} valid`);

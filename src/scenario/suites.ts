@@ -8,6 +8,7 @@ import { closest, InputError, type Problem } from "../cli/problem.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario } from "./scenario.ts";
 import type { Suite } from "./suite.ts";
+import { checkRunnable } from "./check.ts";
 
 /** Suites in listing order. */
 export async function allSuites(): Promise<Suite[]> {
@@ -47,7 +48,7 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
 
   const files = sel.files?.length ? await loadFiles(sel.files) : undefined;
   const fromFiles = files?.scenarios ?? [];
-  if (files) fileProblems.push(...files.problems);
+  if (files) fileProblems.push(...files.problems, ...await checkRunnable(fromFiles, root));
   const names = sel.scenarios ?? [];
   const fileNames = new Set(fromFiles.map((s) => s.name));
   let wanted: Suite[];
