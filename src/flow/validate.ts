@@ -4,6 +4,14 @@
  * scenario reaches. Works on the plain value of a parsed file plus a function that
  * locates a path in it, so all problems of a file are found in one pass.
  *
+ * A schema problem in a node or scenario does not stop its other checks. An unknown
+ * field is reported with the closest known name, and read as that field for the
+ * other checks (when it is not given too), so one pass reports what a second would
+ * after taking the hint; malformed parts are dropped. A dropped field is
+ * *uncertain*: the checks that would read its absence (a node without `say`, a
+ * scenario without `start`, an announcement loop) are skipped rather than reported
+ * on a guess.
+ *
  * @module
  */
 import { z } from "zod";
@@ -59,6 +67,15 @@ const TOP_FIELDS = ["name", "nodes", "scenarios"];
 const EMPTY_MATCH =
   `empty "match" (an unquoted # starts a YAML comment and an unquoted * an alias: quote them as "#" and "*")`;
 
+/** What of a node or scenario can still be checked once its schema problems are out. */
+interface Salvaged<T> {
+  data: T;
+  /** Top-level fields dropped as malformed (see the module doc). */
+  uncertain: Set<string>;
+  /** Whether the schema took it as it was. */
+  clean: boolean;
+}
+
 /** Validates a flow group's value; `file` and `locate` place each problem. */
 export function validateFlowGroup(
   value: unknown,
@@ -107,18 +124,20 @@ class _Validation {
     }
 
     const targets = new Set<string>([...Object.keys(rawNodes), ...BUILT_INS]);
-    const parsed = new Map<string, FlowFileNode>();
+    const parsed = new Map<string, Salvaged<FlowFileNode>>();
     const nodes: FlowNodes = {};
     for (const [name, raw] of Object.entries(rawNodes)) {
       this.checkName(name);
-      const r = FlowFileNodeSchema.safeParse(raw);
-      if (!r.success) {
-        this.zodIssues(r.error, raw, ["nodes", name], `node "${name}"`, FlowFileNodeSchema);
-        continue;
-      }
-      parsed.set(name, r.data);
-      const node = this.checkNode(name, r.data, targets);
-      if (node) nodes[name] = node;
+      const r = this.salvage<FlowFileNode>(
+        FlowFileNodeSchema,
+        raw,
+        ["nodes", name],
+        `node "${name}"`,
+      );
+      if (!r) continue;
+      parsed.set(name, r);
+      const node = this.checkNode(name, r.data, r.uncertain, targets);
+      if (node && r.clean) nodes[name] = node;
     }
     this.checkAnnouncementLoops(parsed);
 
@@ -126,8 +145,17 @@ class _Validation {
     const starts = rawScenarios.flatMap((s) =>
       _isObject(s) && typeof s.start === "string" ? [s.start] : []
     );
-    // With a start that names no node, "unreachable" would be noise: fix the start first.
-    if (starts.every((s) => targets.has(s))) this.warnUnreachable(parsed, rawNodes, starts);
+    // With a start that names no node, or a way out that could not be read,
+    // "unreachable" would be noise: fix those first.
+    const unreadableWayOut = [...parsed.values()].some((n) =>
+      ["routes", "then", "timeout"].some((f) => n.uncertain.has(f))
+    );
+    if (
+      starts.every((s) => targets.has(s)) && !unreadableWayOut &&
+      parsed.size === Object.keys(rawNodes).length
+    ) {
+      this.warnUnreachable(parsed, rawNodes, starts);
+    }
     return this.result(
       typeof value.name === "string" ? value.name : undefined,
       nodes,
@@ -167,12 +195,21 @@ class _Validation {
     }
   }
 
-  /** The node's rules; returns the compiled node when it has no problem. */
-  checkNode(name: string, n: FlowFileNode, targets: Set<string>): FlowNode | undefined {
+  /**
+   * The node's rules; returns the compiled node when it has no problem. Rules that
+   * read a field's absence skip `uncertain` fields.
+   */
+  checkNode(
+    name: string,
+    n: FlowFileNode,
+    uncertain: ReadonlySet<string>,
+    targets: Set<string>,
+  ): FlowNode | undefined {
     const before = this.problems.length;
     const where = `node "${name}"`;
     const at = (...rest: (string | number)[]) => ["nodes", name, ...rest];
-    if (n.say === undefined && n.instructions === undefined) {
+    const absent = (f: keyof FlowFileNode) => n[f] === undefined && !uncertain.has(f);
+    if (absent("say") && absent("instructions")) {
       this.problem(at(), where, "say", 'a node needs "say" or "instructions"');
     }
     if (n.routes && n.then !== undefined) {
@@ -184,8 +221,8 @@ class _Validation {
       );
     }
     if (
-      n.say !== undefined && n.instructions === undefined && n.then === undefined &&
-      n.routes === undefined && n.timeout === undefined
+      n.say !== undefined && absent("instructions") && absent("then") && absent("routes") &&
+      absent("timeout")
     ) {
       this.problem(
         at(),
@@ -295,11 +332,14 @@ class _Validation {
   }
 
   /** Announcements (`say` + `then`) that lead back to themselves never wait for the agent. */
-  checkAnnouncementLoops(parsed: Map<string, FlowFileNode>): void {
+  checkAnnouncementLoops(parsed: Map<string, Salvaged<FlowFileNode>>): void {
     const isAnnouncement = (name: string) => {
-      const n = parsed.get(name);
-      return n !== undefined && n.say !== undefined && n.then !== undefined &&
-        n.instructions === undefined && n.routes === undefined;
+      const p = parsed.get(name);
+      if (!p) return false;
+      const { data: n, uncertain } = p;
+      return n.say !== undefined && n.then !== undefined &&
+        n.instructions === undefined && n.routes === undefined &&
+        !uncertain.has("instructions") && !uncertain.has("routes");
     };
     const reported = new Set<string>();
     for (const name of parsed.keys()) {
@@ -308,7 +348,7 @@ class _Validation {
       let cur: string | undefined = name;
       while (cur !== undefined && isAnnouncement(cur) && !chain.includes(cur)) {
         chain.push(cur);
-        cur = parsed.get(cur)!.then;
+        cur = parsed.get(cur)!.data.then;
       }
       if (cur === undefined || !chain.includes(cur) || reported.has(cur)) continue;
       const cycle = chain.slice(chain.indexOf(cur));
@@ -324,7 +364,7 @@ class _Validation {
   }
 
   warnUnreachable(
-    parsed: Map<string, FlowFileNode>,
+    parsed: Map<string, Salvaged<FlowFileNode>>,
     rawNodes: Record<string, unknown>,
     starts: string[],
   ): void {
@@ -334,7 +374,7 @@ class _Validation {
       const name = queue.pop()!;
       if (reached.has(name)) continue;
       reached.add(name);
-      const n = parsed.get(name);
+      const n = parsed.get(name)?.data;
       if (!n) continue;
       for (const r of n.routes ?? []) queue.push(r.to);
       if (n.then !== undefined) queue.push(n.then);
@@ -360,34 +400,33 @@ class _Validation {
     const base = ["scenarios", i];
     const label = _isObject(raw) && typeof raw.label === "string" ? raw.label : undefined;
     const where = label !== undefined ? `scenario "${label}"` : `scenarios[${i}]`;
-    const r = FlowFileScenarioSchema.safeParse(raw);
-    if (!r.success) {
-      this.zodIssues(r.error, raw, base, where, FlowFileScenarioSchema);
-      if (label !== undefined) this.checkLabel(label, base, where);
-      return undefined;
-    }
     const before = this.problems.length;
-    const s: FlowFileScenario = r.data;
-    this.checkLabel(s.label, base, where);
+    const r = this.salvage<Partial<FlowFileScenario>>(FlowFileScenarioSchema, raw, base, where);
+    if (label !== undefined) this.checkLabel(label, base, where);
+    if (!r) return undefined;
+    const { data: s, uncertain } = r;
+    const absent = (f: keyof FlowFileScenario) => s[f] === undefined && !uncertain.has(f);
+    // Which kind of call it is must be settled before its expectations can be read.
+    let kindKnown = !uncertain.has("start") && !uncertain.has("instructions");
     if (s.start !== undefined && s.instructions !== undefined) {
+      kindKnown = false;
       this.problem(
         [...base, "instructions"],
         where,
         "instructions",
         'set "start" or "instructions", not both',
       );
-    } else if (s.start === undefined && s.instructions === undefined) {
+    } else if (absent("start") && absent("instructions")) {
+      kindKnown = false;
       this.problem(base, where, "start", 'set "start" (a node) or "instructions" (a persona call)');
     }
     if (s.start !== undefined) {
       this.checkTarget(s.start, [...base, "start"], where, "start", targets);
     }
-    // Which kind of call it is must be settled before its expectations can be read.
-    const kindKnown = (s.start === undefined) !== (s.instructions === undefined);
     if (s.expect && kindKnown) {
       this.checkExpect(s.expect, s.start !== undefined, [...base, "expect"], where, targets);
     }
-    if (!s.expect && s.agent_expectations === undefined) {
+    if (absent("expect") && absent("agent_expectations")) {
       this.warn(
         base,
         where,
@@ -395,7 +434,7 @@ class _Validation {
         'nothing scores this scenario: give it "expect" or "agent_expectations"',
       );
     }
-    if (this.problems.length > before) return undefined;
+    if (this.problems.length > before || s.label === undefined) return undefined;
     return {
       label: s.label,
       ...(s.start !== undefined ? { start: s.start } : {}),
@@ -474,6 +513,56 @@ class _Validation {
 
   // --- problems ------------------------------------------------------------
 
+  /**
+   * Parses a node or scenario, reporting every schema problem, and returns what can
+   * still be checked: an unknown field is read as the field it probably misspells
+   * (the hint it is reported with) when that one is not given, else set aside; a
+   * malformed part is dropped (a route with no `to` drops the routes). `undefined`
+   * when nothing can be checked (not a mapping).
+   */
+  salvage<T>(
+    schema: z.ZodObject,
+    raw: unknown,
+    base: ValuePath,
+    where: string,
+  ): Salvaged<T> | undefined {
+    const r = schema.safeParse(raw);
+    if (r.success) return { data: r.data as T, uncertain: new Set(), clean: true };
+    this.zodIssues(r.error, raw, base, where, schema);
+    if (!_isObject(raw)) return undefined;
+    const value = structuredClone(raw);
+    for (const issue of r.error.issues) {
+      if (issue.code !== "unrecognized_keys") continue;
+      const path = _path(issue);
+      const parent = _at(value, path);
+      if (!_isObject(parent)) continue;
+      for (const key of issue.keys) {
+        const meant = _suggest(key, _knownKeys(schema, path));
+        if (meant !== undefined && !(meant in parent)) parent[meant] = parent[key];
+        delete parent[key];
+      }
+    }
+    const lenient = schema.partial();
+    const uncertain = new Set<string>();
+    for (let round = 0; round < 4; round++) {
+      const again = lenient.safeParse(value);
+      if (again.success) return { data: again.data as T, uncertain, clean: false };
+      for (const issue of again.error.issues) {
+        const path = _path(issue);
+        if (path.length === 0) return undefined;
+        uncertain.add(String(path[0]));
+        // Drop the bad value where it is; a part that cannot go (a required field,
+        // a list item) takes its whole top-level field with it.
+        const parent = _at(value, path.slice(0, -1));
+        const last = path.at(-1)!;
+        if (path.length > 1 && _isObject(parent) && parent[last] !== undefined) {
+          delete parent[last];
+        } else delete value[String(path[0])];
+      }
+    }
+    return undefined;
+  }
+
   /** zod's issues as located problems: unknown fields get the closest known name. */
   zodIssues(
     error: z.ZodError,
@@ -483,7 +572,7 @@ class _Validation {
     schema: z.ZodType,
   ): void {
     for (const issue of error.issues) {
-      const path = issue.path.filter((k): k is string | number => typeof k !== "symbol");
+      const path = _path(issue);
       if (issue.code === "unrecognized_keys") {
         const known = _knownKeys(schema, path);
         for (const key of issue.keys) {
@@ -512,7 +601,7 @@ class _Validation {
 
   unknownField(path: ValuePath, where: string | undefined, field: string, known: string[]): void {
     const key = String(path.at(-1));
-    const hint = closest(key, known);
+    const hint = _suggest(key, known);
     this.problem(
       path,
       where,
@@ -560,6 +649,25 @@ class _Validation {
   }
 }
 
+/**
+ * The known name an unknown field most likely meant: the closest by edit distance,
+ * else the one it abbreviates (`msg` for `message`: same first letter, its letters
+ * in order), if only one does.
+ */
+function _suggest(key: string, known: readonly string[]): string | undefined {
+  const near = closest(key, known);
+  if (near !== undefined || key.length < 2) return near;
+  const k = key.toLowerCase();
+  const abbreviated = known.filter((name) => {
+    const n = name.toLowerCase();
+    if (n[0] !== k[0] || n.length <= k.length) return false;
+    let i = 0;
+    for (const c of n) if (c === k[i]) i++;
+    return i === k.length;
+  });
+  return abbreviated.length === 1 ? abbreviated[0] : undefined;
+}
+
 /** In file order (a stable sort: problems on one line keep their order). */
 function _byLine(problems: Problem[]): Problem[] {
   return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
@@ -567,6 +675,11 @@ function _byLine(problems: Problem[]): Problem[] {
 
 function _isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** An issue's path, without the symbol keys zod allows. */
+function _path(issue: z.core.$ZodIssue): (string | number)[] {
+  return issue.path.filter((k): k is string | number => typeof k !== "symbol");
 }
 
 /** `routes[1].match` from `["routes", 1, "match"]`. */
@@ -584,6 +697,7 @@ function _at(value: unknown, path: readonly (string | number)[]): unknown {
 }
 
 function _kind(v: unknown): string {
+  if (v === null) return "nothing";
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a mapping";
   return `${typeof v} ${JSON.stringify(v)}`;

@@ -250,3 +250,76 @@ Deno.test("validate: a file reports all its errors at once", () => {
   const text = edit({ 4: "    rotues:", 9: "    then: nowhere", 12: "    start: mneu" });
   assert.equal(problems(text).length, 3);
 });
+
+Deno.test("validate: an unknown field does not hide the node's other problems", () => {
+  // `help` has a typo and is part of a loop of announcements: both are reported.
+  const text = edit({
+    9: ["    then: again", "    speakr: MACHINE"],
+    10: ["  again:", "    say: Still here.", "    then: help", "scenarios:"],
+  });
+  assert.deepEqual(problems(text), [
+    'f.yaml:9: node "help": field "then": announcements loop without ever waiting for the agent: help -> again -> help (give one of them "routes" or "timeout" instead of "then")',
+    'f.yaml:10: node "help": field "speakr": unknown field "speakr" (did you mean "speaker"?)',
+  ]);
+  // A misspelt field is read as the hint says, so the loop it is part of shows too.
+  const misspelt = edit({
+    8: "    sayy: Help is on the way.",
+    9: ["    then: again"],
+    10: ["  again:", "    say: Still here.", "    then: help", "scenarios:"],
+  });
+  assert.deepEqual(problems(misspelt), [
+    'f.yaml:8: node "help": field "sayy": unknown field "sayy" (did you mean "say"?)',
+    'f.yaml:9: node "help": field "then": announcements loop without ever waiting for the agent: help -> again -> help (give one of them "routes" or "timeout" instead of "then")',
+  ]);
+  // ...and there is no "needs say" on top of the typo, while the node's other
+  // checks still run.
+  assert.deepEqual(problems(edit({ 8: "    sayy: Help is on the way.", 9: "    then: hlep" })), [
+    'f.yaml:8: node "help": field "sayy": unknown field "sayy" (did you mean "say"?)',
+    'f.yaml:9: node "help": field "then": unknown node "hlep" (did you mean "help"?)',
+  ]);
+  // A malformed field is reported, and the fields around it are still checked.
+  assert.deepEqual(
+    problems(
+      edit({ 3: "    say: [Press 1 for help.]", 6: "    timeout: { after: 30s, to: menu }" }),
+    ),
+    [
+      'f.yaml:3: node "menu": field "say": expected a string, got a list',
+      'f.yaml:6: node "menu": field "timeout.after": "after" must be at most 20 s, got "30s"',
+    ],
+  );
+});
+
+Deno.test("validate: every problem of an expect is reported, unknown fields with a hint", () => {
+  assert.deepEqual(
+    problems(edit({
+      13: '    expect: { msg: left, path: [lobby, livekit/hangup], end: nowhere, keys: "12x" }',
+    })),
+    [
+      'f.yaml:13: scenario "asks-for-help": field "expect.msg": unknown field "msg" (did you mean "message"?)',
+      'f.yaml:13: scenario "asks-for-help": field "expect.path[0]": unknown node "lobby" (known: menu, help, livekit/hangup, livekit/unavailable, livekit/voicemail)',
+      'f.yaml:13: scenario "asks-for-help": field "expect.path[1]": "livekit/hangup" is a built-in: built-ins end a call, so expect them with "end"',
+      'f.yaml:13: scenario "asks-for-help": field "expect.end": unknown node "nowhere" (known: menu, help, livekit/hangup, livekit/unavailable, livekit/voicemail)',
+      'f.yaml:13: scenario "asks-for-help": field "expect.keys": "12x" is not a string of keys (0-9, *, #, A-D)',
+    ],
+  );
+  // A bad value in expect leaves its other fields checked, and the scenario's start.
+  assert.deepEqual(
+    problems(edit({ 12: "    start: mneu", 13: "    expect: { message: maybe, end: hlep }" })),
+    [
+      'f.yaml:12: scenario "asks-for-help": field "start": unknown node "mneu" (did you mean "menu"?)',
+      'f.yaml:13: scenario "asks-for-help": field "expect.message": must be one of "left", "none"',
+      'f.yaml:13: scenario "asks-for-help": field "expect.end": unknown node "hlep" (did you mean "help"?)',
+    ],
+  );
+  // Without a label the scenario's other fields are still checked.
+  assert.deepEqual(problems(edit({ 11: "  - start: mneu", 12: [] })), [
+    'f.yaml:11: scenarios[0]: field "label": missing field "label"',
+    'f.yaml:11: scenarios[0]: field "start": unknown node "mneu" (did you mean "menu"?)',
+  ]);
+});
+
+Deno.test("validate: a node left empty is reported as empty, not as a mapping", () => {
+  assert.deepEqual(problems(edit({ 8: [], 9: [] })), [
+    'f.yaml:7: node "help": expected a mapping, got nothing',
+  ]);
+});
