@@ -167,3 +167,34 @@ Deno.test("cli: a bad script agent, an llm caller on flows, an unreadable key: e
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli: gold's reference actions replay to gold's expected hash", async () => {
+  const gold = await cli(["gold", "--domain", "tau2_retail"]);
+  assert.equal(gold.code, 0, gold.stderr);
+  const initial = (await cli(["hash", "fixtures/tau2_retail/db.json"])).stdout;
+  const g = gold.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((x) =>
+    !initial.includes(x.expected_db_sha256)
+  );
+  assert.ok(g, "a fixture task changes the world");
+  const calls = g.reference_actions.map((a: unknown) => JSON.stringify(a)).join("\n") + "\n";
+  const replay = await cli([
+    "replay",
+    "--domain",
+    "tau2_retail",
+    "--db",
+    "fixtures/tau2_retail/db.json",
+  ], calls);
+  assert.equal(replay.code, 0, replay.stderr);
+  const final = JSON.parse(replay.stdout.trim().split("\n").at(-1)!);
+  assert.equal(final.db_sha256, g.expected_db_sha256);
+  const bad = await cli([
+    "replay",
+    "--domain",
+    "tau2_retail",
+    "--db",
+    "fixtures/tau2_retail/db.json",
+    "--today",
+    "2024-13-45",
+  ]);
+  assert.equal(bad.code, 2);
+});

@@ -3,6 +3,7 @@ import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
 import { parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../cli/jsonl.ts";
+import { parseJsonLocated } from "../cli/json_error.ts";
 import { getDomain } from "../domains/registry.ts";
 import { deepFreeze } from "../env/deep_freeze.ts";
 import { Environment } from "../env/environment.ts";
@@ -12,15 +13,25 @@ const help = `replay: run tool calls against a world and print results and the f
 Usage: cli.ts replay --domain X --db FILE [--user-db FILE] [--today YYYY-MM-DD] [--seed S] < calls.jsonl
 
 Each input line: {"tool": name, "args": {...}, "side": "agent"|"user"} (side defaults to
-agent). Prints {"type":"call","tool","args","side","ok","result"} per call, then
+agent), or a reference action as gold prints it ({"name", "arguments", "side"}). --db may
+be a folder of shards (tau2_airline/db). Initialisation actions are not applied. Prints {"type":"call","tool","args","side","ok","result"} per call, then
 {"type":"final","db_sha256","user_db_sha256"?,"actions":[...]}. Calls that fail are
 reported as results and change nothing; a malformed line exits 2 naming the line.`;
 
-const CallLine = z.object({
-  tool: z.string().min(1),
-  args: z.record(z.string(), z.unknown()).default({}),
-  side: z.enum(["agent", "user"]).default("agent"),
-}).strict();
+/** `{tool, args}`, or the `{name, arguments}` of gold's reference actions. */
+const CallLine = z.union([
+  z.object({
+    tool: z.string().min(1),
+    args: z.record(z.string(), z.unknown()).default({}),
+    side: z.enum(["agent", "user"]).default("agent"),
+  }).strict(),
+  z.object({
+    name: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+    side: z.enum(["agent", "user"]).default("agent"),
+    compare_args: z.array(z.string()).nullish(),
+  }).strict().transform((c) => ({ tool: c.name, args: c.arguments, side: c.side })),
+]);
 
 export const command: Command = {
   summary: "run tool calls from stdin against a world",
@@ -40,6 +51,12 @@ export const command: Command = {
     const userDb = values["user-db"] ? readJson(values["user-db"]) : undefined;
     const today = values.today ??
       (typeof db._current_date === "string" ? db._current_date : "2024-05-15");
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(today) || Number.isNaN(Date.parse(`${today}T00:00:00Z`))) {
+      throw new InputError({
+        field: "--today",
+        message: `expected a date YYYY-MM-DD, got ${JSON.stringify(today)}`,
+      });
+    }
     const env = new Environment(domain, {
       db: deepFreeze(db),
       ...(userDb ? { user_db: deepFreeze(userDb) } : {}),
@@ -51,6 +68,13 @@ export const command: Command = {
       const parsed = CallLine.safeParse(value);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
+        if (issue.code === "invalid_union") {
+          throw new InputError({
+            file: "<stdin>",
+            line,
+            message: 'expected {"tool", "args", "side"?} or {"name", "arguments", "side"?}',
+          });
+        }
         throw new InputError({
           file: "<stdin>",
           line,
@@ -77,20 +101,36 @@ export const command: Command = {
   },
 };
 
+/** A database file, or a folder of shards `{stem: contents}` as tau2_airline ships. */
 function readJson(path: string): Record<string, unknown> {
-  let text: string;
+  let isDir = false;
   try {
-    text = Deno.readTextFileSync(path);
+    isDir = Deno.statSync(path).isDirectory;
   } catch (e) {
     throw new InputError({ file: path, message: `cannot read: ${(e as Error).message}` });
   }
-  try {
-    const v = JSON.parse(text);
-    if (typeof v !== "object" || v === null || Array.isArray(v)) {
-      throw new Error("not a JSON object");
+  if (isDir) {
+    const db: Record<string, unknown> = {};
+    const shards = [...Deno.readDirSync(path)].filter((e) => e.isFile && e.name.endsWith(".json"))
+      .map((e) => e.name).sort();
+    if (shards.length === 0) {
+      throw new InputError({ file: path, message: "a folder with no .json shards" });
     }
-    return v;
-  } catch (e) {
-    throw new InputError({ file: path, message: `invalid JSON: ${(e as Error).message}` });
+    for (const name of shards) db[name.replace(/\.json$/, "")] = readJson(`${path}/${name}`);
+    return db;
   }
+  const text = Deno.readTextFileSync(path);
+  const parsed = parseJsonLocated(text);
+  if (!parsed.ok) {
+    throw new InputError({
+      file: path,
+      line: parsed.error.line,
+      message: `invalid JSON at column ${parsed.error.column}: ${parsed.error.message}`,
+    });
+  }
+  const v = parsed.value;
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new InputError({ file: path, message: "not a JSON object" });
+  }
+  return v as Record<string, unknown>;
 }
