@@ -78,9 +78,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const verbose = argv.includes("--verbose");
   const args = argv.filter((a) => a !== "--verbose");
   const [name, ...rest] = args;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined) {
+    io.err(usage()); // a usage error: the text goes to stderr, stdout stays data-only
+    return 2;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     io.out(usage());
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   const entry = COMMANDS[name];
   if (!entry) {
@@ -96,6 +100,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     return await command.main(rest, io);
   } catch (e) {
+    // The reader of our stdout went away (`list | head`): nothing left to say.
+    if (e instanceof Deno.errors.BrokenPipe) return 0;
     if (e instanceof InputError) {
       io.err(e.message);
       return 2;

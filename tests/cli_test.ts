@@ -198,3 +198,13 @@ Deno.test("cli: gold's reference actions replay to gold's expected hash", async 
   ]);
   assert.equal(bad.code, 2);
 });
+
+Deno.test("cli: no command prints usage on stderr and exits 2; serve refuses an unknown agent", async () => {
+  const none = await cli([]);
+  assert.equal(none.code, 2);
+  assert.equal(none.stdout, "");
+  assert.match(none.stderr, /Usage: cli\.ts <command>/);
+  const serve = await cli(["serve", "--agent", "oracel", "--port", "0"]);
+  assert.equal(serve.code, 2);
+  assert.match(serve.stderr, /unknown agent "oracel" \(did you mean "oracle"\?\)/);
+});

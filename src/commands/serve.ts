@@ -6,7 +6,7 @@
  */
 import type { Command, Io } from "../cli/io.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
-import { InputError } from "../cli/problem.ts";
+import { closest, InputError } from "../cli/problem.ts";
 import { NoopAgent } from "../participants/noop.ts";
 import { OracleAgent } from "../participants/oracle.ts";
 import { ScriptedUser } from "../participants/scripted_user.ts";
@@ -54,6 +54,9 @@ const FLAGS = {
   "base-url": { type: "string" },
   "api-key-env": { type: "string" },
 } as const;
+
+/** What this server can host. */
+const HOSTED = ["noop", "oracle", "navigator", "llm", "scripted"];
 
 /** Model settings for a hosted `llm` agent. */
 export interface HostedLlm {
@@ -124,12 +127,21 @@ export async function runServe(
   if (port > 65535) {
     throw new InputError({ field: "--port", message: `port out of range: ${port}` });
   }
+  const agent = values.agent ?? DEFAULT_AGENT;
+  if (!HOSTED.includes(agent)) {
+    const hint = closest(agent, HOSTED);
+    throw new InputError({
+      field: "--agent",
+      message: `unknown agent "${agent}"`,
+      hint: hint ? `did you mean "${hint}"?` : `one of ${HOSTED.join(", ")}`,
+    });
+  }
   const dataRoot = openDataRoot(values["data-root"], io);
   const server = serve({
     hostname: values.host ?? "127.0.0.1",
     port,
     token: values.token ?? io.env("CALLBENCH_TOKEN"),
-    defaultAgent: values.agent ?? DEFAULT_AGENT,
+    defaultAgent: agent,
     dataRoot,
     maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),
     factory: factory(dataRoot, {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deepFreeze } from "../env/deep_freeze.ts";
 import { InputError } from "../cli/problem.ts";
@@ -120,7 +120,15 @@ export function openDataRoot(flag: string | undefined, io: Pick<Io, "env">): Dat
   let ok = false;
   try {
     ok = Deno.statSync(path).isDirectory;
-  } catch { /* reported below */ }
+  } catch (e) {
+    if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
+      throw new InputError({
+        file: path,
+        message: "this run may not read the data root",
+        hint: "run it with --allow-read for that folder (deno task cli can read anywhere)",
+      });
+    }
+  }
   if (!ok) {
     const via = flag ? "--data-root" : fromEnv ? "EVAL_DATA_ROOT" : "the bundled fixtures";
     throw new InputError({
@@ -129,5 +137,5 @@ export function openDataRoot(flag: string | undefined, io: Pick<Io, "env">): Dat
       hint: "pass --data-root DIR or set EVAL_DATA_ROOT to a folder laid out as <domain>/...",
     });
   }
-  return new DataRoot(path);
+  return new DataRoot(resolve(path));
 }

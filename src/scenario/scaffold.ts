@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { InputError } from "../cli/problem.ts";
 import type { Scenario } from "./scenario.ts";
 
 export interface ScaffoldFile {
@@ -39,6 +40,9 @@ export function scaffoldText(scenario: Scenario): string {
     "",
   ].join("\n");
   return header + stringify(_editable(scenario), {
+    // Quote what a YAML 1.1 reader (PyYAML) would take for a date, time or boolean,
+    // so the files mean the same in every language; YAML 1.2 reads them alike.
+    version: "1.1",
     lineWidth: 0,
     blockQuote: "literal",
     aliasDuplicateObjects: false,
@@ -63,7 +67,15 @@ export async function writeScaffold(
   files: readonly ScaffoldFile[],
   options: { force?: boolean } = {},
 ): Promise<ScaffoldEntry[]> {
-  await Deno.mkdir(dir, { recursive: true });
+  try {
+    await Deno.mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw new InputError({
+      field: "--out",
+      file: dir,
+      message: `cannot use as an output folder: ${(e as Error).message}`,
+    });
+  }
   const entries: ScaffoldEntry[] = [];
   for (const f of files) {
     const file = join(dir, f.name);
