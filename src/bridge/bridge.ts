@@ -425,6 +425,16 @@ class Call {
           u.turn.end_ms = now;
           u.turn.interrupted = true;
           if (u.turn.text === "") unsaid.add(u.turn);
+          // The listener heard the words up to the hangup (a voicemail box keeps them).
+          else {
+            this.#deliver(this.#other(side), {
+              type: "speech",
+              at: now,
+              text: u.turn.text,
+              ...(u.voice ? { voice: u.voice } : {}),
+              interrupted: true,
+            });
+          }
         }
       }
       for (const q of this.#queue[side]) {

@@ -283,6 +283,12 @@ Deno.test("a hangup cuts what is being said and drops what was still to be said"
   assert.equal(out.turns[0]!.interrupted, true);
   assert.equal(out.turns[0]!.end_ms, 2000);
   assert.ok(out.turns[0]!.text.length < 40 && out.turns[0]!.text.startsWith("One two"));
+  const heard = user.events.filter((e) => e.type === "speech");
+  assert.deepEqual(heard.map((e) => e.type === "speech" && [e.text, e.interrupted]), [[
+    out.turns[0]!.text,
+    true,
+  ]]);
+  assert.equal(user.events.at(-1)!.type, "hangup", "the cut-off words arrive before the hangup");
 });
 
 Deno.test("end_conversation ends the call once the agent's last words are spoken", async () => {
