@@ -72,6 +72,10 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
     });
   } else if (files && names.every((n) => fileNames.has(n))) {
     wanted = []; // the files hold everything asked for
+  } else if (names.length > 0 && names.every((n) => fileNames.has(n) || byId.has(_prefix(n)))) {
+    // Names say their suite (`<suite>__<id>`): load only those suites.
+    const ids = new Set(names.filter((n) => !fileNames.has(n)).map(_prefix));
+    wanted = suites.filter((s) => ids.has(s.id) && s.present(root));
   } else {
     wanted = suites.filter((s) => s.present(root));
   }
@@ -109,6 +113,10 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
     return { scenarios: picked, problems, fileProblems, suites: owner };
   }
   return { scenarios, problems, fileProblems, suites: owner };
+}
+
+function _prefix(name: string): string {
+  return name.split("__", 1)[0]!;
 }
 
 async function loadFiles(files: string[]): Promise<{ scenarios: Scenario[]; problems: Problem[] }> {
