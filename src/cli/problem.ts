@@ -53,7 +53,10 @@ export function closest(name: string, candidates: Iterable<string>): string | un
   let bestScore = Infinity;
   for (const c of candidates) {
     const d = editDistance(name.toLowerCase(), c.toLowerCase());
-    const score = c.toLowerCase().includes(name.toLowerCase()) ? Math.min(d, 1) : d;
+    // A name contained in a candidate is close (`retail` -> `tau2_retail`), but a
+    // letter or two is contained in almost anything.
+    const contained = name.length >= 3 && c.toLowerCase().includes(name.toLowerCase());
+    const score = contained ? Math.min(d, 1) : d;
     if (score < bestScore) {
       bestScore = score;
       best = c;
