@@ -208,3 +208,26 @@ Deno.test("cli: no command prints usage on stderr and exits 2; serve refuses an 
   assert.equal(serve.code, 2);
   assert.match(serve.stderr, /unknown agent "oracel" \(did you mean "oracle"\?\)/);
 });
+
+Deno.test("cli: eval --min-agent-turns travels in the record and score applies it", async () => {
+  const records = await cli([
+    "eval",
+    "--agent",
+    "noop",
+    "--domain",
+    "tau2_retail",
+    "--min-agent-turns",
+    "2",
+  ]);
+  assert.equal(records.code, 0, records.stderr);
+  const verdicts = await cli(["score"], records.stdout);
+  const vs = verdicts.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.ok(
+    vs.length > 0 &&
+      vs.every((v) => v.insufficient_agent_turns === true && v.is_successful === false),
+  );
+  const overridden = await cli(["score", "--min-agent-turns", "0"], records.stdout);
+  assert.ok(
+    overridden.stdout.trim().split("\n").every((l) => !JSON.parse(l).insufficient_agent_turns),
+  );
+});

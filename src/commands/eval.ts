@@ -48,6 +48,8 @@ Run:
   --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/
   --resume            skip trials already in DIR/trials.jsonl
   --max-turns N       turn guard per call (default ${DEFAULT_LIMITS.maxTurns})
+  --min-agent-turns N recorded for score: a trial whose agent spoke fewer turns fails
+                      (counts spoken agent turns, not LLM calls as the reference does)
   --silence S         seconds of silence that end a call (default ${
   DEFAULT_LIMITS.silenceMs / 1000
 })`;
@@ -78,6 +80,7 @@ export const command: Command = {
       out: { type: "string" },
       resume: { type: "boolean" },
       "max-turns": { type: "string" },
+      "min-agent-turns": { type: "string" },
       silence: { type: "string" },
     });
     if (!values.agent) {
@@ -100,6 +103,9 @@ export const command: Command = {
       silenceMs: silence * 1000,
     };
 
+    const minAgentTurns = values["min-agent-turns"] === undefined
+      ? undefined
+      : intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
     const participants = {
       ...participantOptions(values, io),
       connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 5),
@@ -154,6 +160,7 @@ export const command: Command = {
       resume: values.resume,
       limits,
       onRecord: (r) => io.out(JSON.stringify(r)),
+      ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
       onProgress: bar,
     });
     io.err(

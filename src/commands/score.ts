@@ -19,7 +19,8 @@ order: every signal, is_successful (strict AND of the scenario's success_signals
 apply, "N/A" when none does), the breakdown, and the evidence. Without a judge it is
 offline and deterministic: the same records give byte-identical verdicts.
 
-  --min-agent-turns N   fail trials whose agent spoke fewer than N turns (default 0: off)
+  --min-agent-turns N   fail trials whose agent spoke fewer than N turns (default: what
+                        eval recorded, else 0: off)
 
 The judge is opt-in: it runs only with both --judge-model and --judge-base-url (an
 OpenAI-compatible server), on trials with NL assertions or flow agent_expectations (all
@@ -45,7 +46,10 @@ export const command: Command = {
       "judge-concurrency": { type: "string" },
       "judge-attempts": { type: "string" },
     });
-    const minAgentTurns = intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
+    // Unset: each record's own `eval --min-agent-turns`, else 0 (off).
+    const minAgentTurns = values["min-agent-turns"] === undefined
+      ? undefined
+      : intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
     const judge = judgeOptions(values, io);
     const concurrency = intFlag("judge-concurrency", values["judge-concurrency"], 4);
     const records = readRecords(positionals, io.stdin, TrialRecordSchema, "trial record");

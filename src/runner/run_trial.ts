@@ -30,6 +30,8 @@ export interface TrialPlan {
   root: DataRoot;
   participants: ParticipantFactory;
   limits: Omit<CallLimits, "maxDurationMs">;
+  /** Recorded in the record's expectations for `score`. */
+  minAgentTurns?: number;
 }
 
 /** The send_dtmf tool every agent may use to press keys (routed by the bridge). */
@@ -75,6 +77,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   const startedAt = new Date().toISOString();
   const { scenario, key } = plan;
   const base = baseRecord(scenario, key, startedAt);
+  if (plan.minAgentTurns !== undefined) base.expect.min_agent_turns = plan.minAgentTurns;
   let env: Environment;
   let agent: Participant | undefined;
   let user: Participant | undefined;

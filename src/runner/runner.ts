@@ -28,6 +28,8 @@ export interface RunOptions {
   out?: string;
   resume?: boolean;
   limits: Omit<CallLimits, "maxDurationMs">;
+  /** Recorded in each trial's expectations for `score`. */
+  minAgentTurns?: number;
   /** Called with each finished record, in completion order. */
   onRecord: (record: TrialRecord) => void | Promise<void>;
   onProgress?: (done: number, total: number, record?: TrialRecord) => void;
@@ -87,6 +89,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         root: opts.root,
         participants: opts.participants,
         limits: opts.limits,
+        ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
       });
       summary.run++;
       if (record.status === "error") summary.errors++;

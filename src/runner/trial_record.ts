@@ -138,6 +138,8 @@ export const TrialRecordSchema = z.object({
     nl_assertions: z.array(z.string()).default([]),
     agent_expectations: z.string().optional(),
     flow: FlowExpectSchema.optional(),
+    /** `eval --min-agent-turns`: fewer agent turns fail the trial (score may override). */
+    min_agent_turns: z.number().int().nonnegative().optional(),
     action_match: z.object({
       ignore_capitalization: z.boolean(),
       ignore_punctuation: z.boolean(),

@@ -33,7 +33,7 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
   const { signals, details } = computeSignals(record, options.judge);
   const success = composeSuccess(signals, record.expect.success_signals);
   const agentTurns = countAgentTurns(record.turns);
-  const minAgentTurns = options.minAgentTurns ?? 0;
+  const minAgentTurns = options.minAgentTurns ?? record.expect.min_agent_turns ?? 0;
 
   let is_successful = success.is_successful;
   let is_task_successful = success.is_task_successful;
