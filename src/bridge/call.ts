@@ -117,19 +117,29 @@ export interface Participant {
   close(): Promise<void>;
 }
 
+/** How a participant can break; the trial record's error kinds build on these. */
+export const PARTICIPANT_ERROR_KINDS = [
+  "agent_unreachable",
+  "agent_disconnected",
+  "agent_timeout",
+  "protocol_error",
+  "user_error",
+  "model_error",
+] as const;
+export type ParticipantErrorKind = typeof PARTICIPANT_ERROR_KINDS[number];
+
+/** Whether `kind` names one of the participant error kinds. */
+export function isParticipantErrorKind(kind: unknown): kind is ParticipantErrorKind {
+  return (PARTICIPANT_ERROR_KINDS as readonly unknown[]).includes(kind);
+}
+
 /**
  * A participant failed in a way that is not the agent's choice (socket closed,
  * unreachable, garbage on the wire): the trial ends with this error kind.
  */
 export class ParticipantError extends Error {
   constructor(
-    readonly kind:
-      | "agent_unreachable"
-      | "agent_disconnected"
-      | "agent_timeout"
-      | "protocol_error"
-      | "user_error"
-      | "model_error",
+    readonly kind: ParticipantErrorKind,
     message: string,
   ) {
     super(message);

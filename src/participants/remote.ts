@@ -14,8 +14,10 @@ import {
   type CallEvent,
   type CallLine,
   type CallSetup,
+  isParticipantErrorKind,
   type Participant,
   ParticipantError,
+  type ParticipantErrorKind,
   type ParticipantInfo,
   type Voice,
 } from "../bridge/call.ts";
@@ -526,17 +528,6 @@ function parseJsonOr(text: string): unknown {
   }
 }
 
-const KINDS = new Set<ParticipantError["kind"]>([
-  "agent_unreachable",
-  "agent_disconnected",
-  "agent_timeout",
-  "protocol_error",
-  "user_error",
-  "model_error",
-]);
-
-function errorKind(kind: string | undefined): ParticipantError["kind"] {
-  return kind !== undefined && KINDS.has(kind as ParticipantError["kind"])
-    ? kind as ParticipantError["kind"]
-    : "protocol_error";
+function errorKind(kind: string | undefined): ParticipantErrorKind {
+  return isParticipantErrorKind(kind) ? kind : "protocol_error";
 }

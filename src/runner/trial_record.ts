@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { PARTICIPANT_ERROR_KINDS } from "../bridge/call.ts";
 import {
   DbStateAssertionSchema,
   FlowExpectSchema,
@@ -25,16 +26,7 @@ export const TrialKeySchema = z.object({
 });
 export type TrialKey = z.infer<typeof TrialKeySchema>;
 
-export const ErrorKind = z.enum([
-  "agent_unreachable",
-  "agent_disconnected",
-  "agent_timeout",
-  "protocol_error",
-  "user_error",
-  "model_error",
-  "setup_error",
-  "harness_error",
-]);
+export const ErrorKind = z.enum([...PARTICIPANT_ERROR_KINDS, "setup_error", "harness_error"]);
 export type ErrorKind = z.infer<typeof ErrorKind>;
 
 export const StopReason = z.enum([
