@@ -1,11 +1,16 @@
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { intFlag, listFlag, parseFlags } from "../cli/args.ts";
+import { intFlag, parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../cli/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
-import { type Selection, selectScenarios } from "../scenario/suites.ts";
+import {
+  type Selection,
+  SELECTION_FLAGS,
+  selectionFromFlags,
+  selectScenarios,
+} from "../scenario/suites.ts";
 import {
   type LlmSettings,
   participantFactory,
@@ -54,17 +59,18 @@ Run:
   DEFAULT_LIMITS.silenceMs / 1000
 })`;
 
-const ScenarioRef = z.object({ name: z.string().min(1), source: z.string().optional() })
-  .passthrough();
+const ScenarioRef = z.object({
+  name: z.string().min(1),
+  source: z.string().optional(),
+  data_root: z.string().optional(),
+}).passthrough();
 
 export const command: Command = {
   summary: "run trials (scenario x agent x user) and print trial records",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, {
-      "data-root": { type: "string" },
-      domain: { type: "string", multiple: true },
-      scenarios: { type: "string", multiple: true },
+      ...SELECTION_FLAGS,
       agent: { type: "string" },
       user: { type: "string" },
       "agent-model": { type: "string" },
@@ -226,10 +232,9 @@ async function selectionFrom(
   files: string[],
   io: Io,
 ): Promise<Selection & { dataRoot?: string }> {
-  const domains = listFlag(values.domain);
-  const scenarios = listFlag(values.scenarios);
-  if (domains.length || scenarios.length || files.length || io.stdinIsTerminal) {
-    return { domains, scenarios, files };
+  const flags = selectionFromFlags(values, files);
+  if (flags.domains!.length || flags.scenarios!.length || files.length || io.stdinIsTerminal) {
+    return flags;
   }
   // Scenario references on stdin (`list | eval`).
   const names: string[] = [];
@@ -257,6 +262,6 @@ async function selectionFrom(
     });
   }
   // Nothing on stdin (a job with no input): every scenario of the data root.
-  if (names.length === 0) return { domains, scenarios, files };
+  if (names.length === 0) return flags;
   return { scenarios: names, files: [...refFiles], dataRoot: [...roots][0] };
 }

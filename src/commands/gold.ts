@@ -1,8 +1,8 @@
 import type { Command } from "../cli/io.ts";
 import { formatProblem } from "../cli/problem.ts";
-import { listFlag, parseFlags } from "../cli/args.ts";
+import { parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
-import { selectScenarios } from "../scenario/suites.ts";
+import { SELECTION_FLAGS, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
 
 const help = `gold: each scenario's expected end state and the reference calls that reach it
 
@@ -17,15 +17,10 @@ export const command: Command = {
   help,
   async main(args, io) {
     const { values } = parseFlags(args, {
-      "data-root": { type: "string" },
-      domain: { type: "string", multiple: true },
-      scenarios: { type: "string", multiple: true },
+      ...SELECTION_FLAGS,
     });
     const root = openDataRoot(values["data-root"], io);
-    const sel = await selectScenarios(root, {
-      domains: listFlag(values.domain),
-      scenarios: listFlag(values.scenarios),
-    });
+    const sel = await selectScenarios(root, selectionFromFlags(values));
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     for (const scenario of sel.scenarios) {
       const suite = sel.suites.get(scenario.name);

@@ -1,9 +1,9 @@
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { listFlag, parseFlags } from "../cli/args.ts";
+import { parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
-import { selectScenarios } from "../scenario/suites.ts";
+import { SELECTION_FLAGS, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
 
 const help = `list: print one scenario reference per line
 
@@ -14,24 +14,19 @@ Usage: cli.ts list [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE.yam
   --scenarios a,b   exact scenario names
   FILE|DIR          scenario or flow files (YAML or JSON)
 
-Each line: {"name","domain","suite","source","data_root"} (eval reads them back). Entries that fail to load are reported on
-stderr with file, line and field; the rest are listed.`;
+Each line: {"name","domain","suite","source","data_root"}; eval reads them back. Entries
+of the data root that fail to load are reported on stderr with file, line and field and
+the rest are listed; problems in the files you name exit 2.`;
 
 export const command: Command = {
   summary: "list scenarios (one JSON reference per line)",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, {
-      "data-root": { type: "string" },
-      domain: { type: "string", multiple: true },
-      scenarios: { type: "string", multiple: true },
+      ...SELECTION_FLAGS,
     });
     const root = openDataRoot(values["data-root"], io);
-    const sel = await selectScenarios(root, {
-      domains: listFlag(values.domain),
-      scenarios: listFlag(values.scenarios),
-      files: positionals,
-    });
+    const sel = await selectScenarios(root, selectionFromFlags(values, positionals));
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     if (sel.scenarios.length === 0) io.err(`warning: no scenarios in ${root.path}`);

@@ -5,6 +5,7 @@
  * @module
  */
 import { closest, InputError, type Problem } from "../cli/problem.ts";
+import { listFlag } from "../cli/args.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario } from "./scenario.ts";
 import type { Suite } from "./suite.ts";
@@ -26,6 +27,21 @@ export interface Selection {
   scenarios?: string[];
   /** Scenario and flow files (YAML or JSON). */
   files?: string[];
+}
+
+/** The flags that select scenarios, shared by `list`, `gold` and `eval`. */
+export const SELECTION_FLAGS = {
+  "data-root": { type: "string" },
+  domain: { type: "string", multiple: true },
+  scenarios: { type: "string", multiple: true },
+} as const;
+
+/** A selection from those flags (comma-separated or repeated) and scenario files. */
+export function selectionFromFlags(
+  values: { domain?: string[]; scenarios?: string[] },
+  files: string[] = [],
+): Selection {
+  return { domains: listFlag(values.domain), scenarios: listFlag(values.scenarios), files };
 }
 
 export interface Selected {
