@@ -14,7 +14,9 @@ import {
   SEAT_PREFERENCES,
 } from "./params.ts";
 import { evaTool, failed, succeeded } from "./eva_tool.ts";
+import type { Db, ToolErrorResult } from "../domain.ts";
 import {
+  type BookedSegment,
   bookingOf,
   isError,
   journeyNotFound,
@@ -139,15 +141,9 @@ export const addBaggageAllowance = evaTool({
     flight_number: optionalCode("flight", "Only this leg; omit for every leg."),
   },
   run({ confirmation_number, journey_id, num_bags, flight_number }, { db }) {
-    const reservation = tables(db).reservations[confirmation_number];
-    if (!reservation) return failed(reservationNotFound(confirmation_number));
-    const booking = bookingOf(reservation, journey_id);
-    if (!booking) return failed(journeyNotFound(journey_id));
-    const targets = flight_number
-      ? targetSegments(booking, journey_id, flight_number)
-      : booking.segments ?? [];
-    if (isError(targets)) return failed(targets);
-    for (const s of targets) s.bags_checked = num_bags;
+    const legs = _legsToChange(db, confirmation_number, journey_id, flight_number);
+    if (isError(legs)) return failed(legs);
+    for (const s of legs) s.bags_checked = num_bags;
     return succeeded({
       status: "success",
       confirmation_number,
@@ -178,15 +174,9 @@ export const addMealRequest = evaTool({
     flight_number: optionalCode("flight", "Only this leg; omit for every leg."),
   },
   run({ confirmation_number, passenger_id, journey_id, meal_type, flight_number }, { db }) {
-    const reservation = tables(db).reservations[confirmation_number];
-    if (!reservation) return failed(reservationNotFound(confirmation_number));
-    const booking = bookingOf(reservation, journey_id);
-    if (!booking) return failed(journeyNotFound(journey_id));
-    const targets = flight_number
-      ? targetSegments(booking, journey_id, flight_number)
-      : booking.segments ?? [];
-    if (isError(targets)) return failed(targets);
-    for (const s of targets) s.meal_request = meal_type;
+    const legs = _legsToChange(db, confirmation_number, journey_id, flight_number);
+    if (isError(legs)) return failed(legs);
+    for (const s of legs) s.meal_request = meal_type;
     return succeeded({
       status: "success",
       confirmation_number,
@@ -265,3 +255,17 @@ export const addToStandby = evaTool({
     });
   },
 });
+
+/** The booked legs a baggage or meal change applies to: `flight_number`'s, or every leg. */
+function _legsToChange(
+  db: Db,
+  confirmationNumber: string,
+  journeyId: string,
+  flightNumber: string | null | undefined,
+): BookedSegment[] | ToolErrorResult {
+  const reservation = tables(db).reservations[confirmationNumber];
+  if (!reservation) return reservationNotFound(confirmationNumber);
+  const booking = bookingOf(reservation, journeyId);
+  if (!booking) return journeyNotFound(journeyId);
+  return flightNumber ? targetSegments(booking, journeyId, flightNumber) : booking.segments ?? [];
+}
