@@ -208,7 +208,7 @@ class Call {
       press: (keys) => this.#press(side, keys),
       beep: () => {
         if (this.#ended) return;
-        this.#touch();
+        this.#armSilence();
         this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
       },
       callTool: (name, args) => this.#callTool(side, name, args),
@@ -285,7 +285,7 @@ class Call {
     if (this.#ended) return;
     this.#queue[side] = this.#queue[side].filter((q) => q !== u);
     this.#speaking[side] = u;
-    this.#touch();
+    this.#armSilence();
     this.#deliver(this.#other(side), { type: "speech_start", at: this.#now(), voice: u.voice });
     u.cancel = this.#clock.timer(u.end - this.#now(), () => this.#finishUtterance(side, u, false));
   }
@@ -293,7 +293,7 @@ class Call {
   #finishUtterance(side: Side, u: Utterance, interrupted: boolean): void {
     if (this.#speaking[side] === u) this.#speaking[side] = undefined;
     const now = this.#now();
-    this.#touch();
+    this.#armSilence();
     if (side === "user") this.#awaitingResponseSince = now;
     this.#deliver(this.#other(side), {
       type: "speech",
@@ -327,7 +327,7 @@ class Call {
       this.#outcome.traces[side].push({ type: "invalid_keys", keys, at_ms: this.#now() });
       return;
     }
-    this.#touch();
+    this.#armSilence();
     this.#outcome.dtmf.push({ side, keys, at_ms: this.#now() });
     this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys });
   }
@@ -379,11 +379,7 @@ class Call {
     return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
   }
 
-  /** Activity: restart the silence timer. */
-  #touch(): void {
-    this.#armSilence();
-  }
-
+  /** Speech or keys: the 30 s of silence start again from now. */
   #armSilence(): void {
     this.#cancelSilence();
     this.#cancelSilence = this.#clock.timer(this.#spec.limits.silenceMs, () => {

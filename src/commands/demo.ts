@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { parseFlags } from "../cli/args.ts";
+import { intFlag, parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import type { Scenario } from "../scenario/scenario.ts";
@@ -39,7 +39,7 @@ export const command: Command = {
       flows: { type: "string" },
       trials: { type: "string" },
     });
-    const trials = values.trials ? Math.max(1, Number(values.trials) | 0) : 5;
+    const trials = intFlag("trials", values.trials, 5);
     const t0 = performance.now();
     const root = openDataRoot(values["data-root"], io);
     const worlds = await selectScenarios(root, {});
