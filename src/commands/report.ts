@@ -27,8 +27,8 @@ for pass^1, per suite and overall; agent response latency and time to first toke
 
 const FORMATS = ["json", "md", "html"] as const;
 
-/** Without the transcript: what the json and md formats need, lighter to hold. */
-const VerdictWithoutTurns = VerdictSchema.omit({ turns: true });
+/** Without the transcript (turns, tool calls): what json and md need, lighter to hold. */
+const VerdictWithoutTurns = VerdictSchema.omit({ turns: true, tool_calls: true });
 
 export const command: Command = {
   summary: "aggregate verdicts: success rates, pass^k, latency, tokens (json, md, html)",

@@ -3,14 +3,20 @@
  * a pass^k curve, a response-latency histogram and per-suite success bars drawn as
  * inline SVG, the signal rates, and a per-scenario table that sorts on a header click.
  * Each trial of a scenario is a button that opens its transcript (speaker, text, times,
- * failed signals); transcripts ride along as JSON inside the page and are rendered on
- * demand, so a large run stays a light page.
+ * tool calls with their arguments and results, failed signals); transcripts ride along
+ * as JSON inside the page and are rendered on demand (as text nodes, never markup), so
+ * a large run stays a light page.
+ *
+ * Read in a browser at 800 px and up: long scenario names wrap anywhere so the table's
+ * other columns stay in view; one pass^k card when K is 1; latency that is all 0 ms
+ * (the simulated clock of deterministic participants) is said to be simulated.
  *
  * @module
  */
 import { SIGNALS } from "../scenario/scenario.ts";
 import type { Histogram } from "./latency_stats.ts";
 import { percent, ratio } from "./markdown.ts";
+import type { LatencyStats } from "./latency_stats.ts";
 import { type Aggregate, type Report, type ReportedVerdict, trialKeyOf } from "./summary.ts";
 
 /** Renders the report; `verdicts` (with turns) supply the transcripts. */
@@ -25,7 +31,12 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
     _cards(report),
     `<section class="charts">`,
     _figure("pass^k", passHatKChart(o)),
-    _figure("Agent response latency", latencyHistogramChart(report.latency_histogram)),
+    _figure(
+      simulatedClock(o.latency)
+        ? "Agent response latency (simulated clock: every response at 0 ms)"
+        : "Agent response latency",
+      latencyHistogramChart(report.latency_histogram),
+    ),
     _figure("Success by suite", suiteSuccessChart(report)),
     `</section>`,
     _signalsTable(o),
@@ -158,6 +169,15 @@ export function suiteSuccessChart(report: Report): string {
   return parts.join("") + "</svg>";
 }
 
+/**
+ * Whether latency samples look like the simulated clock's: some, and all 0 ms. Neither
+ * the record nor the verdict says which clock a call ran on, so this is read off the
+ * samples (a real agent never answers in 0 ms).
+ */
+export function simulatedClock(latency: LatencyStats): boolean {
+  return latency.count > 0 && latency.max_ms === 0;
+}
+
 function _cards(report: Report): string {
   const o = report.overall;
   const p1 = o.pass_hat_k[0];
@@ -176,8 +196,17 @@ function _cards(report: Report): string {
       p1 ? p1.pass_hat_k.toFixed(3) : "–",
       ci ? `95% CI ${ci[0].toFixed(3)}–${ci[1].toFixed(3)}` : "",
     ),
-    card(`pass^${report.k_max}`, o.pass_hat_k.at(-1)?.pass_hat_k.toFixed(3) ?? "–"),
-    card("p50 / p95 response", `${_ms(o.latency.p50_ms)} / ${_ms(o.latency.p95_ms)}`, "ms"),
+    // With K = 1 the pass^K card would repeat the pass^1 card.
+    ...(report.k_max > 1
+      ? [card(`pass^${report.k_max}`, o.pass_hat_k.at(-1)?.pass_hat_k.toFixed(3) ?? "–")]
+      : []),
+    simulatedClock(o.latency)
+      ? card(
+        "p50 / p95 response",
+        "simulated clock",
+        `${o.latency.count} responses, all 0 ms: not a measured latency`,
+      )
+      : card("p50 / p95 response", `${_ms(o.latency.p50_ms)} / ${_ms(o.latency.p95_ms)}`, "ms"),
     card(
       "errors",
       String(errors),
@@ -206,7 +235,7 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
     ["successes", "num"],
     ["rate", "num"],
     [`pass^${k}`, "num"],
-    ["p50 ms", "num"],
+    [simulatedClock(report.overall.latency) ? "p50 ms (sim. clock)" : "p50 ms", "num"],
     ["errors", "num"],
     ["trials (click for transcript)", ""],
   ];
@@ -234,7 +263,10 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
     const cell = (v: string | number | null, text: string) =>
       `<td data-v="${_esc(String(v ?? ""))}">${_esc(text)}</td>`;
     return `<tr>` +
-      cell(s.scenario, s.scenario) +
+      // Names break after "__" first, anywhere else when a part is still too long.
+      `<td data-v="${_esc(s.scenario)}" class="name">${
+        _esc(s.scenario).replaceAll("__", "__<wbr>")
+      }</td>` +
       cell(s.suite, s.suite) +
       cell(s.trials, String(s.trials)) +
       cell(s.successes, String(s.successes)) +
@@ -261,6 +293,8 @@ interface TranscriptEntry {
   failed: string[];
   /** [speaker, text, start_ms, end_ms] */
   turns: [string, string, number, number][];
+  /** [side, name, arguments JSON, result JSON, ok, at_ms] */
+  tools: [string, string, string, string, boolean, number][];
 }
 
 function _transcripts(report: Report, verdicts: readonly ReportedVerdict[]) {
@@ -284,6 +318,14 @@ function _transcripts(report: Report, verdicts: readonly ReportedVerdict[]) {
       stop_reason: v.stop_reason,
       failed: v.success_breakdown.failed,
       turns: (v.turns ?? []).map((t) => [t.speaker, t.text, t.start_ms, t.end_ms]),
+      tools: (v.tool_calls ?? []).map((c) => [
+        c.side,
+        c.name,
+        c.arguments,
+        c.result,
+        c.ok,
+        c.at_ms,
+      ]),
     });
   }
   return { index, data };
@@ -355,7 +397,8 @@ figcaption{text-align:center;color:#5b6475}
 .chart text{font-size:11px;fill:#5b6475}.grid{stroke:#eceff3}
 .series{stroke-width:2}.series.hat{stroke:#2b6cb0}.series.power{stroke:#a0aec0;stroke-dasharray:4 3}
 .point{fill:#2b6cb0}.bar{fill:#4a90d9}.track{fill:#eceff3}.suite-bar{fill:#38a169}
-table{border-collapse:collapse;background:#fff;border:1px solid #dde1e8}
+table{border-collapse:collapse;background:#fff;border:1px solid #dde1e8;max-width:100%}
+#scenario-table td.name{overflow-wrap:anywhere;width:24em;min-width:10em}
 th,td{padding:4px 10px;border-bottom:1px solid #eceff3;text-align:left;vertical-align:top}
 th.sortable{cursor:pointer;user-select:none}th.sortable:hover{background:#f0f3f7}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
@@ -365,9 +408,15 @@ button.trial.pass{border-color:#38a169;color:#276749}button.trial.fail{border-co
 button.trial.error{border-color:#d69e2e;color:#975a16}
 dialog{max-width:760px;width:90%;border:1px solid #ccd2dc;border-radius:8px}
 dialog ol{padding-left:0;list-style:none}dialog li{margin:6px 0}
+dialog h2{overflow-wrap:anywhere}
 dialog .who{font-weight:600;margin-right:6px}dialog .t{color:#8a93a3;font-size:12px;margin-right:6px}
 dialog li.agent .who{color:#2b6cb0}dialog li.user .who{color:#805ad5}
+dialog li.tool{background:#f5f7fa;border-radius:4px;padding:2px 6px}dialog li.tool .who{color:#2f855a}
+dialog li.tool.failed .who{color:#c53030}
+dialog code{font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
+dialog code.result{display:block;color:#4a5568}
 .close{float:right}
+@media (max-width:900px){body{margin:12px}th,td{padding:4px 6px}}
 `;
 
 const SCRIPT = `
@@ -382,15 +431,27 @@ const SCRIPT = `
     document.getElementById("transcript-meta").textContent =
       "success: " + t.is_successful + " · status: " + t.status + " · stop: " + t.stop_reason +
       (t.failed.length ? " · failed: " + t.failed.join(", ") : "") + (t.error ? " · " + t.error : "");
-    const ol = document.getElementById("transcript-turns");
-    ol.replaceChildren(...t.turns.map(([who, text, start, end]) => {
+    const el = (tag, cls, text) => {
+      const e = document.createElement(tag); e.className = cls; e.textContent = text; return e;
+    };
+    const turns = t.turns.map(([who, text, start, end]) => {
       const li = document.createElement("li");
       li.className = who;
-      const w = document.createElement("span"); w.className = "who"; w.textContent = who;
-      const tm = document.createElement("span"); tm.className = "t"; tm.textContent = fmt(start) + "–" + fmt(end);
-      li.append(w, tm, document.createTextNode(text));
-      return li;
-    }));
+      li.append(el("span", "who", who), el("span", "t", fmt(start) + "–" + fmt(end)),
+        document.createTextNode(text));
+      return [start, li];
+    });
+    const tools = t.tools.map(([side, name, args, result, ok, at]) => {
+      const li = document.createElement("li");
+      li.className = ok ? "tool" : "tool failed";
+      li.append(el("span", "who", side + " tool"), el("span", "t", fmt(at)),
+        el("code", "call", name + "(" + args + ")"),
+        el("code", "result", (ok ? "→ " : "→ error: ") + result));
+      return [at, li];
+    });
+    // By time, a turn before a tool call made at its start (the sort is stable).
+    const events = [...turns, ...tools].sort((a, b) => a[0] - b[0]);
+    document.getElementById("transcript-turns").replaceChildren(...events.map((e) => e[1]));
     if (typeof dlg.showModal === "function") dlg.showModal(); else dlg.setAttribute("open", "");
   }));
   const table = document.getElementById("scenario-table");

@@ -11,7 +11,7 @@ import { summarize, VerdictSet } from "./summary.ts";
 
 const verdicts = generatedTrials(100_000).map((r) => scoreTrial(r));
 const thousand = verdicts.slice(0, 1000).map((v) => JSON.parse(JSON.stringify(v)));
-const withoutTurns = VerdictSchema.omit({ turns: true });
+const withoutTurns = VerdictSchema.omit({ turns: true, tool_calls: true });
 const report = summarize(verdicts);
 
 Deno.bench("VerdictSchema.safeParse of 1000 verdicts", { group: "validate" }, () => {

@@ -19,7 +19,7 @@
 import type { TrialRecord } from "../runner/trial_record.ts";
 import { computeSignals } from "./signals.ts";
 import { composeSuccess } from "./success.ts";
-import { type JudgeResult, type Verdict, VERDICT_SCHEMA } from "./verdict.ts";
+import { type JudgeResult, TOOL_JSON_MAX, type Verdict, VERDICT_SCHEMA } from "./verdict.ts";
 
 export interface ScoreOptions {
   /** Fail trials whose agent spoke fewer turns than this. Default 0. */
@@ -83,7 +83,27 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
       end_ms: t.end_ms,
       ...(t.interrupted ? { interrupted: true } : {}),
     })),
+    tool_calls: record.tool_calls.map((c) => ({
+      side: c.side,
+      name: c.name,
+      arguments: clippedJson(c.arguments),
+      result: clippedJson(c.result),
+      ok: c.ok,
+      at_ms: c.at_ms,
+    })),
   };
+}
+
+/** `value` as JSON text, clipped to `TOOL_JSON_MAX` chars with a marker counting the rest. */
+export function clippedJson(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? "null";
+  } catch {
+    text = String(value);
+  }
+  if (text.length <= TOOL_JSON_MAX) return text;
+  return `${text.slice(0, TOOL_JSON_MAX)}… [${text.length - TOOL_JSON_MAX} more characters]`;
 }
 
 /** Turns in which the agent said something. */

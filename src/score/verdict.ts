@@ -12,8 +12,9 @@
  * `status: "error"` and an `error.kind`; its `is_successful` is `false`, so it counts
  * as a failure unless `report --exclude-errors`, and the report counts it by kind.
  *
- * The verdict carries the call's turns (speaker, text, times) so the HTML report can
- * show every trial's transcript without the trial records.
+ * The verdict carries the call's turns (speaker, text, times) and tool calls (arguments
+ * and results as JSON text, long ones clipped with a count) so the HTML report can show
+ * every trial's transcript without the trial records.
  *
  * @module
  */
@@ -113,6 +114,22 @@ export const VerdictTurnSchema = z.object({
 });
 export type VerdictTurn = z.infer<typeof VerdictTurnSchema>;
 
+/** A tool call as the transcript shows it; JSON text over `TOOL_JSON_MAX` chars is clipped. */
+export const VerdictToolCallSchema = z.object({
+  side: z.enum(["agent", "user"]),
+  name: z.string(),
+  /** The arguments as JSON text. */
+  arguments: z.string(),
+  /** The result as JSON text. */
+  result: z.string(),
+  ok: z.boolean(),
+  at_ms: z.number(),
+});
+export type VerdictToolCall = z.infer<typeof VerdictToolCallSchema>;
+
+/** The longest JSON text of a tool call's arguments or result that a verdict keeps whole. */
+export const TOOL_JSON_MAX = 2000;
+
 const UsageSchema = z.object({
   calls: z.number().int().nonnegative(),
   prompt_tokens: z.number().int().nonnegative(),
@@ -182,5 +199,7 @@ export const VerdictSchema = z.object({
   details: VerdictDetailsSchema,
   metrics: VerdictMetricsSchema,
   turns: z.array(VerdictTurnSchema),
+  /** Absent in verdicts written before tool calls were carried. */
+  tool_calls: z.array(VerdictToolCallSchema).optional(),
 });
 export type Verdict = z.infer<typeof VerdictSchema>;
