@@ -5,7 +5,8 @@
  * a folder: its `*.yaml`, `*.yml` and `*.json` files, in name order.
  *
  * Nothing throws on bad input: every problem names the file, the line, the scenario
- * and the field, and an unknown field gets the closest known name as a hint.
+ * and the field, and an unknown field gets the closest known name as a hint. A file
+ * over `MAX_SCENARIO_FILE_BYTES` (8 MB) is refused before it is read or parsed.
  *
  * @module
  */
@@ -27,19 +28,56 @@ export interface ScenarioFilesLoad {
 
 const EXTENSIONS = /\.(ya?ml|json)$/i;
 
+/**
+ * The largest scenario, flow or script file read (8 MB). The biggest benchmark
+ * scenario is tens of KB; YAML parsing costs far more memory than the text, so a
+ * larger file is refused before it is read.
+ */
+export const MAX_SCENARIO_FILE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads an input file (scenario, flow or script), refusing one over
+ * `MAX_SCENARIO_FILE_BYTES` before reading it. Returns the text or a problem.
+ */
+export async function readInputFile(
+  file: string,
+  kind = "scenario file",
+): Promise<{ text: string } | { problem: Problem }> {
+  try {
+    const info = await Deno.stat(file);
+    if (info.size > MAX_SCENARIO_FILE_BYTES) return { problem: _tooLarge(file, info.size, kind) };
+    const text = await Deno.readTextFile(file);
+    // The file may have grown between the two calls.
+    if (text.length > MAX_SCENARIO_FILE_BYTES) {
+      return { problem: _tooLarge(file, text.length, kind) };
+    }
+    return { text };
+  } catch (e) {
+    return { problem: { file, message: `cannot read: ${(e as Error).message}` } };
+  }
+}
+
+function _tooLarge(file: string, size: number, kind: string): Problem {
+  return {
+    file,
+    message: `${kind} too large: ${(size / 1024 / 1024).toFixed(1)} MB, the limit is ${
+      MAX_SCENARIO_FILE_BYTES / 1024 / 1024
+    } MB`,
+    hint: "split it into several files",
+  };
+}
+
 /** Loads every scenario of the given files and folders, in order. */
 export async function loadScenarioFiles(paths: string[]): Promise<ScenarioFilesLoad> {
   const out: ScenarioFilesLoad = { scenarios: [], problems: [], warnings: [] };
   const names = new Map<string, string>();
   for (const file of await _expand(paths, out)) {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(file);
-    } catch (e) {
-      out.problems.push({ file, message: `cannot read: ${(e as Error).message}` });
+    const read = await readInputFile(file);
+    if ("problem" in read) {
+      out.problems.push(read.problem);
       continue;
     }
-    const loaded = loadScenarioText(file, text);
+    const loaded = loadScenarioText(file, read.text);
     out.problems.push(...loaded.problems);
     out.warnings.push(...loaded.warnings);
     for (const s of loaded.scenarios) {
@@ -103,6 +141,10 @@ function _looksLikeFlowGroup(text: string): boolean {
 /** The scenarios of one file's text (flow groups go to the flow loader). */
 export function loadScenarioText(file: string, text: string): ScenarioFilesLoad {
   const out: ScenarioFilesLoad = { scenarios: [], problems: [], warnings: [] };
+  if (text.length > MAX_SCENARIO_FILE_BYTES) {
+    out.problems.push(_tooLarge(file, text.length, "scenario file"));
+    return out;
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   // A flow group goes to the flow loader, YAML traps (duplicate keys, an unquoted `#`

@@ -214,3 +214,25 @@ Deno.test("an unquoted * is a located problem, in a flow file or a scenario file
     [1, "invalid YAML: Unresolved alias (th"],
   ]);
 });
+
+Deno.test("a scenario file over 8 MB is refused before it is parsed, naming the file", async () => {
+  const dir = await folder({
+    "huge.yaml": MINIMAL + `description: "${"x".repeat(8 * 1024 * 1024)}"\n`,
+  });
+  try {
+    const t0 = performance.now();
+    const r = await loadScenarioFiles([dir]);
+    assert.deepEqual(r.scenarios, []);
+    assert.equal(r.problems.length, 1);
+    assert.equal(r.problems[0]!.file, join(dir, "huge.yaml"));
+    assert.match(r.problems[0]!.message, /scenario file too large: 8\.0 MB, the limit is 8 MB/);
+    // Refused on its size, not after a parse.
+    assert.ok(performance.now() - t0 < 1000);
+    assert.match(
+      loadScenarioText("t.yaml", "x".repeat(8 * 1024 * 1024 + 1)).problems[0]!.message,
+      /too large/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
