@@ -15,8 +15,9 @@ import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocume
 import { loadFlowFile } from "../flow/load.ts";
 import { z } from "zod";
 import { closest, type Problem } from "../cli/problem.ts";
-import { type Scenario, ScenarioSchema } from "./scenario.ts";
+import { type Scenario, ScenarioSchema, type Signal } from "./scenario.ts";
 import { jsonErrorOffset } from "../cli/json_error.ts";
+import { copyLines, fieldText as _fieldText, lineOf, rememberLines } from "./lines.ts";
 
 export interface ScenarioFilesLoad {
   scenarios: Scenario[];
@@ -83,8 +84,10 @@ export async function loadScenarioFiles(paths: string[]): Promise<ScenarioFilesL
     for (const s of loaded.scenarios) {
       const first = names.get(s.name);
       if (first !== undefined) {
+        const line = lineOf(s, ["name"]);
         out.problems.push({
           file,
+          ...(line !== undefined ? { line } : {}),
           where: s.name,
           field: "name",
           message: `duplicate scenario name (first in ${first})`,
@@ -94,7 +97,9 @@ export async function loadScenarioFiles(paths: string[]): Promise<ScenarioFilesL
       names.set(s.name, file);
       // Where it was loaded from, so `list | eval` runs this file and not a data-root
       // scenario of the same name (a scaffolded file's `source` names its dataset).
-      out.scenarios.push({ ...s, source: `file:${file}` });
+      const copy = { ...s, source: `file:${file}` };
+      copyLines(s, copy);
+      out.scenarios.push(copy);
     }
   }
   return out;
@@ -228,7 +233,24 @@ function _validate(
   const where = typeof name === "string" && name !== "" ? name : _fieldText(base) || undefined;
   if (parsed.success) {
     const s = parsed.data;
-    out.scenarios.push(s.source === undefined ? { ...s, source: `file:${located.file}` } : s);
+    const gated = _neverApplies(s);
+    if (gated.length > 0) {
+      for (const { index, signal, needs } of gated) {
+        out.problems.push({
+          ...located.problem([...base, "success_signals", index]),
+          where,
+          field: `success_signals[${index}]`,
+          message: `"${signal}" can never apply: the scenario has no ${needs}`,
+          hint: signal === "db_state_match"
+            ? "give expect.db_sha256 (cli.ts gold FILE computes it from expect.reference_actions)"
+            : `give ${needs}, or drop "${signal}"`,
+        });
+      }
+      return;
+    }
+    const scenario = s.source === undefined ? { ...s, source: `file:${located.file}` } : s;
+    rememberLines(scenario, (path) => located.problem([...base, ...path]).line);
+    out.scenarios.push(scenario);
     return;
   }
   for (const issue of parsed.error.issues) {
@@ -248,11 +270,17 @@ function _validate(
       continue;
     }
     const missing = issue.code === "invalid_type" && _valueAt(item, path) === undefined;
+    const value = _valueAt(item, path);
+    // A misspelt choice (a signal, a side): the closest allowed value.
+    const choice = issue.code === "invalid_value" && typeof value === "string"
+      ? closest(value, issue.values.filter((v): v is string => typeof v === "string"))
+      : undefined;
     out.problems.push({
       ...located.problem([...base, ...path]),
       where,
       field: _fieldText(path) || undefined,
       message: missing ? "missing field" : issue.message,
+      ...(choice ? { hint: `did you mean "${choice}"?` } : {}),
     });
   }
 }
@@ -293,20 +321,40 @@ class _Locator {
   }
 }
 
+/** What each signal needs in order to apply (src/score/signals.ts); absent = always can. */
+const _SIGNAL_NEEDS: Partial<Record<Signal, [string, (s: Scenario) => boolean]>> = {
+  db_state_match: ["expected DB hash (expect.db_sha256)", (s) => s.expect.db_sha256 !== undefined],
+  is_action_match: [
+    "reference actions (expect.reference_actions)",
+    (s) => s.expect.reference_actions !== undefined,
+  ],
+  db_state_assertion: [
+    "state assertions (expect.db_state_assertions)",
+    (s) => s.expect.db_state_assertions.length > 0,
+  ],
+  nl_assertion: [
+    "NL assertions (expect.nl_assertions or expect.agent_expectations)",
+    (s) => s.expect.nl_assertions.length > 0 || s.expect.agent_expectations !== undefined,
+  ],
+  flow_expectation: ["flow expectation (expect.flow)", (s) => s.expect.flow !== undefined],
+};
+
+/** Gating signals that can never apply to the scenario: each would score "N/A" as a pass. */
+function _neverApplies(s: Scenario): { index: number; signal: Signal; needs: string }[] {
+  const out: { index: number; signal: Signal; needs: string }[] = [];
+  s.success_signals.forEach((signal, index) => {
+    const need = _SIGNAL_NEEDS[signal];
+    if (need && !need[1](s)) out.push({ index, signal, needs: need[0] });
+  });
+  return out;
+}
+
 function _valueAt(v: unknown, path: (string | number)[]): unknown {
   for (const k of path) {
     if (typeof v !== "object" || v === null) return undefined;
     v = (v as Record<string | number, unknown>)[k];
   }
   return v;
-}
-
-/** `agent.tools[2]` for `["agent", "tools", 2]`. */
-function _fieldText(path: (string | number)[]): string {
-  return path.reduce<string>(
-    (s, k) => typeof k === "number" ? `${s}[${k}]` : s ? `${s}.${k}` : k,
-    "",
-  );
 }
 
 /** The field names a schema accepts at `path` (for the closest-name hint). */

@@ -4,7 +4,7 @@ import { loadScenarioFiles, loadScenarioText } from "./files.ts";
 
 const MINIMAL = `name: demo__one
 domain: eva_airline
-success_signals: [db_state_match, clean_exit]
+success_signals: [clean_exit]
 `;
 
 async function folder(files: Record<string, string>): Promise<string> {
