@@ -77,7 +77,9 @@ export const ScenarioSchema = z.object({
   /** Where the scenario was loaded from: `eva:1.1.2`, `tau2:<task id>`, `file:<path>`. */
   source: z.string().optional(),
   /** The scenario's "today" (YYYY-MM-DD, a real date); tools never read the machine's date. */
-  today: z.string().refine(isCalendarDate, "expected a date YYYY-MM-DD that exists")
+  today: z.string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "expected a date YYYY-MM-DD that exists", abort: true })
+    .refine(isCalendarDate, "expected a date YYYY-MM-DD that exists")
     .default("2024-05-15"),
   /** Wall-clock limit of a call in seconds. */
   max_duration_s: z.number().positive().default(900),
