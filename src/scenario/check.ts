@@ -1,8 +1,9 @@
 /**
  * Whether a scenario from a file can run: its domain exists, its worlds are in the data
  * root, and every tool, initialisation function and predicate it names is the
- * domain's. Data-root suites check this while loading; files are checked here, before
- * any call.
+ * domain's; and every signal that gates success can apply (a `db_state_match` without
+ * an expected hash would score "not applicable" as a pass). Data-root suites check
+ * this while loading; files are checked here, before any call.
  *
  * @module
  */
@@ -10,12 +11,22 @@ import { closest, InputError, type Problem } from "../cli/problem.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import type { DataRoot } from "./data_root.ts";
-import type { Scenario } from "./scenario.ts";
+import type { Scenario, Signal } from "./scenario.ts";
 import { type FieldPath, fieldText, lineOf } from "./lines.ts";
 
+export interface CheckOptions {
+  /**
+   * Leave out the gating-signal check: `gold FILE` computes the expected hash a
+   * scenario written from scratch does not have yet.
+   */
+  forGold?: boolean;
+}
+
+/** Every reason the scenarios (from files) cannot run as written, located. */
 export async function checkRunnable(
   scenarios: readonly Scenario[],
   root: DataRoot,
+  options: CheckOptions = {},
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const s of scenarios) {
@@ -30,6 +41,17 @@ export async function checkRunnable(
         ...(hint ? { hint } : {}),
       };
     };
+    if (!options.forGold && s.domain !== "flow") {
+      for (const { index, signal, needs } of _neverApplies(s)) {
+        problems.push(at(
+          ["success_signals", index],
+          `"${signal}" can never apply: the scenario has no ${needs}`,
+          signal === "db_state_match"
+            ? "give expect.db_sha256 (cli.ts gold FILE computes it from expect.reference_actions)"
+            : `give ${needs}, or drop "${signal}"`,
+        ));
+      }
+    }
     let domain: Domain;
     try {
       domain = await getDomain(s.domain);
@@ -90,6 +112,34 @@ export async function checkRunnable(
     });
   }
   return problems;
+}
+
+/** What each signal needs in order to apply (src/score/signals.ts); absent = always can. */
+const _SIGNAL_NEEDS: Partial<Record<Signal, [string, (s: Scenario) => boolean]>> = {
+  db_state_match: ["expected DB hash (expect.db_sha256)", (s) => s.expect.db_sha256 !== undefined],
+  is_action_match: [
+    "reference actions (expect.reference_actions)",
+    (s) => s.expect.reference_actions !== undefined,
+  ],
+  db_state_assertion: [
+    "state assertions (expect.db_state_assertions)",
+    (s) => s.expect.db_state_assertions.length > 0,
+  ],
+  nl_assertion: [
+    "NL assertions (expect.nl_assertions or expect.agent_expectations)",
+    (s) => s.expect.nl_assertions.length > 0 || s.expect.agent_expectations !== undefined,
+  ],
+  flow_expectation: ["flow expectation (expect.flow)", (s) => s.expect.flow !== undefined],
+};
+
+/** Gating signals that can never apply to the scenario: each would score "N/A" as a pass. */
+function _neverApplies(s: Scenario): { index: number; signal: Signal; needs: string }[] {
+  const out: { index: number; signal: Signal; needs: string }[] = [];
+  s.success_signals.forEach((signal, index) => {
+    const need = _SIGNAL_NEEDS[signal];
+    if (need && !need[1](s)) out.push({ index, signal, needs: need[0] });
+  });
+  return out;
 }
 
 function _dbExists(root: DataRoot, path: string): boolean {

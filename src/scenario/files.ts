@@ -15,7 +15,7 @@ import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocume
 import { loadFlowFile } from "../flow/load.ts";
 import { z } from "zod";
 import { closest, type Problem } from "../cli/problem.ts";
-import { type Scenario, ScenarioSchema, type Signal } from "./scenario.ts";
+import { type Scenario, ScenarioSchema } from "./scenario.ts";
 import { jsonErrorOffset } from "../cli/json_error.ts";
 import { copyLines, fieldText as _fieldText, lineOf, rememberLines } from "./lines.ts";
 
@@ -233,21 +233,6 @@ function _validate(
   const where = typeof name === "string" && name !== "" ? name : _fieldText(base) || undefined;
   if (parsed.success) {
     const s = parsed.data;
-    const gated = _neverApplies(s);
-    if (gated.length > 0) {
-      for (const { index, signal, needs } of gated) {
-        out.problems.push({
-          ...located.problem([...base, "success_signals", index]),
-          where,
-          field: `success_signals[${index}]`,
-          message: `"${signal}" can never apply: the scenario has no ${needs}`,
-          hint: signal === "db_state_match"
-            ? "give expect.db_sha256 (cli.ts gold FILE computes it from expect.reference_actions)"
-            : `give ${needs}, or drop "${signal}"`,
-        });
-      }
-      return;
-    }
     const scenario = s.source === undefined ? { ...s, source: `file:${located.file}` } : s;
     rememberLines(scenario, (path) => located.problem([...base, ...path]).line);
     out.scenarios.push(scenario);
@@ -319,34 +304,6 @@ class _Locator {
       ? { file: this.file, line: this.lines.linePos(range[0]).line }
       : { file: this.file };
   }
-}
-
-/** What each signal needs in order to apply (src/score/signals.ts); absent = always can. */
-const _SIGNAL_NEEDS: Partial<Record<Signal, [string, (s: Scenario) => boolean]>> = {
-  db_state_match: ["expected DB hash (expect.db_sha256)", (s) => s.expect.db_sha256 !== undefined],
-  is_action_match: [
-    "reference actions (expect.reference_actions)",
-    (s) => s.expect.reference_actions !== undefined,
-  ],
-  db_state_assertion: [
-    "state assertions (expect.db_state_assertions)",
-    (s) => s.expect.db_state_assertions.length > 0,
-  ],
-  nl_assertion: [
-    "NL assertions (expect.nl_assertions or expect.agent_expectations)",
-    (s) => s.expect.nl_assertions.length > 0 || s.expect.agent_expectations !== undefined,
-  ],
-  flow_expectation: ["flow expectation (expect.flow)", (s) => s.expect.flow !== undefined],
-};
-
-/** Gating signals that can never apply to the scenario: each would score "N/A" as a pass. */
-function _neverApplies(s: Scenario): { index: number; signal: Signal; needs: string }[] {
-  const out: { index: number; signal: Signal; needs: string }[] = [];
-  s.success_signals.forEach((signal, index) => {
-    const need = _SIGNAL_NEEDS[signal];
-    if (need && !need[1](s)) out.push({ index, signal, needs: need[0] });
-  });
-  return out;
 }
 
 function _valueAt(v: unknown, path: (string | number)[]): unknown {
