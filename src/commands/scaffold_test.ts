@@ -37,3 +37,28 @@ Deno.test("scaffold needs a known domain and an output folder", async () => {
   );
   await assert.rejects(() => command.main(["--out", "x"], memoryIo()), InputError);
 });
+
+Deno.test("deno task scaffold exists, names its permissions and writes the files", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  const task = config.tasks.scaffold?.command as string | undefined;
+  assert.ok(task, "no scaffold task in deno.json");
+  assert.ok(!/(^|\s)(-A|--allow-all)(\s|$)/.test(task), task);
+  assert.match(task, /cli\.ts scaffold$/);
+  const out = await Deno.makeTempDir({ prefix: "callbench-scaffold-task-" });
+  try {
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "scaffold", "--domain", "tau2_telecom", "--out", out],
+      cwd: new URL("../../", import.meta.url),
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    const err = new TextDecoder().decode(child.stderr);
+    assert.equal(child.code, 0, err);
+    const lines = new TextDecoder().decode(child.stdout).trim().split("\n");
+    assert.equal(lines.length, 3, err);
+    assert.ok(lines.every((l) => JSON.parse(l).status === "written"));
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});
