@@ -185,7 +185,8 @@ const TASKS: Task[] = [
     purpose: "Mobile data stopped: the plan's data is used up; one gigabyte is added.",
     instructions: {
       domain: "telecom",
-      reason_for_call: "Mobile data stopped working on your phone a few days before the month ends.",
+      reason_for_call:
+        "Mobile data stopped working on your phone a few days before the month ends.",
       known_info: `You are ${MARA.name} and your phone number is ${MARA.phone_number}.`,
       unknown_info: null,
       task_instructions:

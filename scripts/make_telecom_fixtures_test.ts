@@ -24,7 +24,9 @@ for (const suite of ["tau2_telecom", "tau2_telecom_workflow"]) {
       assert.ok(r.key.scenario.startsWith(`${suite}__`));
       assert.equal(r.status, "completed", r.key.scenario);
       assert.ok(r.clean_exit, r.key.scenario);
-      assert.ok(r.assertions.length > 0 && r.assertions.every((a: { passed: boolean }) => a.passed));
+      assert.ok(
+        r.assertions.length > 0 && r.assertions.every((a: { passed: boolean }) => a.passed),
+      );
     }
   });
 }

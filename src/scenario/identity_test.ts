@@ -44,7 +44,10 @@ Deno.test("list | eval on another data root with a namesake scenario is an error
     assert.equal(await run(["eval", "--agent", "noop"], io), 2);
     assert.deepEqual(io.stdout, []);
     const err = io.stderr.join("\n");
-    assert.match(err, /<stdin>:1: tau2_retail__0: field "scenario_sha256": listed from the data root /);
+    assert.match(
+      err,
+      /<stdin>:1: tau2_retail__0: field "scenario_sha256": listed from the data root /,
+    );
     assert.ok(err.includes(refs[0].data_root), err);
     assert.ok(err.includes(other), err);
     // Only the changed scenario is refused.
