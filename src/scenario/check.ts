@@ -13,6 +13,7 @@ import { getDomain } from "../domains/registry.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario, Signal } from "./scenario.ts";
 import { type FieldPath, fieldText, lineOf } from "./lines.ts";
+import { initialWorldHash } from "./identity.ts";
 
 export interface CheckOptions {
   /**
@@ -62,13 +63,35 @@ export async function checkRunnable(
     }
     for (const side of ["db", "user_db"] as const) {
       const source = s.world[side];
-      if (source && "path" in source && !_dbExists(root, source.path)) {
+      if (!source || !("path" in source)) continue;
+      if (!_dbExists(root, source.path)) {
         problems.push(
           at(
             ["world", side, "path"],
             `no database "${source.path}" in the data root ${root.path}`,
+            "pass --data-root (or set EVAL_DATA_ROOT) to the data root the file was written for",
           ),
         );
+        continue;
+      }
+      if (source.sha256 === undefined) continue;
+      let actual: string;
+      try {
+        actual = initialWorldHash(root, source.path);
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        problems.push(at(["world", side, "path"], e.problems[0]!.message));
+        continue;
+      }
+      if (actual !== source.sha256) {
+        problems.push(at(
+          ["world", side, "sha256"],
+          `the world "${source.path}" in the data root ${root.path} is not the one recorded: ` +
+            `its initial hash is ${actual.slice(0, 12)}…, the file says ${
+              source.sha256.slice(0, 12)
+            }…`,
+          "pass --data-root (or set EVAL_DATA_ROOT) to the data root the file was scaffolded from",
+        ));
       }
     }
     const tool = (side: Side, name: string, field: FieldPath) => {

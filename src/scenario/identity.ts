@@ -9,13 +9,23 @@
  *
  * @module
  */
-import { sha256Hex } from "../canonical/hash.ts";
+import { dbHash, sha256Hex } from "../canonical/hash.ts";
 import { InputError, type Problem } from "../cli/problem.ts";
 import type { Scenario } from "./scenario.ts";
-import { BUNDLED_DATA_ROOT } from "./data_root.ts";
+import { BUNDLED_DATA_ROOT, type DataRoot } from "./data_root.ts";
 import { resolve } from "node:path";
 
 const cache = new WeakMap<Scenario, string>();
+const worlds = new WeakMap<DataRoot, Map<string, string>>();
+
+/** The canonical hash of the world at `path` in the data root (once per root and path). */
+export function initialWorldHash(root: DataRoot, path: string): string {
+  let byPath = worlds.get(root);
+  if (!byPath) worlds.set(root, byPath = new Map());
+  let h = byPath.get(path);
+  if (h === undefined) byPath.set(path, h = dbHash(root.db(path)));
+  return h;
+}
 
 /** The hex SHA-256 of the scenario's fields (keys sorted, `source` left out), cached. */
 export function scenarioSha256(scenario: Scenario): string {

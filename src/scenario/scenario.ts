@@ -59,10 +59,17 @@ export const FlowExpectSchema = z.object({
 }).strict();
 export type FlowExpect = z.infer<typeof FlowExpectSchema>;
 
-/** Where a world comes from: inline, or a path under the data root. */
+/**
+ * Where a world comes from: inline, or a path under the data root. A path may carry
+ * the world's initial hash (`sha256`, the canonical DB hash `hash` prints; scaffold
+ * records it): a data root whose world differs is then an error, not another world.
+ */
 export const DbSourceSchema = z.union([
   z.object({ inline: Json }).strict(),
-  z.object({ path: z.string().min(1) }).strict(),
+  z.object({
+    path: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  }).strict(),
 ]);
 export type DbSource = z.infer<typeof DbSourceSchema>;
 
