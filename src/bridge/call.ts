@@ -59,6 +59,13 @@ export interface CallSetup {
   userdata?: Record<string, unknown>;
   /** Hex seed of the trial. */
   seed: string;
+  /**
+   * The scenario's fingerprint (src/scenario/identity.ts): a served participant that
+   * looks the scenario up by name in its own data root refuses a different one.
+   */
+  scenario_sha256?: string;
+  /** This run's data root, for messages on this side (never sent to a participant). */
+  data_root?: string;
 }
 
 export interface ToolCallReply {

@@ -21,6 +21,7 @@ import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { readKeyEnv } from "../cli/secret_env.ts";
 import { progressBar } from "../runner/progress.ts";
+import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 
 const help = `eval: run trials and print one trial record per line
 
@@ -63,6 +64,7 @@ const ScenarioRef = z.object({
   name: z.string().min(1),
   source: z.string().optional(),
   data_root: z.string().optional(),
+  scenario_sha256: z.string().optional(),
 }).passthrough();
 
 export const command: Command = {
@@ -134,6 +136,8 @@ export const command: Command = {
     );
     const sel = await selectScenarios(root, selection);
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
+    // A reference listed from another data root must not run that root's namesake.
+    if (selection.refs) checkIdentities(selection.refs, sel.scenarios, root.path);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     if (sel.scenarios.length === 0) throw new InputError("no scenarios selected");
     if (participants.user === "llm" && sel.scenarios.some((s) => s.domain === "flow")) {
@@ -231,7 +235,7 @@ async function selectionFrom(
   values: { domain?: string[]; scenarios?: string[] },
   files: string[],
   io: Io,
-): Promise<Selection & { dataRoot?: string }> {
+): Promise<Selection & { dataRoot?: string; refs?: RefIdentity[] }> {
   const flags = selectionFromFlags(values, files);
   if (flags.domains!.length || flags.scenarios!.length || files.length || io.stdinIsTerminal) {
     return flags;
@@ -240,6 +244,7 @@ async function selectionFrom(
   const names: string[] = [];
   const refFiles = new Set<string>();
   const roots = new Set<string>();
+  const refs: RefIdentity[] = [];
   for await (const { line, value } of readJsonl(io.stdin)) {
     const ref = ScenarioRef.safeParse(value);
     if (!ref.success) {
@@ -251,6 +256,7 @@ async function selectionFrom(
       });
     }
     names.push(ref.data.name);
+    refs.push({ ...ref.data, line });
     if (ref.data.source?.startsWith("file:")) refFiles.add(ref.data.source.slice(5));
     if (typeof ref.data.data_root === "string") roots.add(ref.data.data_root);
   }
@@ -263,5 +269,5 @@ async function selectionFrom(
   }
   // Nothing on stdin (a job with no input): every scenario of the data root.
   if (names.length === 0) return flags;
-  return { scenarios: names, files: [...refFiles], dataRoot: [...roots][0] };
+  return { scenarios: names, files: [...refFiles], dataRoot: [...roots][0], refs };
 }

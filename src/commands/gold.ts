@@ -1,43 +1,70 @@
 import type { Command } from "../cli/io.ts";
-import { formatProblem } from "../cli/problem.ts";
+import { formatProblem, InputError } from "../cli/problem.ts";
+import { replayGold } from "../scenario/tau2/gold.ts";
 import { parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { SELECTION_FLAGS, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
 
 const help = `gold: each scenario's expected end state and the reference calls that reach it
 
-Usage: cli.ts gold [--data-root DIR] [--domain X]... [--scenarios a,b]
+Usage: cli.ts gold [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE|DIR ...]
 
 Prints per scenario {"name","domain","expected_db_sha256","expected_user_db_sha256"?,
 "reference_actions":[...]} plus, where the suite has them, the state assertions on the
-gold state ("assertions") and reference calls that failed on the data ("errors").`;
+gold state ("assertions") and reference calls that failed on the data ("errors").
+
+Given scenario files, it replays each file scenario's expect.reference_actions on its
+world (initialisation actions first) and prints the same line with "file" and the write
+calls the replay recorded ("reference_records"): copy expected_db_sha256 into the file's
+expect.db_sha256 to gate it on db_state_match. Exit 2 when a reference call fails
+("errors") or a file does not validate.`;
 
 export const command: Command = {
   summary: "expected hashes and reference calls per scenario",
   help,
   async main(args, io) {
-    const { values } = parseFlags(args, {
+    const { values, positionals } = parseFlags(args, {
       ...SELECTION_FLAGS,
     });
     const root = openDataRoot(values["data-root"], io);
-    const sel = await selectScenarios(root, selectionFromFlags(values));
+    const sel = await selectScenarios(root, {
+      ...selectionFromFlags(values, positionals),
+      forGold: true,
+    });
+    if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
+    let failed = false;
     for (const scenario of sel.scenarios) {
       const suite = sel.suites.get(scenario.name);
-      if (!suite) continue;
-      const g = await suite.gold(root, scenario);
+      const file = scenario.source?.startsWith("file:") ? scenario.source.slice(5) : undefined;
+      if (!suite && (!file || scenario.domain === "flow")) continue;
+      // A file's scenario: its own reference actions replayed on its own world.
+      const g = suite ? await suite.gold(root, scenario) : await replayGold(root, scenario);
+      if (file && g.errors?.length) {
+        failed = true;
+        for (const e of g.errors) {
+          io.err(formatProblem({
+            file,
+            where: scenario.name,
+            field: e.index < 0 ? "initialization_actions" : `expect.reference_actions[${e.index}]`,
+            message: `${e.name} failed on the world: ${JSON.stringify(e.result)}`,
+          }));
+        }
+      }
       io.out(JSON.stringify({
         name: g.name,
         domain: g.domain,
+        ...(file ? { file } : {}),
         expected_db_sha256: g.expected_db_sha256,
         ...(g.expected_user_db_sha256 !== undefined
           ? { expected_user_db_sha256: g.expected_user_db_sha256 }
           : {}),
         reference_actions: g.reference_actions,
         ...(g.assertions ? { assertions: g.assertions } : {}),
+        ...(file ? { reference_records: g.reference_records ?? [] } : {}),
         ...(g.errors?.length ? { errors: g.errors } : {}),
       }));
     }
-    return sel.problems.length > 0 ? 2 : 0;
+    return sel.problems.length > 0 || failed ? 2 : 0;
   },
 };

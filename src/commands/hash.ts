@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
 import { parseFlags } from "../cli/args.ts";
@@ -7,10 +8,12 @@ import { parseJsonLocated } from "../cli/json_error.ts";
 
 const help = `hash: the reference harness's canonical DB hash of JSON documents
 
-Usage: cli.ts hash [--canonical] [FILE... | -]
+Usage: cli.ts hash [--canonical] [FILE... | FOLDER... | -]
 
 Prints {"input","sha256"} per input (stdin when no file or "-"); --canonical adds the
-canonical string that is hashed. Invalid JSON exits 2 naming the input, line and column.`;
+canonical string that is hashed. A FOLDER is a sharded database, as the reference
+loads one (tau2_airline/db/): its *.json files as {stem: contents}. Invalid JSON
+exits 2 naming the input, line and column.`;
 
 export const command: Command = {
   summary: "canonical DB hash of JSON documents",
@@ -19,8 +22,9 @@ export const command: Command = {
     const { values, positionals } = parseFlags(args, { canonical: { type: "boolean" } });
     const inputs = positionals.length > 0 ? positionals : ["-"];
     for (const input of inputs) {
-      const text = input === "-" ? await new Response(io.stdin).text() : await readFile(input);
-      const doc = parseDocument(text, input === "-" ? "<stdin>" : input);
+      const doc = input === "-"
+        ? parseDocument(await new Response(io.stdin).text(), "<stdin>")
+        : await readInput(input);
       const canonical = canonicalJson(doc);
       io.out(
         JSON.stringify({
@@ -33,6 +37,31 @@ export const command: Command = {
     return 0;
   },
 };
+
+/** A JSON file, or a folder of shards read as `{stem: contents}` (the reference's loader). */
+async function readInput(path: string): Promise<unknown> {
+  let folder = false;
+  try {
+    folder = (await Deno.stat(path)).isDirectory;
+  } catch {
+    // readFile names the problem
+  }
+  if (!folder) return parseDocument(await readFile(path), path);
+  const names: string[] = [];
+  for await (const e of Deno.readDir(path)) {
+    if (e.isFile && e.name.endsWith(".json")) names.push(e.name);
+  }
+  if (names.length === 0) {
+    throw new InputError({ file: path, message: "a folder of shards holds no .json files" });
+  }
+  names.sort();
+  const db: Record<string, unknown> = {};
+  for (const name of names) {
+    const file = join(path, name);
+    db[name.slice(0, -".json".length)] = parseDocument(await readFile(file), file);
+  }
+  return db;
+}
 
 async function readFile(path: string): Promise<string> {
   try {

@@ -3,6 +3,7 @@ import { formatProblem, InputError } from "../cli/problem.ts";
 import { parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
+import { scenarioSha256 } from "../scenario/identity.ts";
 import { SELECTION_FLAGS, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
 
 const help = `list: print one scenario reference per line
@@ -14,7 +15,9 @@ Usage: cli.ts list [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE.yam
   --scenarios a,b   exact scenario names
   FILE|DIR          scenario or flow files (YAML or JSON)
 
-Each line: {"name","domain","suite","source","data_root"}; eval reads them back. Entries
+Each line: {"name","domain","suite","source","data_root","scenario_sha256"}; eval reads them
+back, and refuses a reference whose scenario_sha256 (a fingerprint of the scenario as
+loaded) differs from the scenario of that name in eval's data root. Entries
 of the data root that fail to load are reported on stderr with file, line and field and
 the rest are listed; problems in the files you name exit 2.`;
 
@@ -38,6 +41,7 @@ export const command: Command = {
           suite: suiteOf(s),
           ...(s.source ? { source: s.source } : {}),
           data_root: root.path,
+          scenario_sha256: scenarioSha256(s),
         }),
       );
     }

@@ -60,7 +60,7 @@ export const command: Command = {
       throw new InputError({ file: root.path, message: `no ${suite.id} data in this data root` });
     }
     const { scenarios, problems } = await suite.load(root);
-    const entries = await writeScaffold(values.out, scaffoldFiles(scenarios), {
+    const entries = await writeScaffold(values.out, scaffoldFiles(scenarios, root), {
       force: values.force,
     });
     for (const e of entries) {

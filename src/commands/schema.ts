@@ -3,6 +3,7 @@ import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
 import { parseFlags } from "../cli/args.ts";
 import { ScenarioSchema } from "../scenario/scenario.ts";
+import { FlowGroupSchema } from "../flow/schema.ts";
 import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
 import { VERDICT_SCHEMA, VerdictSchema } from "../score/verdict.ts";
 import { REPORT_SCHEMA, ReportSchema } from "../report/summary.ts";
@@ -13,6 +14,7 @@ Usage: cli.ts schema [--out DIR]
 
 Writes, generated from the zod schemas that validate them:
   scenario.schema.json       scenario files (as written: defaults optional)
+  flow.schema.json           flow files (scenarios.yaml groups: nodes and labelled scenarios)
   trial_record.schema.json   what eval prints
   verdict.schema.json        what score prints
   report.schema.json         what report --format json prints
@@ -24,6 +26,12 @@ export const SCHEMA_FILES = [
     file: "scenario.schema.json",
     title: "callbench scenario",
     schema: ScenarioSchema,
+    io: "input",
+  },
+  {
+    file: "flow.schema.json",
+    title: "callbench flow group (scenarios.yaml)",
+    schema: FlowGroupSchema,
     io: "input",
   },
   {
@@ -56,7 +64,7 @@ export function schemaText(entry: (typeof SCHEMA_FILES)[number]): string {
 }
 
 export const command: Command = {
-  summary: "write JSON Schemas for scenario files, trial records, verdicts and reports",
+  summary: "write JSON Schemas for scenario and flow files, trial records, verdicts and reports",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, { out: { type: "string" } });

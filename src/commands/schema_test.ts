@@ -34,3 +34,15 @@ Deno.test("the committed schemas are the generated ones", async () => {
     equal(committed, schemaText(entry), `schemas/${entry.file} is stale: run cli.ts schema`);
   }
 });
+
+Deno.test("flow files get a JSON Schema of their own", () => {
+  const entry = SCHEMA_FILES.find((f) => f.file === "flow.schema.json");
+  ok(entry, "no flow.schema.json");
+  const flow = JSON.parse(schemaText(entry));
+  assertEquals(flow.required, ["scenarios"]);
+  ok(Object.keys(flow.properties).includes("nodes"));
+  const node = flow.properties.nodes.additionalProperties;
+  ok(Object.keys(node.properties).includes("routes"));
+  equal(node.additionalProperties, false);
+  ok(flow.properties.scenarios.items.required.includes("label"));
+});

@@ -13,6 +13,7 @@ import { ScriptedUser } from "../participants/scripted_user.ts";
 import { type DataRoot, openDataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { selectScenarios } from "../scenario/suites.ts";
+import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
 import { serve } from "../server/serve.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
@@ -103,7 +104,23 @@ export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParti
     if (!setup.scenario) {
       throw new Error(`${name} needs a scenario name (update_system_prompt \`scenario\`)`);
     }
-    const { expect, user } = await scenario(setup.scenario);
+    const found = await scenario(setup.scenario).catch((e) => {
+      // Name our root without its path: the client names its own.
+      if (setup.scenario_sha256 === undefined) throw e;
+      throw new Error(
+        `no scenario "${setup.scenario}" in this server's data root (${dataRootLabel(root.path)})`,
+      );
+    });
+    // The same name in another data root is another scenario (the bundled fixtures reuse
+    // real names): refuse it rather than play the wrong one.
+    if (setup.scenario_sha256 !== undefined && setup.scenario_sha256 !== scenarioSha256(found)) {
+      throw new Error(
+        `scenario "${setup.scenario}" differs from the one of that name in this server's data root (${
+          dataRootLabel(root.path)
+        }): serve the data root the client runs (serve --data-root)`,
+      );
+    }
+    const { expect, user } = found;
     if (name === "oracle") return new OracleAgent(expect.reference_actions ?? []);
     return new ScriptedUser({ opening: user.opening, knownInfo: user.known_info });
   };

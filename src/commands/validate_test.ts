@@ -84,3 +84,66 @@ Deno.test("validate needs a file", async () => {
   assert.equal(await run(["validate"], io), 2);
   assert.match(io.stderr[0]!, /at least one file/);
 });
+
+const RETAIL = `name: mine__one
+domain: tau2_retail
+world:
+  db: { path: tau2_retail/db.json }
+agent:
+  prompt: Help the caller.
+  tools: [get_order_details]
+expect:
+  db_sha256: ${"a".repeat(64)}
+success_signals: [db_state_match, clean_exit]
+`;
+
+Deno.test("validate: a day that does not exist is refused", async () => {
+  const r = await validate({ "a.yaml": RETAIL + "today: 2024-15-45\n" });
+  assert.equal(r.code, 2);
+  assert.deepEqual(r.stderr, [
+    'a.yaml:11: mine__one: field "today": expected a date YYYY-MM-DD that exists',
+  ]);
+  assert.equal((await validate({ "a.yaml": RETAIL + "today: 2024-02-29\n" })).code, 0);
+  assert.equal((await validate({ "a.yaml": RETAIL + "today: 2023-02-29\n" })).code, 2);
+});
+
+Deno.test("validate: cross-checks name the line of the field", async () => {
+  const r = await validate({
+    "a.yaml": RETAIL.replace("[get_order_details]", "[get_order_details, get_ordr_details]")
+      .replace("tau2_retail/db.json", "tau2_retail/nope.json"),
+    "b.yaml": RETAIL.replace("mine__one", "mine__two").replace(
+      "domain: tau2_retail",
+      "domain: tau2_retial",
+    ),
+    "c.yaml": RETAIL.replace("mine__one", "mine__three"),
+    "d.yaml": "\n" + RETAIL.replace("mine__one", "mine__three"),
+  });
+  assert.equal(r.code, 2);
+  const root = r.stderr.find((l) => l.includes("in the data root "))!.split("in the data root ")[1];
+  assert.deepEqual(r.stderr, [
+    'd.yaml:2: mine__three: field "name": duplicate scenario name (first in c.yaml)',
+    `a.yaml:4: mine__one: field "world.db.path": no database "tau2_retail/nope.json" in the data root ${root}`,
+    'a.yaml:7: mine__one: field "agent.tools[1]": unknown agent tool "get_ordr_details" in domain tau2_retail (did you mean "get_order_details"?)',
+    'b.yaml:2: mine__two: field "domain": unknown domain "tau2_retial" (did you mean "tau2_retail"?)',
+  ]);
+});
+
+Deno.test("validate: a misspelt success signal gets the closest one", async () => {
+  const r = await validate({ "a.yaml": RETAIL.replace("clean_exit]", "clean_exti]") });
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.length, 1);
+  assert.match(
+    r.stderr[0]!,
+    /^a\.yaml:10: mine__one: field "success_signals\[1\]": .*\(did you mean "clean_exit"\?\)$/,
+  );
+});
+
+Deno.test("validate: a gating signal that can never apply is an error", async () => {
+  const r = await validate({
+    "a.yaml": RETAIL.replace(`  db_sha256: ${"a".repeat(64)}\n`, "  nl_assertions: []\n"),
+  });
+  assert.equal(r.code, 2);
+  assert.deepEqual(r.stderr, [
+    'a.yaml:10: mine__one: field "success_signals[0]": "db_state_match" can never apply: the scenario has no expected DB hash (expect.db_sha256) (give expect.db_sha256 (cli.ts gold FILE computes it from expect.reference_actions))',
+  ]);
+});

@@ -142,10 +142,23 @@ export class RemoteParticipant implements Participant {
           side: setup.side,
           seed: setup.seed,
           ...(setup.userdata ? { userdata: setup.userdata } : {}),
+          ...(setup.scenario_sha256 ? { scenario_sha256: setup.scenario_sha256 } : {}),
         },
       }, this.#id("update_prompt")),
       "server-response",
-    );
+    ).catch((e) => {
+      // A served participant that refuses the scenario names its own data root; name ours.
+      if (
+        e instanceof ParticipantError && e.kind === "protocol_error" &&
+        setup.data_root !== undefined
+      ) {
+        throw new ParticipantError(
+          e.kind,
+          `${e.message} (this run's data root: ${setup.data_root})`,
+        );
+      }
+      throw e;
+    });
     const accepted = ServerResponseDataSchema.safeParse(reply.data);
     if (!accepted.success || accepted.data.d !== true) {
       throw new ParticipantError(

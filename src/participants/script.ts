@@ -5,7 +5,8 @@
  *
  * - `{say: "text"}`: speak; the next action starts when the words are out;
  * - `{press: "123#"}`: press keys;
- * - `{wait: 2.5}`: wait that many seconds;
+ * - `{wait: 2.5}`: wait that many seconds; a duration as flow files write one
+ *   (`6s`, `1.5s`, `1500ms`) works too;
  * - `{hangup: true}`: hang up;
  *
  * each optionally with `after: speech` or `after: beep`: first wait until the far
@@ -25,14 +26,28 @@ import type {
 } from "../bridge/call.ts";
 import { speechDurationMs } from "../bridge/speech.ts";
 import { InputError, type Problem } from "../cli/problem.ts";
+import { readInputFile } from "../scenario/files.ts";
+import { durationMs } from "../flow/schema.ts";
 
 const VERBS = ["say", "press", "wait", "hangup"] as const;
 
 export const ScriptActionSchema = z.object({
   say: z.string().min(1).optional(),
   press: z.string().regex(/^[0-9*#A-Da-d]+$/, "keys are 0-9, *, #, A-D").optional(),
-  /** Seconds. */
-  wait: z.number().positive().optional(),
+  /** Seconds, or a duration as flow files write one (`6s`, `1500ms`); parsed to seconds. */
+  wait: z.union([z.number(), z.string()]).transform((w, ctx) => {
+    const ms = durationMs(w);
+    if (ms === undefined || !(ms > 0)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"wait" is a positive duration: seconds (2.5), "6s" or "1500ms", got ${
+          JSON.stringify(w)
+        }`,
+      });
+      return z.NEVER;
+    }
+    return ms / 1000;
+  }).optional(),
   hangup: z.literal(true).optional(),
   after: z.enum(["speech", "beep"]).optional(),
 }).strict().refine(
@@ -135,13 +150,9 @@ export class ScriptAgent implements Participant {
 
   /** Reads a script file; a bad one is an `InputError` listing every problem. */
   static async fromFile(path: string): Promise<ScriptAgent> {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(path);
-    } catch (e) {
-      throw new InputError({ file: path, message: `cannot read script: ${(e as Error).message}` });
-    }
-    const { actions, problems } = parseScript(path, text);
+    const read = await readInputFile(path, "script file");
+    if ("problem" in read) throw new InputError(read.problem);
+    const { actions, problems } = parseScript(path, read.text);
     if (!actions) throw new InputError(problems);
     return new ScriptAgent(actions, path);
   }

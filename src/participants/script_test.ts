@@ -39,7 +39,7 @@ Deno.test("parseScript locates bad actions", () => {
 });
 
 Deno.test("ScriptAgent.fromFile reports an unreadable or bad file as an input error", async () => {
-  await assert.rejects(ScriptAgent.fromFile("/nonexistent/script.yaml"), /cannot read script/);
+  await assert.rejects(ScriptAgent.fromFile("/nonexistent/script.yaml"), /cannot read/);
   const file = await Deno.makeTempFile({ suffix: ".yaml" });
   try {
     await Deno.writeTextFile(file, "- wait: -1\n");
@@ -111,4 +111,28 @@ Deno.test("ScriptAgent drives the bundled clinic menu through its catch-all rout
   const { trace } = await simulateFlowCall(s!, agent);
   assert.deepEqual(trace.nodes.map((n) => n.name), ["main", "not_an_option", "main", "billing"]);
   assert.equal(trace.end.node, "livekit/hangup");
+});
+
+Deno.test("a script's wait takes durations as flow files write them", () => {
+  const r = parseScript("s.yaml", "- wait: 6s\n- wait: 1500ms\n- wait: 2\n- wait: .5s\n");
+  assert.deepEqual(r.problems, []);
+  assert.deepEqual(r.actions, [{ wait: 6 }, { wait: 1.5 }, { wait: 2 }, { wait: 0.5 }]);
+  assert.deepEqual(parseScript("s.yaml", "- say: hi\n- wait: soon\n").problems.map(formatProblem), [
+    's.yaml:2: field "[1].wait": "wait" is a positive duration: seconds (2.5), "6s" or "1500ms", got "soon"',
+  ]);
+  assert.equal(parseScript("s.yaml", "- wait: 0s\n").problems.length, 1);
+});
+
+Deno.test("a script file over the size limit is refused before parsing, naming the file", async () => {
+  const file = await Deno.makeTempFile({ suffix: ".yaml" });
+  try {
+    await Deno.writeTextFile(file, "- say: hi\n" + "#".repeat(8 * 1024 * 1024));
+    await assert.rejects(
+      ScriptAgent.fromFile(file),
+      (e: Error) =>
+        e.name === "InputError" && e.message.includes(file) && /too large/.test(e.message),
+    );
+  } finally {
+    await Deno.remove(file);
+  }
 });

@@ -39,6 +39,8 @@ export const UpdateSystemPromptArgsSchema = z.looseObject({
   userdata: Json.optional(),
   /** Extension: the trial's seed. */
   seed: z.string().optional(),
+  /** Extension: the scenario's fingerprint; a participant playing it refuses another. */
+  scenario_sha256: z.string().optional(),
 });
 export type UpdateSystemPromptArgs = z.infer<typeof UpdateSystemPromptArgsSchema>;
 

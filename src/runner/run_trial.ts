@@ -13,6 +13,7 @@ import type { Domain, Side } from "../domains/domain.ts";
 import type { Environment } from "../env/environment.ts";
 import { openEnvironment } from "../env/open.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
+import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
 import { TRIAL_RECORD_SCHEMA, type TrialKey, type TrialRecord } from "./trial_record.ts";
 
@@ -94,6 +95,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       tools: agentTools,
       ...(scenario.agent.userdata ? { userdata: scenario.agent.userdata } : {}),
       seed: key.seed,
+      scenario_sha256: scenarioSha256(scenario),
+      data_root: plan.root.path,
     };
     const userSetup: CallSetup = {
       side: "user",
@@ -102,6 +105,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       prompt: scenario.user.prompt,
       tools: toolSpecs(env.domain, "user", scenario.user.tools),
       seed: key.seed,
+      scenario_sha256: scenarioSha256(scenario),
+      data_root: plan.root.path,
     };
     agent = await plan.participants.agent(scenario, agentSetup);
     user = await plan.participants.user(scenario, userSetup);

@@ -1,8 +1,9 @@
 /**
  * Whether a scenario from a file can run: its domain exists, its worlds are in the data
  * root, and every tool, initialisation function and predicate it names is the
- * domain's. Data-root suites check this while loading; files are checked here, before
- * any call.
+ * domain's; and every signal that gates success can apply (a `db_state_match` without
+ * an expected hash would score "not applicable" as a pass). Data-root suites check
+ * this while loading; files are checked here, before any call.
  *
  * @module
  */
@@ -10,38 +11,90 @@ import { closest, InputError, type Problem } from "../cli/problem.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import type { DataRoot } from "./data_root.ts";
-import type { Scenario } from "./scenario.ts";
+import type { Scenario, Signal } from "./scenario.ts";
+import { type FieldPath, fieldText, lineOf } from "./lines.ts";
+import { initialWorldHash } from "./identity.ts";
 
+export interface CheckOptions {
+  /**
+   * Leave out the gating-signal check: `gold FILE` computes the expected hash a
+   * scenario written from scratch does not have yet.
+   */
+  forGold?: boolean;
+}
+
+/** Every reason the scenarios (from files) cannot run as written, located. */
 export async function checkRunnable(
   scenarios: readonly Scenario[],
   root: DataRoot,
+  options: CheckOptions = {},
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const s of scenarios) {
-    const at = (field: string, message: string, hint?: string): Problem => ({
-      ...(s.source?.startsWith("file:") ? { file: s.source.slice(5) } : {}),
-      where: s.name,
-      field,
-      message,
-      ...(hint ? { hint } : {}),
-    });
+    const at = (path: FieldPath, message: string, hint?: string): Problem => {
+      const line = lineOf(s, path);
+      return {
+        ...(s.source?.startsWith("file:") ? { file: s.source.slice(5) } : {}),
+        ...(line !== undefined ? { line } : {}),
+        where: s.name,
+        field: fieldText(path),
+        message,
+        ...(hint ? { hint } : {}),
+      };
+    };
+    if (!options.forGold && s.domain !== "flow") {
+      for (const { index, signal, needs } of _neverApplies(s)) {
+        problems.push(at(
+          ["success_signals", index],
+          `"${signal}" can never apply: the scenario has no ${needs}`,
+          signal === "db_state_match"
+            ? "give expect.db_sha256 (cli.ts gold FILE computes it from expect.reference_actions)"
+            : `give ${needs}, or drop "${signal}"`,
+        ));
+      }
+    }
     let domain: Domain;
     try {
       domain = await getDomain(s.domain);
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
-      problems.push(at("domain", e.problems[0]!.message, e.problems[0]!.hint));
+      problems.push(at(["domain"], e.problems[0]!.message, e.problems[0]!.hint));
       continue;
     }
     for (const side of ["db", "user_db"] as const) {
       const source = s.world[side];
-      if (source && "path" in source && !_dbExists(root, source.path)) {
+      if (!source || !("path" in source)) continue;
+      if (!_dbExists(root, source.path)) {
         problems.push(
-          at(`world.${side}.path`, `no database "${source.path}" in the data root ${root.path}`),
+          at(
+            ["world", side, "path"],
+            `no database "${source.path}" in the data root ${root.path}`,
+            "pass --data-root (or set EVAL_DATA_ROOT) to the data root the file was written for",
+          ),
         );
+        continue;
+      }
+      if (source.sha256 === undefined) continue;
+      let actual: string;
+      try {
+        actual = initialWorldHash(root, source.path);
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        problems.push(at(["world", side, "path"], e.problems[0]!.message));
+        continue;
+      }
+      if (actual !== source.sha256) {
+        problems.push(at(
+          ["world", side, "sha256"],
+          `the world "${source.path}" in the data root ${root.path} is not the one recorded: ` +
+            `its initial hash is ${actual.slice(0, 12)}…, the file says ${
+              source.sha256.slice(0, 12)
+            }…`,
+          "pass --data-root (or set EVAL_DATA_ROOT) to the data root the file was scaffolded from",
+        ));
       }
     }
-    const tool = (side: Side, name: string, field: string) => {
+    const tool = (side: Side, name: string, field: FieldPath) => {
       const tools = domain.tools.filter((t) => t.side === side);
       if (tools.some((t) => t.name === name || t.aliases?.includes(name))) return;
       const hint = closest(name, tools.map((t) => t.name));
@@ -53,17 +106,17 @@ export async function checkRunnable(
         ),
       );
     };
-    s.agent.tools.forEach((n, i) => tool("agent", n, `agent.tools[${i}]`));
-    s.user.tools.forEach((n, i) => tool("user", n, `user.tools[${i}]`));
+    s.agent.tools.forEach((n, i) => tool("agent", n, ["agent", "tools", i]));
+    s.user.tools.forEach((n, i) => tool("user", n, ["user", "tools", i]));
     s.expect.reference_actions?.forEach((a, i) =>
-      tool(a.side, a.name, `expect.reference_actions[${i}].name`)
+      tool(a.side, a.name, ["expect", "reference_actions", i, "name"])
     );
     s.initialization_actions.forEach((a, i) => {
       const fns = domain.initFunctions?.[a.side] ?? {};
       if (!(a.func_name in fns)) {
         const hint = closest(a.func_name, Object.keys(fns));
         problems.push(at(
-          `initialization_actions[${i}].func_name`,
+          ["initialization_actions", i, "func_name"],
           `unknown ${a.side} initialization function "${a.func_name}"`,
           hint && `did you mean "${hint}"?`,
         ));
@@ -74,7 +127,7 @@ export async function checkRunnable(
       if (!(a.func_name in preds)) {
         const hint = closest(a.func_name, Object.keys(preds));
         problems.push(at(
-          `expect.db_state_assertions[${i}].func_name`,
+          ["expect", "db_state_assertions", i, "func_name"],
           `unknown ${a.side} predicate "${a.func_name}"`,
           hint && `did you mean "${hint}"?`,
         ));
@@ -82,6 +135,34 @@ export async function checkRunnable(
     });
   }
   return problems;
+}
+
+/** What each signal needs in order to apply (src/score/signals.ts); absent = always can. */
+const _SIGNAL_NEEDS: Partial<Record<Signal, [string, (s: Scenario) => boolean]>> = {
+  db_state_match: ["expected DB hash (expect.db_sha256)", (s) => s.expect.db_sha256 !== undefined],
+  is_action_match: [
+    "reference actions (expect.reference_actions)",
+    (s) => s.expect.reference_actions !== undefined,
+  ],
+  db_state_assertion: [
+    "state assertions (expect.db_state_assertions)",
+    (s) => s.expect.db_state_assertions.length > 0,
+  ],
+  nl_assertion: [
+    "NL assertions (expect.nl_assertions or expect.agent_expectations)",
+    (s) => s.expect.nl_assertions.length > 0 || s.expect.agent_expectations !== undefined,
+  ],
+  flow_expectation: ["flow expectation (expect.flow)", (s) => s.expect.flow !== undefined],
+};
+
+/** Gating signals that can never apply to the scenario: each would score "N/A" as a pass. */
+function _neverApplies(s: Scenario): { index: number; signal: Signal; needs: string }[] {
+  const out: { index: number; signal: Signal; needs: string }[] = [];
+  s.success_signals.forEach((signal, index) => {
+    const need = _SIGNAL_NEEDS[signal];
+    if (need && !need[1](s)) out.push({ index, signal, needs: need[0] });
+  });
+  return out;
 }
 
 function _dbExists(root: DataRoot, path: string): boolean {

@@ -10,7 +10,7 @@ const base = {
   domain: "tau2_retail",
   world: { db: { path: "tau2_retail/db.json" } },
   agent: { prompt: "p", tools: ["get_order_details"] },
-  success_signals: ["db_state_match"],
+  success_signals: ["clean_exit"],
 };
 
 Deno.test("checkRunnable accepts a scenario whose domain, world and tools exist", async () => {

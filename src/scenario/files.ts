@@ -5,7 +5,8 @@
  * a folder: its `*.yaml`, `*.yml` and `*.json` files, in name order.
  *
  * Nothing throws on bad input: every problem names the file, the line, the scenario
- * and the field, and an unknown field gets the closest known name as a hint.
+ * and the field, and an unknown field gets the closest known name as a hint. A file
+ * over `MAX_SCENARIO_FILE_BYTES` (8 MB) is refused before it is read or parsed.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { z } from "zod";
 import { closest, type Problem } from "../cli/problem.ts";
 import { type Scenario, ScenarioSchema } from "./scenario.ts";
 import { jsonErrorOffset } from "../cli/json_error.ts";
+import { copyLines, fieldText as _fieldText, lineOf, rememberLines } from "./lines.ts";
 
 export interface ScenarioFilesLoad {
   scenarios: Scenario[];
@@ -27,26 +29,65 @@ export interface ScenarioFilesLoad {
 
 const EXTENSIONS = /\.(ya?ml|json)$/i;
 
+/**
+ * The largest scenario, flow or script file read (8 MB). The biggest benchmark
+ * scenario is tens of KB; YAML parsing costs far more memory than the text, so a
+ * larger file is refused before it is read.
+ */
+export const MAX_SCENARIO_FILE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads an input file (scenario, flow or script), refusing one over
+ * `MAX_SCENARIO_FILE_BYTES` before reading it. Returns the text or a problem.
+ */
+export async function readInputFile(
+  file: string,
+  kind = "scenario file",
+): Promise<{ text: string } | { problem: Problem }> {
+  try {
+    const info = await Deno.stat(file);
+    if (info.size > MAX_SCENARIO_FILE_BYTES) return { problem: _tooLarge(file, info.size, kind) };
+    const text = await Deno.readTextFile(file);
+    // The file may have grown between the two calls.
+    if (text.length > MAX_SCENARIO_FILE_BYTES) {
+      return { problem: _tooLarge(file, text.length, kind) };
+    }
+    return { text };
+  } catch (e) {
+    return { problem: { file, message: `cannot read: ${(e as Error).message}` } };
+  }
+}
+
+function _tooLarge(file: string, size: number, kind: string): Problem {
+  return {
+    file,
+    message: `${kind} too large: ${(size / 1024 / 1024).toFixed(1)} MB, the limit is ${
+      MAX_SCENARIO_FILE_BYTES / 1024 / 1024
+    } MB`,
+    hint: "split it into several files",
+  };
+}
+
 /** Loads every scenario of the given files and folders, in order. */
 export async function loadScenarioFiles(paths: string[]): Promise<ScenarioFilesLoad> {
   const out: ScenarioFilesLoad = { scenarios: [], problems: [], warnings: [] };
   const names = new Map<string, string>();
   for (const file of await _expand(paths, out)) {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(file);
-    } catch (e) {
-      out.problems.push({ file, message: `cannot read: ${(e as Error).message}` });
+    const read = await readInputFile(file);
+    if ("problem" in read) {
+      out.problems.push(read.problem);
       continue;
     }
-    const loaded = loadScenarioText(file, text);
+    const loaded = loadScenarioText(file, read.text);
     out.problems.push(...loaded.problems);
     out.warnings.push(...loaded.warnings);
     for (const s of loaded.scenarios) {
       const first = names.get(s.name);
       if (first !== undefined) {
+        const line = lineOf(s, ["name"]);
         out.problems.push({
           file,
+          ...(line !== undefined ? { line } : {}),
           where: s.name,
           field: "name",
           message: `duplicate scenario name (first in ${first})`,
@@ -56,7 +97,9 @@ export async function loadScenarioFiles(paths: string[]): Promise<ScenarioFilesL
       names.set(s.name, file);
       // Where it was loaded from, so `list | eval` runs this file and not a data-root
       // scenario of the same name (a scaffolded file's `source` names its dataset).
-      out.scenarios.push({ ...s, source: `file:${file}` });
+      const copy = { ...s, source: `file:${file}` };
+      copyLines(s, copy);
+      out.scenarios.push(copy);
     }
   }
   return out;
@@ -103,6 +146,10 @@ function _looksLikeFlowGroup(text: string): boolean {
 /** The scenarios of one file's text (flow groups go to the flow loader). */
 export function loadScenarioText(file: string, text: string): ScenarioFilesLoad {
   const out: ScenarioFilesLoad = { scenarios: [], problems: [], warnings: [] };
+  if (text.length > MAX_SCENARIO_FILE_BYTES) {
+    out.problems.push(_tooLarge(file, text.length, "scenario file"));
+    return out;
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   // A flow group goes to the flow loader, YAML traps (duplicate keys, an unquoted `#`
@@ -186,7 +233,9 @@ function _validate(
   const where = typeof name === "string" && name !== "" ? name : _fieldText(base) || undefined;
   if (parsed.success) {
     const s = parsed.data;
-    out.scenarios.push(s.source === undefined ? { ...s, source: `file:${located.file}` } : s);
+    const scenario = s.source === undefined ? { ...s, source: `file:${located.file}` } : s;
+    rememberLines(scenario, (path) => located.problem([...base, ...path]).line);
+    out.scenarios.push(scenario);
     return;
   }
   for (const issue of parsed.error.issues) {
@@ -206,11 +255,17 @@ function _validate(
       continue;
     }
     const missing = issue.code === "invalid_type" && _valueAt(item, path) === undefined;
+    const value = _valueAt(item, path);
+    // A misspelt choice (a signal, a side): the closest allowed value.
+    const choice = issue.code === "invalid_value" && typeof value === "string"
+      ? closest(value, issue.values.filter((v): v is string => typeof v === "string"))
+      : undefined;
     out.problems.push({
       ...located.problem([...base, ...path]),
       where,
       field: _fieldText(path) || undefined,
       message: missing ? "missing field" : issue.message,
+      ...(choice ? { hint: `did you mean "${choice}"?` } : {}),
     });
   }
 }
@@ -257,14 +312,6 @@ function _valueAt(v: unknown, path: (string | number)[]): unknown {
     v = (v as Record<string | number, unknown>)[k];
   }
   return v;
-}
-
-/** `agent.tools[2]` for `["agent", "tools", 2]`. */
-function _fieldText(path: (string | number)[]): string {
-  return path.reduce<string>(
-    (s, k) => typeof k === "number" ? `${s}[${k}]` : s ? `${s}.${k}` : k,
-    "",
-  );
 }
 
 /** The field names a schema accepts at `path` (for the closest-name hint). */

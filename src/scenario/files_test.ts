@@ -4,7 +4,7 @@ import { loadScenarioFiles, loadScenarioText } from "./files.ts";
 
 const MINIMAL = `name: demo__one
 domain: eva_airline
-success_signals: [db_state_match, clean_exit]
+success_signals: [clean_exit]
 `;
 
 async function folder(files: Record<string, string>): Promise<string> {
@@ -213,4 +213,26 @@ Deno.test("an unquoted * is a located problem, in a flow file or a scenario file
   assert.deepEqual(plain.problems.map((p) => [p.line, p.message.slice(0, 34)]), [
     [1, "invalid YAML: Unresolved alias (th"],
   ]);
+});
+
+Deno.test("a scenario file over 8 MB is refused before it is parsed, naming the file", async () => {
+  const dir = await folder({
+    "huge.yaml": MINIMAL + `description: "${"x".repeat(8 * 1024 * 1024)}"\n`,
+  });
+  try {
+    const t0 = performance.now();
+    const r = await loadScenarioFiles([dir]);
+    assert.deepEqual(r.scenarios, []);
+    assert.equal(r.problems.length, 1);
+    assert.equal(r.problems[0]!.file, join(dir, "huge.yaml"));
+    assert.match(r.problems[0]!.message, /scenario file too large: 8\.0 MB, the limit is 8 MB/);
+    // Refused on its size, not after a parse.
+    assert.ok(performance.now() - t0 < 1000);
+    assert.match(
+      loadScenarioText("t.yaml", "x".repeat(8 * 1024 * 1024 + 1)).problems[0]!.message,
+      /too large/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -14,6 +14,8 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { InputError } from "../cli/problem.ts";
 import type { Scenario } from "./scenario.ts";
+import type { DataRoot } from "./data_root.ts";
+import { initialWorldHash } from "./identity.ts";
 
 export interface ScaffoldFile {
   /** File name, `<scenario name>.yaml`. */
@@ -35,7 +37,8 @@ export function scaffoldText(scenario: Scenario): string {
   const header = [
     `# callbench scenario ${scenario.name}`,
     ...(scenario.source ? [`# scaffolded from ${scenario.source}; edit freely.`] : []),
-    "# World paths are relative to the data root (--data-root or EVAL_DATA_ROOT).",
+    "# World paths are relative to the data root (--data-root or EVAL_DATA_ROOT); a world's",
+    "# sha256 is its initial hash there, checked before a run.",
     "# Check an edited file with: cli.ts validate <file>",
     "",
   ].join("\n");
@@ -49,13 +52,28 @@ export function scaffoldText(scenario: Scenario): string {
   });
 }
 
-/** One file per scenario, in the suite's order. */
-export function scaffoldFiles(scenarios: readonly Scenario[]): ScaffoldFile[] {
-  return scenarios.map((s) => ({
-    name: `${s.name}.yaml`,
-    scenario: s.name,
-    text: scaffoldText(s),
-  }));
+/**
+ * One file per scenario, in the suite's order. With the data root, each world path
+ * records the world's initial hash (`sha256`), so running the file against a data
+ * root with another world is an error rather than a silent fallback.
+ */
+export function scaffoldFiles(scenarios: readonly Scenario[], root?: DataRoot): ScaffoldFile[] {
+  return scenarios.map((s) => {
+    const scenario = root ? withWorldHashes(s, root) : s;
+    return { name: `${s.name}.yaml`, scenario: s.name, text: scaffoldText(scenario) };
+  });
+}
+
+/** The scenario with each world path's initial hash recorded. */
+export function withWorldHashes(s: Scenario, root: DataRoot): Scenario {
+  const world = { ...s.world };
+  for (const side of ["db", "user_db"] as const) {
+    const source = world[side];
+    if (source && "path" in source) {
+      world[side] = { path: source.path, sha256: initialWorldHash(root, source.path) };
+    }
+  }
+  return { ...s, world };
 }
 
 /**

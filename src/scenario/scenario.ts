@@ -59,10 +59,17 @@ export const FlowExpectSchema = z.object({
 }).strict();
 export type FlowExpect = z.infer<typeof FlowExpectSchema>;
 
-/** Where a world comes from: inline, or a path under the data root. */
+/**
+ * Where a world comes from: inline, or a path under the data root. A path may carry
+ * the world's initial hash (`sha256`, the canonical DB hash `hash` prints; scaffold
+ * records it): a data root whose world differs is then an error, not another world.
+ */
 export const DbSourceSchema = z.union([
   z.object({ inline: Json }).strict(),
-  z.object({ path: z.string().min(1) }).strict(),
+  z.object({
+    path: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  }).strict(),
 ]);
 export type DbSource = z.infer<typeof DbSourceSchema>;
 
@@ -76,8 +83,11 @@ export const ScenarioSchema = z.object({
   description: z.string().optional(),
   /** Where the scenario was loaded from: `eva:1.1.2`, `tau2:<task id>`, `file:<path>`. */
   source: z.string().optional(),
-  /** The scenario's "today" (YYYY-MM-DD); tools never read the machine's date. */
-  today: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).default("2024-05-15"),
+  /** The scenario's "today" (YYYY-MM-DD, a real date); tools never read the machine's date. */
+  today: z.string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "expected a date YYYY-MM-DD that exists", abort: true })
+    .refine(isCalendarDate, "expected a date YYYY-MM-DD that exists")
+    .default("2024-05-15"),
   /** Wall-clock limit of a call in seconds. */
   max_duration_s: z.number().positive().default(900),
   tags: z.array(z.string()).default([]),
@@ -137,6 +147,15 @@ export const ScenarioSchema = z.object({
 }).strict();
 
 export type Scenario = z.infer<typeof ScenarioSchema>;
+
+/** Whether `s` is `YYYY-MM-DD` naming a day of the calendar (`2024-02-30` is not). */
+export function isCalendarDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
 export type ScenarioInput = z.input<typeof ScenarioSchema>;
 
 /** The aggregation bucket of a scenario: its suite, or its name before the first `__`. */

@@ -27,6 +27,8 @@ export interface Selection {
   scenarios?: string[];
   /** Scenario and flow files (YAML or JSON). */
   files?: string[];
+  /** For `gold`: files may lack the expected hashes gold is asked to compute. */
+  forGold?: boolean;
 }
 
 /** The flags that select scenarios, shared by `list`, `gold` and `eval`. */
@@ -64,7 +66,12 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
 
   const files = sel.files?.length ? await loadFiles(sel.files) : undefined;
   const fromFiles = files?.scenarios ?? [];
-  if (files) fileProblems.push(...files.problems, ...await checkRunnable(fromFiles, root));
+  if (files) {
+    fileProblems.push(
+      ...files.problems,
+      ...await checkRunnable(fromFiles, root, { forGold: sel.forGold }),
+    );
+  }
   const names = sel.scenarios ?? [];
   const fileNames = new Set(fromFiles.map((s) => s.name));
   let wanted: Suite[];

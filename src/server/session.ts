@@ -324,6 +324,7 @@ export class Session {
       tools,
       ...(args.userdata ? { userdata: args.userdata } : {}),
       seed: args.seed ?? "0",
+      ...(args.scenario_sha256 ? { scenario_sha256: args.scenario_sha256 } : {}),
     };
     await this.#startParticipant(setup);
     this.#history = [{ role: "system", content: args.prompt }];

@@ -9,7 +9,7 @@ import { selectScenarios } from "../../src/scenario/suites.ts";
 import { participantFactory } from "../../src/participants/registry.ts";
 import { runTrials } from "../../src/runner/runner.ts";
 import type { TrialRecord } from "../../src/runner/trial_record.ts";
-import { DATA_ROOT } from "./_data_root.ts";
+import { DATA_ROOT, requireDataRoot } from "./_data_root.ts";
 import { openEnvironment } from "../../src/env/open.ts";
 import { scoreTrial } from "../../src/score/score_trial.ts";
 import { serve } from "../../src/server/serve.ts";
@@ -19,6 +19,7 @@ const root = new DataRoot(DATA_ROOT);
 const limits = { silenceMs: 30_000, maxTurns: 400 };
 
 async function run(agent: string, concurrency = 8): Promise<TrialRecord[]> {
+  requireDataRoot(); // else "0 !== 442" would be all it said
   const sel = await selectScenarios(root, {});
   assert.equal(sel.problems.length, 0, JSON.stringify(sel.problems.slice(0, 3)));
   const records: TrialRecord[] = [];

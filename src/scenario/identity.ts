@@ -1,0 +1,106 @@
+/**
+ * A scenario's identity: a fingerprint of the scenario as loaded (`scenario_sha256`),
+ * so a reference printed by `list` from one data root, or a scenario named to a
+ * served participant, cannot silently run a different scenario of the same name
+ * from another data root (the bundled fixtures reuse real names such as
+ * `tau2_retail__0`). The fingerprint covers every field but `source` (where it was
+ * read from): prompts, worlds, expectations, and for the tau2 suites the expected
+ * hashes replayed from the world, so a different world shows too.
+ *
+ * @module
+ */
+import { dbHash, sha256Hex } from "../canonical/hash.ts";
+import { InputError, type Problem } from "../cli/problem.ts";
+import type { Scenario } from "./scenario.ts";
+import { BUNDLED_DATA_ROOT, type DataRoot } from "./data_root.ts";
+import { resolve } from "node:path";
+
+const cache = new WeakMap<Scenario, string>();
+const worlds = new WeakMap<DataRoot, Map<string, string>>();
+
+/** The canonical hash of the world at `path` in the data root (once per root and path). */
+export function initialWorldHash(root: DataRoot, path: string): string {
+  let byPath = worlds.get(root);
+  if (!byPath) worlds.set(root, byPath = new Map());
+  let h = byPath.get(path);
+  if (h === undefined) byPath.set(path, h = dbHash(root.db(path)));
+  return h;
+}
+
+/** The hex SHA-256 of the scenario's fields (keys sorted, `source` left out), cached. */
+export function scenarioSha256(scenario: Scenario): string {
+  let h = cache.get(scenario);
+  if (h === undefined) {
+    const { source: _source, ...rest } = scenario;
+    h = sha256Hex(_stable(rest));
+    cache.set(scenario, h);
+  }
+  return h;
+}
+
+/** JSON with object keys sorted, so equal scenarios print equally. */
+function _stable(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map((x) => x === undefined ? "null" : _stable(x)).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const entries = Object.keys(v).sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${_stable((v as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
+/** How a data root is named to a remote client: never this machine's absolute path. */
+export function dataRootLabel(path: string): string {
+  if (resolve(path) === resolve(BUNDLED_DATA_ROOT)) return "the bundled fixtures";
+  const parts = resolve(path).split(/[\\/]+/).filter(Boolean);
+  return parts.length ? `a data root named "${parts[parts.length - 1]}"` : "a data root";
+}
+
+/** What a scenario reference (a line of `list`) says about the scenario it names. */
+export interface RefIdentity {
+  name: string;
+  scenario_sha256?: string;
+  data_root?: string;
+  /** Line on stdin, for the message. */
+  line?: number;
+}
+
+/**
+ * Refuses scenarios that differ from the references they were selected by: the
+ * reference was listed from another data root (or the data changed since). Names
+ * both roots and how to fix it.
+ */
+export function checkIdentities(
+  refs: readonly RefIdentity[],
+  scenarios: readonly Scenario[],
+  rootPath: string,
+): void {
+  const byName = new Map(scenarios.map((s) => [s.name, s]));
+  const problems: Problem[] = [];
+  for (const ref of refs) {
+    const s = byName.get(ref.name);
+    if (!s || ref.scenario_sha256 === undefined) continue;
+    const actual = scenarioSha256(s);
+    if (actual === ref.scenario_sha256) continue;
+    const listed = ref.data_root ?? "another data root";
+    problems.push({
+      file: "<stdin>",
+      ...(ref.line !== undefined ? { line: ref.line } : {}),
+      where: ref.name,
+      field: "scenario_sha256",
+      message: ref.data_root !== undefined && resolve(ref.data_root) !== resolve(rootPath)
+        ? `listed from the data root ${listed}, but this run's data root ${rootPath} holds a different scenario of that name`
+        : `the scenario in the data root ${rootPath} changed since it was listed`,
+      hint: ref.data_root !== undefined && resolve(ref.data_root) !== resolve(rootPath)
+        ? `run eval on the data root it was listed from: --data-root ${listed}`
+        : "list it again",
+    });
+  }
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, 5);
+  if (problems.length > shown.length) {
+    shown.push({ message: `... and ${problems.length - shown.length} more like these` });
+  }
+  throw new InputError(shown);
+}
