@@ -81,7 +81,7 @@ export interface RemoteParticipantOptions {
   toolsFormat?: "specs" | "names";
   maxFrameBytes?: number;
   /** Opens the socket (tests; default the `ws` package's client). */
-  connect?: (url: string) => ClientSocket | Promise<ClientSocket>;
+  connect?: (url: string, maxPayload: number) => ClientSocket | Promise<ClientSocket>;
 }
 
 /**
@@ -298,11 +298,12 @@ export class RemoteParticipant implements Participant {
 
   /** One attempt: the open socket, or why it failed. */
   async #open(): Promise<ClientSocket | AttemptFailure> {
+    // Loading the client is no connection attempt: a failure there is the harness's.
+    const connect = this.#options.connect ?? await _wsConnector();
     let ws: ClientSocket;
     try {
       // Up to 4× the frame cap the frame reaches readFrame, which names its size.
-      ws = await (this.#options.connect?.(this.#url) ??
-        _wsConnect(this.#url, 4 * this.#maxFrameBytes()));
+      ws = await connect(this.#url, 4 * this.#maxFrameBytes());
     } catch (e) {
       return { error: (e as Error).message };
     }
@@ -627,13 +628,21 @@ interface WsModule {
 let _wsModule: Promise<WsModule> | undefined;
 
 /**
- * Opens a `ws` client socket (the module is loaded on first use; see the module doc
- * for why `ws`). Frames over `maxPayload` are refused by the socket itself.
+ * The `ws` client (loaded on first use; see the module doc for why `ws`). Its sockets
+ * refuse frames over `maxPayload` themselves.
  */
-async function _wsConnect(url: string, maxPayload: number): Promise<ClientSocket> {
-  const { WebSocket } = await (_wsModule ??= import("ws") as Promise<WsModule>);
+async function _wsConnector(): Promise<
+  (url: string, maxPayload: number) => ClientSocket
+> {
+  let ws: WsModule;
+  try {
+    ws = await (_wsModule ??= import("ws") as Promise<WsModule>);
+  } catch (e) {
+    _wsModule = undefined;
+    throw new Error(`cannot load the WebSocket client (npm:ws): ${(e as Error).message}`);
+  }
   // Deno's client offers no compression either; deflate would only add latency.
-  return new WebSocket(url, { perMessageDeflate: false, maxPayload });
+  return (url, maxPayload) => new ws.WebSocket(url, { perMessageDeflate: false, maxPayload });
 }
 
 function describeRequest(message: RtviMessage): string {
