@@ -9,6 +9,7 @@ import { ParticipantError } from "../src/bridge/call.ts";
 import { rtvi } from "../src/protocol/messages.ts";
 import { type ClientSocket, RemoteParticipant } from "../src/participants/remote.ts";
 import { SimClock } from "../src/bridge/clock.ts";
+import { cli } from "./_cli.ts";
 import { echoServer, type LineAct, RecordingLine } from "./_wire.ts";
 
 const SETUP: CallSetup = {
@@ -334,6 +335,34 @@ for (const asText of [false, true]) {
     }
   });
 }
+
+Deno.test("eval against an agent sending 450k-deep tool calls records protocol_error and runs on", async () => {
+  const frame = deepToolCall(450_000, false);
+  const bot = fakeBot((socket, data) => {
+    if (!handshake(socket, data)) socket.send(frame);
+  });
+  try {
+    const r = await cli([
+      "eval",
+      "--agent",
+      bot.url,
+      "--scenarios",
+      "eva_airline__1_4_1,eva_airline__2_5_1",
+      "--concurrency",
+      "1",
+    ]);
+    const records = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(records.length, 2, r.stderr);
+    for (const record of records) {
+      assert.equal(record.status, "error");
+      assert.equal(record.error.kind, "protocol_error");
+      assert.match(record.error.message, /nested deeper than 64 levels/);
+    }
+    assert.equal(r.code, 1, "every trial broke");
+  } finally {
+    await bot.stop();
+  }
+});
 
 // ---- connecting: fail fast on a refusal, bounded retries, one attempt once known down ---
 
