@@ -3,7 +3,7 @@ const PERMS = [
   "--allow-read",
   "--allow-write",
   "--allow-net=127.0.0.1",
-  "--allow-env=NODE_ENV,EVAL_DATA_ROOT,LOG_TOKENS,LOG_STREAM,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_AGENT_MODEL,CALLBENCH_USER_MODEL",
+  "--allow-env=NODE_ENV,EVAL_DATA_ROOT,LOG_TOKENS,LOG_STREAM,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_AGENT_MODEL,CALLBENCH_USER_MODEL,WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE",
 ];
 
 export async function cli(args: string[], stdin = "", env: Record<string, string> = {}) {

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import type { CallSetup } from "../src/bridge/call.ts";
 import { ParticipantError } from "../src/bridge/call.ts";
 import { rtvi } from "../src/protocol/messages.ts";
-import { RemoteParticipant } from "../src/participants/remote.ts";
+import { type ClientSocket, RemoteParticipant } from "../src/participants/remote.ts";
+import { SimClock } from "../src/bridge/clock.ts";
+import { cli } from "./_cli.ts";
 import { echoServer, type LineAct, RecordingLine } from "./_wire.ts";
 
 const SETUP: CallSetup = {
@@ -289,4 +291,271 @@ Deno.test("the token is sent as ?token= and never shown in the participant info"
   const remote = new RemoteParticipant({ url: "ws://127.0.0.1:1/ws?agent=noop", token: "s3cret" });
   assert.equal(remote.info.url, "ws://127.0.0.1:1/ws?agent=noop");
   assert.doesNotMatch(JSON.stringify(remote.info), /s3cret/);
+});
+
+// ---- what is received is bounded (a deep value never reaches JSON.stringify) ----------
+
+/** A tool call whose arguments are `[[[…]]]` nested `depth` deep, as a value or as JSON text. */
+function deepToolCall(depth: number, asText: boolean): string {
+  const deep = "[".repeat(depth) + "]".repeat(depth);
+  const frame = JSON.stringify(rtvi("llm-function-call-in-progress", {
+    tool_call_id: "t1",
+    function_name: "set_color",
+    arguments: "@DEEP@",
+  }));
+  return frame.replace('"@DEEP@"', asText ? `"${deep}"` : deep);
+}
+
+for (const asText of [false, true]) {
+  Deno.test(`a tool call nested 450k deep (${asText ? "JSON text" : "value"}) fails the trial with protocol_error`, async () => {
+    const frame = deepToolCall(450_000, asText);
+    assert.ok(frame.length > 900_000 && frame.length < 1 << 20, "under the frame cap");
+    const bot = fakeBot((socket, data) => {
+      if (!handshake(socket, data)) socket.send(frame);
+    });
+    const remote = new RemoteParticipant({ url: bot.url });
+    const line = new RecordingLine();
+    try {
+      await remote.start(line, SETUP);
+      remote.onEvent({ type: "speech", at: 0, text: "paint it" });
+      const fail = await line.when((a) => a.act === "fail");
+      assert.equal((fail as { kind: string }).kind, "protocol_error");
+      assert.match(
+        (fail as { message: string }).message,
+        asText
+          ? /sent garbage: arguments of set_color nested deeper than 64 levels at \[0\]/
+          : /sent garbage: a message nested deeper than 64 levels at data\.arguments\[0\]/,
+      );
+      assert.equal(line.acts.filter((a) => a.act === "callTool").length, 0, "the tool never ran");
+      // What the trial record holds of it can be written.
+      assert.ok(JSON.stringify(line.acts).length < 10_000);
+    } finally {
+      await remote.close();
+      await bot.stop();
+    }
+  });
+}
+
+Deno.test("eval against an agent sending 450k-deep tool calls records protocol_error and runs on", async () => {
+  const frame = deepToolCall(450_000, false);
+  const bot = fakeBot((socket, data) => {
+    if (!handshake(socket, data)) socket.send(frame);
+  });
+  try {
+    const r = await cli([
+      "eval",
+      "--agent",
+      bot.url,
+      "--scenarios",
+      "eva_airline__1_4_1,eva_airline__2_5_1",
+      "--concurrency",
+      "1",
+    ]);
+    const records = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(records.length, 2, r.stderr);
+    for (const record of records) {
+      assert.equal(record.status, "error");
+      assert.equal(record.error.kind, "protocol_error");
+      assert.match(record.error.message, /nested deeper than 64 levels/);
+    }
+    assert.equal(r.code, 1, "every trial broke");
+  } finally {
+    await bot.stop();
+  }
+});
+
+// ---- connecting: fail fast on a refusal, bounded retries, one attempt once known down ---
+
+/** An HTTP server that answers every request with `status` and counts them. */
+function statusServer(status: number) {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    requests++;
+    return new Response("no", { status });
+  });
+  return {
+    url: `ws://127.0.0.1:${server.addr.port}/ws`,
+    get requests() {
+      return requests;
+    },
+    stop: () => server.shutdown(),
+  };
+}
+
+for (
+  const [status, kind] of [
+    [404, "agent_unreachable"],
+    [400, "agent_unreachable"],
+    [401, "agent_unauthorized"],
+    [403, "agent_unauthorized"],
+  ] as const
+) {
+  Deno.test(`HTTP ${status} to the upgrade is ${kind} at once, not retried`, async () => {
+    const server = statusServer(status);
+    const remote = new RemoteParticipant({ url: server.url, connectAttempts: 5, token: "t0k" });
+    try {
+      await assert.rejects(
+        remote.start(new RecordingLine(), SETUP),
+        (e: unknown) =>
+          e instanceof ParticipantError && e.kind === kind &&
+          new RegExp(`HTTP ${status}`).test(e.message) && !/t0k/.test(e.message),
+      );
+      assert.equal(server.requests, 1);
+    } finally {
+      await remote.close();
+      await server.stop();
+    }
+  });
+}
+
+Deno.test("HTTP 503 to the upgrade is retried up to the attempts", async () => {
+  const server = statusServer(503);
+  const remote = new RemoteParticipant({ url: server.url, connectAttempts: 3, retryDelayMs: 1 });
+  try {
+    await assert.rejects(
+      remote.start(new RecordingLine(), SETUP),
+      (e: unknown) =>
+        e instanceof ParticipantError && e.kind === "agent_unreachable" &&
+        /after 3 attempt\(s\): Unexpected server response: 503/.test(e.message),
+    );
+    assert.equal(server.requests, 3);
+  } finally {
+    await remote.close();
+    await server.stop();
+  }
+});
+
+/** A socket that refuses, or answers the handshake like a bot, without any network. */
+class FakeSocket implements ClientSocket {
+  readyState = 0;
+  binaryType = "blob";
+  onmessage: ClientSocket["onmessage"] = null;
+  onclose: ClientSocket["onclose"] = null;
+  onerror: ClientSocket["onerror"] = null;
+  #onopen: ClientSocket["onopen"] = null;
+  readonly #up: boolean;
+
+  constructor(up: boolean) {
+    this.#up = up;
+  }
+
+  get onopen(): ClientSocket["onopen"] {
+    return this.#onopen;
+  }
+
+  /** The participant sets `onopen` last: the outcome follows on a microtask. */
+  set onopen(handler: ClientSocket["onopen"]) {
+    this.#onopen = handler;
+    queueMicrotask(() => {
+      if (this.#up) {
+        this.readyState = 1;
+        return this.#onopen?.({});
+      }
+      this.readyState = 3;
+      this.onerror?.({ message: "connect ECONNREFUSED" });
+      this.onclose?.({ code: 1006, reason: "" });
+    });
+  }
+
+  send(data: string | Uint8Array): void {
+    const msg = JSON.parse(data as string);
+    const reply = msg.type === "client-ready"
+      ? rtvi("bot-ready", { version: "2.1.0" }, msg.id)
+      : msg.data?.t === "update_system_prompt"
+      ? rtvi("server-response", { t: msg.data.t, d: true }, msg.id)
+      : undefined;
+    if (reply) queueMicrotask(() => this.onmessage?.({ data: JSON.stringify(reply) }));
+  }
+
+  close(): void {
+    if (this.readyState === 3) return;
+    this.readyState = 3;
+    queueMicrotask(() => this.onclose?.({ code: 1000, reason: "" }));
+  }
+}
+
+/** Starts `remote` on a simulated clock; returns the simulated time it took and the error. */
+async function startOnSimClock(remote: RemoteParticipant) {
+  const clock = new SimClock();
+  let done = false;
+  let error: unknown;
+  const started = remote.start(new RecordingLine("agent", clock), SETUP)
+    .catch((e) => (error = e))
+    .finally(() => (done = true));
+  await clock.run(() => done);
+  await started;
+  return { ms: clock.now(), error };
+}
+
+Deno.test("an unreachable agent costs one short back-off, then one attempt per trial until it answers", async () => {
+  const url = "ws://agent.invalid:1/ws";
+  let attempts = 0;
+  let up = false;
+  const connect = () => {
+    attempts++;
+    return new FakeSocket(up);
+  };
+  // Defaults: 3 attempts, 250 ms then 500 ms between them, on the simulated clock.
+  const first = await startOnSimClock(new RemoteParticipant({ url, connect }));
+  assert.ok(first.error instanceof ParticipantError && first.error.kind === "agent_unreachable");
+  assert.match(first.error.message, /after 3 attempt\(s\): connect ECONNREFUSED/);
+  assert.equal(attempts, 3);
+  assert.equal(first.ms, 750);
+
+  attempts = 0;
+  const second = await startOnSimClock(new RemoteParticipant({ url, connect }));
+  assert.ok(second.error instanceof ParticipantError);
+  assert.match(
+    second.error.message,
+    /after 1 attempt\(s\) \(it was unreachable for an earlier trial\)/,
+  );
+  assert.equal(attempts, 1);
+  assert.equal(second.ms, 0, "no back-off for a URL known to be down");
+
+  up = true;
+  attempts = 0;
+  const remote = new RemoteParticipant({ url, connect });
+  const third = await startOnSimClock(remote);
+  assert.equal(third.error, undefined);
+  assert.equal(attempts, 1);
+  await remote.close();
+
+  up = false;
+  attempts = 0;
+  await startOnSimClock(new RemoteParticipant({ url, connect }));
+  assert.equal(attempts, 3, "once it answered, the full retries apply again");
+});
+
+// ---- Nagle: the client's sockets must not wait for delayed ACKs ------------------------
+
+Deno.test("frames of 2 KB to 64 KB make a loopback round trip in under 5 ms (median)", async () => {
+  let replies = 0;
+  const bot = fakeBot((socket, data) => {
+    if (handshake(socket, data)) return;
+    if (JSON.parse(data).type !== "send-text") return;
+    socket.send(JSON.stringify(rtvi("bot-output", { text: `reply ${++replies}` })));
+  });
+  const remote = new RemoteParticipant({ url: bot.url });
+  const line = new RecordingLine();
+  try {
+    await remote.start(line, SETUP);
+    for (const size of [2 << 10, 16 << 10, 64 << 10]) {
+      const text = "x".repeat(size);
+      const times: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const expect = `reply ${replies + 1}`;
+        const t0 = performance.now();
+        remote.onEvent({ type: "speech", at: 0, text });
+        await line.when(said(expect));
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      const median = times[times.length >> 1]!;
+      // Nagle's algorithm against a delayed ACK costs about 40 ms a frame.
+      assert.ok(median < 5, `${size} B: median round trip ${median.toFixed(2)} ms`);
+    }
+  } finally {
+    await remote.close();
+    await bot.stop();
+  }
 });

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { rtvi } from "../src/protocol/messages.ts";
 import { RawClient } from "./_wire.ts";
 
-const ENV = "NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN,LOG_TOKENS,LOG_STREAM";
+const ENV =
+  "NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN,LOG_TOKENS,LOG_STREAM,WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE";
 const PERMS = ["--allow-read", "--allow-net=127.0.0.1", `--allow-env=${ENV}`];
 
 /** Starts `cli.ts serve` and waits for the URL it prints. */

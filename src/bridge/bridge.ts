@@ -116,6 +116,8 @@ class Call {
   #agentEnded = false;
   /** End of the caller's last utterance, awaiting the agent's response. */
   #awaitingResponseSince: number | undefined;
+  /** The agent has spoken, pressed keys, beeped or called a tool (see `#endSilent`). */
+  #agentActed = false;
 
   constructor(spec: CallSpec) {
     this.#spec = spec;
@@ -159,7 +161,7 @@ class Call {
     if (this.#clock.simulated) {
       await started;
       await (this.#clock as SimClock).run(() => this.#ended);
-      if (!this.#ended) this.#end("silence"); // nothing left to happen: the line is dead
+      if (!this.#ended) this.#endSilent(); // nothing left to happen: the line is dead
     } else {
       await Promise.race([started, this.#endPromise]);
       await this.#endPromise;
@@ -208,6 +210,7 @@ class Call {
       press: (keys) => this.#press(side, keys),
       beep: () => {
         if (this.#ended) return;
+        if (side === "agent") this.#agentActed = true;
         this.#armSilence();
         this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
       },
@@ -235,6 +238,7 @@ class Call {
     // After end_conversation or a transfer the agent has hung up: later words are not
     // heard (in-process or over a socket alike).
     if (text === "" || (side === "agent" && this.#agentEnded)) return;
+    if (side === "agent") this.#agentActed = true;
     if (side === "agent" && isExitText(text)) {
       this.#end("agent_end", "exit text", "agent");
       return;
@@ -327,6 +331,7 @@ class Call {
       this.#outcome.traces[side].push({ type: "invalid_keys", keys, at_ms: this.#now() });
       return;
     }
+    if (side === "agent") this.#agentActed = true;
     this.#armSilence();
     this.#outcome.dtmf.push({ side, keys, at_ms: this.#now() });
     this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys });
@@ -340,6 +345,7 @@ class Call {
       });
     }
     const at = this.#now();
+    if (side === "agent") this.#agentActed = true;
     if (name === "send_dtmf") {
       const keys = typeof args === "object" && args !== null
         ? (args as { keys?: unknown }).keys
@@ -388,8 +394,26 @@ class Call {
         this.#armSilence(); // someone is still talking; silence starts when they stop
         return;
       }
-      this.#end("silence");
+      this.#endSilent();
     });
+  }
+
+  /**
+   * The line went quiet. An agent that never spoke, pressed a key, beeped or called a
+   * tool since the call began is broken (`agent_silent`, the trial is an error); once
+   * it has acted, a quiet line is a plain `silence` stop, whoever stopped talking.
+   */
+  #endSilent(): void {
+    if (this.#agentActed) return this.#end("silence");
+    this.#fail(
+      "agent",
+      new ParticipantError(
+        "agent_silent",
+        `the agent never spoke, pressed a key or called a tool; the line was silent at ${
+          Math.round(this.#now())
+        } ms`,
+      ),
+    );
   }
 
   #fail(side: Side, e: unknown): void {

@@ -97,11 +97,47 @@ Deno.test("noop agent leaves the world untouched and exits cleanly", async () =>
 
 Deno.test("30 s of silence ends the call, measured on the simulated clock", async () => {
   const t0 = performance.now();
-  const out = await runCall(spec(new Silent(), new Silent()));
+  const agent = new Silent();
+  const p = runCall(spec(agent, new Silent()));
+  await agent.connected;
+  agent.line!.say("Hello.");
+  const out = await p;
   assert.equal(out.stopReason, "silence");
-  assert.equal(out.durationMs, 30_000);
+  assert.equal(out.error, undefined, "a caller who goes quiet is no error");
+  assert.equal(out.durationMs, out.turns[0]!.end_ms + 30_000);
   assert.equal(out.cleanExit, false);
   assert.ok(performance.now() - t0 < 1000, "a simulated silence costs no real time");
+});
+
+Deno.test("an agent that never acts is agent_silent after the silence window", async () => {
+  const user = new Silent();
+  const p = runCall(spec(new Silent(), user, { firstSpeaker: "user" }));
+  await user.connected;
+  user.line!.say("Hello, is anyone there?");
+  const out = await p;
+  assert.equal(out.stopReason, "error");
+  assert.equal(out.error?.kind, "agent_silent");
+  assert.equal(out.error?.side, "agent");
+  assert.match(out.error!.message, /the agent never spoke, pressed a key or called a tool/);
+  assert.equal(out.durationMs, out.turns[0]!.end_ms + 30_000);
+
+  // Nobody speaking at all: the agent, who was to open, is the silent one.
+  const dead = await runCall(spec(new Silent(), new Silent()));
+  assert.equal(dead.error?.kind, "agent_silent");
+  assert.equal(dead.durationMs, 30_000);
+});
+
+Deno.test("an agent that only called a tool or pressed a key is not agent_silent", async () => {
+  for (const act of ["tool", "keys"] as const) {
+    const agent = new Silent();
+    const p = runCall(spec(agent, new Silent()));
+    await agent.connected;
+    if (act === "tool") await agent.line!.callTool("add", { n: 1 });
+    else agent.line!.press("1");
+    const out = await p;
+    assert.equal(out.stopReason, "silence", act);
+    assert.equal(out.error, undefined, act);
+  }
 });
 
 Deno.test("silence is counted from the end of the last utterance", async () => {

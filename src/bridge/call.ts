@@ -127,8 +127,12 @@ export interface Participant {
 /** How a participant can break; the trial record's error kinds build on these. */
 export const PARTICIPANT_ERROR_KINDS = [
   "agent_unreachable",
+  /** The agent's server refused the connection (HTTP 401 or 403: a missing or wrong token). */
+  "agent_unauthorized",
   "agent_disconnected",
   "agent_timeout",
+  /** The agent connected but never spoke, pressed a key or called a tool (README). */
+  "agent_silent",
   "protocol_error",
   "user_error",
   "model_error",

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { setImmediate } from "node:timers";
+import { clearImmediate, setImmediate } from "node:timers";
 import type { CallTime, Clock } from "./call.ts";
 
 interface Timer {
@@ -97,7 +97,14 @@ export function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** The wall clock, from the moment it was made. */
+/**
+ * The wall clock, from the moment it was made.
+ *
+ * Timers that are already due (0 ms, or less) run on `setImmediate`: Deno's
+ * `setTimeout(fn, 0)` takes about 2 ms to fire, where `setImmediate` takes a few
+ * microseconds, and the bridge sets a 0 ms timer for every utterance. Cancelling works
+ * the same on either path.
+ */
 export class RealClock implements Clock {
   readonly simulated = false;
   readonly #start = performance.now();
@@ -107,22 +114,31 @@ export class RealClock implements Clock {
   }
 
   timer(ms: number, fn: () => void): () => void {
-    const id = setTimeout(fn, Math.max(0, ms));
-    return () => clearTimeout(id);
+    return _schedule(ms, fn);
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const id = setTimeout(() => {
+      const cancel = _schedule(ms, () => {
         signal?.removeEventListener("abort", onAbort);
         resolve();
-      }, Math.max(0, ms));
+      });
       const onAbort = () => {
-        clearTimeout(id);
+        cancel();
         reject(signal!.reason);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
+}
+
+/** Runs `fn` after `ms` of wall time; a due timer takes the fast path. Returns the cancel. */
+function _schedule(ms: number, fn: () => void): () => void {
+  if (!(ms > 0)) {
+    const id = setImmediate(fn);
+    return () => clearImmediate(id);
+  }
+  const id = setTimeout(fn, ms);
+  return () => clearTimeout(id);
 }

@@ -41,7 +41,7 @@ Participants:
   --base-url URL      OpenAI-compatible base URL (else OPENAI_BASE_URL)
   --api-key-env NAME  environment variable holding the API key (default OPENAI_API_KEY)
   --temperature T     sampling temperature of LLM participants
-  --connect-attempts N  tries to reach a ws:// participant before the trial fails (default 5)
+  --connect-attempts N  tries to reach a ws:// participant before the trial fails (default 3)
   --kick TEXT         text sent to a ws:// agent when the call starts (reference-style bots)
 
 Exit status: 0 when the trials ran (whatever their verdicts), 1 when every trial ended in an
@@ -116,7 +116,7 @@ export const command: Command = {
       : intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
     const participants = {
       ...participantOptions(values, io),
-      connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 5),
+      connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 3),
       ...(values.kick !== undefined ? { kick: values.kick } : {}),
     };
     // A script agent is read and checked before any call; its text shapes the calls.

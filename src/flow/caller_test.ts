@@ -310,8 +310,18 @@ Deno.test("FlowCaller fails the call as a model error when the persona fails", a
 
 Deno.test("FlowCaller records a call the bridge ended for silence", async () => {
   const nodes = { menu: { say: MENU, routes: [{ match: "1", to: "livekit/hangup" }] } };
-  const { trace } = await simulateFlowCall(flowScenario(nodes, "menu"), new TimedAgent());
-  assert.deepEqual(trace.end, { node: "menu", reason: "silence", at_ms: d(MENU) + 30000 });
+  // The agent acts once (a key no route takes), then says nothing more.
+  const agent = new TimedAgent([[d(MENU) + 100, (l) => l.press("9")]]);
+  const { trace } = await simulateFlowCall(flowScenario(nodes, "menu"), agent);
+  assert.equal(trace.end?.reason, "silence");
+  assert.equal(trace.end?.node, "menu");
+});
+
+Deno.test("FlowCaller records an error when the agent never acts (agent_silent)", async () => {
+  const nodes = { menu: { say: MENU, routes: [{ match: "1", to: "livekit/hangup" }] } };
+  const { trace, outcome } = await simulateFlowCall(flowScenario(nodes, "menu"), new TimedAgent());
+  assert.equal(outcome.error?.kind, "agent_silent");
+  assert.deepEqual(trace.end, { node: "menu", reason: "error", at_ms: d(MENU) + 30000 });
 });
 
 Deno.test("FlowCaller records the agent hanging up", async () => {

@@ -8,6 +8,18 @@
  * What the bot is told is what a real callee would get: its prompt, tools, domain
  * and the scenario's name; never expected state, reference actions or flow nodes.
  *
+ * The socket is the `ws` package's client, not Deno's built-in `WebSocket`: Deno's
+ * client leaves Nagle's algorithm on (`TCP_NODELAY` 0) and writes a frame's header and
+ * payload separately, so every frame between about 1.4 KB and 64 KB (tool results,
+ * `update_system_prompt`) waits out the peer's delayed ACK, about 40 ms. `ws` sets
+ * no-delay on its sockets. It reads `WS_NO_BUFFER_UTIL` and `WS_NO_UTF_8_VALIDATE`
+ * when loaded, so every task that connects allows those two variables; it is loaded
+ * on the first connection, so commands that never connect do not pay for it.
+ *
+ * Everything received is bounded before it is looked at (`../protocol/limits.ts`):
+ * a frame over the frame cap, or a message nested deeper than 64 levels or larger
+ * than the size cap, fails the trial with `protocol_error`.
+ *
  * @module
  */
 import {
@@ -24,6 +36,7 @@ import {
 import type { Side } from "../domains/domain.ts";
 import { isExitText } from "../domains/common.ts";
 import { type Framing, MAX_FRAME_BYTES, readFrame, writeFrame } from "../protocol/framing.ts";
+import { checkValueLimits } from "../protocol/limits.ts";
 import {
   BotOutputDataSchema,
   BotReadyDataSchema,
@@ -48,27 +61,65 @@ export interface RemoteParticipantOptions {
   side?: Side;
   /** Overrides `?framing=` in the URL (default JSON). */
   framing?: Framing;
-  /** Sent as `?token=` (browsers' and Deno's WebSocket cannot set headers). */
+  /** Sent as `?token=` (what our server and browser clients use; no header needed). */
   token?: string;
-  /** Connection attempts before `agent_unreachable` (default 5). */
+  /**
+   * Connection attempts before `agent_unreachable` (default 3). An HTTP 4xx answer to
+   * the upgrade is not retried (401/403: `agent_unauthorized`), and once a URL has
+   * failed every attempt, later trials try it once until it answers again.
+   */
   connectAttempts?: number;
-  /** Delay before the second attempt, doubling each time (default 1000 ms). */
+  /** Delay before the second attempt, doubling each time (default 250 ms). */
   retryDelayMs?: number;
-  /** How long to wait for the socket to open and for each reply (default 15000 ms). */
+  /** How long one attempt may take to open the socket (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** How long to wait for each reply (default 15000 ms). */
   replyTimeoutMs?: number;
   /** Text sent as `send-text` when the call starts: `"Hello"` kicks reference-style bots. */
   kick?: string;
   /** `specs` sends tools as a list of specs; `names` as the reference's `{name: {}}`. */
   toolsFormat?: "specs" | "names";
   maxFrameBytes?: number;
-  /** Opens the socket (tests). */
-  connect?: (url: string) => WebSocket;
+  /** Opens the socket (tests; default the `ws` package's client). */
+  connect?: (url: string, maxPayload: number) => ClientSocket | Promise<ClientSocket>;
 }
 
+/**
+ * What the participant uses of a client WebSocket: the WHATWG interface, which both
+ * the `ws` package's client and Deno's built-in one have.
+ */
+export interface ClientSocket {
+  readonly readyState: number;
+  binaryType: string;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: { message?: string }) => void) | null;
+  send(data: string | Uint8Array<ArrayBuffer>): void;
+  close(code?: number, reason?: string): void;
+}
+
+const OPEN = 1;
+const CLOSED = 3;
+
 const CLIENT_ABOUT = { library: "callbench", library_version: "0.1.0" } as const;
-const DEFAULT_ATTEMPTS = 5;
-const DEFAULT_RETRY_MS = 1000;
+const DEFAULT_ATTEMPTS = 3;
+const DEFAULT_RETRY_MS = 250;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const DEFAULT_REPLY_TIMEOUT_MS = 15_000;
+
+/**
+ * URLs that failed every connection attempt: each later trial tries them once (no
+ * back-off) until one connects, so an agent that is down costs a run one back-off,
+ * not one per trial.
+ */
+const _unreachable = new Set<string>();
+
+/** Why one connection attempt failed; `status` is the HTTP answer to the upgrade. */
+interface AttemptFailure {
+  error: string;
+  status?: number;
+}
 /** How long `close()` waits for the closing handshake. */
 const CLOSE_WAIT_MS = 2000;
 
@@ -91,7 +142,7 @@ export class RemoteParticipant implements Participant {
   readonly #framing: Framing;
   readonly #side: Side;
   #line?: CallLine;
-  #ws?: WebSocket;
+  #ws?: ClientSocket;
   #botVersion = PROTOCOL_VERSION;
   #nextId = 0;
   #readyId?: string;
@@ -201,8 +252,8 @@ export class RemoteParticipant implements Participant {
     this.#closing = true;
     this.#rejectAll(new ParticipantError("agent_disconnected", "closed"));
     const ws = this.#ws;
-    if (!ws || ws.readyState === WebSocket.CLOSED) return;
-    if (ws.readyState === WebSocket.OPEN) {
+    if (!ws || ws.readyState === CLOSED) return;
+    if (ws.readyState === OPEN) {
       this.#send(rtvi("disconnect-bot", {}, this.#id("disconnect")));
     }
     try {
@@ -218,44 +269,68 @@ export class RemoteParticipant implements Participant {
 
   // ---- connection ----------------------------------------------------------------
 
-  async #connect(): Promise<WebSocket> {
-    const attempts = Math.max(1, this.#options.connectAttempts ?? DEFAULT_ATTEMPTS);
+  async #connect(): Promise<ClientSocket> {
+    const known = _unreachable.has(this.#url);
+    const attempts = known ? 1 : Math.max(1, this.#options.connectAttempts ?? DEFAULT_ATTEMPTS);
     let delay = this.#options.retryDelayMs ?? DEFAULT_RETRY_MS;
-    let lastError = "";
+    let last: AttemptFailure = { error: "" };
     for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) {
         await this.#line!.clock.sleep(delay);
         delay *= 2;
       }
       const result = await this.#open();
-      if (result instanceof WebSocket) return result;
-      lastError = result;
+      if (!("error" in result)) {
+        _unreachable.delete(this.#url);
+        return result;
+      }
+      last = result;
+      if (result.status === 401 || result.status === 403) {
+        throw new ParticipantError(
+          "agent_unauthorized",
+          `${this.#who()} refused the connection: HTTP ${result.status} (check the token)`,
+        );
+      }
+      // The server answered and said no: asking again gets the same answer.
+      if (result.status !== undefined && !_retriedStatus(result.status)) {
+        throw new ParticipantError(
+          "agent_unreachable",
+          `cannot connect to ${this.info.url} (${this.#side}): HTTP ${result.status} ` +
+            `to the WebSocket upgrade (not retried)`,
+        );
+      }
     }
+    _unreachable.add(this.#url);
     throw new ParticipantError(
       "agent_unreachable",
-      `cannot connect to ${this.info.url} (${this.#side}) after ${attempts} attempt(s): ${lastError}`,
+      `cannot connect to ${this.info.url} (${this.#side}) after ${attempts} attempt(s)${
+        known ? " (it was unreachable for an earlier trial)" : ""
+      }: ${last.error}`,
     );
   }
 
   /** One attempt: the open socket, or why it failed. */
-  #open(): Promise<WebSocket | string> {
+  async #open(): Promise<ClientSocket | AttemptFailure> {
+    // Loading the client is no connection attempt: a failure there is the harness's.
+    const connect = this.#options.connect ?? await _wsConnector();
+    let ws: ClientSocket;
+    try {
+      // Up to 4× the frame cap the frame reaches readFrame, which names its size.
+      ws = await connect(this.#url, 4 * this.#maxFrameBytes());
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
     return new Promise((resolve) => {
-      let ws: WebSocket;
-      try {
-        ws = (this.#options.connect ?? ((u) => new WebSocket(u)))(this.#url);
-      } catch (e) {
-        return resolve((e as Error).message);
-      }
       ws.binaryType = "arraybuffer";
-      const timeoutMs = this.#options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
+      const timeoutMs = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
       const cancel = this.#line!.clock.timer(timeoutMs, () => {
-        settle(`no connection within ${timeoutMs} ms`);
+        settle({ error: `no connection within ${timeoutMs} ms` });
         try {
           ws.close();
         } catch { /* never opened */ }
       });
       let done = false;
-      const settle = (outcome: WebSocket | string) => {
+      const settle = (outcome: ClientSocket | AttemptFailure) => {
         if (done) return;
         done = true;
         cancel();
@@ -266,11 +341,16 @@ export class RemoteParticipant implements Participant {
         ws.onclose = (event) => {
           resolveClosed();
           if (opened) this.#onSocketClosed(event);
-          else settle(`closed before opening (code ${event.code})`);
+          else settle({ error: `closed before opening (code ${event.code})` });
         };
       });
       ws.onerror = (event) => {
-        if (!done) settle((event as ErrorEvent).message || "connection error");
+        const message = event.message || "connection error";
+        if (!done) return settle({ error: message, ..._upgradeStatus(message) });
+        // After the open: the frame cap enforced by the socket itself.
+        if (opened && /max payload/i.test(message)) {
+          this.#garbage(`a frame over the limit of ${this.#maxFrameBytes()} bytes`);
+        }
       };
       ws.onopen = () => {
         if (done) return; // timed out meanwhile: this socket is being closed
@@ -282,7 +362,7 @@ export class RemoteParticipant implements Participant {
     });
   }
 
-  #onSocketClosed(event: CloseEvent): void {
+  #onSocketClosed(event: { code: number; reason: string }): void {
     const error = new ParticipantError(
       "agent_disconnected",
       `${this.#who()} closed the connection (code ${event.code}${
@@ -357,12 +437,16 @@ export class RemoteParticipant implements Participant {
     if (typeof data !== "string" && !(data instanceof ArrayBuffer)) {
       return this.#garbage("a frame of an unexpected type");
     }
-    const frame = readFrame(data, this.#options.maxFrameBytes ?? MAX_FRAME_BYTES);
+    const frame = readFrame(data, this.#maxFrameBytes());
     if (!frame.ok) return this.#garbage(frame.error);
     if ("skipped" in frame) return;
     const parsed = parseMessage(frame.text);
     if (!parsed.ok) return this.#garbage(parsed.error);
-    if (parsed.message) this.#onMessage(parsed.message);
+    if (!parsed.message) return;
+    // Before anything walks it: a value nested too deep breaks every recursive walk.
+    const problem = checkValueLimits(parsed.message);
+    if (problem) return this.#garbage(`a message ${problem}`);
+    this.#onMessage(parsed.message);
   }
 
   #onMessage(msg: RtviMessage): void {
@@ -485,6 +569,9 @@ export class RemoteParticipant implements Participant {
   /** Runs a tool for the bot on the harness's world and sends back the result. */
   async #runTool(toolCallId: string, name: string, rawArgs: unknown): Promise<void> {
     const args = typeof rawArgs === "string" ? parseJsonOr(rawArgs) : rawArgs ?? {};
+    // Arguments sent as JSON text are a value of their own, bounded like the message.
+    const problem = typeof rawArgs === "string" ? checkValueLimits(args) : undefined;
+    if (problem) return this.#garbage(`arguments of ${name} ${problem}`);
     const reply = await this.#line!.callTool(name, args);
     this.#send(rtvi("llm-function-call-result", {
       function_name: name,
@@ -507,7 +594,7 @@ export class RemoteParticipant implements Participant {
 
   #send(message: RtviMessage): void {
     const ws = this.#ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    if (!ws || ws.readyState !== OPEN) return;
     try {
       ws.send(writeFrame(message, this.#framing));
     } catch { /* the close handler reports it */ }
@@ -523,9 +610,52 @@ export class RemoteParticipant implements Participant {
     this.#line?.fail(error);
   }
 
+  #maxFrameBytes(): number {
+    return this.#options.maxFrameBytes ?? MAX_FRAME_BYTES;
+  }
+
   #who(): string {
     return `the ${this.#side} at ${this.info.url}`;
   }
+}
+
+/** HTTP statuses worth asking again: 408 and 429 may pass later, and any 5xx. */
+function _retriedStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** The HTTP status of a refused upgrade, from the `ws` client's error message. */
+function _upgradeStatus(message: string): { status?: number } {
+  const m = /Unexpected server response: (\d{3})/.exec(message);
+  return m ? { status: Number(m[1]) } : {};
+}
+
+/** The part of the `ws` package used here (it ships no types of its own). */
+interface WsModule {
+  WebSocket: new (
+    url: string,
+    options: { perMessageDeflate: boolean; maxPayload: number },
+  ) => ClientSocket;
+}
+
+let _wsModule: Promise<WsModule> | undefined;
+
+/**
+ * The `ws` client (loaded on first use; see the module doc for why `ws`). Its sockets
+ * refuse frames over `maxPayload` themselves.
+ */
+async function _wsConnector(): Promise<
+  (url: string, maxPayload: number) => ClientSocket
+> {
+  let ws: WsModule;
+  try {
+    ws = await (_wsModule ??= import("ws") as Promise<WsModule>);
+  } catch (e) {
+    _wsModule = undefined;
+    throw new Error(`cannot load the WebSocket client (npm:ws): ${(e as Error).message}`);
+  }
+  // Deno's client offers no compression either; deflate would only add latency.
+  return (url, maxPayload) => new ws.WebSocket(url, { perMessageDeflate: false, maxPayload });
 }
 
 function describeRequest(message: RtviMessage): string {

@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { setImmediate } from "node:timers";
+import { RealClock } from "./clock.ts";
+
+/** Runs `body` with `setTimeout` counted (and still working). */
+async function countingSetTimeout(body: () => Promise<void>): Promise<number> {
+  const original = globalThis.setTimeout;
+  let calls = 0;
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    calls++;
+    return original(...args);
+  }) as typeof setTimeout;
+  try {
+    await body();
+  } finally {
+    globalThis.setTimeout = original;
+  }
+  return calls;
+}
+
+const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+Deno.test("RealClock runs a 0 ms timer on the fast path, not on setTimeout", async () => {
+  const clock = new RealClock();
+  const fired: string[] = [];
+  const calls = await countingSetTimeout(async () => {
+    clock.timer(0, () => fired.push("zero"));
+    clock.timer(-5, () => fired.push("overdue"));
+    await nextMacrotask();
+  });
+  assert.deepEqual(fired, ["zero", "overdue"], "due timers fire in the order set, within a turn");
+  assert.equal(calls, 0, "no setTimeout for a due timer");
+});
+
+Deno.test("RealClock cancels a 0 ms timer before it fires", async () => {
+  const clock = new RealClock();
+  let fired = false;
+  const cancel = clock.timer(0, () => (fired = true));
+  cancel();
+  await nextMacrotask();
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(fired, false);
+  cancel(); // cancelling twice is harmless
+});
+
+Deno.test("RealClock sleep(0) resolves on the fast path and an abort still rejects", async () => {
+  const clock = new RealClock();
+  const calls = await countingSetTimeout(() => clock.sleep(0));
+  assert.equal(calls, 0);
+  const controller = new AbortController();
+  const slept = clock.sleep(0, controller.signal);
+  controller.abort(new Error("stop"));
+  await assert.rejects(slept, /stop/);
+});
+
+Deno.test("RealClock still waits out a positive delay and cancels it", async () => {
+  const clock = new RealClock();
+  let fired = false;
+  const cancel = clock.timer(1, () => (fired = true));
+  cancel();
+  const t0 = clock.now();
+  await clock.sleep(10);
+  assert.ok(clock.now() - t0 >= 9, "a 10 ms sleep is not cut short");
+  assert.equal(fired, false);
+});
