@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { MAX_LINE_BYTES, readJsonl, readLines } from "./jsonl.ts";
+
+/** A stream of `bytes` in chunks of 64 KiB, as a pipe or file delivers them. */
+function chunked(bytes: Uint8Array, size = 64 * 1024): ReadableStream<Uint8Array> {
+  let off = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (off >= bytes.length) return c.close();
+      c.enqueue(bytes.slice(off, off + size));
+      off += size;
+    },
+  });
+}
+
+async function timeOneLine(bytes: number): Promise<number> {
+  const input = new Uint8Array(bytes + 1).fill(0x61);
+  input[bytes] = 10;
+  const t0 = performance.now();
+  let got = 0;
+  for await (const { text } of readLines(chunked(input))) got += text.length;
+  const ms = performance.now() - t0;
+  assert.equal(got, bytes);
+  return ms;
+}
+
+Deno.test("readLines() is linear in line length: a 50 MB line costs about 10x a 5 MB one", async () => {
+  await timeOneLine(1024 * 1024); // warm up
+  // The best of a few runs each, so a garbage collection or a busy machine does not decide.
+  const best = async (bytes: number, runs: number) => {
+    let ms = Infinity;
+    for (let i = 0; i < runs; i++) ms = Math.min(ms, await timeOneLine(bytes));
+    return Math.max(ms, 1);
+  };
+  const small = await best(5_000_000, 3);
+  const large = await best(50_000_000, 2);
+  // Linear: ~10x. Quadratic splitting (the old reader) is ~100x.
+  assert.ok(large / small < 40, `5 MB: ${small.toFixed(0)} ms, 50 MB: ${large.toFixed(0)} ms`);
+});
+
+Deno.test("readLines() keeps lines, numbers, CRLF and multi-byte characters across chunks", async () => {
+  const text = "é€x\r\n\n" + "ü".repeat(100) + "\nlast";
+  const lines = [];
+  for await (const l of readLines(chunked(new TextEncoder().encode(text), 3))) lines.push(l);
+  assert.deepEqual(lines, [
+    { line: 1, text: "é€x" },
+    { line: 2, text: "" },
+    { line: 3, text: "ü".repeat(100) },
+    { line: 4, text: "last" },
+  ]);
+});
+
+Deno.test("a line over the cap is a located error, and the cap is 64 MiB", async () => {
+  assert.equal(MAX_LINE_BYTES, 64 * 1024 * 1024);
+  const input = new TextEncoder().encode(`{"a":1}\n${"x".repeat(5000)}\n`);
+  await assert.rejects(
+    async () => {
+      for await (const _ of readLines(chunked(input, 100), "big.jsonl", 1000)) { /* read */ }
+    },
+    (e: Error) =>
+      e.name === "InputError" && /^big\.jsonl:2: line longer than 1000 bytes/.test(e.message),
+  );
+  // Without a line break at all, too.
+  await assert.rejects(async () => {
+    for await (const _ of readLines(chunked(new Uint8Array(3000).fill(0x61)), "f", 1000)) {
+      /* read */
+    }
+  }, /f:1: line longer/);
+});
+
+Deno.test("readJsonl() names the file and line of a malformed record", async () => {
+  await assert.rejects(async () => {
+    for await (const _ of readJsonl(chunked(new TextEncoder().encode("{}\n{x\n")), "r.jsonl")) {
+      /* read */
+    }
+  }, /r\.jsonl:2: invalid JSON/);
+});
