@@ -13,13 +13,19 @@
  * as a failure unless `report --exclude-errors`, and the report counts it by kind.
  *
  * The verdict carries the call's turns (speaker, text, times) so the HTML report can
- * show every trial's transcript without the trial records.
+ * show every trial's transcript without the trial records, and the trial's
+ * participants and label, so a dashboard needs no join with the records.
  *
  * @module
  */
 import { z } from "zod";
 import { Signal } from "../scenario/scenario.ts";
-import { AssertionVerdictSchema, ErrorKind, StopReason } from "../runner/trial_record.ts";
+import {
+  AssertionVerdictSchema,
+  ErrorKind,
+  ParticipantInfoSchema,
+  StopReason,
+} from "../runner/trial_record.ts";
 
 export const VERDICT_SCHEMA = "callbench.verdict/1";
 
@@ -165,6 +171,11 @@ export const VerdictSchema = z.object({
   trial: z.number().int().nonnegative(),
   seed: z.string(),
   config_hash: z.string(),
+  /** The record's `eval --label` (the configuration's name), when it had one. */
+  label: z.string().optional(),
+  /** Who took part (absent in verdicts of older versions). */
+  participants: z.object({ agent: ParticipantInfoSchema, user: ParticipantInfoSchema })
+    .optional(),
   domain: z.string(),
   suite: z.string(),
   status: z.enum(["completed", "error"]),
