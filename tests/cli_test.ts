@@ -296,3 +296,13 @@ Deno.test("cli: Ctrl-C exits 130, saying what was recorded and that --resume con
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the README's example output folders are git-ignored", async () => {
+  const ignored = (await Deno.readTextFile(".gitignore")).split("\n").map((l) => l.trim());
+  const readme = await Deno.readTextFile("README.md");
+  const folders = [...readme.matchAll(/--out ([A-Za-z0-9_.-][A-Za-z0-9_./-]*)/g)]
+    .map((m) => m[1]!.split("/")[0] + "/")
+    .filter((f) => !/^[A-Z]+\/$/.test(f)); // placeholders such as DIR
+  assert.ok(folders.includes("runs/"), folders.join());
+  for (const f of new Set(folders)) assert.ok(ignored.includes(f), `${f} is not in .gitignore`);
+});
