@@ -286,12 +286,12 @@ Deno.test("cli: Ctrl-C exits 130, saying what was recorded and that --resume con
     ]);
     assert.equal(status.code, 130, stderr);
     const m =
-      /eval: interrupted; (\d+) of 35000 trial\(s\) of this run recorded in (.*); run the same command with --resume to continue/
+      /eval: interrupted; (\d+) of (\d+) trial\(s\) of this run recorded in (.*); run the same command with --resume to continue/
         .exec(stderr);
     assert.ok(m, stderr);
     const lines = (await Deno.readTextFile(join(dir, "trials.jsonl"))).trimEnd().split("\n");
     assert.equal(lines.length, Number(m[1]));
-    assert.ok(lines.length < 35000);
+    assert.ok(lines.length < Number(m[2]));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -305,4 +305,51 @@ Deno.test("the README's example output folders are git-ignored", async () => {
     .filter((f) => !/^[A-Z]+\/$/.test(f)); // placeholders such as DIR
   assert.ok(folders.includes("runs/"), folders.join());
   for (const f of new Set(folders)) assert.ok(ignored.includes(f), `${f} is not in .gitignore`);
+});
+
+Deno.test("cli: eval --out D | head -1 still records every trial in D; without --out it exits 1", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = async (extra: string[]) => {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-read",
+          "--allow-write",
+          "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_AGENT_MODEL,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_USER_MODEL,LOG_TOKENS,LOG_STREAM",
+          "cli.ts",
+          "eval",
+          "--agent",
+          "oracle",
+          "--all",
+          "--trials",
+          "30",
+          "--concurrency",
+          "1",
+          ...extra,
+        ],
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        env: { NO_COLOR: "1" },
+      }).spawn();
+      const reader = child.stdout.getReader();
+      await reader.read();
+      await reader.cancel(); // the reader goes away, as `head -1` does
+      const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
+      return { code: status.code, stderr };
+    };
+    const kept = await run(["--out", dir]);
+    assert.equal(kept.code, 0, kept.stderr);
+    const lines = (await Deno.readTextFile(join(dir, "trials.jsonl"))).trimEnd().split("\n");
+    const ran = /eval: (\d+) trial\(s\) run/.exec(kept.stderr);
+    assert.ok(ran && Number(ran[1]) > 30, kept.stderr);
+    assert.equal(lines.length, Number(ran[1]));
+    assert.match(kept.stderr, /stdout closed during the run; every record is in/);
+    const lost = await run([]);
+    assert.equal(lost.code, 1, lost.stderr);
+    assert.match(lost.stderr, /stdout closed after \d+ trial record\(s\); stopped/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
