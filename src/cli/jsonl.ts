@@ -64,7 +64,7 @@ export async function* readLines(
       const rest = chunk.subarray(start);
       pending += rest.length;
       if (pending > maxLineBytes) throw tooLong();
-      pieces.push(rest.slice()); // a copy: a source may reuse its buffer
+      pieces.push(rest);
     }
   }
   if (pending > 0) {
