@@ -67,7 +67,7 @@ export const COMMANDS: Record<
 
 const USAGE = `callbench: test voice agents by simulating calls
 
-Usage: cli.ts <command> [flags]    (cli.ts <command> --help for its flags)
+Usage: cli.ts <command> [flags]    (cli.ts <command> --help for its flags; --version)
 
 Pipeline: list | eval | score | report   (JSON Lines on stdout, logs on stderr)
 
@@ -81,6 +81,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (name === undefined) {
     io.err(usage()); // a usage error: the text goes to stderr, stdout stays data-only
     return 2;
+  }
+  if (name === "--version" || name === "-V") {
+    const { CALLBENCH_VERSION } = await import("./src/cli/version.ts");
+    io.out(`callbench ${CALLBENCH_VERSION}`);
+    return 0;
   }
   if (name === "--help" || name === "-h" || name === "help") {
     io.out(usage());

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { cli } from "./_cli.ts";
+import { join } from "node:path";
 
 Deno.test("cli: hash prints the reference's canonical hash per input", async () => {
   const r = await cli(["hash", "-"], '{"x": 1, "session": {"id": "abc"}}');
@@ -230,4 +231,125 @@ Deno.test("cli: eval --min-agent-turns travels in the record and score applies i
   assert.ok(
     overridden.stdout.trim().split("\n").every((l) => !JSON.parse(l).insufficient_agent_turns),
   );
+});
+
+Deno.test("cli: --version prints the version of deno.json", async () => {
+  const r = await cli(["--version"]);
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout, `callbench ${JSON.parse(await Deno.readTextFile("deno.json")).version}\n`);
+});
+
+Deno.test("cli: eval with an empty pipe exits 2 and runs nothing", async () => {
+  const r = await cli(["eval", "--agent", "oracle"], "");
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /<stdin>: no scenario references on stdin \(pass --all/);
+});
+
+Deno.test("cli: Ctrl-C exits 130, saying what was recorded and that --resume continues", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_AGENT_MODEL,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_USER_MODEL,LOG_TOKENS,LOG_STREAM",
+        "cli.ts",
+        "eval",
+        "--agent",
+        "oracle",
+        "--all",
+        "--trials",
+        "5000",
+        "--concurrency",
+        "1",
+        "--out",
+        dir,
+      ],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    // Wait for the first record, then interrupt.
+    const reader = child.stdout.getReader();
+    await reader.read();
+    child.kill("SIGINT");
+    const drain = (async () => {
+      while (!(await reader.read()).done) { /* drain */ }
+    })();
+    const [status, stderr] = await Promise.all([
+      child.status,
+      new Response(child.stderr).text(),
+      drain,
+    ]);
+    assert.equal(status.code, 130, stderr);
+    const m =
+      /eval: interrupted; (\d+) of (\d+) trial\(s\) of this run recorded in (.*); run the same command with --resume to continue/
+        .exec(stderr);
+    assert.ok(m, stderr);
+    const lines = (await Deno.readTextFile(join(dir, "trials.jsonl"))).trimEnd().split("\n");
+    assert.equal(lines.length, Number(m[1]));
+    assert.ok(lines.length < Number(m[2]));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the README's example output folders are git-ignored", async () => {
+  const ignored = (await Deno.readTextFile(".gitignore")).split("\n").map((l) => l.trim());
+  const readme = await Deno.readTextFile("README.md");
+  const folders = [...readme.matchAll(/--out ([A-Za-z0-9_.-][A-Za-z0-9_./-]*)/g)]
+    .map((m) => m[1]!.split("/")[0] + "/")
+    .filter((f) => !/^[A-Z]+\/$/.test(f)); // placeholders such as DIR
+  assert.ok(folders.includes("runs/"), folders.join());
+  for (const f of new Set(folders)) assert.ok(ignored.includes(f), `${f} is not in .gitignore`);
+});
+
+Deno.test("cli: eval --out D | head -1 still records every trial in D; without --out it exits 1", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = async (extra: string[]) => {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-read",
+          "--allow-write",
+          "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_AGENT_MODEL,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_USER_MODEL,LOG_TOKENS,LOG_STREAM",
+          "cli.ts",
+          "eval",
+          "--agent",
+          "oracle",
+          "--all",
+          "--trials",
+          "30",
+          "--concurrency",
+          "1",
+          ...extra,
+        ],
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+        env: { NO_COLOR: "1" },
+      }).spawn();
+      const reader = child.stdout.getReader();
+      await reader.read();
+      await reader.cancel(); // the reader goes away, as `head -1` does
+      const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
+      return { code: status.code, stderr };
+    };
+    const kept = await run(["--out", dir]);
+    assert.equal(kept.code, 0, kept.stderr);
+    const lines = (await Deno.readTextFile(join(dir, "trials.jsonl"))).trimEnd().split("\n");
+    const ran = /eval: (\d+) trial\(s\) run/.exec(kept.stderr);
+    assert.ok(ran && Number(ran[1]) > 30, kept.stderr);
+    assert.equal(lines.length, Number(ran[1]));
+    assert.match(kept.stderr, /stdout closed during the run; every record is in/);
+    const lost = await run([]);
+    assert.equal(lost.code, 1, lost.stderr);
+    assert.match(lost.stderr, /stdout closed after \d+ trial record\(s\); stopped/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -22,6 +22,11 @@ export interface Io {
   env(name: string): string | undefined;
   /** Flushes `out` (for crash-safe JSONL). */
   flush(): Promise<void>;
+  /**
+   * Calls `handler` on an interrupt (Ctrl-C, SIGINT) instead of the default exit, until
+   * the returned function is called. Absent where there is no such signal (tests).
+   */
+  onInterrupt?(handler: () => void): () => void;
 }
 
 export type CommandMain = (args: string[], io: Io) => Promise<number>;
@@ -53,6 +58,10 @@ export function processIo(): Io {
       }
     },
     flush: () => Promise.resolve(),
+    onInterrupt: (handler) => {
+      Deno.addSignalListener("SIGINT", handler);
+      return () => Deno.removeSignalListener("SIGINT", handler);
+    },
   };
 }
 

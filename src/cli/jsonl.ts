@@ -1,29 +1,77 @@
 /**
  * JSON Lines as a stream with located errors.
  *
+ * Lines are split on bytes (a UTF-8 newline byte never occurs inside a multi-byte
+ * character), each byte looked at once, so reading is linear in the input however long
+ * a line is. A line longer than {@link MAX_LINE_BYTES} stops the read with a located
+ * error instead of growing without bound.
+ *
  * @module
  */
 import { InputError } from "./problem.ts";
 import { parseJsonLocated } from "./json_error.ts";
 
-/** Splits a byte stream into lines (without terminators), numbered from 1. */
+/** The longest line read (64 MiB): no record written by callbench comes near it. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Splits a byte stream into lines (without terminators), numbered from 1. A line over
+ * `maxLineBytes` throws an `InputError` naming `file` and the line.
+ */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
+  file = "<stdin>",
+  maxLineBytes = MAX_LINE_BYTES,
 ): AsyncGenerator<{ line: number; text: string }> {
   const decoder = new TextDecoder();
-  let buf = "";
+  // The pieces of the current line seen so far (chunk views), and their length.
+  let pieces: Uint8Array[] = [];
+  let pending = 0;
   let n = 0;
+  const tooLong = () =>
+    new InputError({
+      file,
+      line: n + 1,
+      message: `line longer than ${maxLineBytes} bytes (the limit of a record line)`,
+    });
+  const take = (last: Uint8Array): string => {
+    let bytes = last;
+    if (pieces.length > 0) {
+      bytes = new Uint8Array(pending + last.length);
+      let off = 0;
+      for (const p of pieces) {
+        bytes.set(p, off);
+        off += p.length;
+      }
+      bytes.set(last, off);
+    }
+    pieces = [];
+    pending = 0;
+    const text = decoder.decode(bytes);
+    return text.endsWith("\r") ? text.slice(0, -1) : text;
+  };
   for await (const chunk of stream) {
-    buf += decoder.decode(chunk, { stream: true });
+    let start = 0;
     let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const text = buf.slice(0, i).replace(/\r$/, "");
-      buf = buf.slice(i + 1);
-      yield { line: ++n, text };
+    while ((i = chunk.indexOf(10, start)) >= 0) {
+      if (pending + i - start > maxLineBytes) throw tooLong();
+      const text = take(chunk.subarray(start, i));
+      n++;
+      yield { line: n, text };
+      start = i + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      pending += rest.length;
+      if (pending > maxLineBytes) throw tooLong();
+      pieces.push(rest);
     }
   }
-  buf += decoder.decode();
-  if (buf.length > 0) yield { line: ++n, text: buf.replace(/\r$/, "") };
+  if (pending > 0) {
+    const text = take(new Uint8Array(0));
+    n++;
+    yield { line: n, text };
+  }
 }
 
 /**
@@ -34,7 +82,7 @@ export async function* readJsonl(
   stream: ReadableStream<Uint8Array>,
   file = "<stdin>",
 ): AsyncGenerator<{ line: number; value: unknown }> {
-  for await (const { line, text } of readLines(stream)) {
+  for await (const { line, text } of readLines(stream, file)) {
     if (text.trim() === "") continue;
     yield { line, value: parseJsonLine(text, file, line) };
   }

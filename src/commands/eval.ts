@@ -22,19 +22,23 @@ import { sha256Hex } from "../canonical/hash.ts";
 import { readKeyEnv } from "../cli/secret_env.ts";
 import { progressBar } from "../runner/progress.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
+import { join } from "node:path";
 
 const help = `eval: run trials and print one trial record per line
 
-Usage: cli.ts eval [selection] --agent A [--user U] [--trials N] [--concurrency C]
-                   [--shard i/n] [--out DIR [--resume]]
+Usage: cli.ts eval [selection] [--agent A] [--user U] [--trials N] [--concurrency C]
+                   [--shard i/n] [--label NAME] [--out DIR [--resume [--retry-errors]]]
 
-Selection (else scenario references from stdin, as "list" prints them):
+Selection (else scenario references from stdin, as "list" prints them; stdin that is a
+pipe or file with no reference is an error, exit 2; from a terminal, every scenario):
   --data-root DIR     data laid out as <domain>/... (else EVAL_DATA_ROOT, else bundled fixtures)
   --domain X          a suite (repeatable)           --scenarios a,b   exact names
   FILE|DIR            scenario or flow files (validated before any call)
+  --all               every scenario of the data root (stdin is not read)
 
 Participants:
   --agent A           oracle | noop | llm | navigator | script:FILE | ws://HOST:PORT/PATH
+                      (default: llm when an agent model is configured, else oracle)
   --user U            auto (scripted; flow callee for flows) | scripted | llm | flow | ws://...
   --agent-model M     model of the llm agent (else CALLBENCH_AGENT_MODEL)
   --user-model M      model of the llm caller or flow persona (else CALLBENCH_USER_MODEL)
@@ -45,14 +49,22 @@ Participants:
   --kick TEXT         text sent to a ws:// agent when the call starts (reference-style bots)
 
 Exit status: 0 when the trials ran (whatever their verdicts), 1 when every trial ended in an
-infrastructure error (e.g. the agent was unreachable), 2 for usage or input errors.
+infrastructure error (e.g. the agent was unreachable) or stdout closed without --out (the run
+stops), 2 for usage or input errors, 130 on Ctrl-C (it says what was recorded; --resume
+continues). With --out, a closed stdout does not stop the run.
 
 Run:
+  --label NAME        names this configuration: recorded in each record, part of the
+                      config hash, shown by report (which never pools configurations)
   --trials N          trials per scenario, each with its own seed (default 1)
   --concurrency C     trials at once (default 4)
   --shard i/n         run only shard i of n (0-based; by a hash of the trial key)
-  --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/
+  --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/;
+                      a folder holding another configuration is refused (see --append)
+  --append            allow --out DIR to hold other configurations too
   --resume            skip trials already in DIR/trials.jsonl
+  --retry-errors      with --resume: run infrastructure-error trials again (their new
+                      record supersedes the old one)
   --max-turns N       turn guard per call (default ${DEFAULT_LIMITS.maxTurns})
   --min-agent-turns N recorded for score: a trial whose agent spoke fewer turns fails
                       (counts spoken agent turns, not LLM calls as the reference does)
@@ -87,15 +99,26 @@ export const command: Command = {
       shard: { type: "string" },
       out: { type: "string" },
       resume: { type: "boolean" },
+      "retry-errors": { type: "boolean" },
+      append: { type: "boolean" },
+      label: { type: "string" },
+      all: { type: "boolean" },
       "max-turns": { type: "string" },
       "min-agent-turns": { type: "string" },
       silence: { type: "string" },
     });
-    if (!values.agent) {
-      throw new InputError({ field: "--agent", message: "required", hint: "e.g. --agent oracle" });
-    }
     if (values.resume && !values.out) {
       throw new InputError({ field: "--resume", message: "needs --out DIR" });
+    }
+    if (values["retry-errors"] && !values.resume) {
+      throw new InputError({ field: "--retry-errors", message: "needs --resume (and --out DIR)" });
+    }
+    if (values.append && !values.out) {
+      throw new InputError({ field: "--append", message: "needs --out DIR" });
+    }
+    const label = values.label;
+    if (label !== undefined && (label.trim() === "" || /[\r\n]/.test(label))) {
+      throw new InputError({ field: "--label", message: "expected a name on one line" });
     }
     const trials = intFlag("trials", values.trials, 1);
     const concurrency = intFlag("concurrency", values.concurrency, 4);
@@ -115,7 +138,7 @@ export const command: Command = {
       ? undefined
       : intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
     const participants = {
-      ...participantOptions(values, io),
+      ...participantOptions({ ...values, agent: values.agent ?? defaultAgent(values, io) }, io),
       connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 3),
       ...(values.kick !== undefined ? { kick: values.kick } : {}),
     };
@@ -156,31 +179,121 @@ export const command: Command = {
       limits,
       ...(script ? { script } : {}),
       ...(participants.kick !== undefined ? { kick: participants.kick } : {}),
+      ...(label !== undefined ? { label } : {}),
     });
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
-    const summary = await runTrials({
+    const out = values.out;
+    const stop = new AbortController();
+    let why: "interrupt" | "stdout" | undefined;
+    let stdoutOpen = true;
+    let written = 0;
+    let printed = 0;
+    let toRun = 0;
+    const errors = new Map<string, { count: number; message: string }>();
+    const stopped = new Promise<undefined>((resolve) =>
+      stop.signal.addEventListener("abort", () => resolve(undefined))
+    );
+    const unlisten = io.onInterrupt?.(() => {
+      why ??= "interrupt";
+      stop.abort();
+    });
+    const run = runTrials({
       scenarios: sel.scenarios,
       root,
       participants: factory,
       configHash: config,
+      ...(label !== undefined ? { label } : {}),
       trials,
       concurrency,
       shard,
-      out: values.out,
+      out,
       resume: values.resume,
+      retryErrors: values["retry-errors"] ?? false,
+      append: values.append ?? false,
       limits,
-      onRecord: (r) => io.out(JSON.stringify(r)),
+      signal: stop.signal,
+      onRecord: (r) => {
+        written++;
+        if (r.status === "error") {
+          const kind = r.error?.kind ?? "harness_error";
+          const seen = errors.get(kind);
+          if (seen) seen.count++;
+          else errors.set(kind, { count: 1, message: r.error?.message ?? "" });
+        }
+        if (!stdoutOpen) return;
+        try {
+          io.out(JSON.stringify(r));
+          printed++;
+        } catch (e) {
+          if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+          // The reader went away (`eval --out D | head -1`): the folder keeps the run.
+          stdoutOpen = false;
+          if (!out) {
+            why ??= "stdout";
+            stop.abort();
+          }
+        }
+      },
       ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
-      onProgress: bar,
+      onProgress: (done, total, record) => {
+        if (done === 0) toRun = total;
+        bar?.(done, total, record);
+      },
     });
+    run.catch(() => {}); // awaited below unless the run is stopped
+    let summary: Awaited<typeof run> | undefined;
+    try {
+      summary = await Promise.race([run, stopped]);
+    } finally {
+      unlisten?.();
+    }
+    if (summary === undefined) {
+      if (why === "stdout") {
+        io.err(
+          `eval: stdout closed after ${printed} trial record(s); stopped, nothing kept ` +
+            `(with --out DIR the run goes on and keeps every record)`,
+        );
+        return 1;
+      }
+      io.err(
+        out
+          ? `eval: interrupted; ${written} of ${toRun} trial(s) of this run recorded in ${
+            join(out, "trials.jsonl")
+          }; run the same command with --resume to continue`
+          : `eval: interrupted after ${written} of ${toRun} trial record(s) on stdout; none kept ` +
+            `on disk (with --out DIR, --resume continues an interrupted run)`,
+      );
+      return 130;
+    }
     io.err(
       `eval: ${summary.run} trial(s) run, ${summary.skipped} already done, ${summary.errors} infrastructure error(s)` +
         (shard ? ` [shard ${shard.index}/${shard.count}]` : ""),
     );
+    for (const [kind, { count, message }] of [...errors].sort(([a], [b]) => a < b ? -1 : 1)) {
+      const first = message.length > 300 ? message.slice(0, 297) + "..." : message;
+      io.err(`  ${kind}: ${count} trial(s); first: ${first}`);
+    }
+    if (!stdoutOpen && out) {
+      io.err(`eval: stdout closed during the run; every record is in ${join(out, "trials.jsonl")}`);
+    }
     // Failed trials are results; a run in which every trial broke is not.
     return summary.run > 0 && summary.errors === summary.run ? 1 : 0;
   },
 };
+
+/** `--agent` omitted: the llm agent when a model is configured, else the oracle baseline. */
+function defaultAgent(values: { "agent-model"?: string }, io: Io): string {
+  const model = values["agent-model"] ?? io.env("CALLBENCH_AGENT_MODEL");
+  if (model) {
+    io.err(`eval: no --agent given: running the llm agent with model "${model}"`);
+    return "llm";
+  }
+  io.err(
+    "eval: no --agent given and no agent model configured (--agent-model or " +
+      "CALLBENCH_AGENT_MODEL): running the oracle baseline",
+  );
+  return "oracle";
+}
 
 function parseShard(v: string | undefined): { index: number; count: number } | undefined {
   if (v === undefined) return undefined;
@@ -232,14 +345,20 @@ function modelConfig(m: LlmSettings): Record<string, unknown> {
 }
 
 async function selectionFrom(
-  values: { domain?: string[]; scenarios?: string[] },
+  values: { domain?: string[]; scenarios?: string[]; all?: boolean },
   files: string[],
   io: Io,
 ): Promise<Selection & { dataRoot?: string; refs?: RefIdentity[] }> {
   const flags = selectionFromFlags(values, files);
-  if (flags.domains!.length || flags.scenarios!.length || files.length || io.stdinIsTerminal) {
-    return flags;
+  const named = flags.domains!.length > 0 || flags.scenarios!.length > 0 || files.length > 0;
+  if (values.all && named) {
+    throw new InputError({
+      field: "--all",
+      message: "selects every scenario; it does not go with --domain, --scenarios or files",
+    });
   }
+  // A terminal is no input: every scenario, as with --all.
+  if (named || values.all || io.stdinIsTerminal) return flags;
   // Scenario references on stdin (`list | eval`).
   const names: string[] = [];
   const refFiles = new Set<string>();
@@ -267,7 +386,14 @@ async function selectionFrom(
       message: `references from ${roots.size} data roots; run one eval per data root`,
     });
   }
-  // Nothing on stdin (a job with no input): every scenario of the data root.
-  if (names.length === 0) return flags;
+  // An empty pipe is a selection that matched nothing (`list` failed, a jq filter
+  // matched nothing): running everything instead could spend a paid model's budget.
+  if (names.length === 0) {
+    throw new InputError({
+      file: "<stdin>",
+      message: "no scenario references on stdin",
+      hint: "pass --all to run every scenario, or select with --domain, --scenarios or files",
+    });
+  }
   return { scenarios: names, files: [...refFiles], dataRoot: [...roots][0], refs };
 }

@@ -14,16 +14,19 @@ Usage: cli.ts report [FILE... | -] [--format json|md|html] [--exclude-errors]
 
 Reads verdicts (JSON Lines, files or stdin), keeps the last verdict of each trial key
 (scenario, trial, seed, config hash), so "cat shard-*.jsonl | score | report" merges
-shards, and prints: success and task-success rates, per-signal rates, pass^k for
+shards and a retried trial's newest verdict wins, and prints: success and task-success rates, per-signal rates, pass^k for
 k = 1..K (K = fewest trials of any scenario) with (c/n)^k and a bootstrap 95% interval
 for pass^1, per suite and overall; agent response latency and time to first token
 (p50/p90/p95/max); tokens per side; infrastructure errors by kind; a per-scenario table.
+Verdicts are grouped by configuration (eval --label and config hash): each gets its own
+figures, and pass^k is never computed across configurations.
 
-  --format F            json (default), md (Markdown for a pull-request comment), or
+  --format F            json (default; one line), md (Markdown for a pull-request comment), or
                         html (one self-contained page: charts, sortable table, transcripts)
   --exclude-errors      leave infrastructure-error trials out (they count as failures
                         otherwise; they are counted by kind either way)
-  --min-success-rate X  exit 1 when the overall success rate is below X (0 to 1)`;
+  --min-success-rate X  exit 1 when the success rate is below X (0 to 1); with several
+                        configurations, when any configuration's is`;
 
 const FORMATS = ["json", "md", "html"] as const;
 
@@ -72,21 +75,30 @@ export const command: Command = {
       duplicates: set.duplicates,
     });
 
-    if (format === "json") io.out(JSON.stringify(report, null, 2));
+    if (format === "json") io.out(JSON.stringify(report));
     else if (format === "md") io.out(renderMarkdown(report));
     else io.out(renderHtml(report, verdicts));
     await io.flush();
 
     if (minRate !== undefined) {
-      const rate = report.overall.success.rate;
-      if (rate === null || rate < minRate) {
+      // Each configuration is held to the bar: a pooled rate could hide a bad one.
+      const groups = report.configurations.length > 1
+        ? report.configurations.map((c) => ({
+          name: ` of configuration ${c.label ?? c.config_hash}`,
+          rate: c.overall.success.rate,
+        }))
+        : [{ name: "", rate: report.overall.success.rate }];
+      let below = false;
+      for (const { name, rate } of groups) {
+        if (rate !== null && rate >= minRate) continue;
+        below = true;
         io.err(
-          `report: success rate ${
+          `report: success rate${name} ${
             rate === null ? "N/A" : `${(rate * 100).toFixed(1)}%`
           } is below the minimum ${(minRate * 100).toFixed(1)}%`,
         );
-        return 1;
       }
+      if (below) return 1;
     }
     return 0;
   },

@@ -79,3 +79,22 @@ Deno.test("report names the line and field of an invalid verdict", async () => {
     return true;
   });
 });
+
+Deno.test("report --format json is one line", async () => {
+  const io = memoryIo(lines(verdict(0, true), verdict(1, false)));
+  equal(await command.main(["--format", "json"], io), 0);
+  equal(io.stdout.length, 1);
+  ok(!io.stdout[0]!.includes("\n"));
+  ReportSchema.parse(JSON.parse(io.stdout[0]!));
+});
+
+Deno.test("report --min-success-rate holds each configuration to the bar", async () => {
+  const input = lines(
+    verdict(0, true, { label: "good", key: { trial: 0, config_hash: "a" } }),
+    verdict(0, false, { label: "bad", key: { trial: 0, config_hash: "b" } }),
+  );
+  const io = memoryIo(input);
+  // Pooled, the rate is 50%; the "bad" configuration's is 0%.
+  equal(await command.main(["--min-success-rate", "0.5"], io), 1);
+  ok(io.stderr.some((l) => /configuration bad 0\.0% is below the minimum 50\.0%/.test(l)));
+});

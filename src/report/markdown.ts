@@ -1,13 +1,15 @@
 /**
  * The report as Markdown tables, ready for a pull-request comment: the summary, pass^k,
  * per suite, signals, latency, tokens, and the per-scenario table folded in a
- * `<details>` block.
+ * `<details>` block. The configuration (label, config hash, participants) is named at
+ * the top; several are listed side by side, each with its own pass^k, and the pooled
+ * tables below then show none.
  *
  * @module
  */
 import { SIGNALS } from "../scenario/scenario.ts";
 import type { LatencyStats } from "./latency_stats.ts";
-import type { Aggregate, Rate, Report } from "./summary.ts";
+import type { Aggregate, Configuration, Rate, Report } from "./summary.ts";
 
 /** Renders the report as Markdown. */
 export function renderMarkdown(report: Report): string {
@@ -19,6 +21,7 @@ export function renderMarkdown(report: Report): string {
       (report.exclude_errors ? ` · ${report.input.excluded_errors} error trials excluded` : ""),
     "",
   );
+  lines.push(...configurationLines(report));
 
   lines.push("### Summary", "");
   lines.push(
@@ -127,6 +130,7 @@ export function renderMarkdown(report: Report): string {
     "",
   );
 
+  const several = report.configurations.length > 1;
   if (report.scenarios.length > 0) {
     lines.push(
       "<details><summary>Per scenario (" + report.scenarios.length + ")</summary>",
@@ -136,16 +140,18 @@ export function renderMarkdown(report: Report): string {
       ...table(
         [
           "scenario",
+          ...(several ? ["configuration"] : []),
           "suite",
           "trials",
           "successes",
           "rate",
-          `pass^${report.k_max}`,
+          several ? "pass^k (its K)" : `pass^${report.k_max}`,
           "failed signals",
           "errors",
         ],
         report.scenarios.map((s) => [
           s.scenario,
+          ...(several ? [configurationName(s)] : []),
           s.suite,
           String(s.trials),
           String(s.successes),
@@ -161,6 +167,48 @@ export function renderMarkdown(report: Report): string {
     );
   }
   return lines.join("\n");
+}
+
+/** The configuration line, or a table of configurations when there are several. */
+function configurationLines(report: Report): string[] {
+  const configs = report.configurations;
+  if (configs.length === 0) return [];
+  if (configs.length === 1) {
+    const c = configs[0]!;
+    return [`Configuration: ${configurationName(c)} · ${participantsText(c)}`, ""];
+  }
+  return [
+    "### Configurations",
+    "",
+    `${configs.length} configurations: each has its own pass^k; the pooled tables below ` +
+    "show none (pass^k is never computed across configurations).",
+    "",
+    ...table(
+      ["configuration", "participants", "scenarios", "trials", "success", "pass^1", "pass^K"],
+      configs.map((c) => [
+        configurationName(c),
+        participantsText(c),
+        String(c.overall.scenarios),
+        String(c.overall.trials),
+        ratio(c.overall.success),
+        pass1(c.overall),
+        c.k_max > 0 ? `${passAt(c.overall, c.k_max)} (K=${c.k_max})` : "–",
+      ]),
+    ),
+    "",
+  ];
+}
+
+/** `**label** (config abc123)`, or the config hash alone. */
+function configurationName(c: Pick<Configuration, "label" | "config_hash">): string {
+  return c.label !== null ? `**${c.label}** (config ${c.config_hash})` : `config ${c.config_hash}`;
+}
+
+function participantsText(c: Configuration): string {
+  if (!c.participants) return "participants unknown";
+  const one = (p: { kind: string; model?: string; url?: string }) =>
+    p.kind + (p.model ? ` ${p.model}` : p.url ? ` ${p.url}` : "");
+  return `agent ${one(c.participants.agent)}, user ${one(c.participants.user)}`;
 }
 
 function table(header: string[], rows: string[][]): string[] {

@@ -41,6 +41,30 @@ Deno.test("renderMarkdown() prints the summary, pass^k, suites and scenario tabl
   }
 });
 
+Deno.test("renderMarkdown() names the configuration, and lists several side by side", () => {
+  const labelled = (label: string, config: string, clean: boolean) =>
+    scoreTrial(trialRecord({
+      key: { scenario: "air__a", trial: 0, config_hash: config },
+      label,
+      suite: "air",
+      clean_exit: clean,
+      participants: { agent: { kind: "llm", model: "m-1" }, user: { kind: "scripted" } },
+    }));
+  const one = renderMarkdown(summarize([labelled("v1", "c1", true)]));
+  ok(one.includes("Configuration: **v1** (config c1) · agent llm m-1, user scripted"), one);
+  const two = renderMarkdown(summarize([labelled("v1", "c1", true), labelled("v2", "c2", false)]));
+  ok(two.includes("### Configurations"), two);
+  ok(two.includes("| **v1** (config c1) | agent llm m-1, user scripted | 1 | 1 | 100.0% (1/1) |"));
+  ok(two.includes("| **v2** (config c2) |"));
+  ok(!two.includes("### pass^k"), "no pooled pass^k");
+  ok(two.includes("| air__a | **v2** (config c2) | air |"), two);
+  for (const block of two.split("\n\n")) {
+    const rows = block.split("\n").filter((l) => l.startsWith("|"));
+    if (rows.length === 0) continue;
+    assertEquals(new Set(rows.map((l) => l.split("|").length)).size, 1, block);
+  }
+});
+
 Deno.test("renderHtml() is one self-contained page with the charts, table and transcripts", () => {
   const html = renderHtml(report, verdicts);
   ok(html.startsWith("<!doctype html>"));

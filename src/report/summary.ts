@@ -13,12 +13,17 @@
  *   too few agent turns and error trials (their signals are not the agent's doing), as
  *   the reference leaves out stalled scenarios (reference-harness §3.5).
  * - pass^k per `pass_hat_k.ts`; latency and time to first token pool every sample.
+ * - Configurations (label + config hash) are never pooled into one pass^k: each gets
+ *   its own aggregate in `configurations`, each scenario row is one configuration's,
+ *   and when verdicts of more than one configuration are read, the pooled `overall`
+ *   and `by_suite` aggregates carry no pass^k (empty curve, no interval, `k_max` 0).
  *
  * @module
  */
 import { z } from "zod";
 import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import type { Verdict } from "../score/verdict.ts";
+import { ParticipantInfoSchema } from "../runner/trial_record.ts";
 import { histogram, HistogramSchema, latencyStats, LatencyStatsSchema } from "./latency_stats.ts";
 import { bootstrapPass1, passHatK, passHatKCurve, type ScenarioCount } from "./pass_hat_k.ts";
 
@@ -73,6 +78,9 @@ export type Aggregate = z.infer<typeof AggregateSchema>;
 
 export const ScenarioRowSchema = z.object({
   scenario: z.string(),
+  /** The configuration the row is about (one row per scenario and configuration). */
+  label: z.string().nullable(),
+  config_hash: z.string(),
   suite: z.string(),
   domain: z.string(),
   trials: z.number().int().nonnegative(),
@@ -101,6 +109,19 @@ export const ScenarioRowSchema = z.object({
 });
 export type ScenarioRow = z.infer<typeof ScenarioRowSchema>;
 
+/** One configuration (label + config hash): its participants and its own aggregate. */
+export const ConfigurationSchema = z.object({
+  label: z.string().nullable(),
+  config_hash: z.string(),
+  /** As its first verdict names them (`null` for verdicts of older versions). */
+  participants: z.object({ agent: ParticipantInfoSchema, user: ParticipantInfoSchema })
+    .nullable(),
+  /** This configuration's K of pass^k. */
+  k_max: z.number().int().nonnegative(),
+  overall: AggregateSchema,
+});
+export type Configuration = z.infer<typeof ConfigurationSchema>;
+
 export const ReportSchema = z.object({
   schema: z.literal(REPORT_SCHEMA),
   /** Error trials were left out of the aggregates (`--exclude-errors`). */
@@ -113,14 +134,21 @@ export const ReportSchema = z.object({
     /** Infrastructure-error trials by kind, excluded or not. */
     errors: z.record(z.string(), z.number().int().positive()),
   }),
-  /** The K of pass^k: the fewest scored trials of any scenario. */
+  /** The K of pass^k: the fewest scored trials of any scenario (0 over configurations). */
   k_max: z.number().int().nonnegative(),
+  /** Each configuration read, by label then config hash. */
+  configurations: z.array(ConfigurationSchema),
   overall: AggregateSchema,
   latency_histogram: HistogramSchema.nullable(),
   by_suite: z.record(z.string(), AggregateSchema),
   scenarios: z.array(ScenarioRowSchema),
 });
 export type Report = z.infer<typeof ReportSchema>;
+
+/** A configuration (label + config hash) as one string. */
+export function configurationOf(v: Pick<Verdict, "label" | "config_hash">): string {
+  return JSON.stringify([v.label ?? null, v.config_hash]);
+}
 
 /** A trial key as one string. */
 export function trialKeyOf(
@@ -168,14 +196,14 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
   const verdicts = options.excludeErrors ? all.filter((v) => v.status !== "error") : all;
   const excluded = all.length - verdicts.length;
 
-  const bySuite = new Map<string, ReportedVerdict[]>();
-  for (const v of verdicts) {
-    const list = bySuite.get(v.suite);
-    if (list) list.push(v);
-    else bySuite.set(v.suite, [v]);
-  }
-  let k = 0;
-  for (const { n } of _scenarioCounts(verdicts).values()) k = k === 0 ? n : Math.min(k, n);
+  const bySuite = _groupBy(verdicts, (v) => v.suite);
+  const byConfiguration = [..._groupBy(verdicts, configurationOf).values()].sort((a, b) =>
+    _compare(a[0]!.label ?? "", b[0]!.label ?? "") ||
+    _compare(a[0]!.config_hash, b[0]!.config_hash)
+  );
+  // pass^k is a property of one configuration: never computed across them.
+  const single = byConfiguration.length <= 1;
+  const k = single ? _kMax(verdicts) : 0;
   const errors: Record<string, number> = {};
   for (const v of all) {
     if (v.status === "error") {
@@ -197,17 +225,36 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
       errors: _sortedCounts(errors),
     },
     k_max: k,
-    overall: aggregate(verdicts, options.seed),
+    configurations: byConfiguration.map((vs) => ({
+      label: vs[0]!.label ?? null,
+      config_hash: vs[0]!.config_hash,
+      participants: vs[0]!.participants ?? null,
+      k_max: _kMax(vs),
+      overall: aggregate(vs, options.seed),
+    })),
+    overall: aggregate(verdicts, options.seed, { passHatK: single }),
     latency_histogram: histogram(latencies),
     by_suite: Object.fromEntries(
-      [...bySuite.keys()].sort().map((s) => [s, aggregate(bySuite.get(s)!, options.seed)]),
+      [...bySuite.keys()].sort().map((
+        s,
+      ) => [s, aggregate(bySuite.get(s)!, options.seed, { passHatK: single })]),
     ),
-    scenarios: _scenarioRows(verdicts, k),
+    scenarios: byConfiguration.flatMap((vs) => _scenarioRows(vs, _kMax(vs))).sort((a, b) =>
+      _compare(a.scenario, b.scenario) || _compare(a.label ?? "", b.label ?? "") ||
+      _compare(a.config_hash, b.config_hash)
+    ),
   };
 }
 
-/** The aggregate of one group of verdicts. */
-export function aggregate(verdicts: readonly ReportedVerdict[], seed = 1): Aggregate {
+/**
+ * The aggregate of one group of verdicts. `passHatK: false` leaves pass^k out (a group
+ * that mixes configurations).
+ */
+export function aggregate(
+  verdicts: readonly ReportedVerdict[],
+  seed = 1,
+  options: { passHatK?: boolean } = {},
+): Aggregate {
   const success = _rate();
   const task = _rate();
   const signals = Object.fromEntries(SIGNALS.map((s) => [s, _rate()])) as Record<Signal, Rate>;
@@ -279,7 +326,7 @@ export function aggregate(verdicts: readonly ReportedVerdict[], seed = 1): Aggre
     }
   }
 
-  const counts = [..._scenarioCounts(verdicts).values()];
+  const counts = options.passHatK === false ? [] : [..._scenarioCounts(verdicts).values()];
   return {
     scenarios: new Set(verdicts.map((v) => v.scenario)).size,
     trials: verdicts.length,
@@ -348,6 +395,8 @@ function _scenarioRows(verdicts: readonly ReportedVerdict[], k: number): Scenari
     }
     return {
       scenario,
+      label: first.label ?? null,
+      config_hash: first.config_hash,
       suite: first.suite,
       domain: first.domain,
       trials: trials.length,
@@ -374,6 +423,24 @@ function _scenarioRows(verdicts: readonly ReportedVerdict[], k: number): Scenari
       })),
     };
   });
+}
+
+/** The K of pass^k: the fewest scored trials of any scenario. */
+function _kMax(verdicts: readonly ReportedVerdict[]): number {
+  let k = 0;
+  for (const { n } of _scenarioCounts(verdicts).values()) k = k === 0 ? n : Math.min(k, n);
+  return k;
+}
+
+function _groupBy<V>(items: readonly V[], keyOf: (v: V) => string): Map<string, V[]> {
+  const groups = new Map<string, V[]>();
+  for (const v of items) {
+    const key = keyOf(v);
+    const list = groups.get(key);
+    if (list) list.push(v);
+    else groups.set(key, [v]);
+  }
+  return groups;
 }
 
 function _sortedCounts(counts: Record<string, number>): Record<string, number> {

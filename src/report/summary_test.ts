@@ -147,3 +147,60 @@ Deno.test("summarize() does not list an error trial's signals as the agent's fai
   const a = r.scenarios.find((s) => s.scenario === "air__a")!;
   assertEquals([a.errors, a.failed_signals], [1, { clean_exit: 1 }]);
 });
+
+Deno.test("summarize() never computes pass^k across configurations; each gets its own", () => {
+  // The same scenarios under two configurations: oracle passes all, noop none.
+  const of = (label: string, config: string, success: boolean) =>
+    [0, 1].flatMap((trial) =>
+      ["air__a", "air__b"].map((s) =>
+        scoreTrial(trialRecord({
+          key: { scenario: s, trial, config_hash: config },
+          label,
+          suite: "air",
+          clean_exit: success,
+          participants: { agent: { kind: label }, user: { kind: "scripted" } },
+        }))
+      )
+    );
+  const r = summarize([...of("oracle", "cfg-o", true), ...of("noop", "cfg-n", false)]);
+  ok(ReportSchema.safeParse(r).success);
+  assertEquals(
+    r.configurations.map((c) => [c.label, c.config_hash, c.participants?.agent.kind, c.k_max]),
+    [["noop", "cfg-n", "noop", 2], ["oracle", "cfg-o", "oracle", 2]],
+  );
+  assertEquals(r.configurations[1]!.overall.pass_hat_k.map((p) => p.pass_hat_k), [1, 1]);
+  assertEquals(r.configurations[0]!.overall.pass_hat_k.map((p) => p.pass_hat_k), [0, 0]);
+  // Pooled figures carry no pass^k (a pooled pass^2 would be 0 here, meaning nothing).
+  assertEquals(r.k_max, 0);
+  assertEquals(r.overall.pass_hat_k, []);
+  equal(r.overall.pass_1_ci95, null);
+  assertEquals(r.by_suite.air!.pass_hat_k, []);
+  // One row per scenario and configuration, each with its own pass^k.
+  assertEquals(
+    r.scenarios.map((s) => [s.scenario, s.label, s.trials, s.pass_hat_k]),
+    [
+      ["air__a", "noop", 2, 0],
+      ["air__a", "oracle", 2, 1],
+      ["air__b", "noop", 2, 0],
+      ["air__b", "oracle", 2, 1],
+    ],
+  );
+  // One configuration: as before, and named.
+  const one = summarize(of("oracle", "cfg-o", true));
+  assertEquals([one.k_max, one.overall.pass_hat_k.length, one.configurations.length], [2, 2, 1]);
+});
+
+Deno.test("summarize(): a retried trial's newest verdict wins over its error", () => {
+  const set = new VerdictSet<Verdict>();
+  set.add(
+    verdict("air__a", 0, false, {
+      status: "error",
+      error: { kind: "agent_unreachable", message: "x" },
+    }),
+  );
+  set.add(verdict("air__a", 0, true));
+  const r = summarize(set.sorted(), { read: set.read, duplicates: set.duplicates });
+  assertEquals(r.overall.success, { passed: 1, total: 1, rate: 1 });
+  assertEquals(r.overall.errors, {});
+  equal(r.input.duplicates, 1);
+});

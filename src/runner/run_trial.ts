@@ -16,6 +16,8 @@ import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
 import { TRIAL_RECORD_SCHEMA, type TrialKey, type TrialRecord } from "./trial_record.ts";
+import { boundRecord } from "./record_bounds.ts";
+import { CALLBENCH_VERSION } from "../cli/version.ts";
 
 /** Makes the two ends of a trial's call. */
 export interface ParticipantFactory {
@@ -33,6 +35,8 @@ export interface TrialPlan {
   limits: Omit<CallLimits, "maxDurationMs">;
   /** Recorded in the record's expectations for `score`. */
   minAgentTurns?: number;
+  /** `eval --label`: recorded in the record. */
+  label?: string;
 }
 
 /** The send_dtmf tool every agent may use to press keys (routed by the bridge). */
@@ -77,7 +81,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   const wallStart = performance.now();
   const startedAt = new Date().toISOString();
   const { scenario, key } = plan;
-  const base = baseRecord(scenario, key, startedAt);
+  const base = baseRecord(scenario, key, startedAt, plan.label);
   if (plan.minAgentTurns !== undefined) base.expect.min_agent_turns = plan.minAgentTurns;
   let env: Environment;
   let agent: Participant | undefined;
@@ -125,11 +129,11 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       timedSpeech: simulated || isFlow,
     });
     const flowTrace = (user as { flowTrace?: () => unknown }).flowTrace?.();
-    return completeRecord(base, env, scenario, outcome, agent, user, flowTrace, {
+    return boundRecord(completeRecord(base, env, scenario, outcome, agent, user, flowTrace, {
       setup_ms: setupMs,
       call_ms: performance.now() - wallStart - setupMs,
       wall_ms: performance.now() - wallStart,
-    });
+    }));
   } catch (e) {
     return {
       ...base,
@@ -151,10 +155,17 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   }
 }
 
-function baseRecord(scenario: Scenario, key: TrialKey, startedAt: string): TrialRecord {
+function baseRecord(
+  scenario: Scenario,
+  key: TrialKey,
+  startedAt: string,
+  label: string | undefined,
+): TrialRecord {
   return {
     schema: TRIAL_RECORD_SCHEMA,
+    callbench_version: CALLBENCH_VERSION,
     key,
+    ...(label !== undefined ? { label } : {}),
     domain: scenario.domain,
     suite: suiteOf(scenario),
     status: "completed",

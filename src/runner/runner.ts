@@ -1,8 +1,16 @@
 /**
  * Many trials: every (scenario, trial) of a selection, filtered to this shard, minus
- * what an output folder already holds, run with bounded concurrency. Each record is
- * appended to `<out>/trials.jsonl` with one write and a transcript is written beside
- * it, so a run killed at any moment loses at most the trials in flight.
+ * what an output folder already holds, run with bounded concurrency. For each trial
+ * its transcript is written first, then its record is appended to `<out>/trials.jsonl`
+ * with one write, so a run killed at any moment loses at most the trials in flight
+ * (and a transcript missing for a recorded trial is rewritten when the folder is
+ * opened again).
+ *
+ * An output folder holds one configuration (config hash, which includes the label):
+ * opening it for another is refused unless `append` is set. With `retryErrors`, a
+ * trial whose newest line is an infrastructure error is run again; its new line
+ * supersedes the old one (the newest line of a key wins, and the file is compacted to
+ * one line per key when the run ends).
  *
  * @module
  */
@@ -22,15 +30,26 @@ export interface RunOptions {
   root: DataRoot;
   participants: ParticipantFactory;
   configHash: string;
+  /** `eval --label`: recorded in each record (the caller puts it in `configHash` too). */
+  label?: string;
   trials: number;
   concurrency: number;
   shard?: { index: number; count: number };
   out?: string;
   resume?: boolean;
+  /** With `resume`: run again the trials whose newest record is an infrastructure error. */
+  retryErrors?: boolean;
+  /** Allow `out` to hold trials of other configurations. */
+  append?: boolean;
   limits: Omit<CallLimits, "maxDurationMs">;
   /** Recorded in each trial's expectations for `score`. */
   minAgentTurns?: number;
-  /** Called with each finished record, in completion order. */
+  /**
+   * Stops the run: no trial starts after it is aborted, and a trial that ends after it
+   * is neither written nor passed to `onRecord` (a later `resume` runs it again).
+   */
+  signal?: AbortSignal;
+  /** Called with each finished record, in completion order, after it is written. */
   onRecord: (record: TrialRecord) => void | Promise<void>;
   onProgress?: (done: number, total: number, record?: TrialRecord) => void;
 }
@@ -68,8 +87,11 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   let done = new Set<string>();
   let sink: TrialSink | undefined;
   if (opts.out) {
-    sink = await TrialSink.open(opts.out);
-    if (opts.resume) done = sink.existing;
+    sink = await TrialSink.open(opts.out, {
+      configHash: opts.configHash,
+      append: opts.append ?? false,
+    });
+    if (opts.resume) done = opts.retryErrors ? sink.completed : sink.existing;
   }
   const todo = plan.filter((p) => !done.has(keyId(p.key)));
   const summary: RunSummary = {
@@ -80,8 +102,9 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   };
   opts.onProgress?.(0, todo.length);
   let next = 0;
+  const stopped = () => opts.signal?.aborted === true;
   const worker = async () => {
-    while (next < todo.length) {
+    while (next < todo.length && !stopped()) {
       const item = todo[next++]!;
       const record = await runTrial({
         scenario: item.scenario,
@@ -90,10 +113,13 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         participants: opts.participants,
         limits: opts.limits,
         ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
+        ...(opts.label !== undefined ? { label: opts.label } : {}),
       });
+      if (stopped()) return;
       summary.run++;
       if (record.status === "error") summary.errors++;
       await sink?.write(record);
+      if (stopped()) return;
       await opts.onRecord(record);
       opts.onProgress?.(summary.run, todo.length, record);
     }
@@ -105,6 +131,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   } finally {
     sink?.close();
   }
+  if (sink && opts.retryErrors && !stopped()) await sink.compact();
   return summary;
 }
 
@@ -112,26 +139,48 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
  * A transcript's file name: readable, safe, and short enough for any file system
  * (scenario names can be long), made unique by a hash of the trial key.
  */
-export function transcriptName(record: TrialRecord): string {
+export function transcriptName(record: Pick<TrialRecord, "key">): string {
   const safe = record.key.scenario.replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, 120);
   return `${safe}__t${record.key.trial}__${sha256Hex(keyId(record.key)).slice(0, 12)}.txt`;
 }
 
+/** How a `TrialSink` treats the folder's existing records. */
+export interface SinkOptions {
+  /** The run's configuration: records of another one are refused unless `append`. */
+  configHash: string;
+  append: boolean;
+}
+
 /** `<out>/trials.jsonl` (append-only, one write per record) and `<out>/transcripts/`. */
 export class TrialSink {
+  /** Trial keys with a record in the folder. */
   readonly existing: Set<string>;
+  /** Trial keys whose newest record is not an infrastructure error. */
+  readonly completed: Set<string>;
   readonly #file: Deno.FsFile;
   readonly #dir: string;
+  /** Some key has more than one line: `compact` rewrites the file. */
+  #duplicates: boolean;
+  #closed = false;
 
-  private constructor(dir: string, file: Deno.FsFile, existing: Set<string>) {
+  private constructor(
+    dir: string,
+    file: Deno.FsFile,
+    existing: Set<string>,
+    completed: Set<string>,
+    duplicates: boolean,
+  ) {
     this.#dir = dir;
     this.#file = file;
     this.existing = existing;
+    this.completed = completed;
+    this.#duplicates = duplicates;
   }
 
-  static async open(dir: string): Promise<TrialSink> {
+  static async open(dir: string, options?: SinkOptions): Promise<TrialSink> {
+    const transcripts = join(dir, "transcripts");
     try {
-      await Deno.mkdir(join(dir, "transcripts"), { recursive: true });
+      await Deno.mkdir(transcripts, { recursive: true });
     } catch (e) {
       throw new InputError({
         field: "--out",
@@ -141,6 +190,7 @@ export class TrialSink {
     }
     const path = join(dir, "trials.jsonl");
     const existing = new Set<string>();
+    const completed = new Set<string>();
     let text = "";
     try {
       text = await Deno.readTextFile(path);
@@ -153,32 +203,56 @@ export class TrialSink {
       await Deno.truncate(path, new TextEncoder().encode(complete).length);
     }
     const kept: string[] = [];
+    const records: TrialRecord[] = [];
     let dropped = 0;
+    let duplicates = false;
+    const others = new Map<string, string | undefined>();
     for (const line of complete.split("\n")) {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as TrialRecord;
         if (!r?.key) throw new Error("not a trial record");
-        existing.add(keyId(r.key));
+        const id = keyId(r.key);
+        if (existing.has(id)) duplicates = true;
+        existing.add(id);
+        // The newest line of a key decides whether it still needs a run.
+        if (r.status === "error") completed.delete(id);
+        else completed.add(id);
+        if (options && r.key.config_hash !== options.configHash) {
+          others.set(r.key.config_hash, r.label);
+        }
         kept.push(line);
+        records.push(r);
       } catch {
         dropped++; // re-run: its trial key is not in `existing`
       }
+    }
+    if (others.size > 0 && options && !options.append) {
+      const [hash, label] = [...others][0]!;
+      throw new InputError({
+        field: "--out",
+        file: dir,
+        message: `holds trials of another configuration (config ${hash}${
+          label !== undefined ? `, label "${label}"` : ""
+        }${others.size > 1 ? ` and ${others.size - 1} more` : ""}); a report would pool them`,
+        hint: "use a new folder, or --append to add this configuration to it",
+      });
     }
     if (dropped > 0) {
       await Deno.writeTextFile(`${path}.tmp`, kept.map((l) => l + "\n").join(""));
       await Deno.rename(`${path}.tmp`, path);
     }
+    await _restoreTranscripts(transcripts, records);
     const file = await Deno.open(path, { append: true, create: true });
-    return new TrialSink(dir, file, existing);
+    return new TrialSink(dir, file, existing, completed, duplicates);
   }
 
   async write(record: TrialRecord): Promise<void> {
-    // The record first: it is what resume and scoring read.
-    const bytes = new TextEncoder().encode(JSON.stringify(record) + "\n");
-    let off = 0;
-    while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
-    this.#file.syncDataSync();
+    if (this.#closed) return;
+    const id = keyId(record.key);
+    if (this.existing.has(id)) this.#duplicates = true;
+    // The transcript first: a kill between the two leaves no record without its
+    // transcript (an orphan transcript is overwritten when the trial runs again).
     try {
       await Deno.writeTextFile(
         join(this.#dir, "transcripts", transcriptName(record)),
@@ -187,9 +261,59 @@ export class TrialSink {
     } catch {
       // A transcript is a convenience; never lose the run over one.
     }
+    if (this.#closed) return;
+    const bytes = new TextEncoder().encode(JSON.stringify(record) + "\n");
+    let off = 0;
+    while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
+    this.#file.syncDataSync();
+    this.existing.add(id);
+    if (record.status === "error") this.completed.delete(id);
+    else this.completed.add(id);
+  }
+
+  /** Rewrites `trials.jsonl` with only the newest line of each key (after a retry). */
+  async compact(): Promise<void> {
+    if (!this.#duplicates) return;
+    const path = join(this.#dir, "trials.jsonl");
+    const lines = (await Deno.readTextFile(path)).split("\n").filter((l) => l.trim() !== "");
+    const newest = new Map<string, number>();
+    lines.forEach((line, i) => {
+      try {
+        newest.set(keyId((JSON.parse(line) as TrialRecord).key), i);
+      } catch { /* kept as it is: only complete records are written */ }
+    });
+    const keep = new Set(newest.values());
+    const out = lines.filter((line, i) => keep.has(i) || !_isRecordLine(line));
+    await Deno.writeTextFile(`${path}.tmp`, out.map((l) => l + "\n").join(""));
+    await Deno.rename(`${path}.tmp`, path);
+    this.#duplicates = false;
   }
 
   close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
     this.#file.close();
+  }
+}
+
+function _isRecordLine(line: string): boolean {
+  try {
+    return (JSON.parse(line) as TrialRecord)?.key !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes the transcript of each record that has none (a run killed between the two). */
+async function _restoreTranscripts(dir: string, records: TrialRecord[]): Promise<void> {
+  const present = new Set<string>();
+  for await (const e of Deno.readDir(dir)) present.add(e.name);
+  for (const r of records) {
+    const name = transcriptName(r);
+    if (present.has(name)) continue;
+    try {
+      await Deno.writeTextFile(join(dir, name), formatTranscript(r));
+      present.add(name);
+    } catch { /* a transcript is a convenience */ }
   }
 }

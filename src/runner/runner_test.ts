@@ -229,3 +229,197 @@ Deno.test("an --out that is a file is an input error", async () => {
     await Deno.remove(file);
   }
 });
+
+/** An agent that says `text` once and ends the call (a talkative or broken agent). */
+class SayingAgent implements Participant {
+  info = { kind: "saying" };
+  #line?: CallLine;
+  #done = false;
+  constructor(readonly text: string, readonly times = 1) {}
+  start(line: CallLine) {
+    this.#line = line;
+    return Promise.resolve();
+  }
+  onEvent(e: CallEvent) {
+    if (this.#done || !(e.type === "speech" || (e.type === "call_start" && e.you_speak_first))) {
+      return;
+    }
+    this.#done = true;
+    for (let i = 0; i < this.times; i++) this.#line?.say(this.text);
+    void this.#line?.callTool("end_conversation", {});
+  }
+  close() {
+    return Promise.resolve();
+  }
+}
+
+function readRecords(dir: string): TrialRecord[] {
+  return Deno.readTextFileSync(join(dir, "trials.jsonl")).trimEnd().split("\n").map((l) =>
+    JSON.parse(l) as TrialRecord
+  );
+}
+
+Deno.test("a transcript lost by a kill between transcript and record is rewritten on resume", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const base = {
+      root,
+      participants: oracle,
+      configHash: "cfg",
+      trials: 1,
+      concurrency: 1,
+      out: dir,
+      limits,
+      scenarios: scenarios(2),
+      onRecord: () => {},
+    };
+    await runTrials(base);
+    const tdir = join(dir, "transcripts");
+    const names = [...Deno.readDirSync(tdir)].map((e) => e.name).sort();
+    assert.equal(names.length, 2);
+    await Deno.remove(join(tdir, names[0]!));
+    const again = await runTrials({ ...base, resume: true });
+    assert.equal(again.run, 0);
+    assert.deepEqual([...Deno.readDirSync(tdir)].map((e) => e.name).sort(), names);
+    assert.match(Deno.readTextFileSync(join(tdir, names[0]!)), /^scenario: test_counter__s/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--retry-errors re-runs error trials on resume and their new line supersedes the old", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const failing = {
+      agent: (s: { name: string }) =>
+        s.name.endsWith("s0")
+          ? Promise.reject(new Error("connection refused"))
+          : Promise.resolve(new NoopAgent()),
+      user: () => Promise.resolve(new ScriptedUser({})),
+      deterministic: () => true,
+    };
+    const working = { ...failing, agent: () => Promise.resolve(new NoopAgent()) };
+    const base = {
+      root,
+      configHash: "cfg",
+      trials: 1,
+      concurrency: 1,
+      out: dir,
+      limits,
+      scenarios: scenarios(2),
+      onRecord: () => {},
+    };
+    assert.equal((await runTrials({ ...base, participants: failing })).errors, 1);
+    // Plain --resume keeps the error: the trial is done.
+    assert.equal((await runTrials({ ...base, participants: working, resume: true })).run, 0);
+    const retried = await runTrials({
+      ...base,
+      participants: working,
+      resume: true,
+      retryErrors: true,
+    });
+    assert.deepEqual([retried.skipped, retried.run, retried.errors], [1, 1, 0]);
+    const lines = readRecords(dir);
+    assert.equal(lines.length, 2, "one line per trial key");
+    assert.ok(lines.every((r) => r.status === "completed"));
+    // Nothing left to retry.
+    const again = await runTrials({
+      ...base,
+      participants: working,
+      resume: true,
+      retryErrors: true,
+    });
+    assert.equal(again.run, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--out refuses a folder holding another configuration unless append", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const base = {
+      root,
+      participants: oracle,
+      trials: 1,
+      concurrency: 1,
+      out: dir,
+      limits,
+      scenarios: scenarios(1),
+      onRecord: () => {},
+    };
+    await runTrials({ ...base, configHash: "cfg-a", label: "oracle-v1" });
+    await assert.rejects(
+      () => runTrials({ ...base, configHash: "cfg-b", resume: true }),
+      (e: Error) =>
+        e.name === "InputError" &&
+        /another configuration \(config cfg-a, label "oracle-v1"\).*--append/.test(e.message),
+    );
+    // The same configuration may resume; another one is added with append.
+    assert.equal((await runTrials({ ...base, configHash: "cfg-a", resume: true })).run, 0);
+    assert.equal((await runTrials({ ...base, configHash: "cfg-b", append: true })).run, 1);
+    const records = readRecords(dir);
+    assert.deepEqual(records.map((r) => [r.key.config_hash, r.label]), [
+      ["cfg-a", "oracle-v1"],
+      ["cfg-b", undefined],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an aborted run starts no more trials and writes none that end after the abort", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const stop = new AbortController();
+    const got: TrialRecord[] = [];
+    const summary = await runTrials({
+      root,
+      participants: oracle,
+      configHash: "cfg",
+      trials: 1,
+      concurrency: 1,
+      out: dir,
+      limits,
+      scenarios: scenarios(5),
+      signal: stop.signal,
+      onRecord: (r) => {
+        got.push(r);
+        if (got.length === 2) stop.abort();
+      },
+    });
+    assert.equal(got.length, 2);
+    assert.equal(summary.run, 2);
+    assert.equal(readRecords(dir).length, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("records carry the callbench version and label; long turns are cut with a marker and a count", async () => {
+  const { CALLBENCH_VERSION } = await import("../cli/version.ts");
+  const { MAX_TURN_CHARS } = await import("./record_bounds.ts");
+  const s = counterScenario();
+  const big = "x".repeat(1_000_000);
+  const r = await runTrial({
+    scenario: s,
+    key: trialKey(s.name, 0, "cfg"),
+    root,
+    label: "talkative",
+    limits,
+    participants: {
+      agent: () => Promise.resolve(new SayingAgent(big)),
+      user: () => Promise.resolve(new ScriptedUser({ opening: "Hi." })),
+      // Untimed speech: on the simulated clock a 1 MB utterance outlasts the call.
+      deterministic: () => false,
+    },
+  });
+  const denoJson = JSON.parse(Deno.readTextFileSync("deno.json"));
+  assert.equal(r.callbench_version, denoJson.version);
+  assert.equal(CALLBENCH_VERSION, denoJson.version);
+  assert.equal(r.label, "talkative");
+  const turn = r.turns.find((t) => t.speaker === "agent" && t.text.startsWith("xxx"))!;
+  assert.equal(turn.truncated_chars, 1_000_000 - MAX_TURN_CHARS);
+  assert.ok(turn.text.endsWith(`[truncated ${1_000_000 - MAX_TURN_CHARS} chars]`));
+  assert.ok(JSON.stringify(r).length < 100_000);
+});

@@ -54,6 +54,8 @@ export const TurnSchema = z.object({
   end_ms: z.number(),
   voice: z.enum(["MACHINE", "VOICE"]).optional(),
   interrupted: z.boolean().optional(),
+  /** Characters cut from `text` (see `record_bounds.ts`); the text ends with a marker. */
+  truncated_chars: z.number().int().positive().optional(),
 });
 export type Turn = z.infer<typeof TurnSchema>;
 
@@ -64,6 +66,8 @@ export const ToolCallSchema = z.object({
   result: z.unknown(),
   ok: z.boolean(),
   at_ms: z.number(),
+  /** Characters cut from `arguments` and `result` (a cut one is the start of its JSON). */
+  truncated_chars: z.number().int().positive().optional(),
 });
 
 export const LatencySchema = z.object({
@@ -94,7 +98,11 @@ export const ParticipantInfoSchema = z.object({
 
 export const TrialRecordSchema = z.object({
   schema: z.literal(TRIAL_RECORD_SCHEMA),
+  /** The callbench that ran the trial (absent in records of older versions). */
+  callbench_version: z.string().optional(),
   key: TrialKeySchema,
+  /** `eval --label`: names the configuration in reports (part of its config hash). */
+  label: z.string().optional(),
   domain: z.string(),
   suite: z.string(),
   status: z.enum(["completed", "error"]),

@@ -56,6 +56,8 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
     trial: key.trial,
     seed: key.seed,
     config_hash: key.config_hash,
+    ...(record.label !== undefined ? { label: record.label } : {}),
+    participants: record.participants,
     domain: record.domain,
     suite: record.suite,
     status: error ? "error" : "completed",

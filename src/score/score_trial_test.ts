@@ -113,3 +113,11 @@ Deno.test("scoreTrial() is N/A when no whitelisted signal applies", () => {
   assertEquals("is_task_successful" in v, false);
   assertEquals(v.success_breakdown.not_applicable, ["is_action_match"]);
 });
+
+Deno.test("scoreTrial() carries the participants and the label, so a dashboard needs no join", () => {
+  const participants = { agent: { kind: "llm", model: "m" }, user: { kind: "scripted" } };
+  const v = scoreTrial(trialRecord({ label: "v2", participants }));
+  equal(v.label, "v2");
+  assertEquals(v.participants, participants);
+  equal(VerdictSchema.safeParse(v).success, true);
+});

@@ -14,13 +14,19 @@
  *
  * The verdict carries the call's turns (speaker, text, times) and tool calls (arguments
  * and results as JSON text, long ones clipped with a count) so the HTML report can show
- * every trial's transcript without the trial records.
+ * every trial's transcript without the trial records, and the trial's participants and
+ * label, so a dashboard needs no join with the records.
  *
  * @module
  */
 import { z } from "zod";
 import { Signal } from "../scenario/scenario.ts";
-import { AssertionVerdictSchema, ErrorKind, StopReason } from "../runner/trial_record.ts";
+import {
+  AssertionVerdictSchema,
+  ErrorKind,
+  ParticipantInfoSchema,
+  StopReason,
+} from "../runner/trial_record.ts";
 
 export const VERDICT_SCHEMA = "callbench.verdict/1";
 
@@ -182,6 +188,11 @@ export const VerdictSchema = z.object({
   trial: z.number().int().nonnegative(),
   seed: z.string(),
   config_hash: z.string(),
+  /** The record's `eval --label` (the configuration's name), when it had one. */
+  label: z.string().optional(),
+  /** Who took part (absent in verdicts of older versions). */
+  participants: z.object({ agent: ParticipantInfoSchema, user: ParticipantInfoSchema })
+    .optional(),
   domain: z.string(),
   suite: z.string(),
   status: z.enum(["completed", "error"]),
