@@ -6,7 +6,7 @@
  * @module
  */
 import { mulberry32 } from "../random/mulberry32.ts";
-import { loadFlite, synthesizeWithFlite } from "../speech/_flite_wasi.ts";
+import { FLITE_VOICES, loadFlite, synthesizeWithFlite } from "../speech/_flite_wasi.ts";
 import type { FliteVoice } from "../speech/_flite_wasi.ts";
 import { clip16 } from "./pcm.ts";
 import { resample } from "./resample.ts";
@@ -64,6 +64,8 @@ export function voicedSignal(sampleRate: number, ms: number, seed: number, rms =
 }
 
 let fliteDir: string | undefined;
+/** Flite output by voice and text, at the voice's own rate. */
+const spoken = new Map<string, Promise<Int16Array>>();
 
 /** Flite speech at `sampleRate` (resampled from the voice's rate when they differ). */
 export async function fliteSpeech(
@@ -71,11 +73,18 @@ export async function fliteSpeech(
   sampleRate = 16000,
   voice: FliteVoice = "slt",
 ): Promise<Int16Array> {
-  fliteDir ??= await Deno.makeTempDir({ prefix: "callbench-test-flite-" });
-  const audio = await synthesizeWithFlite(await loadFlite(), voice, text, fliteDir);
-  return audio.sampleRate === sampleRate
-    ? audio.samples
-    : resample(audio.samples, audio.sampleRate, sampleRate);
+  const key = JSON.stringify([text, voice]);
+  let made = spoken.get(key);
+  if (!made) {
+    made = (async () => {
+      fliteDir ??= await Deno.makeTempDir({ prefix: "callbench-test-flite-" });
+      return (await synthesizeWithFlite(await loadFlite(), voice, text, fliteDir)).samples;
+    })();
+    spoken.set(key, made);
+  }
+  const samples = await made;
+  const rate = FLITE_VOICES[voice];
+  return rate === sampleRate ? samples.slice() : resample(samples, rate, sampleRate);
 }
 
 /** Sentences for tests (written for this project). */
