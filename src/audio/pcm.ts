@@ -85,7 +85,7 @@ export function concatPcm(parts: readonly Pcm16[]): Pcm16 {
 }
 
 /** Samples as little-endian bytes (a copy; correct on any host byte order). */
-export function pcm16ToBytes(samples: Int16Array): Uint8Array {
+export function pcm16ToBytes(samples: Int16Array): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(samples.length * 2);
   const view = new DataView(out.buffer);
   for (let i = 0; i < samples.length; i++) view.setInt16(i * 2, samples[i]!, true);

@@ -16,7 +16,7 @@
 import { type AudioFormatProblem, type Pcm16, pcm16 } from "./pcm.ts";
 
 /** A WAV file's bytes for PCM16 audio. */
-export function encodeWav(audio: Pcm16): Uint8Array {
+export function encodeWav(audio: Pcm16): Uint8Array<ArrayBuffer> {
   const dataBytes = audio.samples.length * 2;
   const out = new Uint8Array(44 + dataBytes);
   const v = new DataView(out.buffer);
