@@ -77,7 +77,11 @@ export async function fliteSpeech(
   let made = spoken.get(key);
   if (!made) {
     made = (async () => {
-      fliteDir ??= await Deno.makeTempDir({ prefix: "callbench-test-flite-" });
+      if (!fliteDir) {
+        const dir = await Deno.makeTempDir({ prefix: "callbench-test-flite-" });
+        fliteDir = dir;
+        globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+      }
       return (await synthesizeWithFlite(await loadFlite(), voice, text, fliteDir)).samples;
     })();
     spoken.set(key, made);

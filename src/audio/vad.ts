@@ -126,6 +126,7 @@ export class Vad {
   /** Forgets the adaptive state and any partial frame (a new stream). */
   reset(): void {
     this.#m._fvad_reset(this.#inst);
+    this.#resampler?.flush();
     this.#pendingLen = 0;
   }
 
