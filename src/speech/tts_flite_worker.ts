@@ -8,16 +8,9 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import process from "node:process";
-import { isFliteVoice, loadFlite, synthesizeWithFlite } from "./_flite_wasi.ts";
+import { isFliteVoice, loadFlite, silenceWasiWarning, synthesizeWithFlite } from "./_flite_wasi.ts";
 
-// node:wasi announces itself as experimental on every run; that is known and noise here.
-const emitWarning = process.emitWarning.bind(process);
-process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-  const text = typeof warning === "string" ? warning : warning.message;
-  if (text.includes("WASI is an experimental feature")) return;
-  (emitWarning as (...a: unknown[]) => void)(warning, ...rest);
-}) as typeof process.emitWarning;
+silenceWasiWarning();
 
 /** A request to the Worker. */
 export interface FliteJob {
