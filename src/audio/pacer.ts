@@ -1,0 +1,169 @@
+/**
+ * A real-time pacer: sends audio in fixed chunks (default 16 ms, 512 bytes at 16 kHz,
+ * as the reference harness does) on a fixed grid `start + k * chunkMs`, on any
+ * `Clock`. Each tick sends every chunk whose time has come, so a late timer is caught
+ * up instead of pushing every later chunk back: there is no drift, however long the
+ * call. When nothing is queued it sends silence (or, with `silenceFill: false`, sends
+ * nothing and keeps the grid). On a `SimClock` the same code runs in virtual time.
+ *
+ * @example
+ * ```ts
+ * const pacer = new Pacer({ clock, sampleRate: 16000, onChunk: (c) => send(c.samples) });
+ * pacer.start();
+ * pacer.enqueue(utterance);
+ * await pacer.drained(); // the utterance is out; silence follows
+ * pacer.clear(); // barge-in: drop what is still queued
+ * pacer.stop();
+ * ```
+ *
+ * @module
+ */
+import type { CallTime, Clock } from "../bridge/call.ts";
+
+/** One chunk as sent. */
+export interface PacedChunk {
+  /** Always a full chunk; queued audio is padded with zeros at the end of the queue. */
+  samples: Int16Array;
+  /** Chunk number since `start` (0, 1, 2, ...). */
+  index: number;
+  /** When it was due: `start + index * chunkMs` on the clock. */
+  dueAt: CallTime;
+  /** When it was sent (`dueAt` on a simulated clock; later when a timer fired late). */
+  sentAt: CallTime;
+  /** Samples of queued audio in it (0: pure silence fill). */
+  audioSamples: number;
+}
+
+export interface PacerOptions {
+  clock: Clock;
+  sampleRate: number;
+  /** Default 16. */
+  chunkMs?: number;
+  /** Send silence when nothing is queued (default true). */
+  silenceFill?: boolean;
+  /** Called for each chunk, in order. Must not throw. */
+  onChunk: (chunk: PacedChunk) => void;
+}
+
+/** Paces queued audio onto a fixed chunk grid. */
+export class Pacer {
+  readonly chunkMs: number;
+  readonly sampleRate: number;
+  readonly #clock: Clock;
+  readonly #silenceFill: boolean;
+  readonly #onChunk: (chunk: PacedChunk) => void;
+  #queue: Int16Array[] = [];
+  /** Samples of `#queue[0]` already sent. */
+  #offset = 0;
+  #queued = 0;
+  #startAt = 0;
+  #next = 0;
+  #cancel: (() => void) | undefined;
+  #running = false;
+  #waiters: (() => void)[] = [];
+
+  constructor(options: PacerOptions) {
+    this.chunkMs = options.chunkMs ?? 16;
+    if (!(this.chunkMs > 0)) throw new RangeError(`Invalid chunk length ${this.chunkMs} ms`);
+    this.sampleRate = options.sampleRate;
+    this.#clock = options.clock;
+    this.#silenceFill = options.silenceFill ?? true;
+    this.#onChunk = options.onChunk;
+  }
+
+  /** Starts the grid now; the first chunk goes out at once. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#startAt = this.#clock.now();
+    this.#next = 0;
+    this.#tick();
+  }
+
+  /** Stops sending; queued audio stays queued (and `drained` waiters keep waiting). */
+  stop(): void {
+    this.#running = false;
+    this.#cancel?.();
+    this.#cancel = undefined;
+  }
+
+  /** Queues audio to send after what is already queued. */
+  enqueue(samples: Int16Array): void {
+    if (samples.length === 0) return;
+    this.#queue.push(samples);
+    this.#queued += samples.length;
+  }
+
+  /** Drops the queued audio (barge-in); returns how many samples were dropped. */
+  clear(): number {
+    const dropped = this.#queued;
+    this.#queue = [];
+    this.#offset = 0;
+    this.#queued = 0;
+    this.#wake();
+    return dropped;
+  }
+
+  /** Samples queued and not yet sent. */
+  get queuedSamples(): number {
+    return this.#queued;
+  }
+
+  /** Resolves once nothing is queued (at once when nothing is). */
+  drained(): Promise<void> {
+    if (this.#queued === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** First sample of chunk `k` (rounding down, so chunk sizes differ by at most one). */
+  #sampleAt(k: number): number {
+    return Math.floor((k * this.chunkMs * this.sampleRate) / 1000);
+  }
+
+  #tick(): void {
+    this.#cancel = undefined;
+    if (!this.#running) return;
+    const now = this.#clock.now();
+    // Send everything due (catching up after a late timer), then wait for the next slot.
+    while (this.#startAt + this.#next * this.chunkMs <= now) {
+      this.#send(this.#next, now);
+      this.#next++;
+      if (!this.#running) return;
+    }
+    const wait = this.#startAt + this.#next * this.chunkMs - now;
+    this.#cancel = this.#clock.timer(wait, () => this.#tick());
+  }
+
+  #send(k: number, now: CallTime): void {
+    const size = this.#sampleAt(k + 1) - this.#sampleAt(k);
+    if (this.#queued === 0 && !this.#silenceFill) return;
+    const samples = new Int16Array(size);
+    let filled = 0;
+    while (filled < size && this.#queue.length > 0) {
+      const head = this.#queue[0]!;
+      const take = Math.min(size - filled, head.length - this.#offset);
+      samples.set(head.subarray(this.#offset, this.#offset + take), filled);
+      filled += take;
+      this.#offset += take;
+      if (this.#offset === head.length) {
+        this.#queue.shift();
+        this.#offset = 0;
+      }
+    }
+    this.#queued -= filled;
+    this.#onChunk({
+      samples,
+      index: k,
+      dueAt: this.#startAt + k * this.chunkMs,
+      sentAt: now,
+      audioSamples: filled,
+    });
+    if (filled > 0 && this.#queued === 0) this.#wake();
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w();
+  }
+}

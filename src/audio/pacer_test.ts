@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { SimClock } from "../bridge/clock.ts";
+import type { Clock } from "../bridge/call.ts";
+import { type PacedChunk, Pacer } from "./pacer.ts";
+
+function collect(clock: Clock, options: Partial<ConstructorParameters<typeof Pacer>[0]> = {}) {
+  const chunks: PacedChunk[] = [];
+  const pacer = new Pacer({
+    clock,
+    sampleRate: 16000,
+    onChunk: (c) => chunks.push(c),
+    ...options,
+  });
+  return { pacer, chunks };
+}
+
+Deno.test("Pacer sends 512-byte chunks on the 16 ms grid with no drift over 60 s", async () => {
+  const clock = new SimClock();
+  const { pacer, chunks } = collect(clock);
+  await clock.advance(5); // the grid starts when the pacer does, not at 0
+  pacer.start();
+  await clock.advance(60_000);
+  pacer.stop();
+  assert.equal(chunks.length, 60_000 / 16 + 1);
+  chunks.forEach((c, k) => {
+    assert.equal(c.index, k);
+    assert.equal(c.dueAt, 5 + k * 16);
+    assert.equal(c.sentAt, c.dueAt);
+    assert.equal(c.samples.length, 256);
+  });
+  assert.equal(chunks.at(-1)!.sentAt, 60_005);
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("Pacer sends queued audio in order, pads its end and fills silence after", async () => {
+  const clock = new SimClock();
+  const { pacer, chunks } = collect(clock);
+  const audio = Int16Array.from({ length: 1000 }, (_, i) => i + 1);
+  pacer.enqueue(audio.subarray(0, 300));
+  pacer.enqueue(audio.subarray(300));
+  let drainedAt = -1;
+  pacer.drained().then(() => drainedAt = clock.now());
+  pacer.start();
+  await clock.advance(100);
+  pacer.stop();
+  const sent = chunks.flatMap((c) => [...c.samples]);
+  assert.deepEqual(sent.slice(0, 1000), [...audio]);
+  assert.ok(sent.slice(1000).every((s) => s === 0));
+  assert.deepEqual(chunks.map((c) => c.audioSamples).slice(0, 6), [256, 256, 256, 232, 0, 0]);
+  assert.equal(drainedAt, 48);
+  assert.equal(pacer.queuedSamples, 0);
+});
+
+Deno.test("Pacer without silence fill sends nothing between utterances and keeps the grid", async () => {
+  const clock = new SimClock();
+  const { pacer, chunks } = collect(clock, { silenceFill: false });
+  pacer.start();
+  await clock.advance(50);
+  assert.equal(chunks.length, 0);
+  pacer.enqueue(new Int16Array(300).fill(7));
+  await clock.advance(50);
+  pacer.stop();
+  assert.deepEqual(chunks.map((c) => c.dueAt), [64, 80]);
+  assert.deepEqual(chunks.map((c) => c.audioSamples), [256, 44]);
+});
+
+Deno.test("Pacer catches up to the grid when its timers fire late", async () => {
+  const sim = new SimClock();
+  // Every timer fires 7 ms late, as a busy event loop would.
+  const late: Clock = {
+    simulated: true,
+    now: () => sim.now(),
+    timer: (ms, fn) => sim.timer(ms + 7, fn),
+    sleep: (ms, signal) => sim.sleep(ms, signal),
+  };
+  const { pacer, chunks } = collect(late);
+  pacer.start();
+  await sim.advance(10_000);
+  pacer.stop();
+  // Every due chunk has been sent by 10 s (no chunk lost to lateness) ...
+  assert.ok(chunks.length >= 10_000 / 16 - 1, `${chunks.length}`);
+  chunks.forEach((c, k) => assert.equal(c.dueAt, k * 16));
+  // ... and no chunk went out more than one timer delay after its time.
+  assert.ok(chunks.every((c) => c.sentAt - c.dueAt <= 7 + 16));
+});
+
+Deno.test("Pacer.clear() drops queued audio for a barge-in and wakes drained() waiters", async () => {
+  const clock = new SimClock();
+  const { pacer, chunks } = collect(clock);
+  pacer.enqueue(new Int16Array(16000).fill(1));
+  let drained = false;
+  pacer.drained().then(() => drained = true);
+  pacer.start();
+  await clock.advance(32);
+  assert.equal(pacer.clear(), 16000 - 3 * 256);
+  await clock.advance(32);
+  pacer.stop();
+  assert.ok(drained);
+  assert.deepEqual(chunks.map((c) => c.audioSamples), [256, 256, 256, 0, 0]);
+});
+
+Deno.test("Pacer at 22.05 kHz alternates chunk sizes so the sample count never drifts", async () => {
+  const clock = new SimClock();
+  const { pacer, chunks } = collect(clock, { sampleRate: 22050 });
+  pacer.start();
+  await clock.advance(60_000);
+  pacer.stop();
+  const total = chunks.reduce((n, c) => n + c.samples.length, 0);
+  // Chunks 0..3750 end at 3751 * 16 ms = 60.016 s: 1323352.8 samples, rounded down.
+  assert.equal(total, 1_323_352);
+  const sizes = new Set(chunks.map((c) => c.samples.length));
+  assert.deepEqual([...sizes].sort(), [352, 353]);
+});

@@ -1,0 +1,163 @@
+/**
+ * PCM16 audio: signed 16-bit samples with their sample rate and channel count
+ * (interleaved when there are two channels), and the few helpers every other audio
+ * module needs. Bytes on the wire are little-endian, as in WAV, pipecat
+ * `AudioRawFrame`s and RTVI `raw-audio`.
+ *
+ * @example
+ * ```ts
+ * const beep = pcm16(new Int16Array([0, 1000, 0, -1000]), 16000);
+ * const call = concatPcm([beep, silence(16000, 20)]);
+ * durationMs(call); // 20.25
+ * const bytes = pcm16ToBytes(call.samples); // 650 bytes, little-endian
+ * pcm16FromBytes(bytes); // { ok: true, samples }
+ * ```
+ *
+ * @module
+ */
+
+/** Signed 16-bit PCM. Stereo samples are interleaved (left, right, left, ...). */
+export interface Pcm16 {
+  readonly samples: Int16Array;
+  /** Samples per second per channel. */
+  readonly sampleRate: number;
+  /** 1 (mono) or 2 (stereo). */
+  readonly channels: 1 | 2;
+}
+
+/** A problem with audio bytes or a format, as data. */
+export interface AudioFormatProblem {
+  ok: false;
+  message: string;
+}
+
+/** Makes a `Pcm16`, checking the rate and that stereo samples come in pairs. */
+export function pcm16(samples: Int16Array, sampleRate: number, channels: 1 | 2 = 1): Pcm16 {
+  if (!Number.isInteger(sampleRate) || sampleRate <= 0) {
+    throw new RangeError(`Invalid sample rate ${sampleRate}`);
+  }
+  if (samples.length % channels !== 0) {
+    throw new RangeError(`${samples.length} samples do not split into ${channels} channels`);
+  }
+  return { samples, sampleRate, channels };
+}
+
+/** Samples per channel. */
+export function frameCount(audio: Pcm16): number {
+  return audio.samples.length / audio.channels;
+}
+
+/** Duration in milliseconds. */
+export function durationMs(audio: Pcm16): number {
+  return (frameCount(audio) * 1000) / audio.sampleRate;
+}
+
+/** Samples per channel in `ms` milliseconds at `sampleRate` (rounded to the nearest). */
+export function samplesFor(sampleRate: number, ms: number): number {
+  return Math.round((sampleRate * ms) / 1000);
+}
+
+/** `ms` milliseconds of digital silence. */
+export function silence(sampleRate: number, ms: number, channels: 1 | 2 = 1): Pcm16 {
+  return pcm16(new Int16Array(samplesFor(sampleRate, ms) * channels), sampleRate, channels);
+}
+
+/** Joins clips of one rate and channel count; throws a `RangeError` when they differ. */
+export function concatPcm(parts: readonly Pcm16[]): Pcm16 {
+  const first = parts[0];
+  if (!first) throw new RangeError("Nothing to concatenate");
+  let total = 0;
+  for (const p of parts) {
+    if (p.sampleRate !== first.sampleRate || p.channels !== first.channels) {
+      throw new RangeError(
+        `Cannot join ${p.sampleRate} Hz x${p.channels} audio to ${first.sampleRate} Hz x${first.channels}`,
+      );
+    }
+    total += p.samples.length;
+  }
+  const out = new Int16Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p.samples, at);
+    at += p.samples.length;
+  }
+  return pcm16(out, first.sampleRate, first.channels);
+}
+
+/** Samples as little-endian bytes (a copy; correct on any host byte order). */
+export function pcm16ToBytes(samples: Int16Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(samples.length * 2);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < samples.length; i++) view.setInt16(i * 2, samples[i]!, true);
+  return out;
+}
+
+/** Little-endian bytes as samples; an odd byte count is a problem, not a truncation. */
+export function pcm16FromBytes(
+  bytes: Uint8Array,
+): { ok: true; samples: Int16Array } | AudioFormatProblem {
+  if (bytes.length % 2 !== 0) {
+    return { ok: false, message: `PCM16 audio has an odd byte count (${bytes.length})` };
+  }
+  const samples = new Int16Array(bytes.length / 2);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(i * 2, true);
+  return { ok: true, samples };
+}
+
+/** Interleaves two mono channels into stereo; the shorter one is padded with silence. */
+export function interleave(left: Int16Array, right: Int16Array): Int16Array {
+  const n = Math.max(left.length, right.length);
+  const out = new Int16Array(n * 2);
+  for (let i = 0; i < n; i++) {
+    out[2 * i] = left[i] ?? 0;
+    out[2 * i + 1] = right[i] ?? 0;
+  }
+  return out;
+}
+
+/** Averages stereo to mono (mono is returned as it is). */
+export function toMono(audio: Pcm16): Pcm16 {
+  if (audio.channels === 1) return audio;
+  const n = frameCount(audio);
+  const out = new Int16Array(n);
+  for (let i = 0; i < n; i++) {
+    out[i] = (audio.samples[2 * i]! + audio.samples[2 * i + 1]!) >> 1;
+  }
+  return pcm16(out, audio.sampleRate, 1);
+}
+
+/** Rounds and clips a float sample (full scale ±32768) to int16. */
+export function clip16(x: number): number {
+  const r = Math.round(x);
+  return r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+}
+
+/** Mean power of samples, in int16 units squared (0 for none). */
+export function meanPower(samples: ArrayLike<number>): number {
+  if (samples.length === 0) return 0;
+  let sum = 0;
+  for (let i = 0; i < samples.length; i++) sum += samples[i]! * samples[i]!;
+  return sum / samples.length;
+}
+
+/** Level in dB relative to a full-scale square wave (0 dBFS = power 32768²). */
+export function dbfs(samples: ArrayLike<number>): number {
+  const p = meanPower(samples);
+  return p === 0 ? -Infinity : 10 * Math.log10(p / (32768 * 32768));
+}
+
+/** A sine tone (tests, beeps): `amplitude` in int16 units, `phase` in radians. */
+export function sine(
+  sampleRate: number,
+  frequency: number,
+  ms: number,
+  amplitude = 16000,
+  phase = 0,
+): Int16Array {
+  const n = samplesFor(sampleRate, ms);
+  const out = new Int16Array(n);
+  const w = (2 * Math.PI * frequency) / sampleRate;
+  for (let i = 0; i < n; i++) out[i] = clip16(amplitude * Math.sin(w * i + phase));
+  return out;
+}

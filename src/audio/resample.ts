@@ -1,0 +1,233 @@
+/**
+ * A polyphase windowed-sinc resampler for mono PCM16, streaming: feed chunks of any
+ * size to `process`, then `flush` once at the end; the output is the same as one
+ * `resample` of the whole signal. Rates whose ratio reduces to at most
+ * `MAX_PHASES` phases work (8, 16, 22.05, 24, 32, 44.1 and 48 kHz in every direction).
+ *
+ * The filter is a Kaiser-windowed sinc with 32 taps at the lower of the two rates (more
+ * taps, in proportion, when downsampling), cut off so the stopband (about 80 dB down)
+ * starts at the lower Nyquist frequency: aliases are removed, and the passband is flat
+ * to about a third of the lower rate (2.6 kHz at 8 kHz, 5.3 kHz at 16 kHz). Output sample `n` is the signal at input time
+ * `n * from / to` (zero phase: no delay to correct), and `process` holds back the last
+ * few input samples until the samples after them arrive.
+ *
+ * @example
+ * ```ts
+ * const r = new Resampler(24000, 16000);
+ * const out = [r.process(chunkA), r.process(chunkB), r.flush()];
+ * const whole = resample(samples, 24000, 16000);
+ * ```
+ *
+ * @module
+ */
+import { clip16 } from "./pcm.ts";
+
+/** The rates the bridge meets on the wire. Others work when the ratio is simple enough. */
+export const COMMON_RATES = [8000, 16000, 22050, 24000] as const;
+
+/** The most polyphase phases (the reduced numerator of to/from) a resampler accepts. */
+export const MAX_PHASES = 1024;
+
+export interface ResamplerOptions {
+  /** Taps at the lower rate; default 32. */
+  taps?: number;
+  /** Kaiser window beta; default 8 (about 80 dB stopband). */
+  beta?: number;
+}
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Zeroth-order modified Bessel function of the first kind (for the Kaiser window). */
+function besselI0(x: number): number {
+  let sum = 1;
+  let term = 1;
+  const q = (x * x) / 4;
+  for (let k = 1; k < 50; k++) {
+    term *= q / (k * k);
+    sum += term;
+    if (term < sum * 1e-12) break;
+  }
+  return sum;
+}
+
+/** Whether `from` → `to` is a conversion a `Resampler` accepts. */
+export function canResample(from: number, to: number): boolean {
+  if (!Number.isInteger(from) || !Number.isInteger(to) || from <= 0 || to <= 0) return false;
+  return to / gcd(from, to) <= MAX_PHASES;
+}
+
+/** Converts a stream of mono samples from one rate to another. */
+export class Resampler {
+  readonly from: number;
+  readonly to: number;
+  /** Upsampling factor L and downsampling factor M (to/from = L/M, reduced). */
+  readonly #l: number;
+  readonly #m: number;
+  /** Taps per phase. */
+  readonly #n: number;
+  /** `#l` phases of `#n` coefficients each. */
+  readonly #bank: Float32Array;
+  /** Input not yet consumed; `#buf[0]` is input sample number `#bufStart`. */
+  #buf: Float32Array;
+  #bufLen = 0;
+  #bufStart: number;
+  /** Next output: the input sample it sits on or after, and its phase (0..L-1). */
+  #i = 0;
+  #phase = 0;
+  /** Input samples received so far. */
+  #received = 0;
+  readonly #identity: boolean;
+
+  constructor(from: number, to: number, options: ResamplerOptions = {}) {
+    if (!canResample(from, to)) {
+      throw new RangeError(`Cannot resample ${from} Hz to ${to} Hz`);
+    }
+    this.from = from;
+    this.to = to;
+    const g = gcd(from, to);
+    this.#l = to / g;
+    this.#m = from / g;
+    this.#identity = from === to;
+    const taps = options.taps ?? 32;
+    const beta = options.beta ?? 8;
+    // Cutoff in cycles per input sample, and taps scaled to span the same time at the
+    // lower rate.
+    const ratio = Math.min(1, to / from);
+    const n = 2 * Math.ceil((taps / ratio) / 2);
+    this.#n = n;
+    // Transition width of a Kaiser window (Kaiser's formula, A = 2.285 (N-1) dω + 8).
+    const attenuation = beta / 0.1102 + 8.7;
+    const transition = (attenuation - 8) / (2.285 * (n - 1) * 2 * Math.PI); // cycles/sample
+    const fc = Math.max(0.05 * ratio, 0.5 * ratio - transition / 2);
+    const half = n / 2;
+    const bank = new Float32Array(this.#l * n);
+    for (let p = 0; p < this.#l; p++) {
+      let sum = 0;
+      const row = new Float64Array(n);
+      for (let k = 0; k < n; k++) {
+        // Distance from the output instant to input tap k.
+        const t = p / this.#l + (half - 1) - k;
+        const x = 2 * fc * t;
+        const sinc = t === 0 ? 1 : Math.sin(Math.PI * x) / (Math.PI * x);
+        const r = t / half;
+        const w = Math.abs(r) >= 1 ? 0 : besselI0(beta * Math.sqrt(1 - r * r)) / besselI0(beta);
+        row[k] = 2 * fc * sinc * w;
+        sum += row[k]!;
+      }
+      // Unity gain at DC in every phase (no ripple from the phase position).
+      for (let k = 0; k < n; k++) bank[p * n + k] = row[k]! / sum;
+    }
+    this.#bank = bank;
+    // Before the first sample the signal is silent: start the history with zeros.
+    this.#bufStart = -(half - 1);
+    this.#buf = new Float32Array(Math.max(4096, n * 4));
+    this.#bufLen = half - 1;
+  }
+
+  /** Taps per output sample (the cost per output sample). */
+  get taps(): number {
+    return this.#n;
+  }
+
+  /** Resamples the next chunk; returns the output samples now complete. */
+  process(chunk: Int16Array): Int16Array {
+    if (this.#identity) return chunk.slice();
+    this.#append(chunk);
+    this.#received += chunk.length;
+    return this.#emit(this.#bufStart + this.#bufLen);
+  }
+
+  /** Ends the stream: returns the remaining output (total = ceil(input * to / from)). */
+  flush(): Int16Array {
+    if (this.#identity) return new Int16Array(0);
+    const half = this.#n / 2;
+    this.#append(new Int16Array(half));
+    const out = this.#emit(this.#bufStart + this.#bufLen, this.#received);
+    this.#reset();
+    return out;
+  }
+
+  #reset(): void {
+    const half = this.#n / 2;
+    this.#bufStart = -(half - 1);
+    this.#buf.fill(0);
+    this.#bufLen = half - 1;
+    this.#i = 0;
+    this.#phase = 0;
+    this.#received = 0;
+  }
+
+  #append(chunk: Int16Array): void {
+    if (this.#bufLen + chunk.length > this.#buf.length) {
+      const bigger = new Float32Array(Math.max(this.#buf.length * 2, this.#bufLen + chunk.length));
+      bigger.set(this.#buf.subarray(0, this.#bufLen));
+      this.#buf = bigger;
+    }
+    const buf = this.#buf;
+    let at = this.#bufLen;
+    for (let j = 0; j < chunk.length; j++) buf[at++] = chunk[j]!;
+    this.#bufLen = at;
+  }
+
+  /**
+   * Emits every output whose taps lie below input index `available` (and, when
+   * flushing, whose instant lies before `limit`).
+   */
+  #emit(available: number, limit = Infinity): Int16Array {
+    const n = this.#n;
+    const half = n / 2;
+    const l = this.#l;
+    const m = this.#m;
+    const bank = this.#bank;
+    const buf = this.#buf;
+    const start = this.#bufStart;
+    let i = this.#i;
+    let phase = this.#phase;
+    const out = new Int16Array(Math.max(0, Math.ceil(((available - i) * l) / m) + 1));
+    let count = 0;
+    while (i + half < available && i < limit) {
+      const base = i - (half - 1) - start;
+      const row = phase * n;
+      let acc = 0;
+      for (let k = 0; k < n; k++) acc += buf[base + k]! * bank[row + k]!;
+      out[count++] = clip16(acc);
+      phase += m;
+      if (phase >= l) {
+        const step = Math.floor(phase / l);
+        i += step;
+        phase -= step * l;
+      }
+    }
+    this.#i = i;
+    this.#phase = phase;
+    // Drop input no longer needed (the next output's first tap onwards stays).
+    const keepFrom = i - (half - 1) - start;
+    if (keepFrom > 0) {
+      const drop = Math.min(keepFrom, this.#bufLen);
+      buf.copyWithin(0, drop, this.#bufLen);
+      this.#bufLen -= drop;
+      this.#bufStart += drop;
+    }
+    return out.slice(0, count);
+  }
+}
+
+/** Resamples a whole mono signal (`process` then `flush`). */
+export function resample(
+  samples: Int16Array,
+  from: number,
+  to: number,
+  options?: ResamplerOptions,
+): Int16Array {
+  if (from === to) return samples.slice();
+  const r = new Resampler(from, to, options);
+  const a = r.process(samples);
+  const b = r.flush();
+  const out = new Int16Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { COMMON_RATES, resample, Resampler } from "./resample.ts";
+import { mulberry32 } from "../random/mulberry32.ts";
+
+function sineAt(rate: number, freq: number, n: number, amp: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = amp * Math.sin((2 * Math.PI * freq * i) / rate);
+  return out;
+}
+
+/** SNR in dB of `got` against the ideal, skipping `edge` samples at each end. */
+function snrDb(got: Int16Array, ideal: Float64Array, edge: number): number {
+  let s = 0;
+  let e = 0;
+  for (let i = edge; i < Math.min(got.length, ideal.length) - edge; i++) {
+    s += ideal[i]! * ideal[i]!;
+    e += (got[i]! - ideal[i]!) ** 2;
+  }
+  return 10 * Math.log10(s / e);
+}
+
+function toInt16(x: Float64Array): Int16Array {
+  return Int16Array.from(x, (v) => Math.round(v));
+}
+
+Deno.test("resample() keeps a 1 kHz sine above 60 dB SNR between every pair of common rates", () => {
+  for (const from of COMMON_RATES) {
+    for (const to of COMMON_RATES) {
+      if (from === to) continue;
+      const input = toInt16(sineAt(from, 1000, from, 12000));
+      const out = resample(input, from, to);
+      assert.deepEqual(out.length, Math.ceil((input.length * to) / from));
+      const snr = snrDb(out, sineAt(to, 1000, out.length, 12000), 200);
+      assert.ok(snr > 60, `${from} -> ${to}: ${snr.toFixed(1)} dB`);
+    }
+  }
+});
+
+Deno.test("resample() keeps in-band tones near each lower Nyquist above 60 dB SNR", () => {
+  for (
+    const [from, to, freq] of [[8000, 24000, 2500], [24000, 8000, 2500], [16000, 22050, 5000], [
+      22050,
+      16000,
+      5000,
+    ]] as const
+  ) {
+    const input = toInt16(sineAt(from, freq, from, 12000));
+    const out = resample(input, from, to);
+    const snr = snrDb(out, sineAt(to, freq, out.length, 12000), 200);
+    assert.ok(snr > 60, `${from} -> ${to} at ${freq} Hz: ${snr.toFixed(1)} dB`);
+  }
+});
+
+Deno.test("resample() removes tones above the new Nyquist frequency instead of aliasing them", () => {
+  for (
+    const [from, to, freq] of [[24000, 8000, 6000], [16000, 8000, 5000], [22050, 8000, 5500], [
+      24000,
+      16000,
+      10000,
+    ], [24000, 22050, 11500]] as const
+  ) {
+    const input = toInt16(sineAt(from, freq, from, 16000));
+    const out = resample(input, from, to);
+    let p = 0;
+    for (let i = 200; i < out.length - 200; i++) p += out[i]! * out[i]!;
+    const level = 10 * Math.log10(p / (out.length - 400) / (16000 * 16000 / 2));
+    assert.ok(level < -60, `${from} -> ${to}, ${freq} Hz left at ${level.toFixed(1)} dB`);
+  }
+});
+
+Deno.test("Resampler.process() over random chunks gives the same output as one resample()", () => {
+  const rand = mulberry32(7);
+  for (const [from, to] of [[24000, 16000], [16000, 24000], [22050, 8000], [8000, 22050]]) {
+    const input = Int16Array.from({ length: 12345 }, () => Math.round((rand() - 0.5) * 20000));
+    const whole = resample(input, from!, to!);
+    const r = new Resampler(from!, to!);
+    const parts: number[] = [];
+    let at = 0;
+    while (at < input.length) {
+      const n = Math.floor(rand() * 700);
+      parts.push(...r.process(input.subarray(at, at + n)));
+      at += n;
+    }
+    parts.push(...r.flush());
+    assert.deepEqual(Int16Array.from(parts), whole, `${from} -> ${to}`);
+  }
+});
+
+Deno.test("Resampler rejects rates whose ratio needs too many phases", () => {
+  assert.throws(() => new Resampler(16000, 16001), RangeError);
+  assert.throws(() => new Resampler(0, 16000), RangeError);
+});
+
+Deno.test("resample() between equal rates copies the samples", () => {
+  const input = new Int16Array([1, 2, 3]);
+  const out = resample(input, 16000, 16000);
+  assert.deepEqual(out, input);
+  assert.ok(out !== input);
+});
