@@ -239,7 +239,8 @@ const DB: Record<"flights" | "users" | "reservations", Obj> = {
   reservations: RESERVATIONS,
 };
 
-interface Task {
+/** A fixture task, before it is written in the tau2 format. */
+export interface AirlineFixtureTask {
   id: string;
   persona: string;
   purpose: string;
@@ -250,7 +251,7 @@ interface Task {
   writes: boolean;
 }
 
-const TASKS: Task[] = [
+export const TASKS: readonly AirlineFixtureTask[] = [
   {
     id: "0",
     persona: "calm_caller",
@@ -387,7 +388,7 @@ cannot be cancelled.
 `;
 
 /** Replays a task's calls with callbench's tools; throws unless they all succeed. */
-function _replayed(task: Task): void {
+export function replayTask(task: AirlineFixtureTask): void {
   const env = new Environment(domain, { db: structuredClone(DB) as Db }, {
     today: TAU2_AIRLINE_TODAY,
     seed: "fixture",
@@ -406,7 +407,7 @@ function _replayed(task: Task): void {
 
 /** Every fixture file, path under the fixture folder -> text. */
 export function airlineFixtureFiles(): Record<string, string> {
-  for (const t of TASKS) _replayed(t);
+  for (const t of TASKS) replayTask(t);
   const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
   const tasks = TASKS.map((t) => ({
     id: t.id,

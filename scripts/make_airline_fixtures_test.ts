@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { airlineFixtureFiles, FIXTURE_DIR } from "./make_airline_fixtures.ts";
+import { airlineFixtureFiles, FIXTURE_DIR, replayTask, TASKS } from "./make_airline_fixtures.ts";
 import { run } from "../cli.ts";
 import { memoryIo } from "../src/cli/io.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
@@ -56,4 +56,17 @@ Deno.test("eval --domain tau2_airline --agent oracle runs offline on the bundled
     assert.ok(r.clean_exit, r.key.scenario);
     assert.equal(r.final.db_sha256, r.expect.db_sha256, r.key.scenario);
   }
+});
+
+Deno.test("the generator refuses a task whose reference call fails or whose writes do not show", () => {
+  const cancel = TASKS.find((t) => t.id === "0")!;
+  const broken = structuredClone(cancel);
+  broken.actions[2] = ["cancel_reservation", { reservation_id: "NOSUCH" }];
+  assert.throws(() => replayTask(broken), /task 0: cancel_reservation failed/);
+  assert.throws(
+    () => replayTask({ ...cancel, writes: false }),
+    /task 0: the world changed/,
+  );
+  const refusal = TASKS.find((t) => t.id === "3")!;
+  assert.throws(() => replayTask({ ...refusal, writes: true }), /did not change/);
 });
