@@ -7,6 +7,17 @@
  * @module
  */
 import { z } from "zod";
+import {
+  assertPcm,
+  AudioPayloadError,
+  audioProblem,
+  type AudioResult,
+  checkPcm,
+  decodeBase64,
+  encodeBase64,
+  MAX_AUDIO_PAYLOAD_BYTES,
+  type PcmAudio,
+} from "./audio_payload.ts";
 
 export const RTVI_LABEL = "rtvi-ai";
 export const PROTOCOL_VERSION = "2.1.0";
@@ -127,6 +138,142 @@ export const ServerMessageDataSchema = z.union([
   z.looseObject({ type: z.literal("action-applied"), action: z.unknown() }),
   z.looseObject({ text: z.string() }),
 ]);
+
+// ---- audio as RTVI JSON (base64 PCM16 little-endian) -------------------------------
+
+const SampleRate = z.number().int().describe("Hz");
+const NumChannels = z.number().int();
+
+/** Client `raw-audio`: one chunk of the user's audio. */
+export const RawAudioDataSchema = z.looseObject({
+  base64Audio: z.string().describe("PCM16 LE, base64"),
+  sampleRate: SampleRate,
+  numChannels: NumChannels,
+});
+
+/** Client `raw-audio-batch`: several chunks of one format, in order. */
+export const RawAudioBatchDataSchema = z.looseObject({
+  base64AudioBatch: z.array(z.string().describe("PCM16 LE, base64")).min(1),
+  sampleRate: SampleRate,
+  numChannels: NumChannels,
+});
+
+/** Server `bot-tts-audio`: the bot's synthesized audio (snake_case, unlike the client's). */
+export const BotTtsAudioDataSchema = z.looseObject({
+  audio: z.string().describe("PCM16 LE, base64"),
+  sample_rate: SampleRate,
+  num_channels: NumChannels,
+});
+
+/** Reads `raw-audio` data: PCM, rate and channels, or a problem. */
+export function decodeRawAudio(data: unknown): AudioResult<PcmAudio> {
+  const parsed = RawAudioDataSchema.safeParse(data);
+  if (!parsed.success) return audioProblem("malformed", `raw-audio: ${issues(parsed.error)}`);
+  const { base64Audio, sampleRate, numChannels } = parsed.data;
+  return decodePcm(base64Audio, sampleRate, numChannels, MAX_AUDIO_PAYLOAD_BYTES);
+}
+
+/**
+ * Reads `raw-audio-batch` data as one run of PCM: every chunk is checked on its own
+ * (each must hold whole sample frames) and the batch together is capped at
+ * `MAX_AUDIO_PAYLOAD_BYTES`.
+ */
+export function decodeRawAudioBatch(data: unknown): AudioResult<PcmAudio> {
+  const parsed = RawAudioBatchDataSchema.safeParse(data);
+  if (!parsed.success) {
+    return audioProblem("malformed", `raw-audio-batch: ${issues(parsed.error)}`);
+  }
+  const { base64AudioBatch, sampleRate, numChannels } = parsed.data;
+  const chunks: Uint8Array[] = [];
+  let left = MAX_AUDIO_PAYLOAD_BYTES;
+  for (const [i, text] of base64AudioBatch.entries()) {
+    const chunk = decodePcm(text, sampleRate, numChannels, left);
+    if (!chunk.ok) {
+      const { code, message } = chunk.problem;
+      const limit = code === "oversized"
+        ? ` (the batch's limit is ${MAX_AUDIO_PAYLOAD_BYTES})`
+        : "";
+      return audioProblem(code, `base64AudioBatch.${i}: ${message}${limit}`);
+    }
+    chunks.push(chunk.value.pcm);
+    left -= chunk.value.pcm.length;
+  }
+  const pcm = new Uint8Array(MAX_AUDIO_PAYLOAD_BYTES - left);
+  let at = 0;
+  for (const c of chunks) {
+    pcm.set(c, at);
+    at += c.length;
+  }
+  return { ok: true, value: { pcm, sampleRate, numChannels } };
+}
+
+/** Reads `bot-tts-audio` data: PCM, rate and channels, or a problem. */
+export function decodeBotTtsAudio(data: unknown): AudioResult<PcmAudio> {
+  const parsed = BotTtsAudioDataSchema.safeParse(data);
+  if (!parsed.success) return audioProblem("malformed", `bot-tts-audio: ${issues(parsed.error)}`);
+  const { audio, sample_rate, num_channels } = parsed.data;
+  return decodePcm(audio, sample_rate, num_channels, MAX_AUDIO_PAYLOAD_BYTES);
+}
+
+/** A client `raw-audio` message; audio the guard refuses throws `AudioPayloadError`. */
+export function rawAudioMessage(audio: PcmAudio, id?: string): RtviMessage {
+  assertPcm(audio.pcm, audio.sampleRate, audio.numChannels);
+  return rtvi("raw-audio", {
+    base64Audio: encodeBase64(audio.pcm),
+    sampleRate: audio.sampleRate,
+    numChannels: audio.numChannels,
+  }, id);
+}
+
+/** A client `raw-audio-batch` message of `chunks`, all in one format. */
+export function rawAudioBatchMessage(
+  chunks: readonly Uint8Array[],
+  sampleRate: number,
+  numChannels: number,
+  id?: string,
+): RtviMessage {
+  if (chunks.length === 0) throw new RangeError("raw-audio-batch needs at least one chunk");
+  let total = 0;
+  for (const c of chunks) {
+    assertPcm(c, sampleRate, numChannels);
+    total += c.length;
+  }
+  if (total > MAX_AUDIO_PAYLOAD_BYTES) {
+    throw new AudioPayloadError({
+      code: "oversized",
+      message: `raw-audio-batch too large: ${total} bytes (limit ${MAX_AUDIO_PAYLOAD_BYTES})`,
+    });
+  }
+  return rtvi("raw-audio-batch", {
+    base64AudioBatch: chunks.map(encodeBase64),
+    sampleRate,
+    numChannels,
+  }, id);
+}
+
+/** A server `bot-tts-audio` message. */
+export function botTtsAudioMessage(audio: PcmAudio): RtviMessage {
+  assertPcm(audio.pcm, audio.sampleRate, audio.numChannels);
+  return rtvi("bot-tts-audio", {
+    audio: encodeBase64(audio.pcm),
+    sample_rate: audio.sampleRate,
+    num_channels: audio.numChannels,
+  });
+}
+
+function decodePcm(
+  text: string,
+  sampleRate: number,
+  numChannels: number,
+  maxBytes: number,
+): AudioResult<PcmAudio> {
+  // The format first: a bad rate is named even when the audio is bad too.
+  const format = checkPcm(new Uint8Array(), sampleRate, numChannels);
+  if (!format.ok) return format;
+  const bytes = decodeBase64(text, maxBytes);
+  if (!bytes.ok) return bytes;
+  return checkPcm(bytes.value, sampleRate, numChannels, maxBytes);
+}
 
 /** An envelope with `undefined` fields left out (pipecat serialises with `exclude_none`). */
 export function rtvi(type: string, data?: unknown, id?: string): RtviMessage {
