@@ -10,7 +10,8 @@ import { builtinFactory } from "../commands/serve.ts";
 import { writeFrame } from "../protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../protocol/messages.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
-import { FakeSocket, toyDomains } from "./_fake_socket.ts";
+import type { Domain } from "../domains/domain.ts";
+import { FakeSocket, TOY_DOMAIN, toyDomains } from "./_fake_socket.ts";
 import { type HostedParticipantFactory, Session, type SessionOptions } from "./session.ts";
 
 /** Collects every unhandled rejection while `fn` runs (and a few turns after). */
@@ -147,9 +148,9 @@ Deno.test("no unhandled rejection escapes a session: a participant that rejects 
   const other = open(() => new RejectingParticipant());
   let out: RtviMessage[] = [];
   const seen = await unhandledRejections(async () => {
-    await s.send(rtvi("send-text", { content: "hello" }, "s1"));
+    out = await s.send(rtvi("send-text", { content: "hello" }, "s1"));
     await s.clock.advance(0);
-    out = s.socket.take();
+    out.push(...s.socket.take());
   });
   assert.deepEqual(seen, []);
   const error = out.find((m) => m.type === "error");
@@ -167,11 +168,22 @@ Deno.test("no unhandled rejection escapes a session: a participant that rejects 
   assert.equal(otherReady[0]!.type, "bot-ready");
 });
 
-Deno.test("the oracle's play that rejects ends the session's call with an error, not the process", async () => {
+Deno.test("a world that throws inside a tool call fails that session's call, not the process", async () => {
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  // A domain whose tool lookup throws: the oracle's first tool call fails inside #play.
-  const broken = () => Promise.resolve({ id: "toy", tools: null } as never);
-  const s = open(builtinFactory(root), { domains: broken });
+  // A broken domain: validating any tool's arguments throws (Environment.call does not catch it).
+  const broken: Domain = {
+    ...TOY_DOMAIN,
+    tools: TOY_DOMAIN.tools.map((t) => ({
+      ...t,
+      name: "find_user_id_by_name_zip",
+      args: {
+        safeParse: () => {
+          throw new TypeError("the world is broken");
+        },
+      } as never,
+    })),
+  };
+  const s = open(builtinFactory(root), { domains: () => Promise.resolve(broken) });
   let out: RtviMessage[] = [];
   const seen = await unhandledRejections(async () => {
     await s.request("update_system_prompt", {
@@ -180,14 +192,23 @@ Deno.test("the oracle's play that rejects ends the session's call with an error,
       scenario: "tau2_retail__0",
       tool_domain: "toy",
     });
-    await s.request("apply_initialization", { domain: "toy", shared_state_init: '{"db":{}}' });
-    await s.send(rtvi("send-text", { content: "Hi" }, "s1"));
+    const init = await s.request("apply_initialization", {
+      domain: "toy",
+      shared_state_init: '{"db":{}}',
+    });
+    assert.deepEqual((init.data as { d: unknown }).d, { success: true, errors: [] });
+    out = await s.send(rtvi("send-text", { content: "Hi" }, "s1"));
     await s.clock.advance(0);
-    out = s.socket.take();
+    out.push(...s.socket.take());
   });
   assert.deepEqual(seen, []);
-  assert.ok(
-    out.some((m) => m.type === "error" && (m.data as { fatal?: boolean }).fatal === true),
-    JSON.stringify(out),
-  );
+  const error = out.find((m) => m.type === "error");
+  assert.deepEqual(error?.data, {
+    error: "the hosted participant failed: TypeError: the world is broken",
+    fatal: true,
+    kind: "protocol_error",
+  }, JSON.stringify(out));
+  // The session still answers.
+  const summary = await s.request("get_scenario_summary", {});
+  assert.equal(summary.type, "server-response");
 });
