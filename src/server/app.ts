@@ -44,7 +44,10 @@ export interface AppOptions {
   sessions?: Set<Session>;
   /** A clock per session (tests); the wall clock by default. */
   clock?: () => Clock;
-  session?: Pick<SessionOptions, "domains" | "toolTimeoutMs" | "maxFrameBytes">;
+  session?: Pick<
+    SessionOptions,
+    "domains" | "toolTimeoutMs" | "maxFrameBytes" | "maxHistoryBytes" | "maxSharedStateBytes"
+  >;
   log?: (line: string) => void;
 }
 

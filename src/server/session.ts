@@ -318,8 +318,8 @@ export class Session {
         return this.#reset();
       }],
       ["update_system_prompt", (d) => this.#updateSystemPrompt(d)],
-      ["apply_initialization", (d) => this.#applyInitialization(d)],
-      ["apply_sync_delta", (d) => this.#applySyncDelta(d)],
+      ["apply_initialization", async (d) => this.#cleanResult(await this.#applyInitialization(d))],
+      ["apply_sync_delta", (d) => this.#cleanResult(this.#applySyncDelta(d))],
       ["get_scenario_summary", (d) => this.#scenarioSummary(d)],
       ["get_context_history", (d) => {
         GetContextHistoryArgsSchema.parse(d);
@@ -794,6 +794,11 @@ export class Session {
 
   #error(error: string): void {
     this.#send(rtvi("error", { error: this.#clientText(error), fatal: false }));
+  }
+
+  /** An apply result whose error texts are fit for the client. */
+  #cleanResult(result: ApplyResult): ApplyResult {
+    return { ...result, errors: result.errors.map((e) => this.#clientText(e)) };
   }
 
   /** Error text for the client: no path of this machine, and a bounded length. */
