@@ -587,7 +587,7 @@ export class Session {
    * open for a new scenario. Nothing reaches the process.
    */
   #participantFailed(generation: number, e: unknown): void {
-    this.#log(`hosted participant failed: ${(e as Error)?.stack ?? describe(e)}`);
+    this.#log(`hosted participant failed: ${describe(e)}`);
     if (generation !== this.#generation || this.#closed) return;
     const kind = this.#side === "user" ? "user_error" : "protocol_error";
     if (!this.#callEnded) {
