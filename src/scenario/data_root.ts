@@ -58,14 +58,16 @@ export class DataRoot {
 
   /**
    * The real path of `rel` (symlinks resolved), refusing one that lands outside the
-   * root. The error names `rel` as given, never where a link leads.
+   * root; the key its contents are cached by. The error names `rel` as given, never
+   * where a link leads. A path that does not exist is its own key (reading it fails).
    */
-  #real(rel: string): string {
+  cacheKey(rel: string): string {
     const path = this.resolve(rel);
     let real: string;
     try {
       real = Deno.realPathSync(path);
     } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return path;
       throw new InputError({ file: path, message: `cannot read: ${osReason(e)}` });
     }
     const root = this.realPath;
@@ -86,10 +88,7 @@ export class DataRoot {
 
   /** Text of `rel`, cached. */
   text(rel: string): string {
-    return this.#readText(this.#real(rel), rel);
-  }
-
-  #readText(real: string, rel: string): string {
+    const real = this.cacheKey(rel);
     let t = this.#text.get(real);
     if (t === undefined) {
       try {
@@ -104,9 +103,9 @@ export class DataRoot {
 
   /** Parsed and frozen JSON of `rel`, cached. A parse error names the file and line. */
   json<T = unknown>(rel: string): T {
-    const real = this.#real(rel);
+    const real = this.cacheKey(rel);
     if (this.#json.has(real)) return this.#json.get(real) as T;
-    const text = this.#readText(real, rel);
+    const text = this.text(rel);
     let v: unknown;
     try {
       v = JSON.parse(text);
@@ -132,7 +131,7 @@ export class DataRoot {
         message: "no such database (file or folder of shards)",
       });
     }
-    const folder = this.#real(stem);
+    const folder = this.cacheKey(stem);
     const key = `${folder}${sep}`;
     if (this.#json.has(key)) return this.#json.get(key) as Record<string, unknown>;
     let entries: string[];
