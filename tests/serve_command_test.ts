@@ -78,13 +78,72 @@ Deno.test("serve refuses a non-loopback host without a token (exit 2)", async ()
   );
 });
 
+Deno.test("serve on a port in use names the port in one line and exits 2", async () => {
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (taken.addr as Deno.NetAddr).port;
+  try {
+    const out = await cli(["serve", "--port", String(port)]);
+    assert.equal(out.code, 2);
+    const lines = out.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, out.stderr);
+    assert.equal(
+      lines[0],
+      `field "--port": port ${port} on 127.0.0.1 is already in use ` +
+        "(stop what holds it or pick another port; --port 0 picks a free one)",
+    );
+  } finally {
+    taken.close();
+  }
+});
+
+Deno.test("serve refuses a blank token, from the flag or the environment (exit 2)", async () => {
+  const flag = await cli(["serve", "--port", "0", "--token", " "]);
+  assert.equal(flag.code, 2);
+  assert.match(flag.stderr, /field "--token": the token is blank/);
+  const env = await cli(["serve", "--port", "0"], { CALLBENCH_TOKEN: "  " });
+  assert.equal(env.code, 2);
+  assert.match(env.stderr, /field "CALLBENCH_TOKEN": the token is blank/);
+});
+
+Deno.test("serve logs a client's broken socket as one short line", async () => {
+  const { child, url, stderr } = await startServe(["--agent", "noop"]);
+  try {
+    const port = Number(new URL(url!).port);
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    const upgrade = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n" +
+      "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+      "Sec-WebSocket-Version: 13\r\n\r\n";
+    await conn.write(new TextEncoder().encode(upgrade));
+    await conn.read(new Uint8Array(1024));
+    // Not a WebSocket frame: reserved bits set.
+    await conn.write(Uint8Array.of(0xff, 0xff, 0xff, 0x00, 0x01));
+    await conn.read(new Uint8Array(1024)).catch(() => null);
+    conn.close();
+    // A healthy client afterwards proves the server went on.
+    const client = new RawClient(url!);
+    await client.opened;
+    client.send(rtvi("client-ready", { version: "2.1.0" }, "r1"));
+    await client.next((m) => m.type === "bot-ready");
+    await client.close();
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+  }
+  const lines = await stderr;
+  assert.ok(!lines.some((l) => l.startsWith("socket error")), lines.join("\n"));
+  assert.ok(
+    lines.some((l) => /^session 1: connection closed after a WebSocket protocol error/.test(l)),
+    lines.join("\n"),
+  );
+});
+
 /** Runs a CLI command to its end. */
-async function cli(args: string[]) {
+async function cli(args: string[], env: Record<string, string> = {}) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", ...PERMS, "cli.ts", ...args],
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };

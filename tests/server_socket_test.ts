@@ -103,3 +103,13 @@ Deno.test("/health answers over HTTP on the same port", async () => {
     await server.shutdown();
   }
 });
+
+Deno.test("serve() refuses a blank token and one a Bearer header could not carry", () => {
+  for (const token of ["", " ", "\t", " secret", "secret\n"]) {
+    assert.throws(
+      () => serve({ hostname: "127.0.0.1", port: 0, token, factory: () => Promise.reject() }),
+      (e: unknown) => e instanceof InputError && /token/.test(e.message),
+      JSON.stringify(token),
+    );
+  }
+});

@@ -15,7 +15,7 @@ import type { Scenario } from "../scenario/scenario.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
-import { serve } from "../server/serve.ts";
+import { checkToken, serve } from "../server/serve.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
 
 const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
@@ -32,7 +32,8 @@ Flags:
   --host H         address to bind (default 127.0.0.1); any non-loopback address
                    needs a token
   --port N         port (default 8765; 0 picks a free one)
-  --token T        bearer token required on /ws (default: CALLBENCH_TOKEN)
+  --token T        bearer token required on /ws, and for /health to show more than
+                   its status (default: CALLBENCH_TOKEN; a blank one is refused)
   --agent NAME     participant hosted when the URL names none (default ${DEFAULT_AGENT}): noop,
                    oracle (plays the named scenario's reference actions), navigator or llm
   --agent-model M  model of a hosted llm agent (else CALLBENCH_AGENT_MODEL)
@@ -42,7 +43,10 @@ Flags:
                    db_path (default EVAL_DATA_ROOT, else the bundled fixtures)
   --max-sessions N sessions at once (default 10000)
 
-Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM.`;
+Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM. A port in use, an
+address it cannot bind or a bad token is one line on stderr and exit 2. Each session
+holds at most 8 MiB of context history and 4 MiB of shared state: a frame past either
+gets an error-response and the session goes on.`;
 
 const FLAGS = {
   host: { type: "string" },
@@ -153,11 +157,13 @@ export async function runServe(
       hint: hint ? `did you mean "${hint}"?` : `one of ${HOSTED.join(", ")}`,
     });
   }
+  const token = values.token ?? io.env("CALLBENCH_TOKEN");
+  checkToken(token, values.token !== undefined ? "--token" : "CALLBENCH_TOKEN");
   const dataRoot = openDataRoot(values["data-root"], io);
   const server = serve({
     hostname: values.host ?? "127.0.0.1",
     port,
-    token: values.token ?? io.env("CALLBENCH_TOKEN"),
+    token,
     defaultAgent: agent,
     dataRoot,
     maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),

@@ -7,12 +7,13 @@
  *
  * @module
  */
-import type {
-  CallEvent,
-  CallLine,
-  CallSetup,
-  Participant,
-  ParticipantInfo,
+import {
+  type CallEvent,
+  type CallLine,
+  type CallSetup,
+  type Participant,
+  ParticipantError,
+  type ParticipantInfo,
 } from "../bridge/call.ts";
 import type { ReferenceAction } from "../scenario/scenario.ts";
 import { formatPhoneStep } from "./phone_step.ts";
@@ -46,7 +47,8 @@ export class OracleAgent implements Participant {
     if (event.type === "speech") {
       if (!this.#started) {
         this.#started = true;
-        void this.#play();
+        // Detached, so it ends in a handler: a failure ends this call, never the process.
+        this.#play().catch((e) => this.#failed(e));
       } else {
         const w = this.#waiter;
         this.#waiter = undefined;
@@ -57,6 +59,12 @@ export class OracleAgent implements Participant {
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  #failed(e: unknown): void {
+    this.#over = true;
+    const why = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    this.#line?.fail(new ParticipantError("protocol_error", `the oracle agent failed: ${why}`));
   }
 
   #reply(): Promise<void> {

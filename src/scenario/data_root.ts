@@ -1,11 +1,14 @@
 /**
  * The data root: a folder laid out as the reference's (`<domain>/...`). Files are
  * read and parsed once per process and frozen, so every scenario and trial shares
- * one copy of each world.
+ * one copy of each world. The cache is keyed by each file's real path, so every
+ * spelling of a path (`a/./db`, `./a/db`, a symlink inside the root) shares that copy,
+ * and a path whose real location is outside the root (`..`, an absolute path, a
+ * symlink leading out) is refused.
  *
  * @module
  */
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deepFreeze } from "../env/deep_freeze.ts";
 import { InputError } from "../cli/problem.ts";
@@ -17,20 +20,61 @@ export const BUNDLED_DATA_ROOT = fileURLToPath(new URL("../../fixtures/", import
 
 export class DataRoot {
   readonly path: string;
+  /** Parsed files by real path (a folder of shards by its real path and `/`). */
   readonly #json = new Map<string, unknown>();
+  /** Texts by real path, until parsed. */
   readonly #text = new Map<string, string>();
+  #realRoot?: string;
 
   constructor(path: string) {
     this.path = path;
   }
 
-  /** Absolute path of `rel`, refusing paths that leave the root. */
+  /** The root's own real path (symlinks resolved), or its path if it cannot be resolved. */
+  get realPath(): string {
+    if (this.#realRoot === undefined) {
+      try {
+        this.#realRoot = Deno.realPathSync(this.path);
+      } catch {
+        return this.path;
+      }
+    }
+    return this.#realRoot;
+  }
+
+  /** How many files and shard folders are held parsed or read (diagnostics, tests). */
+  get cachedEntries(): number {
+    return this.#json.size + this.#text.size;
+  }
+
+  /** Absolute path of `rel`, refusing paths that leave the root as written. */
   resolve(rel: string): string {
     const parts = rel.split(/[\\/]+/);
-    if (rel.startsWith("/") || parts.includes("..")) {
+    if (rel.startsWith("/") || rel.startsWith("\\") || parts.includes("..")) {
       throw new InputError({ file: rel, message: "path leaves the data root" });
     }
     return join(this.path, rel);
+  }
+
+  /**
+   * The real path of `rel` (symlinks resolved), refusing one that lands outside the
+   * root; the key its contents are cached by. The error names `rel` as given, never
+   * where a link leads. A path that does not exist is its own key (reading it fails).
+   */
+  cacheKey(rel: string): string {
+    const path = this.resolve(rel);
+    let real: string;
+    try {
+      real = Deno.realPathSync(path);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return path;
+      throw new InputError({ file: path, message: `cannot read: ${osReason(e)}` });
+    }
+    const root = this.realPath;
+    if (real !== root && !real.startsWith(root.endsWith(sep) ? root : root + sep)) {
+      throw new InputError({ file: path, message: "path leaves the data root (through a link)" });
+    }
+    return real;
   }
 
   exists(rel: string): boolean {
@@ -44,24 +88,23 @@ export class DataRoot {
 
   /** Text of `rel`, cached. */
   text(rel: string): string {
-    let t = this.#text.get(rel);
+    const real = this.cacheKey(rel);
+    let t = this.#text.get(real);
     if (t === undefined) {
       try {
-        t = Deno.readTextFileSync(this.resolve(rel));
+        t = Deno.readTextFileSync(real);
       } catch (e) {
-        throw new InputError({
-          file: this.resolve(rel),
-          message: `cannot read: ${(e as Error).message}`,
-        });
+        throw new InputError({ file: this.resolve(rel), message: `cannot read: ${osReason(e)}` });
       }
-      this.#text.set(rel, t);
+      this.#text.set(real, t);
     }
     return t;
   }
 
   /** Parsed and frozen JSON of `rel`, cached. A parse error names the file and line. */
   json<T = unknown>(rel: string): T {
-    if (this.#json.has(rel)) return this.#json.get(rel) as T;
+    const real = this.cacheKey(rel);
+    if (this.#json.has(real)) return this.#json.get(real) as T;
     const text = this.text(rel);
     let v: unknown;
     try {
@@ -70,8 +113,8 @@ export class DataRoot {
       throw new InputError({ file: this.resolve(rel), ...jsonErrorLocation(text, e as Error) });
     }
     deepFreeze(v);
-    this.#json.set(rel, v);
-    this.#text.delete(rel);
+    this.#json.set(real, v);
+    this.#text.delete(real);
     return v as T;
   }
 
@@ -82,12 +125,20 @@ export class DataRoot {
   db(rel: string): Record<string, unknown> {
     const stem = rel.replace(/\.json$/, "");
     if (this.exists(`${stem}.json`)) return this.json(`${stem}.json`);
-    const key = `${stem}/`;
+    if (!this.exists(stem)) {
+      throw new InputError({
+        file: this.resolve(rel),
+        message: "no such database (file or folder of shards)",
+      });
+    }
+    const folder = this.cacheKey(stem);
+    const key = `${folder}${sep}`;
     if (this.#json.has(key)) return this.#json.get(key) as Record<string, unknown>;
     let entries: string[];
     try {
-      entries = [...Deno.readDirSync(this.resolve(stem))].filter((e) =>
-        e.isFile && e.name.endsWith(".json")
+      // Links among the shards are read too, each checked to stay inside the root.
+      entries = [...Deno.readDirSync(folder)].filter((e) =>
+        (e.isFile || e.isSymlink) && e.name.endsWith(".json")
       )
         .map((e) => e.name).sort();
     } catch {
@@ -102,6 +153,12 @@ export class DataRoot {
     this.#json.set(key, db);
     return db;
   }
+}
+
+/** An OS error's reason without the path it names (`No such file or directory (os error 2)`). */
+function osReason(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return message.replace(/:\s*\w+ '.*'$/s, "");
 }
 
 function jsonErrorLocation(text: string, e: Error): { line?: number; message: string } {

@@ -44,7 +44,10 @@ export interface AppOptions {
   sessions?: Set<Session>;
   /** A clock per session (tests); the wall clock by default. */
   clock?: () => Clock;
-  session?: Pick<SessionOptions, "domains" | "toolTimeoutMs" | "maxFrameBytes">;
+  session?: Pick<
+    SessionOptions,
+    "domains" | "toolTimeoutMs" | "maxFrameBytes" | "maxHistoryBytes" | "maxSharedStateBytes"
+  >;
   log?: (line: string) => void;
 }
 
@@ -57,16 +60,18 @@ export function createApp(options: AppOptions): Hono {
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const app = new Hono();
 
-  app.get(
-    "/health",
-    (c) =>
-      c.json({
-        status: "ok",
-        protocol: PROTOCOL_VERSION,
-        sessions: sessions.size,
-        rss_mb: Math.round(memoryUsage().rss / 2 ** 20),
-      }),
-  );
+  // With a token, only a caller holding it sees the internals (sessions, memory).
+  app.get("/health", (c) => {
+    const open = { status: "ok", protocol: PROTOCOL_VERSION };
+    if (options.token !== undefined && !authorized(c.req.raw, options.token)) return c.json(open);
+    return c.json({
+      ...open,
+      sessions: sessions.size,
+      rss_mb: Math.round(memoryUsage().rss / 2 ** 20),
+    });
+  });
+
+  let opened = 0;
 
   const admit: MiddlewareHandler = async (c, next) => {
     if (options.token !== undefined && !authorized(c.req.raw, options.token)) {
@@ -84,6 +89,8 @@ export function createApp(options: AppOptions): Hono {
     const choice = chooseParticipant(c.req.query("agent"), c.req.query("user"), options);
     const participant = "error" in choice ? { name: "", side: "agent" as const } : choice;
     let session: Session | undefined;
+    const id = ++opened;
+    const log = (line: string) => options.log?.(`session ${id}: ${line}`);
     const open = (ws: WSContext): Session => {
       if (session) return session;
       preferArrayBuffers(ws.raw);
@@ -96,7 +103,7 @@ export function createApp(options: AppOptions): Hono {
         participant,
         dataRoot: options.dataRoot,
         clock: options.clock?.(),
-        log: options.log,
+        log,
       });
       sessions.add(session);
       return session;
@@ -109,7 +116,7 @@ export function createApp(options: AppOptions): Hono {
         sessions.delete(session);
         void session.closed();
       },
-      onError: (event) => options.log?.(`socket error: ${(event as ErrorEvent).message ?? event}`),
+      onError: (event) => log(socketTrouble(event)),
     };
   });
 
@@ -145,6 +152,17 @@ function authorized(request: Request, token: string): boolean {
 function sameSecret(a: string, b: string): boolean {
   const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
   return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
+ * One short log line for a socket error: a client that went away is named as such,
+ * anything else as a protocol error; the runtime's raw text is not repeated.
+ */
+export function socketTrouble(event: Event): string {
+  const message = event instanceof ErrorEvent ? event.message : "";
+  return /EOF|reset|broken pipe|closed/i.test(message)
+    ? "the client dropped the connection without closing it"
+    : "connection closed after a WebSocket protocol error from the client";
 }
 
 /** Binary frames as ArrayBuffers, so a session need not read Blobs (Deno's default). */

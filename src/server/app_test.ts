@@ -79,6 +79,32 @@ Deno.test("/health reports the protocol, the live session count and the memory i
   });
 });
 
+Deno.test("/health with a token shows its internals only to a caller holding it", async () => {
+  const { app } = setup({ token: "t0ken" });
+  const open = await (await app.request("/health")).json();
+  assert.deepEqual(open, { status: "ok", protocol: "2.1.0" });
+  const wrong = await (await app.request("/health?token=nope")).json();
+  assert.deepEqual(wrong, { status: "ok", protocol: "2.1.0" });
+  const full = await (await app.request("/health", {
+    headers: { authorization: "Bearer t0ken" },
+  })).json();
+  assert.equal(full.sessions, 0);
+  assert.equal(typeof full.rss_mb, "number");
+});
+
+Deno.test("a socket error is one short log line naming the session, not the runtime's text", async () => {
+  const logs: string[] = [];
+  const { app, upgraded } = setup({ log: (l) => logs.push(l) });
+  await app.request("/ws?agent=noop", WS);
+  const [u] = upgraded;
+  u!.events.onError?.(new ErrorEvent("error", { message: "Reserved bits are not zero" }), u!.ws);
+  u!.events.onError?.(new ErrorEvent("error", { message: "Unexpected EOF" }), u!.ws);
+  assert.deepEqual(logs, [
+    "session 1: connection closed after a WebSocket protocol error from the client",
+    "session 1: the client dropped the connection without closing it",
+  ]);
+});
+
 Deno.test("/ws without an upgrade is 426", async () => {
   const { app } = setup();
   const res = await app.request("/ws");

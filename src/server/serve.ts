@@ -32,8 +32,30 @@ export function isLoopback(hostname: string): boolean {
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-/** Starts listening; refuses a non-loopback address without a token. */
+/**
+ * A token no client could send or that guards nothing is refused: blank, or with
+ * leading or trailing whitespace (a Bearer header loses it).
+ */
+export function checkToken(token: string | undefined, field = "--token"): void {
+  if (token === undefined) return;
+  if (token.trim() === "") {
+    throw new InputError({ field, message: "the token is blank", hint: "give a secret, or none" });
+  }
+  if (token.trim() !== token) {
+    throw new InputError({
+      field,
+      message: "the token starts or ends with whitespace",
+      hint: "a Bearer header cannot carry it; remove the spaces",
+    });
+  }
+}
+
+/**
+ * Starts listening; refuses a non-loopback address without a token, a blank token,
+ * and a port it cannot bind, each as an input error naming the address.
+ */
 export function serve(options: ServeOptions): RunningServer {
+  checkToken(options.token);
   if (!isLoopback(options.hostname) && !options.token) {
     throw new InputError({
       field: "--host",
@@ -43,11 +65,7 @@ export function serve(options: ServeOptions): RunningServer {
   }
   const sessions = new Set<Session>();
   const app = createApp({ ...options, upgradeWebSocket, sessions });
-  const server = Deno.serve({
-    hostname: options.hostname,
-    port: options.port,
-    onListen: () => {},
-  }, app.fetch);
+  const server = listen(options.hostname, options.port, app.fetch);
   const host = server.addr.hostname.includes(":")
     ? `[${server.addr.hostname}]`
     : server.addr.hostname;
@@ -63,4 +81,43 @@ export function serve(options: ServeOptions): RunningServer {
         await server.shutdown();
       })(),
   };
+}
+
+function listen(
+  hostname: string,
+  port: number,
+  fetch: (request: Request) => Response | Promise<Response>,
+): Deno.HttpServer<Deno.NetAddr> {
+  try {
+    return Deno.serve({ hostname, port, onListen: () => {} }, fetch);
+  } catch (e) {
+    const where = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    if (e instanceof Deno.errors.AddrInUse) {
+      throw new InputError({
+        field: "--port",
+        message: `port ${port} on ${hostname} is already in use`,
+        hint: "stop what holds it or pick another port; --port 0 picks a free one",
+      });
+    }
+    if (e instanceof Deno.errors.AddrNotAvailable) {
+      throw new InputError({
+        field: "--host",
+        message: `cannot listen on ${where}: no such address on this machine`,
+      });
+    }
+    if (e instanceof Deno.errors.NotCapable) {
+      throw new InputError({
+        message: `this run may not listen on ${where}`,
+        hint: "run it with --allow-net for that address (deno task serve allows loopback)",
+      });
+    }
+    if (e instanceof Deno.errors.PermissionDenied) {
+      throw new InputError({
+        field: "--port",
+        message: `not allowed to listen on ${where}`,
+        hint: "ports below 1024 need privileges; pick a higher one",
+      });
+    }
+    throw e;
+  }
 }

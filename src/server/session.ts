@@ -38,6 +38,7 @@ import {
   CallEventSchema,
   GetContextHistoryArgsSchema,
   GetScenarioSummaryArgsSchema,
+  type HandlerName,
   InitActionArgSchema,
   ResetArgsSchema,
   type ScenarioSummary,
@@ -56,6 +57,7 @@ import {
   SendTextDataSchema,
 } from "../protocol/messages.ts";
 import { checkClientVersion } from "../protocol/version.ts";
+import { clientText } from "./client_text.ts";
 import { z } from "zod";
 
 /** All a session needs of its socket. */
@@ -83,6 +85,13 @@ export interface SessionOptions {
   /** How long a tool call waits for the client's result. */
   toolTimeoutMs?: number;
   maxFrameBytes?: number;
+  /**
+   * Bytes (UTF-8 JSON) the context history may hold; a frame that would take the
+   * conversation past it gets an `error-response` and changes nothing.
+   */
+  maxHistoryBytes?: number;
+  /** Bytes (UTF-8 JSON) of `apply_initialization` shared state kept per scenario. */
+  maxSharedStateBytes?: number;
   /** Diagnostics (never protocol data). */
   log?: (line: string) => void;
 }
@@ -95,9 +104,14 @@ const DEFAULT_TODAY = "2024-05-15";
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 /** Context history kept for `get_context_history` (oldest turns dropped first). */
 const MAX_HISTORY = 2_000;
+/** Default byte budget of one session's context history. */
+export const DEFAULT_MAX_HISTORY_BYTES = 8 * 2 ** 20;
+/** Default byte budget of one session's shared state. */
+export const DEFAULT_MAX_SHARED_STATE_BYTES = 4 * 2 ** 20;
 
 interface PendingCall {
-  resolve(reply: ToolCallReply): void;
+  /** `remember: false` keeps the reply out of the context history. */
+  resolve(reply: ToolCallReply, remember?: boolean): void;
   cancelTimer(): void;
 }
 
@@ -125,8 +139,13 @@ export class Session {
   #callEnded = false;
 
   #env?: Environment;
-  #sharedState: Record<string, unknown> = {};
+  /** `apply_initialization` shared state: each key's value and its size in bytes. */
+  #sharedState = new Map<string, { value: unknown; bytes: number }>();
+  #sharedStateBytes = 0;
   #history: Record<string, unknown>[] = [];
+  /** Size of each history entry, in the same order. */
+  #historySizes: number[] = [];
+  #historyBytes = 0;
   readonly #pending = new Map<string, PendingCall>();
   #nextCallId = 0;
 
@@ -233,7 +252,7 @@ export class Session {
     const data = ClientMessageDataSchema.safeParse(msg.data);
     if (!data.success) return this.#reply(msg, undefined, `Invalid message: ${issues(data.error)}`);
     const { t, d } = data.data;
-    const handler = this.#handlers[t];
+    const handler = this.#handlers.get(t);
     if (!handler) return this.#reply(msg, undefined, `unknown message type: ${t}`);
     let result: unknown;
     try {
@@ -248,8 +267,11 @@ export class Session {
     const data = SendTextDataSchema.safeParse(msg.data);
     if (!data.success) return this.#reply(msg, undefined, `Invalid message: ${issues(data.error)}`);
     const { content, voice, interrupted } = data.data;
+    const entry = { role: "user", content };
+    const bytes = jsonBytes(entry);
+    if (!this.#historyHasRoom(bytes)) return this.#reply(msg, undefined, this.#historyFull(bytes));
     if (!(await this.#ensureCall(msg))) return;
-    this.#remember({ role: "user", content });
+    this.#remember(entry, bytes);
     this.#deliver({
       type: "speech",
       at: this.#clock.now(),
@@ -277,33 +299,42 @@ export class Session {
     this.#pending.delete(data.data.tool_call_id);
     pending.cancelTimer();
     const result = data.data.result;
+    const bytes = jsonBytes(result ?? null);
+    if (!this.#historyHasRoom(bytes)) {
+      const error = this.#historyFull(bytes);
+      pending.resolve(errorReply("result_too_large", error), false);
+      return this.#reply(msg, undefined, error);
+    }
     pending.resolve({ ok: !isErrorResult(result), result });
   }
 
   // ---- client-message handlers ----------------------------------------------------
 
-  readonly #handlers: Record<string, Handler> = {
-    reset: (d) => {
-      ResetArgsSchema.parse(d);
-      return this.#reset();
-    },
-    update_system_prompt: (d) => this.#updateSystemPrompt(d),
-    apply_initialization: (d) => this.#applyInitialization(d),
-    apply_sync_delta: (d) => this.#applySyncDelta(d),
-    get_scenario_summary: (d) => this.#scenarioSummary(d),
-    get_context_history: (d) => {
-      GetContextHistoryArgsSchema.parse(d);
-      // A JSON string literal of the JSON list: the reference bridge evaluates the
-      // reply as a Python literal, gets a string, then parses it as JSON.
-      return { context: JSON.stringify(JSON.stringify(this.#history)) };
-    },
-    call_event: (d) => this.#callEvent(d),
-  };
+  /** By `t`; a Map, so a client's `t` can only name a handler, never a prototype member. */
+  readonly #handlers: ReadonlyMap<string, Handler> = new Map<string, Handler>(
+    [
+      ["reset", (d) => {
+        ResetArgsSchema.parse(d);
+        return this.#reset();
+      }],
+      ["update_system_prompt", (d) => this.#updateSystemPrompt(d)],
+      ["apply_initialization", async (d) => this.#cleanResult(await this.#applyInitialization(d))],
+      ["apply_sync_delta", (d) => this.#cleanResult(this.#applySyncDelta(d))],
+      ["get_scenario_summary", (d) => this.#scenarioSummary(d)],
+      ["get_context_history", (d) => {
+        GetContextHistoryArgsSchema.parse(d);
+        // A JSON string literal of the JSON list: the reference bridge evaluates the
+        // reply as a Python literal, gets a string, then parses it as JSON.
+        return { context: JSON.stringify(JSON.stringify(this.#history)) };
+      }],
+      ["call_event", (d) => this.#callEvent(d)],
+    ] satisfies [HandlerName, Handler][],
+  );
 
   async #reset(): Promise<boolean> {
     if (!this.#setup) return true;
     await this.#startParticipant(this.#setup);
-    this.#history = [{ role: "system", content: this.#setup.prompt }];
+    this.#restartHistory(this.#setup.prompt);
     return true;
   }
 
@@ -315,7 +346,8 @@ export class Session {
     // As the reference: a new system prompt starts a new scenario (shared state cleared).
     this.#side = side;
     this.#env = undefined;
-    this.#sharedState = {};
+    this.#sharedState = new Map();
+    this.#sharedStateBytes = 0;
     const setup: CallSetup = {
       side,
       scenario: args.scenario ?? "",
@@ -327,7 +359,7 @@ export class Session {
       ...(args.scenario_sha256 ? { scenario_sha256: args.scenario_sha256 } : {}),
     };
     await this.#startParticipant(setup);
-    this.#history = [{ role: "system", content: args.prompt }];
+    this.#restartHistory(args.prompt);
     return true;
   }
 
@@ -342,8 +374,12 @@ export class Session {
     if (typeof init !== "object" || init === null || Array.isArray(init)) {
       return failure("shared_state_init must be a JSON object");
     }
-    const { db: inlineDb, db_path: dbPath, ...rest } = init as Record<string, unknown>;
-    Object.assign(this.#sharedState, rest);
+    const fields = new Map(Object.entries(init));
+    const inlineDb = fields.get("db");
+    const dbPath = fields.get("db_path");
+    fields.delete("db");
+    fields.delete("db_path");
+    this.#mergeSharedState(fields);
     if (!Array.isArray(args.actions)) return failure("actions must be a list");
     const actions = [];
     for (const [i, a] of args.actions.entries()) {
@@ -380,14 +416,49 @@ export class Session {
       } catch (e) {
         return failure(describe(e, false));
       }
-      const today = typeof rest.today === "string" ? rest.today : DEFAULT_TODAY;
+      const today = fields.get("today");
       const seed = this.#setup?.seed ?? "0";
       const world = this.#side === "user" ? { db: {}, user_db: db } : { db };
-      this.#env = new Environment(domain, world, { today, seed });
+      this.#env = new Environment(domain, world, {
+        today: typeof today === "string" ? today : DEFAULT_TODAY,
+        seed,
+      });
     }
     if (actions.length === 0) return { success: true, errors: [] };
-    if (!this.#env) return failure("initialization actions need a db");
-    return this.#env.initialize(actions);
+    const env = this.#env;
+    if (!env) return failure("initialization actions need a db");
+    // Each name is checked as an own key of the domain's functions before it runs, so
+    // `constructor` or `__proto__` from a client is an unknown function, not a member.
+    const known = env.domain.initFunctions?.[this.#side] ?? {};
+    const errors: string[] = [];
+    for (const action of actions) {
+      if (!Object.hasOwn(known, action.func_name)) {
+        errors.push(`${action.func_name}: unknown ${this.#side} initialization function`);
+        continue;
+      }
+      errors.push(...env.initialize([action]).errors);
+    }
+    return { success: errors.length === 0, errors };
+  }
+
+  /** Merges shared state keys; past the byte budget nothing changes and the request fails. */
+  #mergeSharedState(fields: ReadonlyMap<string, unknown>): void {
+    const budget = this.#options.maxSharedStateBytes ?? DEFAULT_MAX_SHARED_STATE_BYTES;
+    const sized = [...fields].map(([key, value]) => ({
+      key,
+      value,
+      bytes: jsonBytes({ [key]: value }),
+    }));
+    let total = this.#sharedStateBytes;
+    for (const { key, bytes } of sized) total += bytes - (this.#sharedState.get(key)?.bytes ?? 0);
+    if (total > budget) {
+      throw new BudgetError(
+        `shared state would hold ${total} bytes, over this session's budget of ${budget}; ` +
+          "update_system_prompt starts a new scenario with empty shared state",
+      );
+    }
+    for (const { key, value, bytes } of sized) this.#sharedState.set(key, { value, bytes });
+    this.#sharedStateBytes = total;
   }
 
   #applySyncDelta(d: unknown): ApplyResult {
@@ -447,7 +518,16 @@ export class Session {
     if (this.#callStarted && !this.#callEnded) {
       this.#callEnded = true;
       const by = this.#side === "agent" ? "user" : "agent";
-      safely(() => participant.onEvent({ type: "hangup", at: this.#clock.now(), by, reason }));
+      const logged = (e: unknown) => this.#log(`participant hangup: ${describe(e)}`);
+      safely(() => {
+        const returned: unknown = participant.onEvent({
+          type: "hangup",
+          at: this.#clock.now(),
+          by,
+          reason,
+        });
+        if (isThenable(returned)) returned.then(undefined, logged);
+      }, logged);
     }
     try {
       await participant.close();
@@ -490,9 +570,37 @@ export class Session {
     const participant = this.#participant;
     if (!participant || this.#callEnded) return;
     if (event.type === "hangup") this.#callEnded = true;
-    safely(
-      () => participant.onEvent(event),
-      (e) => this.#log(`participant onEvent: ${describe(e)}`),
+    const generation = this.#generation;
+    const failed = (e: unknown) => this.#participantFailed(generation, e);
+    try {
+      // `onEvent` is typed void, but an async one returns a promise: its rejection
+      // fails this session's call instead of escaping the process.
+      const returned: unknown = participant.onEvent(event);
+      if (isThenable(returned)) returned.then(undefined, failed);
+    } catch (e) {
+      failed(e);
+    }
+  }
+
+  /**
+   * The hosted participant (or the session's own work for it) threw: this session's
+   * call ends with a fatal `error`, the participant is released, and the socket stays
+   * open for a new scenario. Nothing reaches the process.
+   */
+  #participantFailed(generation: number, e: unknown): void {
+    this.#log(`hosted participant failed: ${describe(e)}`);
+    if (generation !== this.#generation || this.#closed) return;
+    const kind = this.#side === "user" ? "user_error" : "protocol_error";
+    if (!this.#callEnded) {
+      this.#callEnded = true;
+      this.#send(rtvi("error", {
+        error: this.#clientText(`the hosted participant failed: ${describe(e)}`),
+        fatal: true,
+        kind,
+      }));
+    }
+    this.#work = this.#work.then(() => this.#endParticipant("participant failed")).catch((e) =>
+      this.#log(`releasing a failed participant: ${describe(e)}`)
     );
   }
 
@@ -510,14 +618,23 @@ export class Session {
       },
       press: (keys: string) => {
         if (!live()) return;
-        void this.#remoteToolCall("send_dtmf", { keys });
+        this.#remoteToolCall("send_dtmf", { keys }).catch((e) =>
+          this.#participantFailed(generation, e)
+        );
       },
       beep: () => {
         if (live()) this.#send(rtvi("server-message", { type: "beep" }));
       },
-      callTool: (name: string, args: unknown): Promise<ToolCallReply> => {
-        if (!live()) return Promise.resolve(errorReply("call_ended", "The call has ended."));
-        return this.#callTool(name, args);
+      callTool: async (name: string, args: unknown): Promise<ToolCallReply> => {
+        if (!live()) return errorReply("call_ended", "The call has ended.");
+        try {
+          return await this.#callTool(name, args);
+        } catch (e) {
+          // The session's own fault (a broken world): it fails this call, and the
+          // participant gets a reply rather than a rejection it may not handle.
+          this.#participantFailed(generation, e);
+          return errorReply("call_ended", "The call has ended.");
+        }
       },
       hangUp: (reason?: string) => {
         if (!live()) return;
@@ -539,7 +656,8 @@ export class Session {
       fail: (error: ParticipantError) => {
         if (!live()) return;
         this.#callEnded = true;
-        this.#send(rtvi("error", { error: error.message, fatal: true, kind: error.kind }));
+        const text = this.#clientText(error.message);
+        this.#send(rtvi("error", { error: text, fatal: true, kind: error.kind }));
       },
     };
     return line;
@@ -595,8 +713,10 @@ export class Session {
       });
       this.#pending.set(id, {
         cancelTimer,
-        resolve: (reply) => {
-          this.#remember({ role: "tool", name, arguments: args, content: reply.result });
+        resolve: (reply, remember = true) => {
+          if (remember) {
+            this.#remember({ role: "tool", name, arguments: args, content: reply.result });
+          }
           resolve(reply);
         },
       });
@@ -641,8 +761,14 @@ export class Session {
     return specs;
   }
 
-  #domain(id: string): Promise<Domain> {
-    return (this.#options.domains ?? getDomain)(id);
+  /**
+   * The domain a client named. Whatever the lookup returns must be a domain with that
+   * very id: a name such as `constructor` can never stand in for one.
+   */
+  async #domain(id: string): Promise<Domain> {
+    const domain: unknown = await (this.#options.domains ?? getDomain)(id);
+    if (!isDomain(domain) || domain.id !== id) throw new Error(`unknown domain "${id}"`);
+    return domain;
   }
 
   // ---- outgoing ------------------------------------------------------------------
@@ -664,11 +790,21 @@ export class Session {
 
   #errorResponse(id: string | undefined, error: string): void {
     if (id === undefined) return this.#error(error);
-    this.#send(rtvi("error-response", { error }, id));
+    this.#send(rtvi("error-response", { error: this.#clientText(error) }, id));
   }
 
   #error(error: string): void {
-    this.#send(rtvi("error", { error, fatal: false }));
+    this.#send(rtvi("error", { error: this.#clientText(error), fatal: false }));
+  }
+
+  /** An apply result whose error texts are fit for the client. */
+  #cleanResult(result: ApplyResult): ApplyResult {
+    return { ...result, errors: result.errors.map((e) => this.#clientText(e)) };
+  }
+
+  /** Error text for the client: no path of this machine, and a bounded length. */
+  #clientText(text: string): string {
+    return clientText(text, this.#options.dataRoot);
   }
 
   #fault(msg: RtviMessage, e: unknown): void {
@@ -676,10 +812,50 @@ export class Session {
     this.#reply(msg, undefined, `Exception processing message: ${describe(e)}`);
   }
 
-  #remember(entry: Record<string, unknown>): void {
+  /** A new conversation: just the system prompt. */
+  #restartHistory(prompt: string): void {
+    const entry = { role: "system", content: prompt };
+    this.#history = [entry];
+    this.#historySizes = [jsonBytes(entry)];
+    this.#historyBytes = this.#historySizes[0]!;
+  }
+
+  #historyBudget(): number {
+    return this.#options.maxHistoryBytes ?? DEFAULT_MAX_HISTORY_BYTES;
+  }
+
+  /** Whether a client's entry of `bytes` fits the history budget. */
+  #historyHasRoom(bytes: number): boolean {
+    return this.#historyBytes + bytes <= this.#historyBudget();
+  }
+
+  #historyFull(bytes: number): string {
+    return `the conversation would hold ${this.#historyBytes + bytes} bytes, over this ` +
+      `session's history budget of ${this.#historyBudget()}; reset or update_system_prompt ` +
+      "starts a new one";
+  }
+
+  /**
+   * Appends to the context history. Entries the client sent were checked against the
+   * budget first; the session's own (speech, tool results) make room by dropping the
+   * oldest turns, and one too large for the budget on its own is kept as a marker.
+   */
+  #remember(entry: Record<string, unknown>, bytes = jsonBytes(entry)): void {
+    const budget = this.#historyBudget();
+    if (bytes > budget / 2) {
+      entry = { role: entry.role, content: `[${bytes} bytes omitted: over the history budget]` };
+      bytes = jsonBytes(entry);
+    }
     this.#history.push(entry);
-    if (this.#history.length > MAX_HISTORY) {
-      this.#history.splice(1, this.#history.length - MAX_HISTORY);
+    this.#historySizes.push(bytes);
+    this.#historyBytes += bytes;
+    while (
+      this.#history.length > 2 &&
+      (this.#history.length > MAX_HISTORY || this.#historyBytes > budget)
+    ) {
+      // The first entry is the system prompt: the oldest turn after it goes.
+      this.#history.splice(1, 1);
+      this.#historyBytes -= this.#historySizes.splice(1, 1)[0]!;
     }
   }
 
@@ -714,6 +890,28 @@ function describe(e: unknown, withName = true): string {
   if (e instanceof z.ZodError) return `Invalid arguments: ${issues(e)}`;
   if (e instanceof Error) return withName ? `${e.name}: ${e.message}` : e.message;
   return String(e);
+}
+
+/** Refused because a per-session byte budget would be exceeded (an `error-response`). */
+class BudgetError extends Error {
+  override readonly name = "BudgetError";
+}
+
+const utf8 = new TextEncoder();
+
+/** Size of `value` as UTF-8 JSON. */
+function jsonBytes(value: unknown): number {
+  return utf8.encode(JSON.stringify(value) ?? "null").byteLength;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
+}
+
+function isDomain(value: unknown): value is Domain {
+  return typeof value === "object" && value !== null &&
+    typeof (value as Domain).id === "string" && Array.isArray((value as Domain).tools);
 }
 
 function safely(fn: () => void, onError?: (e: unknown) => void): void {
