@@ -20,7 +20,8 @@ export const command: Command = {
       ...SELECTION_FLAGS,
     });
     const root = openDataRoot(values["data-root"], io);
-    const sel = await selectScenarios(root, selectionFromFlags(values));
+    // Each selected scenario's gold is computed (or read from the cache) below.
+    const sel = await selectScenarios(root, selectionFromFlags(values), { expected: false });
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     for (const scenario of sel.scenarios) {
       const suite = sel.suites.get(scenario.name);
