@@ -13,7 +13,7 @@ Prints {"input","sha256"} per input (stdin when no file or "-"); --canonical add
 canonical string that is hashed. Invalid JSON exits 2 naming the input, line and column.`;
 
 export const command: Command = {
-  summary: "canonical DB hash of JSON documents",
+  summary: "the reference's canonical DB hash of JSON documents",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, { canonical: { type: "boolean" } });

@@ -56,7 +56,7 @@ export function schemaText(entry: (typeof SCHEMA_FILES)[number]): string {
 }
 
 export const command: Command = {
-  summary: "write JSON Schemas for scenario files, trial records, verdicts and reports",
+  summary: "write JSON Schemas of the record formats",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, { out: { type: "string" } });
