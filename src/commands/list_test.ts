@@ -1,4 +1,4 @@
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { memoryIo } from "../cli/io.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
@@ -45,4 +45,13 @@ Deno.test("a selection fills the expected hashes of the scenarios it picks, not 
   equal(requests(), before + 1);
   const all = await selectScenarios(root, { domains: ["tau2_retail"] }, { expected: false });
   deepEqual(all.scenarios.map((s) => s.expect.db_sha256 !== undefined), [false, false, true]);
+});
+
+Deno.test("without expected states no scenario carries a hash; a run's selection has them all", async () => {
+  const root = new DataRoot(BUNDLED_DATA_ROOT);
+  const listed = await selectScenarios(root, {}, { expected: false });
+  ok(listed.scenarios.some((s) => s.domain === "eva_airline"));
+  deepEqual(listed.scenarios.filter((s) => s.expect.db_sha256 !== undefined), []);
+  const run = await selectScenarios(root, {});
+  for (const s of run.scenarios) match(s.expect.db_sha256 ?? "", /^[0-9a-f]{64}$/, s.name);
 });
