@@ -1,6 +1,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { memoryIo } from "../cli/io.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
+import { ScenarioSchema } from "../scenario/scenario.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { tau2GoldCache } from "../scenario/tau2/tau2_suite.ts";
 import { command as list } from "./list.ts";
@@ -54,4 +55,8 @@ Deno.test("without expected states no scenario carries a hash; a run's selection
   deepEqual(listed.scenarios.filter((s) => s.expect.db_sha256 !== undefined), []);
   const run = await selectScenarios(root, {});
   for (const s of run.scenarios) match(s.expect.db_sha256 ?? "", /^[0-9a-f]{64}$/, s.name);
+  // Filled late, yet in the schema's key order (scaffold writes the object as it is).
+  for (const s of run.scenarios.filter((s) => s.domain === "eva_airline")) {
+    deepEqual(Object.keys(s.expect), Object.keys(ScenarioSchema.parse(s).expect), s.name);
+  }
 });

@@ -104,7 +104,9 @@ function _expect(_root: DataRoot, scenarios: readonly Scenario[]): Promise<void>
   for (const scenario of scenarios) {
     const record = recordOf.get(scenario); // not a scenario file's of the same name
     if (record && scenario.expect.db_sha256 === undefined) {
-      scenario.expect.db_sha256 = dbHash(record.ground_truth.expected_scenario_db);
+      // First, where parsing would have put it: scenario files written from it keep their order.
+      const db_sha256 = dbHash(record.ground_truth.expected_scenario_db);
+      scenario.expect = { db_sha256, ...scenario.expect };
     }
   }
   return Promise.resolve();
