@@ -1,7 +1,7 @@
 /**
  * callbench: tests voice and conversational agents by simulating calls.
  *
- * A thin dispatcher: `cli.ts <command> [flags]` lazily imports
+ * A thin dispatcher: `cli.ts <command> [flags]` imports only
  * `src/commands/<command>.ts` and exits with its code: 0 success, 1 failure or bug,
  * 2 usage or input error.
  *
@@ -10,60 +10,72 @@
 import { type Command, type Io, processIo } from "./src/cli/io.ts";
 import { closest, InputError } from "./src/cli/problem.ts";
 
-/** Every subcommand: its one-line summary and the module that implements it. */
+/**
+ * Every subcommand and its one-line summary: the command module's own `summary`,
+ * repeated here so that `--help` loads no command (a test keeps the two equal).
+ */
 export const COMMANDS: Record<
   string,
   { summary: string; load: () => Promise<{ command: Command }> }
 > = {
-  list: {
-    summary: "list scenarios (one JSON reference per line)",
-    load: () => import("./src/commands/list.ts"),
-  },
-  eval: {
-    summary: "run trials and print one trial record per line",
-    load: () => import("./src/commands/eval.ts"),
-  },
-  score: {
-    summary: "trial records in, one verdict per trial out",
-    load: () => import("./src/commands/score.ts"),
-  },
-  report: {
-    summary: "verdicts in, a summary out (json, md, html)",
-    load: () => import("./src/commands/report.ts"),
-  },
-  gold: {
-    summary: "expected hashes and reference calls per scenario",
-    load: () => import("./src/commands/gold.ts"),
-  },
-  replay: {
-    summary: "run tool calls from stdin against a world",
-    load: () => import("./src/commands/replay.ts"),
-  },
-  hash: {
-    summary: "the reference's canonical DB hash of JSON documents",
-    load: () => import("./src/commands/hash.ts"),
-  },
-  validate: {
-    summary: "check scenario and flow files; located errors",
-    load: () => import("./src/commands/validate.ts"),
-  },
-  scaffold: {
-    summary: "write editable scenario files from a dataset",
-    load: () => import("./src/commands/scaffold.ts"),
-  },
-  serve: {
-    summary: "serve built-in agents over RTVI WebSocket",
-    load: () => import("./src/commands/serve.ts"),
-  },
-  demo: {
-    summary: "run the bundled scenarios end to end",
-    load: () => import("./src/commands/demo.ts"),
-  },
-  schema: {
-    summary: "write JSON Schemas of the record formats",
-    load: () => import("./src/commands/schema.ts"),
-  },
+  list: lazy("list", "list scenarios (one JSON reference per line)"),
+  eval: lazy("eval", "run trials and print one trial record per line"),
+  score: lazy("score", "trial records in, one verdict per trial out"),
+  report: lazy("report", "verdicts in, a summary out (json, md, html)"),
+  gold: lazy("gold", "expected hashes and reference calls per scenario"),
+  replay: lazy("replay", "run tool calls from stdin against a world"),
+  hash: lazy("hash", "the reference's canonical DB hash of JSON documents"),
+  validate: lazy("validate", "check scenario and flow files; located errors"),
+  scaffold: lazy("scaffold", "write editable scenario files from a dataset"),
+  serve: lazy("serve", "serve built-in agents over RTVI WebSocket"),
+  demo: lazy("demo", "run the bundled scenarios end to end"),
+  schema: lazy(
+    "schema",
+    "write JSON Schemas for scenario and flow files, trial records, verdicts and reports",
+  ),
 };
+
+/**
+ * A command whose module `src/commands/<name>.ts` is imported only when it runs. The
+ * specifier is built at run time on purpose: Deno fetches and parses every literal
+ * `import()` of a module at start-up, so literal paths would load all commands (zod,
+ * hono, yaml...) even for `--help`. `deno compile` then needs
+ * `--include src/commands`; `deno check cli.ts` still checks each command through
+ * the type-only imports below.
+ */
+function lazy(name: string, summary: string): (typeof COMMANDS)[string] {
+  const url = new URL(`./src/commands/${name}.ts`, import.meta.url);
+  const load = async () => {
+    try {
+      return await import(url.href);
+    } catch (e) {
+      // A specifier built at run time is read like a file: it needs --allow-read.
+      if (!/Requires read access/.test(String(e))) throw e;
+      throw new InputError({
+        file: url.protocol === "file:" ? decodeURIComponent(url.pathname) : url.href,
+        message: `this run may not read the module of the ${name} command`,
+        hint: "run cli.ts with --allow-read, as every deno task does",
+      });
+    }
+  };
+  return { summary, load };
+}
+
+// Type-only: erased at run time, so `deno run` loads none of them.
+export type CommandModules = [
+  typeof import("./src/commands/list.ts"),
+  typeof import("./src/commands/eval.ts"),
+  typeof import("./src/commands/score.ts"),
+  typeof import("./src/commands/report.ts"),
+  typeof import("./src/commands/gold.ts"),
+  typeof import("./src/commands/replay.ts"),
+  typeof import("./src/commands/hash.ts"),
+  typeof import("./src/commands/validate.ts"),
+  typeof import("./src/commands/scaffold.ts"),
+  typeof import("./src/commands/serve.ts"),
+  typeof import("./src/commands/demo.ts"),
+  typeof import("./src/commands/schema.ts"),
+];
 
 const USAGE = `callbench: test voice agents by simulating calls
 
@@ -97,7 +109,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.err(`Unknown command "${name}"${hint ? `: did you mean "${hint}"?` : ""} (see --help)`);
     return 2;
   }
-  const { command } = await entry.load();
+  let command: Command;
+  try {
+    ({ command } = await entry.load());
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    io.err(e.message);
+    return 2;
+  }
   if (rest.includes("--help") || rest.includes("-h")) {
     io.out(command.help);
     return 0;

@@ -80,7 +80,7 @@ const ScenarioRef = z.object({
 }).passthrough();
 
 export const command: Command = {
-  summary: "run trials (scenario x agent x user) and print trial records",
+  summary: "run trials and print one trial record per line",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, {

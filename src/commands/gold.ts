@@ -27,10 +27,11 @@ export const command: Command = {
       ...SELECTION_FLAGS,
     });
     const root = openDataRoot(values["data-root"], io);
+    // Each selected scenario's gold is computed (or read from the cache) below.
     const sel = await selectScenarios(root, {
       ...selectionFromFlags(values, positionals),
       forGold: true,
-    });
+    }, { expected: false });
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     let failed = false;

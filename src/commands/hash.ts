@@ -16,7 +16,7 @@ loads one (tau2_airline/db/): its *.json files as {stem: contents}. Invalid JSON
 exits 2 naming the input, line and column.`;
 
 export const command: Command = {
-  summary: "canonical DB hash of JSON documents",
+  summary: "the reference's canonical DB hash of JSON documents",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, { canonical: { type: "boolean" } });

@@ -29,7 +29,10 @@ export const command: Command = {
       ...SELECTION_FLAGS,
     });
     const root = openDataRoot(values["data-root"], io);
-    const sel = await selectScenarios(root, selectionFromFlags(values, positionals));
+    // Expected states are not printed: none is computed.
+    const sel = await selectScenarios(root, selectionFromFlags(values, positionals), {
+      expected: false,
+    });
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     if (sel.scenarios.length === 0) io.err(`warning: no scenarios in ${root.path}`);

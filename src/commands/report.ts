@@ -34,7 +34,7 @@ const FORMATS = ["json", "md", "html"] as const;
 const VerdictWithoutTurns = VerdictSchema.omit({ turns: true, tool_calls: true });
 
 export const command: Command = {
-  summary: "aggregate verdicts: success rates, pass^k, latency, tokens (json, md, html)",
+  summary: "verdicts in, a summary out (json, md, html)",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, {

@@ -29,7 +29,7 @@ Prints one line per file: {"file","scenario","status"} with status "written",
 benchmark's prose: keep them out of version control unless its licence allows.`;
 
 export const command: Command = {
-  summary: "write a suite's scenarios as editable YAML files",
+  summary: "write editable scenario files from a dataset",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, {

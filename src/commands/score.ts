@@ -34,7 +34,7 @@ A judge that cannot answer makes the verdict an infrastructure error (kind judge
 never a failed assertion. Invalid records exit 2 naming file, line and field.`;
 
 export const command: Command = {
-  summary: "score trial records into verdicts (signals, is_successful, breakdown)",
+  summary: "trial records in, one verdict per trial out",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, {

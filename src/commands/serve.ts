@@ -199,7 +199,7 @@ async function untilSignalled<T>(fn: (stop: AbortSignal) => Promise<T>): Promise
 }
 
 export const command: Command = {
-  summary: "Run a WebSocket bot server (RTVI 2.1) hosting built-in participants",
+  summary: "serve built-in agents over RTVI WebSocket",
   help: HELP,
   main: (args: string[], io: Io) =>
     untilSignalled((stop) => runServe(args, io, builtinFactory, stop)),

@@ -23,7 +23,7 @@ stderr); exit 2 with every error, one per line, each naming the file, the line, 
 scenario or node, and the field.`;
 
 export const command: Command = {
-  summary: "check scenario and flow files (located errors, exit 2)",
+  summary: "check scenario and flow files; located errors",
   help,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, { "data-root": { type: "string" } });

@@ -31,6 +31,16 @@ export interface Gold {
   errors?: { index: number; name: string; result: unknown }[];
 }
 
+/** How much of a suite to compute at load. */
+export interface LoadOptions {
+  /**
+   * Fill every scenario's expected hashes (`expect.db_sha256`, `expect.user_db_sha256`)
+   * where the suite derives them by replaying gold (default true). `false` leaves them
+   * for {@link Suite.expect}, for the scenarios that need them.
+   */
+  expected?: boolean;
+}
+
 export interface Suite {
   /** Name prefix and aggregation bucket, e.g. `tau2_telecom_workflow`. */
   readonly id: string;
@@ -39,7 +49,12 @@ export interface Suite {
   /** Whether the data root holds this suite's data. */
   present(root: DataRoot): boolean;
   /** Every scenario of the suite, in the reference's order. */
-  load(root: DataRoot): Promise<LoadResult>;
+  load(root: DataRoot, options?: LoadOptions): Promise<LoadResult>;
+  /**
+   * Fills the expected hashes of these scenarios of this suite, once per process
+   * (a no-op where loading computes them anyway).
+   */
+  expect(root: DataRoot, scenarios: readonly Scenario[]): Promise<void>;
   /** The gold of one scenario of this suite. */
   gold(root: DataRoot, scenario: Scenario): Promise<Gold>;
 }

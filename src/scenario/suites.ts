@@ -55,8 +55,24 @@ export interface Selected {
   suites: Map<string, Suite>;
 }
 
-/** Loads and selects scenarios; unknown names or domains are input errors with hints. */
-export async function selectScenarios(root: DataRoot, sel: Selection): Promise<Selected> {
+/** What {@link selectScenarios} computes besides the selection. */
+export interface SelectOptions {
+  /**
+   * Fill the selected scenarios' expected hashes (default true: a run needs them).
+   * `list` and `gold` pass false: one prints none, the other replays gold itself.
+   */
+  expected?: boolean;
+}
+
+/**
+ * Loads and selects scenarios; unknown names or domains are input errors with hints.
+ * Expected states are computed for the selected scenarios only.
+ */
+export async function selectScenarios(
+  root: DataRoot,
+  sel: Selection,
+  options: SelectOptions = {},
+): Promise<Selected> {
   const suites = await allSuites();
   const byId = new Map(suites.map((s) => [s.id, s]));
   const problems: Problem[] = [];
@@ -106,7 +122,7 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
     // One broken data file costs its own suite, not the others.
     let r;
     try {
-      r = await s.load(root);
+      r = await s.load(root, { expected: false });
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       problems.push(...e.problems.map((p) => ({ ...p, where: p.where ?? `suite ${s.id}` })));
@@ -133,9 +149,31 @@ export async function selectScenarios(root: DataRoot, sel: Selection): Promise<S
       }
       return s;
     });
+    if (options.expected ?? true) await _expect(root, picked, owner, fromFiles);
     return { scenarios: picked, problems, fileProblems, suites: owner };
   }
+  if (options.expected ?? true) await _expect(root, scenarios, owner, fromFiles);
   return { scenarios, problems, fileProblems, suites: owner };
+}
+
+/** Fills the expected hashes of data-root scenarios, suite by suite. */
+async function _expect(
+  root: DataRoot,
+  scenarios: readonly Scenario[],
+  owner: ReadonlyMap<string, Suite>,
+  fromFiles: readonly Scenario[],
+): Promise<void> {
+  const files = new Set(fromFiles);
+  const bySuite = new Map<Suite, Scenario[]>();
+  for (const s of scenarios) {
+    const suite = owner.get(s.name);
+    // A scenario file carries its own expectations, even under a data-root name.
+    if (!suite || files.has(s)) continue;
+    let list = bySuite.get(suite);
+    if (!list) bySuite.set(suite, list = []);
+    list.push(s);
+  }
+  for (const [suite, list] of bySuite) await suite.expect(root, list);
 }
 
 function _prefix(name: string): string {

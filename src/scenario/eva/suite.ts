@@ -64,16 +64,19 @@ export const suite: Suite = {
   id: "eva_airline",
   domain: "eva_airline",
   present: (root) => root.exists(DATASET_FILE),
-  async load(root): Promise<LoadResult> {
+  async load(root, options = {}): Promise<LoadResult> {
     const { scenarios, problems } = await loadEva(root);
+    if (options.expected ?? true) await _expect(root, scenarios);
     return { scenarios: [...scenarios], problems: [...problems] };
   },
+  expect: _expect,
   /**
    * The dataset's expected hash, and what replaying the reference actions records
    * (write-action records; calls that fail on the data itself, which some gold
    * traces contain, e.g. a disruption lookup that finds none).
    */
   async gold(root, scenario): Promise<Gold> {
+    await _expect(root, [scenario]);
     const actions = scenario.expect.reference_actions ?? [];
     const { env } = await openEnvironment(root, scenario, "gold");
     const errors: NonNullable<Gold["errors"]> = [];
@@ -91,6 +94,26 @@ export const suite: Suite = {
     };
   },
 };
+
+/**
+ * Sets each scenario's expected hash: the canonical hash of its dataset line's
+ * `ground_truth.expected_scenario_db`, computed on demand (a few ms per scenario,
+ * which `list` does not need).
+ */
+function _expect(_root: DataRoot, scenarios: readonly Scenario[]): Promise<void> {
+  for (const scenario of scenarios) {
+    const record = recordOf.get(scenario); // not a scenario file's of the same name
+    if (record && scenario.expect.db_sha256 === undefined) {
+      // First, where parsing would have put it: scenario files written from it keep their order.
+      const db_sha256 = dbHash(record.ground_truth.expected_scenario_db);
+      scenario.expect = { db_sha256, ...scenario.expect };
+    }
+  }
+  return Promise.resolve();
+}
+
+/** The dataset record behind each loaded scenario object. */
+const recordOf = new WeakMap<Scenario, EvaRecord>();
 
 function _load(root: DataRoot): Loaded {
   const problems: Problem[] = [];
@@ -125,7 +148,6 @@ function _load(root: DataRoot): Loaded {
         known_info: knownInfo,
       },
       expect: {
-        db_sha256: dbHash(record.ground_truth.expected_scenario_db),
         ...(calls ? { reference_actions: calls.map(_referenceAction) } : {}),
       },
       success_signals: ["db_state_match", "clean_exit"],
@@ -144,6 +166,7 @@ function _load(root: DataRoot): Loaded {
     }
     scenarios.push(parsed.data);
     records.set(name, record);
+    recordOf.set(parsed.data, record);
   }
   return { scenarios, problems, records };
 }

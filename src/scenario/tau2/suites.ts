@@ -14,13 +14,13 @@
 import type { Suite } from "../suite.ts";
 import { numberedName, telecomName } from "./names.ts";
 import { agentPrompt, telecomAgentPrompt, telecomPolicy } from "./prompts.ts";
-import { tau2Suite } from "./tau2_suite.ts";
+import { tau2Suite, type Tau2SuiteConfig } from "./tau2_suite.ts";
 
 export const TAU2_AIRLINE_TODAY = "2024-05-15";
 export const TAU2_RETAIL_TODAY = "2024-05-15";
 export const TAU2_TELECOM_TODAY = "2025-02-25";
 
-const airline = tau2Suite({
+const airline: Tau2SuiteConfig = {
   id: "tau2_airline",
   domain: "tau2_airline",
   today: TAU2_AIRLINE_TODAY,
@@ -33,9 +33,9 @@ const airline = tau2Suite({
   // The reference's airline scenarios leave the tasks' NL assertions out.
   nlAssertions: false,
   callerHasTools: false,
-});
+};
 
-const retail = tau2Suite({
+const retail: Tau2SuiteConfig = {
   id: "tau2_retail",
   domain: "tau2_retail",
   today: TAU2_RETAIL_TODAY,
@@ -47,10 +47,10 @@ const retail = tau2Suite({
   stateSignal: "db_state_match",
   nlAssertions: true,
   callerHasTools: false,
-});
+};
 
-function telecom(id: string, techSupportFile: string): Suite {
-  return tau2Suite({
+function telecom(id: string, techSupportFile: string): Tau2SuiteConfig {
+  return {
     id,
     domain: "tau2_telecom",
     today: TAU2_TELECOM_TODAY,
@@ -67,12 +67,15 @@ function telecom(id: string, techSupportFile: string): Suite {
     stateSignal: "db_state_assertion",
     nlAssertions: true,
     callerHasTools: true,
-  });
+  };
 }
 
-export const suites: Suite[] = [
+/** The four suites' configurations, in listing order (tests build suites of their own). */
+export const configs: readonly Tau2SuiteConfig[] = [
   airline,
   retail,
   telecom("tau2_telecom", "tech_support_manual.md"),
   telecom("tau2_telecom_workflow", "tech_support_workflow.md"),
 ];
+
+export const suites: Suite[] = configs.map((config) => tau2Suite(config));

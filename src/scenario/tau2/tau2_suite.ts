@@ -4,7 +4,11 @@
  * prompt and scripted-caller facts from the task's `user_scenario`, the reference
  * actions (side from `requestor`), the state assertions and initialisation actions
  * (`env_type` renamed to `side`, `assistant` to `agent`), and the expected hashes
- * of the gold replay, computed once at load.
+ * of the gold replay.
+ *
+ * Expected hashes are computed only when asked for (`load` by default, `expect` for
+ * chosen scenarios, `gold`), once per scenario and process, and kept across
+ * processes in the {@link GoldCache}: `list` replays nothing.
  *
  * A task naming a tool, predicate or initialisation function the domain lacks is a
  * located problem (scenario and field); the other tasks still load.
@@ -17,6 +21,7 @@ import { getDomain } from "../../domains/registry.ts";
 import type { DataRoot } from "../data_root.ts";
 import { type Scenario, type ScenarioInput, ScenarioSchema, type Signal } from "../scenario.ts";
 import type { Gold, LoadResult, Suite } from "../suite.ts";
+import { GoldCache } from "../gold_cache.ts";
 import { callerFacts, openingLine } from "./caller_facts.ts";
 import { replayGold } from "./gold.ts";
 import { compareIds, compareNumericIds } from "./names.ts";
@@ -52,10 +57,24 @@ export interface Tau2SuiteConfig {
   callerHasTools: boolean;
 }
 
-const loads = new WeakMap<DataRoot, Map<string, Promise<LoadResult>>>();
-const golds = new WeakMap<Scenario, Gold>();
+/** What a tau2 suite computes gold with; tests inject their own. */
+export interface Tau2SuiteDeps {
+  /** The gold replay (default {@link replayGold}). */
+  replay?: (root: DataRoot, scenario: Scenario) => Promise<Gold>;
+  /** The on-disk cache (default: one shared by the tau2 suites, in the default folder). */
+  cache?: GoldCache;
+}
 
-export function tau2Suite(config: Tau2SuiteConfig): Suite {
+/** The tau2 suites' shared cache, keyed by the code reachable from the replay module. */
+export const tau2GoldCache: GoldCache = new GoldCache(new URL("./gold.ts", import.meta.url));
+
+const loads = new WeakMap<DataRoot, Map<string, Promise<LoadResult>>>();
+
+export function tau2Suite(config: Tau2SuiteConfig, deps: Tau2SuiteDeps = {}): Suite {
+  const replay = deps.replay ?? replayGold;
+  const cache = deps.cache ?? tau2GoldCache;
+  // Per suite object, so that suites with other deps never share a result.
+  const golds = new WeakMap<Scenario, Promise<Gold>>();
   const load = (root: DataRoot): Promise<LoadResult> => {
     let bySuite = loads.get(root);
     if (!bySuite) loads.set(root, bySuite = new Map());
@@ -63,23 +82,35 @@ export function tau2Suite(config: Tau2SuiteConfig): Suite {
     if (!p) bySuite.set(config.id, p = _load(root, config));
     return p;
   };
+  const gold = (root: DataRoot, scenario: Scenario): Promise<Gold> => {
+    let p = golds.get(scenario);
+    if (!p) {
+      p = cache.get(root, scenario, () => replay(root, scenario));
+      golds.set(scenario, p);
+      p.catch(() => golds.delete(scenario));
+    }
+    return p;
+  };
+  const expect = async (root: DataRoot, scenarios: readonly Scenario[]) => {
+    for (const scenario of scenarios) {
+      const g = await gold(root, scenario);
+      if (g.expected_db_sha256) scenario.expect.db_sha256 = g.expected_db_sha256;
+      if (g.expected_user_db_sha256) scenario.expect.user_db_sha256 = g.expected_user_db_sha256;
+    }
+  };
   return {
     id: config.id,
     domain: config.domain,
     present: (root) =>
       root.exists(`${config.domain}/tasks.json`) &&
       root.exists(`${config.domain}/tasks_voice.json`),
-    async load(root) {
+    async load(root, options = {}) {
       const { scenarios, problems } = await load(root);
+      if (options.expected ?? true) await expect(root, scenarios);
       return { scenarios: [...scenarios], problems: [...problems] };
     },
-    async gold(root, scenario) {
-      const known = golds.get(scenario);
-      if (known) return known;
-      const gold = await replayGold(root, scenario);
-      golds.set(scenario, gold);
-      return gold;
-    },
+    expect,
+    gold,
   };
 }
 
@@ -159,13 +190,8 @@ async function _load(root: DataRoot, config: Tau2SuiteConfig): Promise<LoadResul
       }
       continue;
     }
-    const scenario = parsed.data;
-    const gold = await replayGold(root, scenario);
-    if (gold.expected_db_sha256) scenario.expect.db_sha256 = gold.expected_db_sha256;
-    if (gold.expected_user_db_sha256) scenario.expect.user_db_sha256 = gold.expected_user_db_sha256;
-    golds.set(scenario, gold);
     names.add(name);
-    built.push({ id: task.id, scenario });
+    built.push({ id: task.id, scenario: parsed.data });
   }
   const compare = config.order === "numeric" ? compareNumericIds : compareIds;
   built.sort((a, b) => compare(a.id, b.id));

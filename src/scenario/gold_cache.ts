@@ -1,0 +1,299 @@
+/**
+ * An on-disk cache of gold replays, so that a process that needs expected states
+ * (`gold`, `eval`, `scaffold`) does not replay every reference action again.
+ *
+ * Location: `$XDG_CACHE_HOME/callbench/gold/`, else `$HOME/.cache/callbench/gold/`.
+ * Deleting the folder is always safe. The cache is used only when the run may read
+ * those variables and read and write the folder (`deno task cli` may); otherwise
+ * gold is computed in memory as before, and no permission prompt is raised.
+ *
+ * One file per scenario, `<key>.json`. The key is the SHA-256 of:
+ * - the code that computes gold: the text of every module reachable by relative
+ *   imports from the replay's entry module, and `deno.json` (the pinned npm
+ *   versions). Any edit to that code changes every key;
+ * - the content (SHA-256 of the bytes) of each world file the scenario opens, or of
+ *   every shard of a world folder, named;
+ * - the scenario as loaded, without its expected hashes (this covers the task's
+ *   reference actions, initialisation actions, assertions, date and worlds).
+ *
+ * Content rather than file identity (size, mtime): the worlds are a few MB, hashed
+ * once per process and only when gold is needed, and no clock or copy tool can
+ * make a changed file look unchanged. An entry that does not parse, fails the
+ * schema, or names another key or scenario is recomputed and overwritten; stale
+ * entries are never read again (their key no longer occurs) and can be deleted.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import type { DataRoot } from "./data_root.ts";
+import type { Scenario } from "./scenario.ts";
+import type { Gold } from "./suite.ts";
+import { AssertionVerdictSchema } from "../runner/trial_record.ts";
+
+/** Bumped when the entry format changes. */
+const FORMAT = 1;
+
+/** What an entry stores: the computed parts of a gold (the rest is the scenario's). */
+const StoredGoldSchema = z.object({
+  expected_db_sha256: z.string().nullable(),
+  expected_user_db_sha256: z.string().nullable().optional(),
+  reference_records: z.array(z.looseObject({ action_type: z.string() })).optional(),
+  assertions: z.array(AssertionVerdictSchema).optional(),
+  errors: z.array(z.object({ index: z.number().int(), name: z.string(), result: z.unknown() }))
+    .optional(),
+});
+
+const EntrySchema = z.object({
+  format: z.literal(FORMAT),
+  key: z.string(),
+  name: z.string(),
+  gold: StoredGoldSchema,
+});
+
+/** The default cache folder, or undefined when the run may not read the variables. */
+export function defaultGoldCacheDir(): string | undefined {
+  const xdg = _env("XDG_CACHE_HOME");
+  if (xdg) return join(xdg, "callbench", "gold");
+  const home = _env("HOME");
+  return home ? join(home, ".cache", "callbench", "gold") : undefined;
+}
+
+/** Counts of one cache's work (tests, diagnostics). */
+export interface GoldCacheStats {
+  hits: number;
+  misses: number;
+  /** Entries found but not trusted (unparsable, wrong schema, other key). */
+  rejected: number;
+}
+
+/**
+ * Gold replays cached on disk. `dir` undefined means the default folder, resolved
+ * on first use; `null` means no disk cache (compute every time).
+ */
+export class GoldCache {
+  readonly stats: GoldCacheStats = { hits: 0, misses: 0, rejected: 0 };
+  readonly #entry: URL;
+  #dir: string | null | undefined;
+  #code: string | null | undefined;
+  readonly #worlds = new WeakMap<DataRoot, Map<string, string | null>>();
+
+  /**
+   * @param entry the module whose import closure computes gold
+   * @param dir the cache folder; undefined = {@link defaultGoldCacheDir}, null = none
+   */
+  constructor(entry: URL, dir?: string | null) {
+    this.#entry = entry;
+    this.#dir = dir;
+  }
+
+  /** The scenario's gold: from the cache when a trusted entry exists, else computed and stored. */
+  async get(
+    root: DataRoot,
+    scenario: Scenario,
+    compute: () => Promise<Gold>,
+  ): Promise<Gold> {
+    const dir = this.#folder();
+    const key = dir ? this.#key(root, scenario) : undefined;
+    if (!dir || !key) {
+      this.stats.misses++;
+      return compute();
+    }
+    const file = join(dir, `${key}.json`);
+    const stored = this.#read(file, key, scenario.name);
+    if (stored) {
+      this.stats.hits++;
+      return {
+        name: scenario.name,
+        domain: scenario.domain,
+        expected_db_sha256: stored.expected_db_sha256,
+        ...("expected_user_db_sha256" in stored
+          ? { expected_user_db_sha256: stored.expected_user_db_sha256 }
+          : {}),
+        reference_actions: scenario.expect.reference_actions ?? [],
+        ...("reference_records" in stored ? { reference_records: stored.reference_records } : {}),
+        ...("assertions" in stored ? { assertions: stored.assertions } : {}),
+        ...("errors" in stored ? { errors: stored.errors } : {}),
+      } as Gold;
+    }
+    this.stats.misses++;
+    const gold = await compute();
+    this.#write(dir, file, key, scenario.name, gold);
+    return gold;
+  }
+
+  #folder(): string | null {
+    if (this.#dir === undefined) this.#dir = defaultGoldCacheDir() ?? null;
+    if (this.#dir === null) return null;
+    if (!_granted("read", this.#dir) || !_granted("write", this.#dir)) this.#dir = null;
+    return this.#dir;
+  }
+
+  #key(root: DataRoot, scenario: Scenario): string | undefined {
+    const code = this.#codeFingerprint();
+    if (!code) return undefined;
+    const worlds: [string, string][] = [];
+    for (const [side, source] of Object.entries(scenario.world)) {
+      if (!source || !("path" in source)) continue; // inline worlds are in the scenario text
+      const fp = this.#worldFingerprint(root, source.path);
+      if (!fp) return undefined;
+      worlds.push([side, fp]);
+    }
+    const { db_sha256: _db, user_db_sha256: _user, ...expect } = scenario.expect;
+    return _sha256(JSON.stringify([FORMAT, code, worlds, { ...scenario, expect }]));
+  }
+
+  #codeFingerprint(): string | null {
+    if (this.#code === undefined) this.#code = codeFingerprint(this.#entry);
+    return this.#code;
+  }
+
+  #worldFingerprint(root: DataRoot, rel: string): string | null {
+    let byPath = this.#worlds.get(root);
+    if (!byPath) this.#worlds.set(root, byPath = new Map());
+    let fp = byPath.get(rel);
+    if (fp === undefined) byPath.set(rel, fp = worldFingerprint(root, rel));
+    return fp;
+  }
+
+  #read(file: string, key: string, name: string): z.infer<typeof StoredGoldSchema> | undefined {
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(file);
+    } catch {
+      return undefined; // not cached yet
+    }
+    try {
+      const raw = JSON.parse(text);
+      const ok = EntrySchema.safeParse(raw);
+      // The parsed JSON, not zod's output: zod rebuilds objects in schema key order.
+      if (ok.success && ok.data.key === key && ok.data.name === name) return raw.gold;
+    } catch {
+      // corrupt: recomputed below
+    }
+    this.stats.rejected++;
+    return undefined;
+  }
+
+  #write(dir: string, file: string, key: string, name: string, gold: Gold): void {
+    const { name: _n, domain: _d, reference_actions: _a, ...computed } = gold;
+    const text = JSON.stringify({ format: FORMAT, key, name, gold: computed });
+    const tmp = `${file}.${Deno.pid}.${crypto.randomUUID()}.tmp`;
+    try {
+      Deno.mkdirSync(dir, { recursive: true });
+      Deno.writeTextFileSync(tmp, text);
+      Deno.renameSync(tmp, file); // atomic: a reader sees the old entry or the new one
+    } catch {
+      try {
+        Deno.removeSync(tmp);
+      } catch {
+        // nothing was written
+      }
+    }
+  }
+}
+
+/**
+ * The SHA-256 of `deno.json` and of every module reachable from `entry` by relative
+ * static or literal dynamic imports, in a fixed order; null when the sources cannot
+ * be read (a compiled binary, a remote import, no read permission).
+ */
+export function codeFingerprint(entry: URL): string | null {
+  if (entry.protocol !== "file:") return null;
+  const seen = new Set<string>();
+  const queue = [entry.href, import.meta.url];
+  const hash = createHash("sha256");
+  const base = new URL("../../", import.meta.url).href;
+  const config = new URL("deno.json", base);
+  try {
+    if (!_granted("read", fileURLToPath(config))) return null;
+    hash.update(Deno.readTextFileSync(config));
+    while (queue.length > 0) {
+      const href = queue.shift()!;
+      if (seen.has(href)) continue;
+      seen.add(href);
+      const path = fileURLToPath(href);
+      if (!_granted("read", path)) return null;
+      let text: string;
+      try {
+        text = Deno.readTextFileSync(path);
+      } catch (e) {
+        // A specifier in a comment or string; a real import would not have loaded.
+        if (e instanceof Deno.errors.NotFound) continue;
+        throw e;
+      }
+      hash.update(`\0${href.startsWith(base) ? href.slice(base.length) : href}\0${text}`);
+      for (const m of text.matchAll(IMPORT)) {
+        queue.push(new URL(m[1] ?? m[2]!, href).href);
+      }
+    }
+  } catch {
+    return null;
+  }
+  return hash.digest("hex");
+}
+
+/** A relative specifier after `from` or inside a dynamic import with a literal. */
+const IMPORT = /\bfrom\s+"(\.{1,2}\/[^"]+)"|\bimport\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g;
+
+/**
+ * The SHA-256 of a world's bytes as the data root resolves it (`<path>.json`, else
+ * the `.json` shards of `<path>/`, named); null when the files cannot be read
+ * directly (an in-memory data root, no permission).
+ */
+export function worldFingerprint(root: DataRoot, rel: string): string | null {
+  const stem = rel.replace(/\.json$/, "");
+  const hash = createHash("sha256");
+  try {
+    const file = root.resolve(`${stem}.json`);
+    if (!_granted("read", dirname(file))) return null;
+    if (_isFile(file)) {
+      hash.update(Deno.readFileSync(file));
+      return hash.digest("hex");
+    }
+    const folder = root.resolve(stem);
+    const shards = [...Deno.readDirSync(folder)]
+      .filter((e) => e.isFile && e.name.endsWith(".json"))
+      .map((e) => e.name)
+      .sort();
+    for (const name of shards) {
+      hash.update(`\0${name}\0`);
+      hash.update(Deno.readFileSync(join(folder, name)));
+    }
+    return hash.digest("hex");
+  } catch {
+    return null;
+  }
+}
+
+function _isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+function _sha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** Whether the run holds a permission already (never prompts). */
+function _granted(name: "read" | "write", path: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name, path }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+function _env(variable: string): string | undefined {
+  try {
+    if (Deno.permissions.querySync({ name: "env", variable }).state !== "granted") return undefined;
+    return Deno.env.get(variable) || undefined;
+  } catch {
+    return undefined;
+  }
+}
