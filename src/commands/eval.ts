@@ -160,7 +160,7 @@ export const command: Command = {
     const sel = await selectScenarios(root, selection);
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     // A reference listed from another data root must not run that root's namesake.
-    if (selection.refs) checkIdentities(selection.refs, sel.scenarios, root.path);
+    if (selection.refs) checkIdentities(selection.refs, sel.scenarios, root);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     if (sel.scenarios.length === 0) throw new InputError("no scenarios selected");
     if (participants.user === "llm" && sel.scenarios.some((s) => s.domain === "flow")) {

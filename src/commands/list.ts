@@ -44,7 +44,7 @@ export const command: Command = {
           suite: suiteOf(s),
           ...(s.source ? { source: s.source } : {}),
           data_root: root.path,
-          scenario_sha256: scenarioSha256(s),
+          scenario_sha256: scenarioSha256(s, root),
         }),
       );
     }

@@ -16,11 +16,13 @@ Deno.test("list computes no expected state: no gold replay, no cache read", asyn
   equal(await list.main(["--data-root", BUNDLED_DATA_ROOT], io), 0);
   equal(requests(), before);
   const names = io.stdout.map((l) => JSON.parse(l).name);
-  deepEqual(names.filter((n) => n.startsWith("tau2_")), [
+  deepEqual(names.filter((n) => n.startsWith("tau2_retail")), [
     "tau2_retail__0",
     "tau2_retail__1",
     "tau2_retail__2",
   ]);
+  ok(names.some((n) => n.startsWith("tau2_airline__")));
+  ok(names.some((n) => n.startsWith("tau2_telecom__")));
 });
 
 Deno.test("gold computes the gold of the selected scenarios only, once each", async () => {

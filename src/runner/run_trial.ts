@@ -99,7 +99,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       tools: agentTools,
       ...(scenario.agent.userdata ? { userdata: scenario.agent.userdata } : {}),
       seed: key.seed,
-      scenario_sha256: scenarioSha256(scenario),
+      scenario_sha256: scenarioSha256(scenario, plan.root),
       data_root: plan.root.path,
     };
     const userSetup: CallSetup = {
@@ -109,7 +109,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       prompt: scenario.user.prompt,
       tools: toolSpecs(env.domain, "user", scenario.user.tools),
       seed: key.seed,
-      scenario_sha256: scenarioSha256(scenario),
+      scenario_sha256: scenarioSha256(scenario, plan.root),
       data_root: plan.root.path,
     };
     agent = await plan.participants.agent(scenario, agentSetup);

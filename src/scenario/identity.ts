@@ -4,8 +4,8 @@
  * served participant, cannot silently run a different scenario of the same name
  * from another data root (the bundled fixtures reuse real names such as
  * `tau2_retail__0`). The fingerprint covers every field but `source` (where it was
- * read from): prompts, worlds, expectations, and for the tau2 suites the expected
- * hashes replayed from the world, so a different world shows too.
+ * read from) and the bytes of the worlds the scenario names, so a different world
+ * shows too.
  *
  * @module
  */
@@ -14,9 +14,11 @@ import { InputError, type Problem } from "../cli/problem.ts";
 import type { Scenario } from "./scenario.ts";
 import { BUNDLED_DATA_ROOT, type DataRoot } from "./data_root.ts";
 import { resolve } from "node:path";
+import { worldFingerprint } from "./gold_cache.ts";
 
-const cache = new WeakMap<Scenario, string>();
+const cache = new WeakMap<DataRoot, WeakMap<Scenario, string>>();
 const worlds = new WeakMap<DataRoot, Map<string, string>>();
+const files = new WeakMap<DataRoot, Map<string, string | null>>();
 
 /** The canonical hash of the world at `path` in the data root (once per root and path). */
 export function initialWorldHash(root: DataRoot, path: string): string {
@@ -27,13 +29,37 @@ export function initialWorldHash(root: DataRoot, path: string): string {
   return h;
 }
 
-/** The hex SHA-256 of the scenario's fields (keys sorted, `source` left out), cached. */
-export function scenarioSha256(scenario: Scenario): string {
-  let h = cache.get(scenario);
+/** The SHA-256 of a world's bytes in the data root (once per root and path). */
+function worldBytes(root: DataRoot, path: string): string | null {
+  let byPath = files.get(root);
+  if (!byPath) files.set(root, byPath = new Map());
+  let h = byPath.get(path);
+  if (h === undefined) byPath.set(path, h = worldFingerprint(root, path));
+  return h;
+}
+
+/**
+ * The hex SHA-256 of the scenario as `root` holds it, cached: its fields (keys sorted,
+ * `source` left out) and the bytes of the worlds it names. The expected hashes a
+ * suite derives from its world (tau2 gold replay, eva's expected file) are left out,
+ * since they are filled only when a command needs them; the world's bytes stand for
+ * them. A file scenario's own expected hashes are its fields and count.
+ */
+export function scenarioSha256(scenario: Scenario, root: DataRoot): string {
+  let byScenario = cache.get(root);
+  if (!byScenario) cache.set(root, byScenario = new WeakMap());
+  let h = byScenario.get(scenario);
   if (h === undefined) {
-    const { source: _source, ...rest } = scenario;
-    h = sha256Hex(_stable(rest));
-    cache.set(scenario, h);
+    const { source, ...rest } = scenario;
+    const fromFile = source?.startsWith("file:") ?? false;
+    const expect = fromFile
+      ? rest.expect
+      : { ...rest.expect, db_sha256: undefined, user_db_sha256: undefined };
+    const paths = [scenario.world.db, scenario.world.user_db, scenario.expect.db]
+      .flatMap((w) => w && "path" in w ? [w.path] : []);
+    const world_bytes = paths.map((p) => [p, worldBytes(root, p)]);
+    h = sha256Hex(_stable({ ...rest, expect, world_bytes }));
+    byScenario.set(scenario, h);
   }
   return h;
 }
@@ -74,14 +100,15 @@ export interface RefIdentity {
 export function checkIdentities(
   refs: readonly RefIdentity[],
   scenarios: readonly Scenario[],
-  rootPath: string,
+  root: DataRoot,
 ): void {
+  const rootPath = root.path;
   const byName = new Map(scenarios.map((s) => [s.name, s]));
   const problems: Problem[] = [];
   for (const ref of refs) {
     const s = byName.get(ref.name);
     if (!s || ref.scenario_sha256 === undefined) continue;
-    const actual = scenarioSha256(s);
+    const actual = scenarioSha256(s, root);
     if (actual === ref.scenario_sha256) continue;
     const listed = ref.data_root ?? "another data root";
     problems.push({
