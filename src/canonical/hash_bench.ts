@@ -5,11 +5,16 @@
  * help; warm runs re-hash one frozen document, as a trial's end state shares every
  * untouched record with the loaded world.
  *
- *   deno bench --allow-read --allow-env=EVAL_DATA_ROOT src/canonical/hash_bench.ts
+ * Then the end of a trial on worlds 1 and 16 times as big, and a check that the
+ * cost grows linearly.
+ *
+ *   deno bench --allow-read --allow-env=EVAL_DATA_ROOT,NODE_ENV src/canonical/hash_bench.ts
  */
 import { fileURLToPath } from "node:url";
 import { dbHash } from "./hash.ts";
 import { deepFreeze } from "../env/deep_freeze.ts";
+import { produce } from "immer";
+import { scaledWorld } from "./_scaled_world.ts";
 
 const root = Deno.env.get("EVAL_DATA_ROOT") ??
   fileURLToPath(new URL("../../../shared/datasets", import.meta.url));
@@ -50,3 +55,60 @@ Deno.bench(
     dbHash(deepFreeze(JSON.parse(text!)));
   },
 );
+
+// ---------------------------------------------------------------------------
+// The end of a trial on a world 1 and 16 times the retail world: one order changed
+// (as a tool call leaves it: a new frozen root sharing every other record), then
+// hashed; and the same world hashed again (its digest is cached).
+
+const SCALES = [1, 16] as const;
+const scaled = new Map<number, ReturnType<typeof scaledWorld>>(
+  SCALES.map((k) => [k, scaledWorld(k)]),
+);
+let serial = 0;
+
+/** A world with one order's status changed, as an immer commit leaves it. */
+function afterOneWrite(k: number): unknown {
+  const { world, orderId } = scaled.get(k)!;
+  return produce(world, (d) => {
+    (d.orders![orderId] as Record<string, unknown>).status = `changed ${serial++}`;
+  });
+}
+
+for (const k of SCALES) {
+  dbHash(scaled.get(k)!.world);
+  Deno.bench({ name: `dbHash after one write, retail x${k}`, group: "scaled" }, (b) => {
+    const world = afterOneWrite(k);
+    b.start();
+    dbHash(world);
+    b.end();
+  });
+  Deno.bench({ name: `dbHash of an unchanged world, retail x${k}`, group: "scaled" }, () => {
+    dbHash(scaled.get(k)!.world);
+  });
+}
+
+/** Least time of `n` hashes after one write, in ms. */
+function leastHashMs(k: number, n: number): number {
+  let least = Infinity;
+  for (let i = 0; i < n; i++) {
+    const world = afterOneWrite(k);
+    const t = performance.now();
+    dbHash(world);
+    least = Math.min(least, performance.now() - t);
+  }
+  return least;
+}
+
+// Fails when hashing grows more than linearly with the world: x16 may cost at most
+// 48 times x1. Linear is 16; JSON.parse itself measures about 20 (caches, garbage
+// collection of a bigger heap), and a busy machine adds noise. Before the flatten
+// was real, x16 cost about 100 times x1.
+const MAX_RATIO = 48;
+Deno.bench({
+  name: `dbHash cost x16 / x1 stays linear (fails above ${MAX_RATIO})`,
+  group: "linear",
+}, () => {
+  const ratio = leastHashMs(16, 9) / leastHashMs(1, 40);
+  if (ratio > MAX_RATIO) throw new Error(`dbHash x16 costs ${ratio.toFixed(1)} times x1`);
+});

@@ -96,3 +96,39 @@ export interface Domain {
   /** Applies a delta from `sync` to one side's draft (the bot-side applier). */
   applyDelta?(db: Db, delta: Record<string, unknown>, side: Side): void;
 }
+
+/**
+ * A domain's entry by side and name, own properties only: names come from scenario
+ * files and clients, and `constructor` or `toString` must be unknown, not a
+ * prototype's function.
+ */
+export function ownEntry<T>(
+  bySide: Readonly<Record<string, Readonly<Record<string, T>>>> | undefined,
+  side: string,
+  name: string,
+): T | undefined {
+  if (bySide === undefined || !Object.hasOwn(bySide, side)) return undefined;
+  const byName = bySide[side as Side]!;
+  return Object.hasOwn(byName, name) ? byName[name] : undefined;
+}
+
+const toolIndexes = new WeakMap<Domain, Map<string, ToolDef>>();
+
+/**
+ * The tool a side may call by this name or alias (the first listed wins), through an
+ * index built once per domain: a Map, so a name from input never reaches a prototype.
+ */
+export function findTool(domain: Domain, side: Side, name: string): ToolDef | undefined {
+  let index = toolIndexes.get(domain);
+  if (index === undefined) {
+    index = new Map();
+    for (const t of domain.tools) {
+      for (const n of [t.name, ...(t.aliases ?? [])]) {
+        const key = `${t.side}\n${n}`;
+        if (!index.has(key)) index.set(key, t);
+      }
+    }
+    toolIndexes.set(domain, index);
+  }
+  return index.get(`${side}\n${name}`);
+}

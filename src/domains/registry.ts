@@ -6,15 +6,16 @@
 import type { Domain } from "./domain.ts";
 import { closest, InputError } from "../cli/problem.ts";
 
-const LOADERS: Record<string, () => Promise<{ domain: Domain }>> = {
-  eva_airline: () => import("./eva_airline/mod.ts"),
-  tau2_airline: () => import("./tau2_airline/mod.ts"),
-  tau2_retail: () => import("./tau2_retail/mod.ts"),
-  tau2_telecom: () => import("./tau2_telecom/mod.ts"),
-  flow: () => import("./flow/mod.ts"),
-};
+// A Map, not an object: an id from input ("constructor") must never reach a prototype.
+const LOADERS = new Map<string, () => Promise<{ domain: Domain }>>([
+  ["eva_airline", () => import("./eva_airline/mod.ts")],
+  ["tau2_airline", () => import("./tau2_airline/mod.ts")],
+  ["tau2_retail", () => import("./tau2_retail/mod.ts")],
+  ["tau2_telecom", () => import("./tau2_telecom/mod.ts")],
+  ["flow", () => import("./flow/mod.ts")],
+]);
 
-export const DOMAIN_IDS: readonly string[] = Object.keys(LOADERS);
+export const DOMAIN_IDS: readonly string[] = [...LOADERS.keys()];
 
 const cache = new Map<string, Domain>();
 
@@ -27,7 +28,7 @@ export function registerDomain(domain: Domain): void {
 export async function getDomain(id: string): Promise<Domain> {
   const hit = cache.get(id);
   if (hit) return hit;
-  const load = LOADERS[id];
+  const load = LOADERS.get(id);
   if (!load) {
     const hint = closest(id, [...DOMAIN_IDS, ...cache.keys()]);
     throw new InputError({

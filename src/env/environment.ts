@@ -16,6 +16,7 @@ import type {
   ToolDef,
   ToolErrorResult,
 } from "../domains/domain.ts";
+import { findTool, ownEntry } from "../domains/domain.ts";
 import { dbHashOrNull, sha256Hex } from "../canonical/hash.ts";
 import { deepFreeze } from "./deep_freeze.ts";
 import { pythonEquals } from "./python_equals.ts";
@@ -96,9 +97,7 @@ export class Environment {
 
   /** The tool a side may call by this name or alias. */
   tool(side: Side, name: string): ToolDef | undefined {
-    return this.domain.tools.find((t) =>
-      t.side === side && (t.name === name || t.aliases?.includes(name))
-    );
+    return findTool(this.domain, side, name);
   }
 
   /** Runs one tool call as a transaction. Never throws. */
@@ -145,7 +144,7 @@ export class Environment {
     const draft = createDraft(this.#state);
     for (const action of actions) {
       const db = (action.side === "user" ? draft.user_db : draft.db) as Db | undefined;
-      const fn = this.domain.initFunctions?.[action.side]?.[action.func_name];
+      const fn = ownEntry(this.domain.initFunctions, action.side, action.func_name);
       if (!db) {
         errors.push(`${action.func_name}: no ${action.side} database`);
       } else if (!fn) {
@@ -210,7 +209,7 @@ export class Environment {
         error: null as string | null,
       };
       const db = a.side === "user" ? this.#state.user_db : a.side === "agent" ? this.#state.db : 0;
-      const predicate = this.domain.predicates?.[a.side]?.[a.func_name];
+      const predicate = ownEntry(this.domain.predicates, a.side, a.func_name);
       if (db === 0) return { ...verdict, error: `unknown side ${JSON.stringify(a.side)}` };
       if (!db) return { ...verdict, error: `no ${a.side} database` };
       if (!predicate) return { ...verdict, error: `unknown predicate ${a.func_name}` };
@@ -299,12 +298,15 @@ function setDottedPaths(db: Db, delta: Record<string, unknown>): void {
     const keys = path.split(".");
     let node: unknown = db;
     for (const key of keys.slice(0, -1)) {
-      node = typeof node === "object" && node !== null
+      // Own keys only: a path never walks into a prototype.
+      node = typeof node === "object" && node !== null && Object.hasOwn(node, key)
         ? (node as Record<string, unknown>)[key]
         : undefined;
       if (typeof node !== "object" || node === null) throw new Error(`path not found: ${path}`);
     }
-    (node as Record<string, unknown>)[keys[keys.length - 1]!] = value;
+    const last = keys[keys.length - 1]!;
+    if (last === "__proto__") throw new Error(`path not settable: ${path}`);
+    (node as Record<string, unknown>)[last] = value;
   }
 }
 

@@ -66,3 +66,65 @@ Deno.test("calculate() reports Python's errors as invalid expressions", () => {
   deepEqual(zeros.ok, false);
   deepEqual(!zeros.ok && zeros.message.includes("leading zeros"), true);
 });
+
+const invalid = (message: string) => ({ ok: false, message: `Invalid expression: ${message}` });
+const TOO_LARGE = invalid("int too large to convert to float");
+
+Deno.test("calculate() refuses integer bombs before computing them", () => {
+  const bombs = [
+    "2**999999".repeat(100),
+    Array(100).fill("2**999999").join("*"),
+    Array(100).fill("2**999999").join("+"),
+    "9**9**9",
+    "2**(10**100)",
+    "(2**1000)*(2**1100)",
+  ];
+  const start = performance.now();
+  for (const e of bombs) deepEqual(calculate(e), TOO_LARGE, e.slice(0, 40));
+  // Each takes well under a millisecond; the unbounded evaluator took over a minute.
+  const ms = performance.now() - start;
+  deepEqual(ms < 1000, true, `${ms} ms`);
+});
+
+Deno.test("calculate() keeps exact integers up to the bound, and 0, 1, -1 to any power", () => {
+  deepEqual(calculate("2**2047 // 2**2046"), { ok: true, result: "2.0" });
+  deepEqual(calculate("2**2048 // 2**2047"), TOO_LARGE);
+  deepEqual(calculate("(-1)**(10**100) + 0**(10**100) + 1**(10**100)"), {
+    ok: true,
+    result: "2.0",
+  });
+  deepEqual(calculate("2**-(10**400)"), TOO_LARGE);
+});
+
+// Thresholds and texts as CPython 3.11 gives them for eval() from a shallow stack.
+Deno.test("calculate() refuses what Python's parser and compiler refuse, in Python's words", () => {
+  const nested = (n: number) => "(".repeat(n) + "1" + ")".repeat(n);
+  deepEqual(calculate(nested(200)), { ok: true, result: "1.0" });
+  deepEqual(calculate(nested(201)), invalid("too many nested parentheses (<string>, line 1)"));
+  const recursion = invalid("maximum recursion depth exceeded during compilation");
+  deepEqual(calculate("-".repeat(2990) + "1"), { ok: true, result: "1.0" });
+  deepEqual(calculate("-".repeat(2991) + "1"), recursion);
+  deepEqual(calculate("1**-".repeat(1991) + "1"), recursion);
+  // The parser's stack overflows: a MemoryError, whose text is empty.
+  deepEqual(calculate("-".repeat(5976) + "1"), invalid(""));
+  deepEqual(calculate("1**-".repeat(1992) + "1"), invalid(""));
+  deepEqual(calculate("9".repeat(4300)), TOO_LARGE);
+  const digits = calculate("9".repeat(4301));
+  deepEqual(
+    !digits.ok && digits.message.startsWith("Invalid expression: Exceeds the limit (4300 digits)"),
+    true,
+  );
+  // The whole expression is parsed before anything is evaluated.
+  deepEqual(calculate("1 / 0 +"), invalid("invalid syntax (<string>, line 1)"));
+});
+
+Deno.test("calculate() bounds length and operation count", () => {
+  deepEqual(calculate(Array(1001).fill("1").join("+")), { ok: true, result: "1001.0" });
+  deepEqual(calculate(Array(1002).fill("1").join("+")), invalid("more than 1000 operations"));
+  deepEqual(calculate("1" + " ".repeat(9999)), { ok: true, result: "1.0" });
+  deepEqual(
+    calculate("-".repeat(100_000) + "1"),
+    invalid("expression longer than 10000 characters"),
+  );
+  deepEqual(calculate("(".repeat(100_000)), invalid("expression longer than 10000 characters"));
+});

@@ -94,8 +94,10 @@ export function applyTelecomDelta(db: Db, delta: Record<string, unknown>, _side?
   let surroundingsChanged = false;
   for (const [path, value] of Object.entries(delta)) {
     if (path.startsWith("surroundings.")) {
+      const field = path.slice("surroundings.".length);
+      if (field === "__proto__") continue;
       const surroundings = _object(db, "surroundings") ?? (db.surroundings = {});
-      (surroundings as Record<string, unknown>)[path.slice("surroundings.".length)] = value;
+      (surroundings as Record<string, unknown>)[field] = value;
       surroundingsChanged = true;
       continue;
     }
@@ -103,7 +105,7 @@ export function applyTelecomDelta(db: Db, delta: Record<string, unknown>, _side?
     if (bill) {
       const bills = Array.isArray(db.bills) ? db.bills as Record<string, unknown>[] : [];
       const target = bills.find((b) => b?.bill_id === bill[1]);
-      if (target) target[bill[2]!] = value;
+      if (target && bill[2] !== "__proto__") target[bill[2]!] = value;
       continue;
     }
     _setDotted(db, path, value);
@@ -120,6 +122,10 @@ export function applyTelecomDelta(db: Db, delta: Record<string, unknown>, _side?
 }
 
 function _object(parent: unknown, key: string): Record<string, unknown> | undefined {
+  // Own keys only: a path from a client never walks into a prototype.
+  if (typeof parent !== "object" || parent === null || !Object.hasOwn(parent, key)) {
+    return undefined;
+  }
   const v = (parent as Record<string, unknown>)[key];
   return typeof v === "object" && v !== null && !Array.isArray(v)
     ? v as Record<string, unknown>
@@ -134,5 +140,5 @@ function _setDotted(db: Db, path: string, value: unknown): void {
     if (!next) return;
     target = next;
   }
-  target[parts.at(-1)!] = value;
+  if (parts.at(-1) !== "__proto__") target[parts.at(-1)!] = value;
 }
