@@ -113,7 +113,7 @@ export async function checkRunnable(
     );
     s.initialization_actions.forEach((a, i) => {
       const fns = domain.initFunctions?.[a.side] ?? {};
-      if (!(a.func_name in fns)) {
+      if (!Object.hasOwn(fns, a.func_name)) {
         const hint = closest(a.func_name, Object.keys(fns));
         problems.push(at(
           ["initialization_actions", i, "func_name"],
@@ -124,7 +124,7 @@ export async function checkRunnable(
     });
     s.expect.db_state_assertions.forEach((a, i) => {
       const preds = domain.predicates?.[a.side] ?? {};
-      if (!(a.func_name in preds)) {
+      if (!Object.hasOwn(preds, a.func_name)) {
         const hint = closest(a.func_name, Object.keys(preds));
         problems.push(at(
           ["expect", "db_state_assertions", i, "func_name"],

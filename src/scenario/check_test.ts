@@ -40,3 +40,23 @@ Deno.test("checkRunnable names the file, scenario and field of what cannot run",
     'did you mean "tau2_retail"?',
   ]]);
 });
+
+Deno.test("checkRunnable: prototype names are unknown init functions and predicates", async () => {
+  const s = ScenarioSchema.parse({
+    name: "mine__proto",
+    domain: "tau2_telecom",
+    source: "file:mine.yaml",
+    initialization_actions: [{ side: "user", func_name: "constructor", arguments: {} }],
+    expect: {
+      db_state_assertions: [
+        { side: "user", func_name: "toString", arguments: {}, assert_value: true },
+      ],
+    },
+    success_signals: ["clean_exit"],
+  });
+  const problems = await checkRunnable([s], root);
+  assert.deepEqual(problems.map((p) => p.field), [
+    "initialization_actions[0].func_name",
+    "expect.db_state_assertions[0].func_name",
+  ]);
+});
