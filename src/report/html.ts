@@ -27,12 +27,13 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
     `<header><h1>callbench report</h1><p>${o.scenarios} scenarios · ${o.trials} trials` +
     (report.exclude_errors ? ` · ${report.input.excluded_errors} error trials excluded` : "") +
     (report.input.duplicates ? ` · ${report.input.duplicates} duplicates replaced` : "") +
-    `</p></header>`,
+    `</p>${_configurationLine(report)}</header>`,
     _cards(report),
+    _configurationTable(report),
     `<section class="charts">`,
     _figure("pass^k", passHatKChart(o)),
     _figure(
-      simulatedClock(o.latency)
+      simulatedClock(o)
         ? "Agent response latency (simulated clock: every response at 0 ms)"
         : "Agent response latency",
       latencyHistogramChart(report.latency_histogram),
@@ -170,12 +171,15 @@ export function suiteSuccessChart(report: Report): string {
 }
 
 /**
- * Whether latency samples look like the simulated clock's: some, and all 0 ms. Neither
- * the record nor the verdict says which clock a call ran on, so this is read off the
- * samples (a real agent never answers in 0 ms).
+ * Whether an aggregate's latency is the simulated clock's: every trial says it ran on
+ * the simulated clock, or (verdicts of older versions, which do not say) there are
+ * samples and all are 0 ms, which a real agent never answers in.
  */
-export function simulatedClock(latency: LatencyStats): boolean {
-  return latency.count > 0 && latency.max_ms === 0;
+export function simulatedClock(
+  agg: { latency: LatencyStats; trials: number; simulated_clock_trials?: number },
+): boolean {
+  if ((agg.simulated_clock_trials ?? 0) > 0) return agg.simulated_clock_trials === agg.trials;
+  return agg.latency.count > 0 && agg.latency.max_ms === 0;
 }
 
 function _cards(report: Report): string {
@@ -200,7 +204,7 @@ function _cards(report: Report): string {
     ...(report.k_max > 1
       ? [card(`pass^${report.k_max}`, o.pass_hat_k.at(-1)?.pass_hat_k.toFixed(3) ?? "–")]
       : []),
-    simulatedClock(o.latency)
+    simulatedClock(o)
       ? card(
         "p50 / p95 response",
         "simulated clock",
@@ -228,14 +232,16 @@ function _signalsTable(o: Aggregate): string {
 
 function _scenarioTable(report: Report, index: Map<string, number>): string {
   const k = report.k_max;
+  const several = report.configurations.length > 1;
   const head = [
     ["scenario", "text"],
+    ...(several ? [["configuration", "text"]] : []),
     ["suite", "text"],
     ["trials", "num"],
     ["successes", "num"],
     ["rate", "num"],
     [`pass^${k}`, "num"],
-    [simulatedClock(report.overall.latency) ? "p50 ms (sim. clock)" : "p50 ms", "num"],
+    [simulatedClock(report.overall) ? "p50 ms (sim. clock)" : "p50 ms", "num"],
     ["errors", "num"],
     ["trials (click for transcript)", ""],
   ];
@@ -267,6 +273,7 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
       `<td data-v="${_esc(s.scenario)}" class="name">${
         _esc(s.scenario).replaceAll("__", "__<wbr>")
       }</td>` +
+      (several ? cell(_configName(s), _configName(s)) : "") +
       cell(s.suite, s.suite) +
       cell(s.trials, String(s.trials)) +
       cell(s.successes, String(s.successes)) +
@@ -281,6 +288,41 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
       `<th${type ? ` data-type="${type}" class="sortable"` : ""}>${_esc(label!)}</th>`
     ).join("") +
     `</tr></thead><tbody>${rows.join("\n")}</tbody></table></section>`;
+}
+
+/** A configuration as a reader names it: its label, else the start of its config hash. */
+function _configName(c: { label: string | null; config_hash: string }): string {
+  return c.label ?? `config ${c.config_hash.slice(0, 12)}`;
+}
+
+/** Who ran, in the header: one configuration's name and participants. */
+function _configurationLine(report: Report): string {
+  if (report.configurations.length !== 1) return "";
+  const c = report.configurations[0]!;
+  return `<p class="config">${_esc(_configName(c))}${_esc(_participantsText(c.participants))}</p>`;
+}
+
+function _participantsText(p: Report["configurations"][number]["participants"]): string {
+  if (!p) return "";
+  const one = (i: { kind: string; url?: string; model?: string }) =>
+    [i.kind, i.model, i.url].filter(Boolean).join(" ");
+  return ` · agent ${one(p.agent)} · caller ${one(p.user)}`;
+}
+
+/** With several configurations, each one's own figures (pass^k is never pooled). */
+function _configurationTable(report: Report): string {
+  if (report.configurations.length < 2) return "";
+  const rows = report.configurations.map((c) => {
+    const p1 = c.overall.pass_hat_k[c.k_max - 1];
+    return `<tr><td>${_esc(_configName(c))}</td><td>${_esc(c.config_hash.slice(0, 12))}</td>` +
+      `<td>${_esc(_participantsText(c.participants).replace(/^ · /, ""))}</td>` +
+      `<td>${c.overall.trials}</td><td>${_esc(percent(c.overall.success.rate))}</td>` +
+      `<td>${p1 ? `pass^${c.k_max} ${p1.pass_hat_k.toFixed(3)}` : "–"}</td></tr>`;
+  }).join("");
+  return `<section><h2>Configurations</h2><p>Figures are per configuration; pass^k is never ` +
+    `computed across them.</p><table id="configurations"><thead><tr><th>configuration</th>` +
+    `<th>config hash</th><th>participants</th><th>trials</th><th>success</th><th>pass^k</th>` +
+    `</tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
 interface TranscriptEntry {

@@ -110,6 +110,14 @@ export function renderMarkdown(report: Report): string {
   }
 
   lines.push("### Latency", "");
+  if (o.simulated_clock_trials > 0) {
+    lines.push(
+      o.simulated_clock_trials === o.trials
+        ? "Every call ran on the simulated clock: these latencies are not measured."
+        : `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock (0 ms latencies).`,
+      "",
+    );
+  }
   lines.push(
     ...table(["", "count", "mean ms", "p50 ms", "p90 ms", "p95 ms", "max ms"], [
       latencyRow("agent response", o.latency),

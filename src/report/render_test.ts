@@ -1,4 +1,4 @@
-import { deepEqual as assertEquals, ok } from "node:assert/strict";
+import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
 import { trialRecord } from "../score/_trial_fixture.ts";
 import { scoreTrial } from "../score/score_trial.ts";
 import { renderHtml } from "./html.ts";
@@ -82,4 +82,47 @@ Deno.test("renderHtml() is one self-contained page with the charts, table and tr
   );
   assertEquals(buttons, ["0", "1", "2"]);
   ok(html.includes('class="trial error"'));
+});
+
+Deno.test("renderHtml() names the configuration, and with several shows each one's figures and a configuration column", () => {
+  const labelled = (label: string, config: string, clean: boolean) =>
+    scoreTrial(trialRecord({
+      key: { scenario: "air__a", trial: 0, config_hash: config },
+      label,
+      suite: "air",
+      clean_exit: clean,
+      participants: { agent: { kind: "llm", model: "m-1" }, user: { kind: "scripted" } },
+    }));
+  const one = renderHtml(summarize([labelled("v1", "c1", true)]), []);
+  ok(one.includes(`<p class="config">v1 · agent llm m-1 · caller scripted</p>`), "header");
+  ok(!one.includes(`id="configurations"`));
+  const two = renderHtml(summarize([labelled("v1", "c1", true), labelled("v2", "c2", false)]), []);
+  ok(two.includes(`<table id="configurations">`));
+  ok(two.includes("<td>v1</td><td>c1</td>"), "one row per configuration");
+  ok(two.includes("<td>v2</td><td>c2</td>"));
+  ok(two.includes(`<th data-type="text" class="sortable">configuration</th>`));
+  ok(two.includes(`<td data-v="v2">v2</td>`), "each scenario row names its configuration");
+});
+
+Deno.test("a record says which clock it ran on, and the report says simulated from it, not from zeros", () => {
+  const sim = (trial: number, ms: number) =>
+    scoreTrial({
+      ...trialRecord({ key: { scenario: "air__a", trial } }),
+      clock: "simulated",
+      latency: [{ turn: 2, response_ms: ms }],
+    });
+  equal(sim(0, 0).metrics.clock, "simulated");
+  const r = summarize([sim(0, 0), sim(1, 40)]);
+  equal(r.overall.simulated_clock_trials, 2);
+  // Not every sample is 0 ms (a timer in the script), yet it is still the simulated clock.
+  ok(renderHtml(r, []).includes("p50 ms (sim. clock)"));
+  const real = summarize([scoreTrial({ ...trialRecord(), clock: "real" })]);
+  equal(real.overall.simulated_clock_trials, 0);
+  ok(!renderHtml(real, []).includes("sim. clock"));
+});
+
+Deno.test("renderMarkdown() says when the latencies are the simulated clock's", () => {
+  const sim = scoreTrial({ ...trialRecord(), clock: "simulated" });
+  ok(renderMarkdown(summarize([sim])).includes("Every call ran on the simulated clock"));
+  ok(!renderMarkdown(summarize([scoreTrial(trialRecord())])).includes("simulated clock"));
 });

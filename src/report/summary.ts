@@ -65,6 +65,8 @@ export const AggregateSchema = z.object({
   pass_1_ci95: z.tuple([z.number(), z.number()]).nullable(),
   latency: LatencyStatsSchema,
   ttft: LatencyStatsSchema,
+  /** Trials whose call ran on the simulated clock (their latencies are 0 ms, not measured). */
+  simulated_clock_trials: z.number().int().nonnegative(),
   usage: z.object({ agent: Usage, user: Usage }),
   duration_ms: z.object({ total: z.number(), mean: z.number().nullable() }),
   /** Infrastructure-error trials by kind. */
@@ -271,6 +273,7 @@ export function aggregate(
   let duration = 0;
   let trialsFlagged = 0;
   let flags = 0;
+  let simulatedTrials = 0;
 
   for (const v of verdicts) {
     if (typeof v.is_successful === "boolean") {
@@ -296,6 +299,7 @@ export function aggregate(
     }
     for (const ms of v.metrics.latency_ms) latency.push(ms);
     for (const ms of v.metrics.ttft_ms) ttft.push(ms);
+    if (v.metrics.clock === "simulated") simulatedTrials++;
     duration += v.metrics.duration_ms;
     if (v.details.voice.flags.length > 0) {
       trialsFlagged++;
@@ -344,6 +348,7 @@ export function aggregate(
     pass_1_ci95: bootstrapPass1(counts, { seed }),
     latency: latencyStats(latency),
     ttft: latencyStats(ttft),
+    simulated_clock_trials: simulatedTrials,
     usage,
     duration_ms: {
       total: duration,

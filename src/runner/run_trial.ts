@@ -129,11 +129,14 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       timedSpeech: simulated || isFlow,
     });
     const flowTrace = (user as { flowTrace?: () => unknown }).flowTrace?.();
-    return boundRecord(completeRecord(base, env, scenario, outcome, agent, user, flowTrace, {
-      setup_ms: setupMs,
-      call_ms: performance.now() - wallStart - setupMs,
-      wall_ms: performance.now() - wallStart,
-    }));
+    return boundRecord({
+      ...completeRecord(base, env, scenario, outcome, agent, user, flowTrace, {
+        setup_ms: setupMs,
+        call_ms: performance.now() - wallStart - setupMs,
+        wall_ms: performance.now() - wallStart,
+      }),
+      clock: simulated ? "simulated" : "real",
+    });
   } catch (e) {
     return {
       ...base,

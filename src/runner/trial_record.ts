@@ -147,5 +147,11 @@ export const TrialRecordSchema = z.object({
     }).partial().optional(),
   }),
   timings: z.object({ setup_ms: z.number(), call_ms: z.number(), wall_ms: z.number() }),
+  /**
+   * The clock the call ran on: `simulated` when both ends are deterministic (call time
+   * jumps from timer to timer, so latencies are 0 ms and say nothing of speed), `real`
+   * otherwise. Absent in records of older versions and in setup errors.
+   */
+  clock: z.enum(["simulated", "real"]).optional(),
 });
 export type TrialRecord = z.infer<typeof TrialRecordSchema>;

@@ -75,6 +75,7 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
       agent_turns: agentTurns,
       duration_ms: record.duration_ms,
       latency_ms: record.latency.map((l) => l.response_ms),
+      ...(record.clock ? { clock: record.clock } : {}),
       ttft_ms: record.latency.flatMap((l) => (l.ttft_ms === undefined ? [] : [l.ttft_ms])),
       usage: record.usage,
     },

@@ -179,6 +179,8 @@ export const VerdictMetricsSchema = z.object({
   /** Time to first token of each agent turn where known, ms. */
   ttft_ms: z.array(z.number()),
   usage: z.object({ agent: UsageSchema, user: UsageSchema }),
+  /** The record's clock (`simulated`: latencies are not measured); absent when unknown. */
+  clock: z.enum(["simulated", "real"]).optional(),
 });
 export type VerdictMetrics = z.infer<typeof VerdictMetricsSchema>;
 
