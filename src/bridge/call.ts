@@ -96,8 +96,12 @@ export interface CallLine {
   beep(): void;
   /** Call a tool; the harness executes it against the trial's world. */
   callTool(name: string, args: unknown): Promise<ToolCallReply>;
-  /** End the call. */
-  hangUp(reason?: string): void;
+  /**
+   * End the call. `agentEnd`: the agent ended the conversation the way
+   * `end_conversation` does (a remote bot's `server-message {type:"end"}` or
+   * `<exit>`), so the stop reason is `agent_end`, once what it said has been spoken.
+   */
+  hangUp(reason?: string, options?: { agentEnd?: boolean }): void;
   /** Count LLM token usage for this side. */
   usage(u: Usage): void;
   /** Record a participant-side trace entry (flows put their trace here). */
