@@ -78,8 +78,9 @@ for (const framing of ["json", "protobuf"] as const) {
       assert.deepEqual(await line.when((a) => a.act === "hangUp"), {
         act: "hangUp",
         reason: "done",
+        agentEnd: true,
       });
-      remote.onEvent({ type: "hangup", at: 70, by: "agent", reason: "agent_hangup" });
+      remote.onEvent({ type: "hangup", at: 70, by: "agent", reason: "agent_end" });
     } finally {
       await remote.close();
       await server.shutdown();
@@ -275,7 +276,7 @@ Deno.test("a pipecat-style bot: <exit> text ends the call, tokens count, ttfb be
       { act: "say", text: "Your booking is done.", ttftMs: 250 },
       { act: "usage", usage: { prompt_tokens: 100, completion_tokens: 7 } },
       { act: "trace", entry: { type: "unnamed_function_call", tool_call_id: "t9" } },
-      { act: "hangUp", reason: "The task is finished." },
+      { act: "hangUp", reason: "The task is finished.", agentEnd: true },
     ]);
     // The socket closing after the end is not a failure.
     bot.sockets[0]!.close();
@@ -533,7 +534,10 @@ Deno.test("frames of 2 KB to 64 KB make a loopback round trip in under 5 ms (med
   const bot = fakeBot((socket, data) => {
     if (handshake(socket, data)) return;
     if (JSON.parse(data).type !== "send-text") return;
+    // Bracketed, so the turn ends at once (no fragment gap to wait out).
+    socket.send(JSON.stringify(rtvi("bot-started-speaking")));
     socket.send(JSON.stringify(rtvi("bot-output", { text: `reply ${++replies}` })));
+    socket.send(JSON.stringify(rtvi("bot-stopped-speaking")));
   });
   const remote = new RemoteParticipant({ url: bot.url });
   const line = new RecordingLine();
