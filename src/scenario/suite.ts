@@ -42,4 +42,9 @@ export interface Suite {
   load(root: DataRoot): Promise<LoadResult>;
   /** The gold of one scenario of this suite. */
   gold(root: DataRoot, scenario: Scenario): Promise<Gold>;
+  /**
+   * The scenario's own name when `name` is another name for it (eva's
+   * `eva_airline__1_1_2` for `eva_airline__voluntary_date_change`), else undefined.
+   */
+  canonicalName?(name: string): string | undefined;
 }
