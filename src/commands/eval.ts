@@ -43,6 +43,10 @@ Participants:
   --temperature T     sampling temperature of LLM participants
   --connect-attempts N  tries to reach a ws:// participant before the trial fails (default 3)
   --kick TEXT         text sent to a ws:// agent when the call starts (reference-style bots)
+  --agent-world W     harness (default): callbench holds the world and runs every tool |
+                      self: the ws:// agent is a reference-style bot that holds its own world
+                      (configured as the reference runner does; it sends "Hello" unless --kick;
+                      the final hash is the bot's own claim: world_owner "agent")
 
 Exit status: 0 when the trials ran (whatever their verdicts), 1 when every trial ended in an
 infrastructure error (e.g. the agent was unreachable), 2 for usage or input errors.
@@ -82,6 +86,7 @@ export const command: Command = {
       temperature: { type: "string" },
       "connect-attempts": { type: "string" },
       kick: { type: "string" },
+      "agent-world": { type: "string" },
       trials: { type: "string" },
       concurrency: { type: "string" },
       shard: { type: "string" },
@@ -96,6 +101,16 @@ export const command: Command = {
     }
     if (values.resume && !values.out) {
       throw new InputError({ field: "--resume", message: "needs --out DIR" });
+    }
+    const agentWorld = values["agent-world"] ?? "harness";
+    if (agentWorld !== "harness" && agentWorld !== "self") {
+      throw new InputError({ field: "--agent-world", message: "expected harness or self" });
+    }
+    if (agentWorld === "self" && !/^wss?:\/\//.test(values.agent)) {
+      throw new InputError({
+        field: "--agent-world",
+        message: "self needs a ws:// agent (a bot that holds its own world)",
+      });
     }
     const trials = intFlag("trials", values.trials, 1);
     const concurrency = intFlag("concurrency", values.concurrency, 4);
@@ -156,6 +171,7 @@ export const command: Command = {
       limits,
       ...(script ? { script } : {}),
       ...(participants.kick !== undefined ? { kick: participants.kick } : {}),
+      ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
     });
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
     const summary = await runTrials({
@@ -171,6 +187,7 @@ export const command: Command = {
       limits,
       onRecord: (r) => io.out(JSON.stringify(r)),
       ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
+      ...(agentWorld === "self" ? { agentWorld: "self" as const } : {}),
       onProgress: bar,
     });
     io.err(

@@ -31,8 +31,11 @@ import {
   ParticipantError,
   type ParticipantErrorKind,
   type ParticipantInfo,
+  type SelfWorldReport,
+  type SelfWorldSetup,
   type Voice,
 } from "../bridge/call.ts";
+import { z } from "zod";
 import type { Side } from "../domains/domain.ts";
 import { type Framing, MAX_FRAME_BYTES, readFrame, writeFrame } from "../protocol/framing.ts";
 import { checkValueLimits } from "../protocol/limits.ts";
@@ -182,6 +185,10 @@ export class RemoteParticipant implements Participant {
   /** The bot brackets its speech or speaks through TTS: LLM text alone is no turn. */
   #speaksAloud = false;
   #ttftMs?: number;
+  /** `--agent-world self`: the bot owns its world. */
+  #selfWorld?: SelfWorldSetup;
+  /** `action-applied` records the bot announced (self-owned world). */
+  readonly #applied: Record<string, unknown>[] = [];
   /** The call is over (hangup heard, or the bot ended it): a closed socket is no failure. */
   #ended = false;
   #closing = false;
@@ -211,6 +218,7 @@ export class RemoteParticipant implements Participant {
     );
     const about = BotReadyDataSchema.safeParse(ready.data);
     if (about.success) this.#botVersion = about.data.version;
+    if (setup.agent_world) return this.#configureSelfWorld(setup, setup.agent_world);
     const tools = this.#options.toolsFormat === "names"
       ? Object.fromEntries(setup.tools.map((t) => [t.name, {}]))
       : setup.tools;
@@ -261,6 +269,95 @@ export class RemoteParticipant implements Participant {
     });
   }
 
+  /**
+   * `--agent-world self`: configures a bot that owns its world as the reference
+   * runner does (reference-harness.md §1.4): `reset`, `update_system_prompt` with the
+   * reference's tools object (not awaited), `apply_initialization` (awaited: a
+   * refusal or `success:false` fails the setup), and for telecom `apply_sync_delta`.
+   * The bot runs its own tools; its final state is pulled by `worldReport`.
+   */
+  async #configureSelfWorld(setup: CallSetup, world: SelfWorldSetup): Promise<void> {
+    this.#selfWorld = world;
+    this.#send(rtvi("client-message", { t: "reset", d: {} }, this.#id("reset")));
+    this.#send(rtvi("client-message", {
+      t: "update_system_prompt",
+      d: {
+        prompt: setup.prompt,
+        tools: JSON.stringify(world.tools),
+        add_suffix: false,
+        tool_domain: setup.domain,
+      },
+    }, this.#id("update_prompt")));
+    const init = await this.#request(
+      rtvi("client-message", {
+        t: "apply_initialization",
+        d: {
+          domain: setup.domain,
+          shared_state_init: JSON.stringify(world.shared_state_init),
+          actions: world.actions,
+        },
+      }, this.#id("apply_init_agent")),
+      "server-response",
+    );
+    this.#checkSuccess("apply_initialization", init);
+    if (world.sync_delta && Object.keys(world.sync_delta).length > 0) {
+      const sync = await this.#request(
+        rtvi("client-message", {
+          t: "apply_sync_delta",
+          d: { domain: setup.domain, delta: world.sync_delta },
+        }, this.#id("apply_sync_delta_agent")),
+        "server-response",
+      );
+      this.#checkSuccess("apply_sync_delta", sync);
+    }
+  }
+
+  /** A `{success, errors}` reply that says no fails the setup. */
+  #checkSuccess(what: string, reply: RtviMessage): void {
+    const d = ServerResponseDataSchema.safeParse(reply.data);
+    const result = d.success ? d.data.d as { success?: unknown; errors?: unknown } : undefined;
+    if (result?.success === true) return;
+    throw new ParticipantError(
+      "protocol_error",
+      `${this.#who()} could not ${what}: ${JSON.stringify(result?.errors ?? reply.data)}`,
+    );
+  }
+
+  /**
+   * The bot's own account of its world after the call (`get_context_history`, then
+   * `get_scenario_summary`), each waited for as the reference does; a bot that does
+   * not answer reports nothing (`db_hash: null`).
+   */
+  async worldReport(): Promise<SelfWorldReport> {
+    const pull = async (t: string, d: Record<string, unknown>): Promise<unknown> => {
+      if (this.#ws?.readyState !== OPEN) return undefined;
+      try {
+        const reply = await this.#request(
+          rtvi("client-message", { t, d }, this.#id(t)),
+          "server-response",
+        );
+        const parsed = ServerResponseDataSchema.safeParse(reply.data);
+        return parsed.success ? parsed.data.d : undefined;
+      } catch (e) {
+        this.#line?.trace({ type: "pull_failed", request: t, error: (e as Error).message });
+        return undefined;
+      }
+    };
+    const history = await pull("get_context_history", {});
+    const summary = await pull("get_scenario_summary", {
+      include_db: this.#selfWorld?.include_db ?? false,
+    });
+    const parsed = SummarySchema.safeParse(summary);
+    const context = (history as { context?: unknown } | undefined)?.context;
+    return {
+      db_hash: parsed.success ? parsed.data.db_hash ?? null : null,
+      ...(parsed.success && parsed.data.db !== undefined ? { db: parsed.data.db } : {}),
+      // The bot's own records, or what it announced as action-applied meanwhile.
+      actions: parsed.success && parsed.data.actions ? parsed.data.actions : this.#applied,
+      ...(context !== undefined ? { context } : {}),
+    };
+  }
+
   /** How long `start` waits for the reply to `update_system_prompt` before going on. */
   #promptReplyWaitMs(): number {
     return this.#options.promptReplyWaitMs ?? DEFAULT_PROMPT_REPLY_WAIT_MS;
@@ -281,18 +378,27 @@ export class RemoteParticipant implements Participant {
         return;
       case "hangup":
         this.#ended = true;
-        this.#send(rtvi("client-message", { t: "call_event", d: event }, this.#id("call_event")));
+        this.#callEvent(event);
         return;
-      default:
-        this.#send(rtvi("client-message", { t: "call_event", d: event }, this.#id("call_event")));
-        if (event.type === "call_start" && this.#options.kick !== undefined) {
-          const content = this.#options.kick;
+      default: {
+        this.#callEvent(event);
+        // A reference-style bot waits for the runner's "Hello" before it greets.
+        const kick = this.#options.kick ?? (this.#selfWorld ? "Hello" : undefined);
+        if (event.type === "call_start" && kick !== undefined) {
+          const content = kick;
           this.#send(rtvi("send-text", {
             content,
             options: { run_immediately: true, audio_response: true },
           }, this.#id("send_text")));
         }
+      }
     }
+  }
+
+  /** Our `call_event` notice; a reference-style bot (self-owned world) knows none. */
+  #callEvent(event: CallEvent): void {
+    if (this.#selfWorld) return;
+    this.#send(rtvi("client-message", { t: "call_event", d: event }, this.#id("call_event")));
   }
 
   async close(): Promise<void> {
@@ -567,8 +673,9 @@ export class RemoteParticipant implements Participant {
         const data = FunctionCallInProgressDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad function call: ${JSON.stringify(msg.data)}`);
         const { tool_call_id, function_name, arguments: args } = data.data;
-        // Without a name (pipecat's default report level) the bot runs the tool itself.
-        if (function_name === undefined) {
+        // Without a name (pipecat's default report level) the bot runs the tool itself,
+        // as a bot that owns its world runs every tool.
+        if (function_name === undefined || this.#selfWorld) {
           return line.trace({ type: "unnamed_function_call", tool_call_id });
         }
         void this.#runTool(tool_call_id, function_name, args);
@@ -577,6 +684,9 @@ export class RemoteParticipant implements Participant {
       case "llm-function-call": {
         const data = FunctionCallDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad function call: ${JSON.stringify(msg.data)}`);
+        if (this.#selfWorld) {
+          return line.trace({ type: "bot_function_call", tool_call_id: data.data.tool_call_id });
+        }
         void this.#runTool(data.data.tool_call_id, data.data.function_name, data.data.args);
         return;
       }
@@ -617,6 +727,13 @@ export class RemoteParticipant implements Participant {
       return line.hangUp(typeof m.reason === "string" ? m.reason : undefined, { agentEnd: true });
     }
     if ("type" in m && m.type === "beep") return line.beep();
+    if ("type" in m && m.type === "action-applied") {
+      const action = (m as { action?: unknown }).action;
+      if (typeof action === "object" && action !== null && !Array.isArray(action)) {
+        this.#applied.push(action as Record<string, unknown>);
+      }
+      return line.trace({ type: "action_applied", action });
+    }
     if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
     const exit = "text" in m && typeof m.text === "string" ? EXIT_TAG.exec(m.text) : null;
     if (exit) {
@@ -756,6 +873,13 @@ async function _wsConnector(): Promise<
   // Deno's client offers no compression either; deflate would only add latency.
   return (url, maxPayload) => new ws.WebSocket(url, { perMessageDeflate: false, maxPayload });
 }
+
+/** What `get_scenario_summary` answers (reference-harness.md §1.10.5). */
+const SummarySchema = z.looseObject({
+  actions: z.array(z.record(z.string(), z.unknown())).optional(),
+  db_hash: z.string().nullable().optional(),
+  db: z.record(z.string(), z.unknown()).nullable().optional(),
+});
 
 /** `<exit>…</exit>` anywhere in a text (the reference's exit message). */
 const EXIT_TAG = /<exit>([\s\S]*?)<\/exit>/;

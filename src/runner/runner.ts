@@ -30,6 +30,8 @@ export interface RunOptions {
   limits: Omit<CallLimits, "maxDurationMs">;
   /** Recorded in each trial's expectations for `score`. */
   minAgentTurns?: number;
+  /** `eval --agent-world`: who holds the agent's world (default the harness). */
+  agentWorld?: "harness" | "self";
   /** Called with each finished record, in completion order. */
   onRecord: (record: TrialRecord) => void | Promise<void>;
   onProgress?: (done: number, total: number, record?: TrialRecord) => void;
@@ -90,6 +92,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         participants: opts.participants,
         limits: opts.limits,
         ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
+        ...(opts.agentWorld === "self" ? { agentWorld: "self" as const } : {}),
       });
       summary.run++;
       if (record.status === "error") summary.errors++;
