@@ -12,6 +12,7 @@ import { Environment } from "../src/env/environment.ts";
 import { rtvi } from "../src/protocol/messages.ts";
 import { FRAGMENT_GAP_MS, joinFragments, RemoteParticipant } from "../src/participants/remote.ts";
 import { counterDomain } from "../src/testing/counter_domain.ts";
+import { toolSpecs } from "../src/runner/run_trial.ts";
 import { RecordingLine } from "./_wire.ts";
 
 type Mode = "bracketed-tts" | "bracketed-output" | "unbracketed-output" | "unbracketed-llm";
@@ -219,3 +220,89 @@ Deno.test("fragments are joined with one space, none before closing punctuation"
   );
   assert.equal(joinFragments(["It costs", "(about", "$", "75)", "!"]), "It costs (about $75)!");
 });
+
+type Ending =
+  | "end_conversation"
+  | "server-message end"
+  | "server-message <exit>"
+  | "speech <exit>"
+  | "socket closed";
+
+/** A bot that greets, then ends the call its own way. */
+function endingBot(ending: Ending) {
+  const sockets: WebSocket[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    sockets.push(socket);
+    const send = (type: string, data?: unknown, id?: string) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(rtvi(type, data, id)));
+    };
+    socket.onmessage = (e) => {
+      const msg = JSON.parse(e.data as string);
+      if (msg.type === "client-ready") return send("bot-ready", { version: "2.1.0" }, msg.id);
+      if (msg.type !== "send-text") return;
+      send("bot-started-speaking");
+      send("bot-output", {
+        text: ending === "speech <exit>"
+          ? "Goodbye. <exit>The task is finished.</exit>"
+          : "Goodbye.",
+      });
+      send("bot-stopped-speaking");
+      if (ending === "end_conversation") {
+        send("llm-function-call-in-progress", {
+          tool_call_id: "c1",
+          function_name: "end_conversation",
+          arguments: {},
+        });
+      } else if (ending === "server-message end") send("server-message", { type: "end" });
+      else if (ending === "server-message <exit>") {
+        send("server-message", { text: "<exit>The task is finished.</exit>" });
+      } else if (ending === "socket closed") setTimeout(() => socket.close(), 50);
+    };
+    return response;
+  });
+  return {
+    url: `ws://127.0.0.1:${server.addr.port}/ws`,
+    async stop() {
+      for (const s of sockets) if (s.readyState === WebSocket.OPEN) s.close();
+      await server.shutdown();
+    },
+  };
+}
+
+for (
+  const [ending, stop] of [
+    ["end_conversation", "agent_end"],
+    ["server-message end", "agent_end"],
+    ["server-message <exit>", "agent_end"],
+    ["speech <exit>", "agent_end"],
+    ["socket closed", "error"],
+  ] as const
+) {
+  Deno.test(`a remote agent ending the call by ${ending} stops as ${stop}`, async () => {
+    const bot = endingBot(ending);
+    const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
+      today: "2024-05-15",
+      seed: "s",
+    });
+    try {
+      const out = await runCall({
+        env,
+        agent: new RemoteParticipant({ url: bot.url, kick: "Hello", promptReplyWaitMs: 20 }),
+        user: new Caller(),
+        agentSetup: { ...setup("agent"), tools: toolSpecs(counterDomain, "agent", []) },
+        userSetup: setup("user"),
+        clock: new RealClock(),
+        limits: DEFAULT_LIMITS,
+        firstSpeaker: "agent",
+        timedSpeech: false,
+      });
+      assert.equal(out.stopReason, stop);
+      assert.equal(out.turns[0]?.text, "Goodbye.");
+      if (stop === "error") assert.equal(out.error?.kind, "agent_disconnected");
+      else assert.equal(out.cleanExit, true);
+    } finally {
+      await bot.stop();
+    }
+  });
+}

@@ -563,3 +563,39 @@ Deno.test("frames of 2 KB to 64 KB make a loopback round trip in under 5 ms (med
     await bot.stop();
   }
 });
+
+Deno.test("the reply to update_system_prompt is optional; a refusal, even late, fails with its words", async () => {
+  let promptId = "";
+  let socketOf: WebSocket | undefined;
+  const bot = fakeBot((socket, data) => {
+    const msg = JSON.parse(data);
+    socketOf = socket;
+    if (msg.type === "client-ready") {
+      socket.send(JSON.stringify(rtvi("bot-ready", { version: "2.1.0" }, msg.id)));
+    }
+    // Silence to the prompt, as a reference bot may keep.
+    if (msg.type === "client-message" && msg.data.t === "update_system_prompt") promptId = msg.id;
+  });
+  const clock = new SimClock();
+  const remote = new RemoteParticipant({ url: bot.url, replyTimeoutMs: 100 });
+  const line = new RecordingLine("agent", clock);
+  try {
+    const started = remote.start(line, SETUP);
+    // Only the short wait for the reply passes on the line's clock, then the call starts.
+    for (let i = 0; i < 100 && promptId === ""; i++) await new Promise((r) => setTimeout(r, 5));
+    await clock.advance(1000);
+    await started;
+    // A long call: far past every reply timeout, silence is still no failure.
+    await clock.advance(3_600_000);
+    assert.deepEqual(line.acts.filter((a) => a.act === "fail"), []);
+    socketOf!.send(
+      JSON.stringify(rtvi("error-response", { error: "no such tool: Foo" }, promptId)),
+    );
+    const fail = await line.when((a) => a.act === "fail");
+    assert.equal((fail as { kind: string }).kind, "protocol_error");
+    assert.match((fail as { message: string }).message, /update_system_prompt: no such tool: Foo/);
+  } finally {
+    await remote.close();
+    await bot.stop();
+  }
+});
