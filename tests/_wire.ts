@@ -110,7 +110,7 @@ export type LineAct =
   | { act: "press"; keys: string }
   | { act: "beep" }
   | { act: "callTool"; name: string; args: unknown }
-  | { act: "hangUp"; reason?: string }
+  | { act: "hangUp"; reason?: string; agentEnd?: boolean }
   | { act: "usage"; usage: Usage }
   | { act: "trace"; entry: Record<string, unknown> }
   | { act: "fail"; kind: string; message: string };
@@ -172,8 +172,8 @@ export class RecordingLine implements CallLine {
     this.#record({ act: "callTool", name, args });
     return Promise.resolve(this.tool(name, args));
   }
-  hangUp(reason?: string): void {
-    this.#record({ act: "hangUp", reason });
+  hangUp(reason?: string, options?: { agentEnd?: boolean }): void {
+    this.#record({ act: "hangUp", reason, ...(options?.agentEnd ? { agentEnd: true } : {}) });
   }
   usage(usage: Usage): void {
     this.#record({ act: "usage", usage });

@@ -78,8 +78,9 @@ for (const framing of ["json", "protobuf"] as const) {
       assert.deepEqual(await line.when((a) => a.act === "hangUp"), {
         act: "hangUp",
         reason: "done",
+        agentEnd: true,
       });
-      remote.onEvent({ type: "hangup", at: 70, by: "agent", reason: "agent_hangup" });
+      remote.onEvent({ type: "hangup", at: 70, by: "agent", reason: "agent_end" });
     } finally {
       await remote.close();
       await server.shutdown();
@@ -275,7 +276,7 @@ Deno.test("a pipecat-style bot: <exit> text ends the call, tokens count, ttfb be
       { act: "say", text: "Your booking is done.", ttftMs: 250 },
       { act: "usage", usage: { prompt_tokens: 100, completion_tokens: 7 } },
       { act: "trace", entry: { type: "unnamed_function_call", tool_call_id: "t9" } },
-      { act: "hangUp", reason: "The task is finished." },
+      { act: "hangUp", reason: "The task is finished.", agentEnd: true },
     ]);
     // The socket closing after the end is not a failure.
     bot.sockets[0]!.close();
@@ -533,7 +534,10 @@ Deno.test("frames of 2 KB to 64 KB make a loopback round trip in under 5 ms (med
   const bot = fakeBot((socket, data) => {
     if (handshake(socket, data)) return;
     if (JSON.parse(data).type !== "send-text") return;
+    // Bracketed, so the turn ends at once (no fragment gap to wait out).
+    socket.send(JSON.stringify(rtvi("bot-started-speaking")));
     socket.send(JSON.stringify(rtvi("bot-output", { text: `reply ${++replies}` })));
+    socket.send(JSON.stringify(rtvi("bot-stopped-speaking")));
   });
   const remote = new RemoteParticipant({ url: bot.url });
   const line = new RecordingLine();
@@ -554,6 +558,42 @@ Deno.test("frames of 2 KB to 64 KB make a loopback round trip in under 5 ms (med
       // Nagle's algorithm against a delayed ACK costs about 40 ms a frame.
       assert.ok(median < 5, `${size} B: median round trip ${median.toFixed(2)} ms`);
     }
+  } finally {
+    await remote.close();
+    await bot.stop();
+  }
+});
+
+Deno.test("the reply to update_system_prompt is optional; a refusal, even late, fails with its words", async () => {
+  let promptId = "";
+  let socketOf: WebSocket | undefined;
+  const bot = fakeBot((socket, data) => {
+    const msg = JSON.parse(data);
+    socketOf = socket;
+    if (msg.type === "client-ready") {
+      socket.send(JSON.stringify(rtvi("bot-ready", { version: "2.1.0" }, msg.id)));
+    }
+    // Silence to the prompt, as a reference bot may keep.
+    if (msg.type === "client-message" && msg.data.t === "update_system_prompt") promptId = msg.id;
+  });
+  const clock = new SimClock();
+  const remote = new RemoteParticipant({ url: bot.url, replyTimeoutMs: 100 });
+  const line = new RecordingLine("agent", clock);
+  try {
+    const started = remote.start(line, SETUP);
+    // Only the short wait for the reply passes on the line's clock, then the call starts.
+    for (let i = 0; i < 100 && promptId === ""; i++) await new Promise((r) => setTimeout(r, 5));
+    await clock.advance(1000);
+    await started;
+    // A long call: far past every reply timeout, silence is still no failure.
+    await clock.advance(3_600_000);
+    assert.deepEqual(line.acts.filter((a) => a.act === "fail"), []);
+    socketOf!.send(
+      JSON.stringify(rtvi("error-response", { error: "no such tool: Foo" }, promptId)),
+    );
+    const fail = await line.when((a) => a.act === "fail");
+    assert.equal((fail as { kind: string }).kind, "protocol_error");
+    assert.match((fail as { message: string }).message, /update_system_prompt: no such tool: Foo/);
   } finally {
     await remote.close();
     await bot.stop();

@@ -95,6 +95,7 @@ interface Utterance {
 }
 
 const KEYS = /^[0-9*#A-D]+$/;
+const EXIT_IN_TEXT = /<exit>([\s\S]*?)<\/exit>/;
 
 /** Runs one call to its end. Never throws: failures end the call with an error. */
 export function runCall(spec: CallSpec): Promise<CallOutcome> {
@@ -215,8 +216,9 @@ class Call {
         this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
       },
       callTool: (name, args) => this.#callTool(side, name, args),
-      hangUp: (reason) => {
+      hangUp: (reason, options) => {
         if (this.#ended) return;
+        if (side === "agent" && options?.agentEnd) return this.#agentEnd("agent_end", reason);
         this.#end(side === "agent" ? "agent_hangup" : "user_hangup", reason, side);
       },
       usage: (u: Usage) => {
@@ -239,8 +241,13 @@ class Call {
     // heard (in-process or over a socket alike).
     if (text === "" || (side === "agent" && this.#agentEnded)) return;
     if (side === "agent") this.#agentActed = true;
-    if (side === "agent" && isExitText(text)) {
-      this.#end("agent_end", "exit text", "agent");
+    if (side === "agent" && isExitText(text)) return this.#agentEnd("agent_end", "exit text");
+    // `<exit>…</exit>` inside an agent's speech: the words around it are said, then
+    // the call ends as with end_conversation.
+    const exit = side === "agent" ? EXIT_IN_TEXT.exec(text) : null;
+    if (exit) {
+      this.#say(side, text.replace(EXIT_IN_TEXT, " ").replace(/\s+/g, " "), voice, ttftMs);
+      this.#agentEnd("agent_end", exit[1]?.trim() || "exit text");
       return;
     }
     const now = this.#now();
@@ -346,6 +353,19 @@ class Call {
     }
     const at = this.#now();
     if (side === "agent") this.#agentActed = true;
+    if (!this.#offered(side, name)) {
+      // Not offered to this side: refused as the reference refuses an unknown tool,
+      // and nothing runs (send_dtmf on a domain that does not offer it included).
+      const offered = this.#setup(side).tools.map((t) => t.name).sort();
+      const result = {
+        status: "error",
+        error_type: "unknown_tool",
+        message: `There is no tool named '${name}'. Use one of the available tools.`,
+        available_tools: offered,
+      };
+      this.#outcome.toolCalls.push({ side, name, arguments: args, result, ok: false, at_ms: at });
+      return Promise.resolve({ ok: false, result });
+    }
     if (name === "send_dtmf") {
       const keys = typeof args === "object" && args !== null
         ? (args as { keys?: unknown }).keys
@@ -370,19 +390,38 @@ class Call {
       at_ms: at,
     });
     if (r.exit && side === "agent") {
-      const reason: StopReason = /transfer/.test(r.tool) ? "agent_transfer" : "agent_end";
-      this.#agentEnded = true;
-      // End once the result is delivered (the reference's post-delivery hook) and
-      // what the agent already said has been spoken, as a voice bot hangs up after
-      // its last words.
-      const spoken = Math.max(
-        at,
-        this.#speaking.agent?.end ?? at,
-        ...this.#queue.agent.map((u) => u.end),
-      );
-      this.#clock.timer(spoken - at, () => this.#end(reason, r.exit, "agent"));
+      this.#agentEnd(/transfer/.test(r.tool) ? "agent_transfer" : "agent_end", r.exit);
     }
     return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
+  }
+
+  #setup(side: Side): CallSetup {
+    return side === "agent" ? this.#spec.agentSetup : this.#spec.userSetup;
+  }
+
+  /** Whether `name` (or the tool it is an alias of) was offered to `side`. */
+  #offered(side: Side, name: string): boolean {
+    const offered = this.#setup(side).tools;
+    if (offered.some((t) => t.name === name)) return true;
+    const tool = this.#spec.env.tool(side, name);
+    return tool !== undefined && offered.some((t) => t.name === tool.name);
+  }
+
+  /**
+   * The agent ended the call: once a tool result is delivered (the reference's
+   * post-delivery hook) and what the agent already said has been spoken, as a voice
+   * bot hangs up after its last words.
+   */
+  #agentEnd(reason: StopReason, detail?: string): void {
+    if (this.#agentEnded) return;
+    this.#agentEnded = true;
+    const at = this.#now();
+    const spoken = Math.max(
+      at,
+      this.#speaking.agent?.end ?? at,
+      ...this.#queue.agent.map((u) => u.end),
+    );
+    this.#clock.timer(spoken - at, () => this.#end(reason, detail, "agent"));
   }
 
   /** Speech or keys: the 30 s of silence start again from now. */

@@ -9,6 +9,7 @@ import type { CallEvent, CallLine, CallSetup, Participant } from "./call.ts";
 import { ParticipantError } from "./call.ts";
 import { SimClock } from "./clock.ts";
 import { dbHash } from "../canonical/hash.ts";
+import { SEND_DTMF_TOOL, toolSpecs } from "../runner/run_trial.ts";
 
 function env() {
   return new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
@@ -22,7 +23,11 @@ const setup = (side: "agent" | "user"): CallSetup => ({
   scenario: "test",
   domain: "test_counter",
   prompt: "",
-  tools: [],
+  // Every tool of the side, as a trial offers them (send_dtmf to the agent too).
+  tools: [
+    ...toolSpecs(counterDomain, side, []),
+    ...(side === "agent" ? [SEND_DTMF_TOOL] : []),
+  ],
   seed: "s",
 });
 
@@ -344,4 +349,53 @@ Deno.test("end_conversation ends the call once the agent's last words are spoken
   assert.ok(
     user.events.some((e) => e.type === "speech" && e.text === "Thank you for calling, goodbye."),
   );
+});
+
+Deno.test("a tool the side was not offered is refused with unknown_tool and runs nothing", async () => {
+  const agent = new Silent();
+  const e = env();
+  const offered = setup("agent").tools.filter((t) => t.name !== "send_dtmf");
+  const p = runCall(spec(agent, new Silent(), {
+    env: e,
+    agentSetup: { ...setup("agent"), tools: offered },
+  }));
+  await agent.connected;
+  const reply = await agent.line!.callTool("send_dtmf", { keys: "1" });
+  assert.equal(reply.ok, false);
+  assert.deepEqual(reply.result, {
+    status: "error",
+    error_type: "unknown_tool",
+    message: "There is no tool named 'send_dtmf'. Use one of the available tools.",
+    available_tools: offered.map((t) => t.name).sort(),
+  });
+  agent.line!.say("Bye.");
+  agent.line!.hangUp("done", { agentEnd: true });
+  const out = await p;
+  assert.deepEqual(out.dtmf, [], "no key was pressed");
+  assert.equal(out.toolCalls[0]!.ok, false);
+  assert.equal(out.stopReason, "agent_end");
+});
+
+Deno.test("<exit> inside the agent's speech: the words are said, then the call ends as agent_end", async () => {
+  const agent = new Silent();
+  const user = new Silent();
+  const p = runCall(spec(agent, user));
+  await agent.connected;
+  agent.line!.say("Have a nice day. <exit>The task is finished.</exit>");
+  const out = await p;
+  assert.equal(out.stopReason, "agent_end");
+  assert.equal(out.cleanExit, true);
+  assert.deepEqual(out.turns.map((t) => t.text), ["Have a nice day."]);
+  assert.ok(user.events.some((e) => e.type === "speech" && e.text === "Have a nice day."));
+});
+
+Deno.test("an agent's hangUp as agentEnd is agent_end; a plain one stays agent_hangup", async () => {
+  for (const agentEnd of [true, false]) {
+    const agent = new Silent();
+    const p = runCall(spec(agent, new Silent()));
+    await agent.connected;
+    agent.line!.say("Bye.");
+    agent.line!.hangUp("done", { agentEnd });
+    assert.equal((await p).stopReason, agentEnd ? "agent_end" : "agent_hangup");
+  }
 });

@@ -66,6 +66,35 @@ export interface CallSetup {
   scenario_sha256?: string;
   /** This run's data root, for messages on this side (never sent to a participant). */
   data_root?: string;
+  /**
+   * `eval --agent-world self`: the agent owns its world, as the reference's bots do,
+   * and is configured the way the reference runner configures them.
+   */
+  agent_world?: SelfWorldSetup;
+}
+
+/** What a reference-style bot that owns its world is given before the call. */
+export interface SelfWorldSetup {
+  /** The reference's tools object, `{ClassName: constructor kwargs}` (sent as JSON text). */
+  tools: Record<string, Record<string, unknown>>;
+  /** `apply_initialization`'s `shared_state_init`: `db_path` under the shared data root. */
+  shared_state_init: Record<string, unknown>;
+  /** The scenario's agent-side initialization actions. */
+  actions: { side: Side; func_name: string; arguments: unknown }[];
+  /** Telecom: the delta of the first cross-side sync, sent as `apply_sync_delta`. */
+  sync_delta?: Record<string, unknown>;
+  /** `get_scenario_summary`'s `include_db` (the scenario has state assertions). */
+  include_db: boolean;
+}
+
+/** What a bot that owns its world reports at the end (`get_scenario_summary`). */
+export interface SelfWorldReport {
+  /** The bot's own hash of its final DB: its claim, not checked by the harness. */
+  db_hash: string | null;
+  db?: Record<string, unknown> | null;
+  actions: Record<string, unknown>[];
+  /** `get_context_history`'s context, when the bot gave one. */
+  context?: unknown;
 }
 
 export interface ToolCallReply {
@@ -96,8 +125,12 @@ export interface CallLine {
   beep(): void;
   /** Call a tool; the harness executes it against the trial's world. */
   callTool(name: string, args: unknown): Promise<ToolCallReply>;
-  /** End the call. */
-  hangUp(reason?: string): void;
+  /**
+   * End the call. `agentEnd`: the agent ended the conversation the way
+   * `end_conversation` does (a remote bot's `server-message {type:"end"}` or
+   * `<exit>`), so the stop reason is `agent_end`, once what it said has been spoken.
+   */
+  hangUp(reason?: string, options?: { agentEnd?: boolean }): void;
   /** Count LLM token usage for this side. */
   usage(u: Usage): void;
   /** Record a participant-side trace entry (flows put their trace here). */
@@ -120,6 +153,11 @@ export interface Participant {
   start(line: CallLine, setup: CallSetup): Promise<void>;
   /** Hear the other end. Must not throw or block. */
   onEvent(event: CallEvent): void;
+  /**
+   * `--agent-world self`: the bot's own account of its world, pulled after the call
+   * and before `close` (`get_context_history`, then `get_scenario_summary`).
+   */
+  worldReport?(): Promise<SelfWorldReport>;
   /** Release resources; called once, after the call. */
   close(): Promise<void>;
 }

@@ -47,6 +47,10 @@ Participants:
   --temperature T     sampling temperature of LLM participants
   --connect-attempts N  tries to reach a ws:// participant before the trial fails (default 3)
   --kick TEXT         text sent to a ws:// agent when the call starts (reference-style bots)
+  --agent-world W     harness (default): callbench holds the world and runs every tool |
+                      self: the ws:// agent is a reference-style bot that holds its own world
+                      (configured as the reference runner does; it sends "Hello" unless --kick;
+                      the final hash is the bot's own claim: world_owner "agent")
 
 Exit status: 0 when the trials ran (whatever their verdicts), 1 when every trial ended in an
 infrastructure error (e.g. the agent was unreachable) or stdout closed without --out (the run
@@ -94,6 +98,7 @@ export const command: Command = {
       temperature: { type: "string" },
       "connect-attempts": { type: "string" },
       kick: { type: "string" },
+      "agent-world": { type: "string" },
       trials: { type: "string" },
       concurrency: { type: "string" },
       shard: { type: "string" },
@@ -119,6 +124,16 @@ export const command: Command = {
     const label = values.label;
     if (label !== undefined && (label.trim() === "" || /[\r\n]/.test(label))) {
       throw new InputError({ field: "--label", message: "expected a name on one line" });
+    }
+    const agentWorld = values["agent-world"] ?? "harness";
+    if (agentWorld !== "harness" && agentWorld !== "self") {
+      throw new InputError({ field: "--agent-world", message: "expected harness or self" });
+    }
+    if (agentWorld === "self" && !/^wss?:\/\//.test(values.agent ?? "")) {
+      throw new InputError({
+        field: "--agent-world",
+        message: "self needs a ws:// agent (a bot that holds its own world)",
+      });
     }
     const trials = intFlag("trials", values.trials, 1);
     const concurrency = intFlag("concurrency", values.concurrency, 4);
@@ -180,6 +195,7 @@ export const command: Command = {
       ...(script ? { script } : {}),
       ...(participants.kick !== undefined ? { kick: participants.kick } : {}),
       ...(label !== undefined ? { label } : {}),
+      ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
     });
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
     const out = values.out;
@@ -235,6 +251,7 @@ export const command: Command = {
         }
       },
       ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
+      ...(agentWorld === "self" ? { agentWorld: "self" as const } : {}),
       onProgress: (done, total, record) => {
         if (done === 0) toRun = total;
         bar?.(done, total, record);

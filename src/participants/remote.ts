@@ -31,10 +31,12 @@ import {
   ParticipantError,
   type ParticipantErrorKind,
   type ParticipantInfo,
+  type SelfWorldReport,
+  type SelfWorldSetup,
   type Voice,
 } from "../bridge/call.ts";
+import { z } from "zod";
 import type { Side } from "../domains/domain.ts";
-import { isExitText } from "../domains/common.ts";
 import { type Framing, MAX_FRAME_BYTES, readFrame, writeFrame } from "../protocol/framing.ts";
 import { checkValueLimits } from "../protocol/limits.ts";
 import {
@@ -75,6 +77,12 @@ export interface RemoteParticipantOptions {
   connectTimeoutMs?: number;
   /** How long to wait for each reply (default 15000 ms). */
   replyTimeoutMs?: number;
+  /**
+   * How long the start waits for the reply to `update_system_prompt` before the call
+   * starts without it (default 1000 ms). The reply is optional: silence is no failure,
+   * and a refusal that comes later still fails the trial.
+   */
+  promptReplyWaitMs?: number;
   /** Text sent as `send-text` when the call starts: `"Hello"` kicks reference-style bots. */
   kick?: string;
   /** `specs` sends tools as a list of specs; `names` as the reference's `{name: {}}`. */
@@ -107,6 +115,7 @@ const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_RETRY_MS = 250;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const DEFAULT_REPLY_TIMEOUT_MS = 15_000;
+const DEFAULT_PROMPT_REPLY_WAIT_MS = 1000;
 
 /**
  * URLs that failed every connection attempt: each later trial tries them once (no
@@ -128,12 +137,35 @@ interface PendingRequest {
   reject(error: ParticipantError): void;
 }
 
-/** One spoken segment: text from `bot-output` (by segment) and from `bot-tts-text`. */
+/**
+ * Fragments that arrive without `bot-started-speaking`/`bot-stopped-speaking` around
+ * them, less than this apart (on the line's clock), are one turn: a pipecat bot
+ * streaming sentence by sentence pauses far less between sentences than between
+ * turns, where the caller has to answer.
+ */
+export const FRAGMENT_GAP_MS = 700;
+
+/**
+ * One spoken turn being assembled. Its text comes from one source, the first that
+ * has any: `bot-output` (by segment), `bot-tts-text` (words as spoken, the
+ * reference's transcript source), `bot-llm-text` (streamed tokens, for a bot that
+ * has no TTS).
+ */
 interface Segment {
   outputs: Map<string | number, string>;
   tts: string[];
+  llm: string[];
   voice?: Voice;
+  /** Opened by `bot-started-speaking`: it ends at `bot-stopped-speaking`. */
+  bracketed: boolean;
 }
+
+const newSegment = (bracketed: boolean): Segment => ({
+  outputs: new Map(),
+  tts: [],
+  llm: [],
+  bracketed,
+});
 
 export class RemoteParticipant implements Participant {
   readonly info: ParticipantInfo;
@@ -148,7 +180,15 @@ export class RemoteParticipant implements Participant {
   #readyId?: string;
   readonly #requests = new Map<string, PendingRequest>();
   #segment?: Segment;
+  /** Cancels the gap timer of an unbracketed segment. */
+  #cancelGap: () => void = () => {};
+  /** The bot brackets its speech or speaks through TTS: LLM text alone is no turn. */
+  #speaksAloud = false;
   #ttftMs?: number;
+  /** `--agent-world self`: the bot owns its world. */
+  #selfWorld?: SelfWorldSetup;
+  /** `action-applied` records the bot announced (self-owned world). */
+  readonly #applied: Record<string, unknown>[] = [];
   /** The call is over (hangup heard, or the bot ended it): a closed socket is no failure. */
   #ended = false;
   #closing = false;
@@ -178,45 +218,149 @@ export class RemoteParticipant implements Participant {
     );
     const about = BotReadyDataSchema.safeParse(ready.data);
     if (about.success) this.#botVersion = about.data.version;
+    if (setup.agent_world) return this.#configureSelfWorld(setup, setup.agent_world);
     const tools = this.#options.toolsFormat === "names"
       ? Object.fromEntries(setup.tools.map((t) => [t.name, {}]))
       : setup.tools;
-    const reply = await this.#request(
-      rtvi("client-message", {
-        t: "update_system_prompt",
-        d: {
-          prompt: setup.prompt,
-          tools: JSON.stringify(tools),
-          add_suffix: false,
-          tool_domain: setup.domain,
-          scenario: setup.scenario,
-          side: setup.side,
-          seed: setup.seed,
-          ...(setup.userdata ? { userdata: setup.userdata } : {}),
-          ...(setup.scenario_sha256 ? { scenario_sha256: setup.scenario_sha256 } : {}),
-        },
-      }, this.#id("update_prompt")),
-      "server-response",
-    ).catch((e) => {
+    // The reply is optional, as the reference runner treats it: the call starts once
+    // the bot accepts, or after a short wait without an answer (silence is no
+    // refusal). A refusal, whenever it comes, fails the trial with the bot's words.
+    const promptMessage = rtvi("client-message", {
+      t: "update_system_prompt",
+      d: {
+        prompt: setup.prompt,
+        tools: JSON.stringify(tools),
+        add_suffix: false,
+        tool_domain: setup.domain,
+        scenario: setup.scenario,
+        side: setup.side,
+        seed: setup.seed,
+        ...(setup.userdata ? { userdata: setup.userdata } : {}),
+        ...(setup.scenario_sha256 ? { scenario_sha256: setup.scenario_sha256 } : {}),
+      },
+    }, this.#id("update_prompt"));
+    const refusal = (e: ParticipantError) =>
       // A served participant that refuses the scenario names its own data root; name ours.
-      if (
-        e instanceof ParticipantError && e.kind === "protocol_error" &&
-        setup.data_root !== undefined
-      ) {
-        throw new ParticipantError(
-          e.kind,
-          `${e.message} (this run's data root: ${setup.data_root})`,
-        );
-      }
-      throw e;
+      setup.data_root !== undefined && e.kind === "protocol_error"
+        ? new ParticipantError(e.kind, `${e.message} (this run's data root: ${setup.data_root})`)
+        : e;
+    let inStart = true;
+    let cancelWait = () => {};
+    await new Promise<void>((resolve, reject) => {
+      cancelWait = this.#line!.clock.timer(this.#promptReplyWaitMs(), resolve);
+      this.#request(promptMessage, "server-response", null).then((reply) => {
+        const accepted = ServerResponseDataSchema.safeParse(reply.data);
+        if (accepted.success && accepted.data.d === false) {
+          throw new ParticipantError(
+            "protocol_error",
+            `${this.#who()} refused update_system_prompt (reply ${JSON.stringify(reply.data)})`,
+          );
+        }
+        resolve();
+      }).catch((e: ParticipantError) => {
+        // A closed socket after the start is reported by the close handler.
+        if (!inStart && e.kind === "agent_disconnected") return;
+        if (inStart) reject(refusal(e));
+        else this.#fail(refusal(e));
+      });
+    }).finally(() => {
+      inStart = false;
+      cancelWait();
     });
-    const accepted = ServerResponseDataSchema.safeParse(reply.data);
-    if (!accepted.success || accepted.data.d !== true) {
-      throw new ParticipantError(
-        "protocol_error",
-        `${this.#who()} refused update_system_prompt (reply ${JSON.stringify(reply.data)})`,
+  }
+
+  /**
+   * `--agent-world self`: configures a bot that owns its world as the reference
+   * runner does (reference-harness.md §1.4): `reset`, `update_system_prompt` with the
+   * reference's tools object (not awaited), `apply_initialization` (awaited: a
+   * refusal or `success:false` fails the setup), and for telecom `apply_sync_delta`.
+   * The bot runs its own tools; its final state is pulled by `worldReport`.
+   */
+  async #configureSelfWorld(setup: CallSetup, world: SelfWorldSetup): Promise<void> {
+    this.#selfWorld = world;
+    this.#send(rtvi("client-message", { t: "reset", d: {} }, this.#id("reset")));
+    this.#send(rtvi("client-message", {
+      t: "update_system_prompt",
+      d: {
+        prompt: setup.prompt,
+        tools: JSON.stringify(world.tools),
+        add_suffix: false,
+        tool_domain: setup.domain,
+      },
+    }, this.#id("update_prompt")));
+    const init = await this.#request(
+      rtvi("client-message", {
+        t: "apply_initialization",
+        d: {
+          domain: setup.domain,
+          shared_state_init: JSON.stringify(world.shared_state_init),
+          actions: world.actions,
+        },
+      }, this.#id("apply_init_agent")),
+      "server-response",
+    );
+    this.#checkSuccess("apply_initialization", init);
+    if (world.sync_delta && Object.keys(world.sync_delta).length > 0) {
+      const sync = await this.#request(
+        rtvi("client-message", {
+          t: "apply_sync_delta",
+          d: { domain: setup.domain, delta: world.sync_delta },
+        }, this.#id("apply_sync_delta_agent")),
+        "server-response",
       );
+      this.#checkSuccess("apply_sync_delta", sync);
     }
+  }
+
+  /** A `{success, errors}` reply that says no fails the setup. */
+  #checkSuccess(what: string, reply: RtviMessage): void {
+    const d = ServerResponseDataSchema.safeParse(reply.data);
+    const result = d.success ? d.data.d as { success?: unknown; errors?: unknown } : undefined;
+    if (result?.success === true) return;
+    throw new ParticipantError(
+      "protocol_error",
+      `${this.#who()} could not ${what}: ${JSON.stringify(result?.errors ?? reply.data)}`,
+    );
+  }
+
+  /**
+   * The bot's own account of its world after the call (`get_context_history`, then
+   * `get_scenario_summary`), each waited for as the reference does; a bot that does
+   * not answer reports nothing (`db_hash: null`).
+   */
+  async worldReport(): Promise<SelfWorldReport> {
+    const pull = async (t: string, d: Record<string, unknown>): Promise<unknown> => {
+      if (this.#ws?.readyState !== OPEN) return undefined;
+      try {
+        const reply = await this.#request(
+          rtvi("client-message", { t, d }, this.#id(t)),
+          "server-response",
+        );
+        const parsed = ServerResponseDataSchema.safeParse(reply.data);
+        return parsed.success ? parsed.data.d : undefined;
+      } catch (e) {
+        this.#line?.trace({ type: "pull_failed", request: t, error: (e as Error).message });
+        return undefined;
+      }
+    };
+    const history = await pull("get_context_history", {});
+    const summary = await pull("get_scenario_summary", {
+      include_db: this.#selfWorld?.include_db ?? false,
+    });
+    const parsed = SummarySchema.safeParse(summary);
+    const context = (history as { context?: unknown } | undefined)?.context;
+    return {
+      db_hash: parsed.success ? parsed.data.db_hash ?? null : null,
+      ...(parsed.success && parsed.data.db !== undefined ? { db: parsed.data.db } : {}),
+      // The bot's own records, or what it announced as action-applied meanwhile.
+      actions: parsed.success && parsed.data.actions ? parsed.data.actions : this.#applied,
+      ...(context !== undefined ? { context } : {}),
+    };
+  }
+
+  /** How long `start` waits for the reply to `update_system_prompt` before going on. */
+  #promptReplyWaitMs(): number {
+    return this.#options.promptReplyWaitMs ?? DEFAULT_PROMPT_REPLY_WAIT_MS;
   }
 
   onEvent(event: CallEvent): void {
@@ -234,22 +378,32 @@ export class RemoteParticipant implements Participant {
         return;
       case "hangup":
         this.#ended = true;
-        this.#send(rtvi("client-message", { t: "call_event", d: event }, this.#id("call_event")));
+        this.#callEvent(event);
         return;
-      default:
-        this.#send(rtvi("client-message", { t: "call_event", d: event }, this.#id("call_event")));
-        if (event.type === "call_start" && this.#options.kick !== undefined) {
-          const content = this.#options.kick;
+      default: {
+        this.#callEvent(event);
+        // A reference-style bot waits for the runner's "Hello" before it greets.
+        const kick = this.#options.kick ?? (this.#selfWorld ? "Hello" : undefined);
+        if (event.type === "call_start" && kick !== undefined) {
+          const content = kick;
           this.#send(rtvi("send-text", {
             content,
             options: { run_immediately: true, audio_response: true },
           }, this.#id("send_text")));
         }
+      }
     }
+  }
+
+  /** Our `call_event` notice; a reference-style bot (self-owned world) knows none. */
+  #callEvent(event: CallEvent): void {
+    if (this.#selfWorld) return;
+    this.#send(rtvi("client-message", { t: "call_event", d: event }, this.#id("call_event")));
   }
 
   async close(): Promise<void> {
     this.#closing = true;
+    this.#cancelGap();
     this.#rejectAll(new ParticipantError("agent_disconnected", "closed"));
     const ws = this.#ws;
     if (!ws || ws.readyState === CLOSED) return;
@@ -363,6 +517,7 @@ export class RemoteParticipant implements Participant {
   }
 
   #onSocketClosed(event: { code: number; reason: string }): void {
+    if (!this.#closing) this.#flushSegment();
     const error = new ParticipantError(
       "agent_disconnected",
       `${this.#who()} closed the connection (code ${event.code}${
@@ -379,12 +534,19 @@ export class RemoteParticipant implements Participant {
     return `${prefix}_${++this.#nextId}`;
   }
 
-  /** Sends a request and waits for the reply with its id (`expect` or an error-response). */
-  #request(message: RtviMessage, expect: string): Promise<RtviMessage> {
+  /**
+   * Sends a request and waits for the reply with its id (`expect` or an
+   * error-response), at most `timeoutMs` (default `replyTimeoutMs`; `null`: as long
+   * as the connection lasts).
+   */
+  #request(
+    message: RtviMessage,
+    expect: string,
+    timeoutMs: number | null = this.#options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS,
+  ): Promise<RtviMessage> {
     const id = message.id!;
-    const timeoutMs = this.#options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
-      const cancel = this.#line!.clock.timer(timeoutMs, () => {
+      const cancel = timeoutMs === null ? () => {} : this.#line!.clock.timer(timeoutMs, () => {
         this.#requests.delete(id);
         reject(
           new ParticipantError(
@@ -461,29 +623,45 @@ export class RemoteParticipant implements Participant {
       case "error-response":
         if (msg.id !== undefined) this.#requests.get(msg.id)?.resolve(msg);
         return;
-      case "bot-started-speaking":
+      case "bot-started-speaking": {
+        this.#speaksAloud = true;
+        // LLM text streamed before the bot began speaking belongs to this turn.
+        const pending = this.#segment;
+        const carried = pending && !pending.bracketed && pending.outputs.size === 0 &&
+            pending.tts.length === 0
+          ? pending.llm
+          : [];
+        if (carried.length > 0) this.#segment = undefined;
         this.#flushSegment();
-        this.#segment = { outputs: new Map(), tts: [] };
+        this.#segment = { ...newSegment(true), llm: [...carried] };
+        this.#cancelGap();
         return;
+      }
       case "bot-output": {
         const data = BotOutputDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad bot-output: ${JSON.stringify(msg.data)}`);
-        if (data.data.will_be_spoken === false && !this.#segment) return;
-        const segment: Segment = this.#segment ?? { outputs: new Map(), tts: [] };
+        if (data.data.will_be_spoken === false && !this.#segment?.bracketed) return;
+        const segment = this.#openSegment();
         // Progress updates repeat a segment's text under the same id: the last one wins.
         segment.outputs.set(data.data.segment_id ?? `#${segment.outputs.size}`, data.data.text);
         if (data.data.voice) segment.voice = data.data.voice;
-        if (!this.#segment) {
-          // Text with no speaking brackets (a text-only bot): one utterance of its own.
-          this.#segment = segment;
-          this.#flushSegment();
-        }
-        return;
+        return this.#fragmentArrived();
       }
+      case "bot-tts-started":
+        this.#speaksAloud = true;
+        return;
       case "bot-tts-text": {
         const data = TextDataSchema.safeParse(msg.data);
-        if (data.success) this.#segment?.tts.push(data.data.text);
-        return;
+        if (!data.success) return;
+        this.#speaksAloud = true;
+        this.#openSegment().tts.push(data.data.text);
+        return this.#fragmentArrived();
+      }
+      case "bot-llm-text": {
+        const data = TextDataSchema.safeParse(msg.data);
+        if (!data.success) return;
+        this.#openSegment().llm.push(data.data.text);
+        return this.#fragmentArrived();
       }
       case "bot-stopped-speaking":
         this.#flushSegment();
@@ -495,8 +673,9 @@ export class RemoteParticipant implements Participant {
         const data = FunctionCallInProgressDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad function call: ${JSON.stringify(msg.data)}`);
         const { tool_call_id, function_name, arguments: args } = data.data;
-        // Without a name (pipecat's default report level) the bot runs the tool itself.
-        if (function_name === undefined) {
+        // Without a name (pipecat's default report level) the bot runs the tool itself,
+        // as a bot that owns its world runs every tool.
+        if (function_name === undefined || this.#selfWorld) {
           return line.trace({ type: "unnamed_function_call", tool_call_id });
         }
         void this.#runTool(tool_call_id, function_name, args);
@@ -505,6 +684,9 @@ export class RemoteParticipant implements Participant {
       case "llm-function-call": {
         const data = FunctionCallDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad function call: ${JSON.stringify(msg.data)}`);
+        if (this.#selfWorld) {
+          return line.trace({ type: "bot_function_call", tool_call_id: data.data.tool_call_id });
+        }
         void this.#runTool(data.data.tool_call_id, data.data.function_name, data.data.args);
         return;
       }
@@ -539,24 +721,58 @@ export class RemoteParticipant implements Participant {
     if (!parsed.success) return;
     const m = parsed.data;
     if ("type" in m && m.type === "end") {
+      // What the bot said before it ended is said first.
+      this.#flushSegment();
       this.#ended = true;
-      return line.hangUp(typeof m.reason === "string" ? m.reason : undefined);
+      return line.hangUp(typeof m.reason === "string" ? m.reason : undefined, { agentEnd: true });
     }
     if ("type" in m && m.type === "beep") return line.beep();
-    if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
-    if ("text" in m && typeof m.text === "string" && isExitText(m.text)) {
-      this.#ended = true;
-      return line.hangUp(m.text.trim().slice("<exit>".length, -"</exit>".length));
+    if ("type" in m && m.type === "action-applied") {
+      const action = (m as { action?: unknown }).action;
+      if (typeof action === "object" && action !== null && !Array.isArray(action)) {
+        this.#applied.push(action as Record<string, unknown>);
+      }
+      return line.trace({ type: "action_applied", action });
     }
+    if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
+    const exit = "text" in m && typeof m.text === "string" ? EXIT_TAG.exec(m.text) : null;
+    if (exit) {
+      this.#flushSegment();
+      this.#ended = true;
+      return line.hangUp(exit[1]!.trim(), { agentEnd: true });
+    }
+  }
+
+  /** The segment being assembled, opened (unbracketed) if there is none. */
+  #openSegment(): Segment {
+    return this.#segment ??= newSegment(false);
+  }
+
+  /** After a fragment outside brackets, the turn ends when the gap passes. */
+  #fragmentArrived(): void {
+    if (this.#segment?.bracketed !== false) return;
+    this.#cancelGap();
+    this.#cancelGap = this.#line!.clock.timer(FRAGMENT_GAP_MS, () => {
+      const segment = this.#segment;
+      // LLM text of a bot that speaks aloud waits for its speech (or its brackets).
+      if (
+        segment && this.#speaksAloud && segment.outputs.size === 0 && segment.tts.length === 0
+      ) return;
+      this.#flushSegment();
+    });
   }
 
   /** Speaks the open segment, if it holds any text. */
   #flushSegment(): void {
+    this.#cancelGap();
     const segment = this.#segment;
     this.#segment = undefined;
     if (!segment) return;
-    const parts = segment.outputs.size > 0 ? [...segment.outputs.values()] : segment.tts;
-    const text = parts.join(" ").replace(/\s+/g, " ").trim();
+    const text = segment.outputs.size > 0
+      ? joinFragments([...segment.outputs.values()])
+      : segment.tts.length > 0
+      ? joinFragments(segment.tts)
+      : segment.llm.join("").replace(/\s+/g, " ").trim();
     if (text === "") return;
     const ttftMs = this.#ttftMs;
     this.#ttftMs = undefined;
@@ -656,6 +872,32 @@ async function _wsConnector(): Promise<
   }
   // Deno's client offers no compression either; deflate would only add latency.
   return (url, maxPayload) => new ws.WebSocket(url, { perMessageDeflate: false, maxPayload });
+}
+
+/** What `get_scenario_summary` answers (reference-harness.md §1.10.5). */
+const SummarySchema = z.looseObject({
+  actions: z.array(z.record(z.string(), z.unknown())).optional(),
+  db_hash: z.string().nullable().optional(),
+  db: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+
+/** `<exit>…</exit>` anywhere in a text (the reference's exit message). */
+const EXIT_TAG = /<exit>([\s\S]*?)<\/exit>/;
+
+/**
+ * Joins spoken fragments (sentences, words) with one space between them, except
+ * where a fragment already brings its own space or begins with closing punctuation
+ * (`"done" + "."`, `"John" + "'s"`).
+ */
+export function joinFragments(parts: readonly string[]): string {
+  let out = "";
+  for (const part of parts) {
+    if (part === "") continue;
+    const glued = out === "" || /\s$/.test(out) || /^\s/.test(part) ||
+      /^[.,!?;:%)\]}'\u2019\u201d\u2026]/.test(part) || /[(\[{$\u201c]$/.test(out);
+    out += glued ? part : ` ${part}`;
+  }
+  return out.replace(/\s+/g, " ").trim();
 }
 
 function describeRequest(message: RtviMessage): string {

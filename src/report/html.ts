@@ -262,9 +262,11 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
         : t.is_successful === false
         ? "✗"
         : "–";
+      // A self-reported world (--agent-world self) is the agent's claim: say so.
+      const self = t.self_reported ? " · self-reported (the agent's own world)" : "";
       return `<button class="trial ${cls}" data-i="${i ?? -1}" title="trial ${t.trial}: ${
         _esc(t.stop_reason)
-      }">${t.trial}${mark}</button>`;
+      }${self}">${t.trial}${mark}${t.self_reported ? "*" : ""}</button>`;
     }).join("");
     const cell = (v: string | number | null, text: string) =>
       `<td data-v="${_esc(String(v ?? ""))}">${_esc(text)}</td>`;

@@ -23,6 +23,19 @@ export function renderMarkdown(report: Report): string {
   );
   lines.push(...configurationLines(report));
 
+  const selfReported = report.scenarios.reduce(
+    (n, s) => n + s.trials_detail.filter((t) => t.self_reported).length,
+    0,
+  );
+  if (selfReported > 0) {
+    lines.push(
+      `**${selfReported} trial(s) self-reported:** the agent held its own world ` +
+        "(`--agent-world self`); their final state is the agent's claim, not checked by " +
+        "callbench. Scenarios marked *(self-reported)*.",
+      "",
+    );
+  }
+
   lines.push("### Summary", "");
   lines.push(
     ...table(["metric", "value"], [
@@ -158,7 +171,7 @@ export function renderMarkdown(report: Report): string {
           "errors",
         ],
         report.scenarios.map((s) => [
-          s.scenario,
+          s.scenario + (s.trials_detail.some((t) => t.self_reported) ? " *(self-reported)*" : ""),
           ...(several ? [configurationName(s)] : []),
           s.suite,
           String(s.trials),

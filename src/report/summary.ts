@@ -104,6 +104,8 @@ export const ScenarioRowSchema = z.object({
     status: z.enum(["completed", "error"]),
     error_kind: z.string().optional(),
     stop_reason: z.string(),
+    /** The agent reported its own world (`--agent-world self`): its claim, unchecked. */
+    self_reported: z.literal(true).optional(),
     failed: z.array(Signal),
     turns: z.number().int().nonnegative(),
     duration_ms: z.number(),
@@ -422,6 +424,7 @@ function _scenarioRows(verdicts: readonly ReportedVerdict[], k: number): Scenari
         status: v.status,
         ...(v.error ? { error_kind: v.error.kind } : {}),
         stop_reason: v.stop_reason,
+        ...(v.self_reported ? { self_reported: true as const } : {}),
         failed: v.success_breakdown.failed,
         turns: v.metrics.turns,
         duration_ms: v.metrics.duration_ms,

@@ -6,12 +6,18 @@
  * @module
  */
 import { z } from "zod";
-import type { CallSetup, Participant, ToolSpec } from "../bridge/call.ts";
+import type {
+  CallSetup,
+  Participant,
+  SelfWorldReport,
+  SelfWorldSetup,
+  ToolSpec,
+} from "../bridge/call.ts";
 import { RealClock, SimClock } from "../bridge/clock.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
 import type { Domain, Side } from "../domains/domain.ts";
-import type { Environment } from "../env/environment.ts";
-import { openEnvironment } from "../env/open.ts";
+import { Environment } from "../env/environment.ts";
+import { openEnvironment, resolveDb } from "../env/open.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
@@ -37,6 +43,11 @@ export interface TrialPlan {
   minAgentTurns?: number;
   /** `eval --label`: recorded in the record. */
   label?: string;
+  /**
+   * `harness` (default): callbench holds the world and runs every tool. `self`: the
+   * agent is a reference-style bot that holds its own world (`eval --agent-world self`).
+   */
+  agentWorld?: "harness" | "self";
 }
 
 /** The send_dtmf tool every agent may use to press keys (routed by the bridge). */
@@ -101,6 +112,9 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       seed: key.seed,
       scenario_sha256: scenarioSha256(scenario, plan.root),
       data_root: plan.root.path,
+      ...(plan.agentWorld === "self"
+        ? { agent_world: selfWorldSetup(plan.root, scenario, env, agentTools, key.seed) }
+        : {}),
     };
     const userSetup: CallSetup = {
       side: "user",
@@ -129,8 +143,12 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       timedSpeech: simulated || isFlow,
     });
     const flowTrace = (user as { flowTrace?: () => unknown }).flowTrace?.();
+    let report: SelfWorldReport | undefined;
+    if (plan.agentWorld === "self") {
+      report = await agent.worldReport?.() ?? { db_hash: null, actions: [] };
+    }
     return boundRecord({
-      ...completeRecord(base, env, scenario, outcome, agent, user, flowTrace, {
+      ...completeRecord(base, env, scenario, outcome, agent, user, flowTrace, report, {
         setup_ms: setupMs,
         call_ms: performance.now() - wallStart - setupMs,
         wall_ms: performance.now() - wallStart,
@@ -172,6 +190,7 @@ function baseRecord(
     domain: scenario.domain,
     suite: suiteOf(scenario),
     status: "completed",
+    world_owner: "harness",
     stop_reason: "error",
     clean_exit: false,
     started_at: startedAt,
@@ -215,9 +234,11 @@ function completeRecord(
   agent: Participant,
   user: Participant,
   flowTrace: unknown,
+  report: SelfWorldReport | undefined,
   timings: TrialRecord["timings"],
 ): TrialRecord {
   const hashes = env.hashes();
+  const self = report ? selfReported(env, scenario, report) : undefined;
   return {
     ...base,
     status: outcome.error ? "error" : "completed",
@@ -235,16 +256,78 @@ function completeRecord(
     turns: outcome.turns,
     dtmf: outcome.dtmf,
     tool_calls: outcome.toolCalls,
-    actions: env.actions,
+    ...(self ? { world_owner: "agent" as const } : {}),
+    actions: self?.actions ?? env.actions,
     final: {
-      db_sha256: hashes.db_sha256,
+      db_sha256: self ? self.db_sha256 : hashes.db_sha256,
       ...(hashes.user_db_sha256 !== undefined ? { user_db_sha256: hashes.user_db_sha256 } : {}),
     },
-    assertions: env.evaluate(scenario.expect.db_state_assertions),
+    assertions: self?.assertions ?? env.evaluate(scenario.expect.db_state_assertions),
     latency: outcome.latency,
     usage: outcome.usage,
     participants: { agent: agent.info, user: user.info },
     ...(flowTrace ? { flow: flowTrace as Record<string, unknown> } : {}),
     timings,
+  };
+}
+
+/**
+ * How the reference runner configures a bot that owns its world (reference-harness.md
+ * §1.4, §5): the tools under their reference names (class-style where the domain has
+ * them, `{}` kwargs), the world by its path under the data root the bot shares (or
+ * inline when the scenario holds it inline), the agent-side initialization actions,
+ * and for dual-control domains the first sync's agent delta.
+ */
+export function selfWorldSetup(
+  root: DataRoot,
+  scenario: Scenario,
+  env: Environment,
+  agentTools: readonly ToolSpec[],
+  seed: string,
+): SelfWorldSetup {
+  const tools: SelfWorldSetup["tools"] = {};
+  for (const spec of agentTools) {
+    const tool = env.tool("agent", spec.name);
+    if (!tool) continue; // send_dtmf and other bridge tools: the reference has none
+    tools[tool.aliases?.find((a) => /Tool$/.test(a)) ?? tool.name] = {};
+  }
+  const db = scenario.world.db;
+  const init = db === undefined ? {} : "path" in db ? { db_path: db.path } : { db: db.inline };
+  const actions = scenario.initialization_actions.filter((a) => a.side === "agent");
+  let syncDelta: Record<string, unknown> | undefined;
+  if (env.domain.sync && scenario.world.user_db) {
+    // The runner's shadow copies: initial worlds, initialization, one sync.
+    const shadow = new Environment(env.domain, {
+      db: db ? resolveDb(root, db) : {},
+      user_db: resolveDb(root, scenario.world.user_db),
+    }, { today: scenario.today, seed });
+    shadow.initialize(scenario.initialization_actions);
+    const deltas = shadow.sync();
+    if (deltas && Object.keys(deltas.agent).length > 0) syncDelta = deltas.agent;
+  }
+  return {
+    tools,
+    shared_state_init: init as Record<string, unknown>,
+    actions,
+    ...(syncDelta ? { sync_delta: syncDelta } : {}),
+    include_db: scenario.expect.db_state_assertions.length > 0,
+  };
+}
+
+/** The record's world from a bot's own report: its hash, its actions, its DB. */
+function selfReported(env: Environment, scenario: Scenario, report: SelfWorldReport) {
+  const actions = [
+    // The reference stamps `side: "agent"` unless a record has its own.
+    ...report.actions.map((a) => ({ side: "agent", ...a })),
+    ...env.actions.filter((a) => a.side === "user"),
+  ];
+  const world = new Environment(env.domain, {
+    db: (report.db ?? {}) as Record<string, unknown>,
+    ...(env.userDb ? { user_db: env.userDb } : {}),
+  }, env.options);
+  return {
+    db_sha256: report.db_hash,
+    actions,
+    assertions: world.evaluate(scenario.expect.db_state_assertions),
   };
 }

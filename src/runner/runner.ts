@@ -44,6 +44,8 @@ export interface RunOptions {
   limits: Omit<CallLimits, "maxDurationMs">;
   /** Recorded in each trial's expectations for `score`. */
   minAgentTurns?: number;
+  /** `eval --agent-world`: who holds the agent's world (default the harness). */
+  agentWorld?: "harness" | "self";
   /**
    * Stops the run: no trial starts after it is aborted, and a trial that ends after it
    * is neither written nor passed to `onRecord` (a later `resume` runs it again).
@@ -114,6 +116,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         limits: opts.limits,
         ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
         ...(opts.label !== undefined ? { label: opts.label } : {}),
+        ...(opts.agentWorld === "self" ? { agentWorld: "self" as const } : {}),
       });
       if (stopped()) return;
       summary.run++;

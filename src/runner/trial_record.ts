@@ -106,6 +106,12 @@ export const TrialRecordSchema = z.object({
   domain: z.string(),
   suite: z.string(),
   status: z.enum(["completed", "error"]),
+  /**
+   * Who held the world: `harness` (callbench ran every tool, the default) or `agent`
+   * (`eval --agent-world self`: the bot ran its own tools, and `final.db_sha256` and
+   * `actions` are what it reported, its own claim, not checked by the harness).
+   */
+  world_owner: z.enum(["harness", "agent"]).default("harness"),
   error: z.object({ kind: ErrorKind, message: z.string() }).optional(),
   stop_reason: StopReason,
   /** The agent ended the call (reference `[EXIT]`). */

@@ -57,4 +57,9 @@ export interface Suite {
   expect(root: DataRoot, scenarios: readonly Scenario[]): Promise<void>;
   /** The gold of one scenario of this suite. */
   gold(root: DataRoot, scenario: Scenario): Promise<Gold>;
+  /**
+   * The scenario's own name when `name` is another name for it (eva's
+   * `eva_airline__1_1_2` for `eva_airline__voluntary_date_change`), else undefined.
+   */
+  canonicalName?(name: string): string | undefined;
 }

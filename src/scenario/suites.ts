@@ -137,7 +137,9 @@ export async function selectScenarios(
   if (names.length) {
     const index = new Map(scenarios.map((s) => [s.name, s]));
     const picked = names.map((name) => {
-      const s = index.get(name);
+      // Another name of a scenario (eva's numbered names of its named seeds).
+      const s = index.get(name) ??
+        index.get(suites.find((x) => x.id === _prefix(name))?.canonicalName?.(name) ?? "");
       if (!s) {
         const hint = closest(name, index.keys());
         throw new InputError({

@@ -23,6 +23,7 @@ export function trialRecord(overrides: TrialOverrides = {}): TrialRecord {
     domain: "demo",
     suite: "demo",
     status: "completed",
+    world_owner: "harness",
     stop_reason: "agent_end",
     clean_exit: true,
     started_at: "2024-05-15T15:00:00.000Z",

@@ -66,6 +66,7 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
     is_successful,
     ...(is_task_successful !== undefined ? { is_task_successful } : {}),
     ...(insufficient ? { insufficient_agent_turns: true as const } : {}),
+    ...(record.world_owner === "agent" ? { self_reported: true as const } : {}),
     success_signals: record.expect.success_signals,
     signals,
     success_breakdown: success.success_breakdown,

@@ -206,6 +206,11 @@ export const VerdictSchema = z.object({
   is_task_successful: z.boolean().optional(),
   /** The agent spoke fewer turns than `--min-agent-turns`. */
   insufficient_agent_turns: z.literal(true).optional(),
+  /**
+   * The agent held its own world (`eval --agent-world self`, record `world_owner:
+   * "agent"`): the final hash and actions scored are its own report, not the harness's.
+   */
+  self_reported: z.literal(true).optional(),
   success_signals: z.array(Signal),
   signals: SignalsSchema,
   success_breakdown: SuccessBreakdownSchema,

@@ -8,8 +8,9 @@
  * - `identifier`: a code in canonical form, whether or not the turn also spells it
  *   (`spelled` says which: "next to its spelling" or "instead of it"). A code is a
  *   token of capitals and digits with at least one of each and four characters or more
- *   (`SK621`, `#W2378156`), or an identifier the trial's own tool calls carried (a
- *   confirmation number, an airport code, a user id);
+ *   (`SK621`, `#W2378156`), or an identifier the trial's own tool calls carried that
+ *   must be spelled (a confirmation number, a ticket or reservation id, a user id); an
+ *   IATA airport code ("ORD", "MIA") is read whole and never flagged;
  * - `journey_id`: an `FL_...` id, in canonical form or spelled out.
  *
  * The signal is informational unless a scenario whitelists `voice_readability`.
@@ -188,19 +189,25 @@ function _context(text: string, at: number, length: number): string {
   return (start > 0 ? "..." : "") + text.slice(start, end) + (end < text.length ? "..." : "");
 }
 
-const ID_KEY =
-  /(?:^|_)(?:id|ids|code|number|confirmation|locator|pnr|origin|destination|airport)$/i;
+const ID_KEY = /(?:^|_)(?:id|ids|code|number|confirmation|locator|pnr)$/i;
+/**
+ * Keys of airport codes (`origin`, `airport_code`): a three-letter IATA code ("ORD",
+ * "MIA") is read whole by a voice and never spelled, so it is no identifier to flag.
+ */
+const AIRPORT_KEY = /(?:^|_)(?:origin|destination|airport|iata)(?:_|$)/i;
 
 /**
  * Identifiers the trial's tool calls carried: code-shaped strings anywhere, and strings
  * under identifier-like keys (`confirmation_number`, `origin`, `user_id`) that look like
- * codes (`EPXYEK`, `JFK`, `mia_li_3668`), so the checker knows them when spoken.
+ * codes (`EPXYEK`, `mia_li_3668`), so the checker knows them when spoken; airport codes
+ * (`JFK`, under `origin`, `destination`, `airport_code`) are left out.
  */
 export function knownIdentifiers(values: readonly unknown[]): Set<string> {
   const found = new Set<string>();
   const visit = (value: unknown, key: string, depth: number) => {
     if (depth > 8) return;
     if (typeof value === "string") {
+      if (AIRPORT_KEY.test(key)) return;
       if (isCodeShaped(value) || (ID_KEY.test(key) && _isIdLike(value))) found.add(value);
     } else if (Array.isArray(value)) {
       for (const v of value) visit(v, key, depth + 1);
@@ -214,7 +221,8 @@ export function knownIdentifiers(values: readonly unknown[]): Set<string> {
 
 function _isIdLike(value: string): boolean {
   if (value.length < 3 || value.length > 32) return false;
-  if (/^[A-Z]{3,8}$/.test(value)) return true; // a confirmation number or airport code
+  // A confirmation number; three capitals alone are an airport code, read whole.
+  if (/^[A-Z]{4,8}$/.test(value)) return true;
   return /^#?[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*$/.test(value) && /[0-9]/.test(value) &&
     /[A-Za-z]/.test(value);
 }

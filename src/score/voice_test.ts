@@ -71,7 +71,22 @@ Deno.test("knownIdentifiers() collects codes from tool arguments and results", (
     { status: "success", flights: [{ flight_number: "SK621", origin: "JFK", cabin: "economy" }] },
     { user_id: "mia_li_3668", note: "Hello there" },
   ]);
-  assertEquals([...ids].sort(), ["EPXYEK", "JFK", "SK621", "mia_li_3668"]);
+  assertEquals([...ids].sort(), ["EPXYEK", "SK621", "mia_li_3668"]);
+});
+
+Deno.test("IATA airport codes are read whole, never flagged; confirmation codes and ids are", () => {
+  const known = knownIdentifiers([
+    { confirmation_number: "EPXYEK", ticket_number: "TKT55", reservation_id: "ZFA04Y" },
+    { origin: "ORD", destination: "MIA", airport_code: "SFO", journey: { origin: "JFK" } },
+    { code: "LAX" },
+  ]);
+  assertEquals([...known].sort(), ["EPXYEK", "TKT55", "ZFA04Y"]);
+  const flagged = turnFlags(
+    "From ORD to MIA via LAX and JFK, your code EPXYEK, reservation ZFA04Y.",
+    0,
+    known,
+  ).map((f) => f.identifier);
+  assertEquals(flagged, ["EPXYEK", "ZFA04Y"]);
 });
 
 Deno.test("turnFlags() matches known identifiers as whole tokens only", () => {

@@ -60,6 +60,16 @@ export function evaScenarioName(id: string): string {
   return `eva_airline__${SEED_NAMES[id] ?? id.replaceAll(".", "_")}`;
 }
 
+/**
+ * `eva_airline__voluntary_date_change` for `eva_airline__1_1_2`, the numbered name of
+ * one of the five named seeds; undefined for any other name.
+ */
+export function evaSeedAlias(name: string): string | undefined {
+  const m = /^eva_airline__(\d+)_(\d+)_(\d+)$/.exec(name);
+  const id = m ? `${m[1]}.${m[2]}.${m[3]}` : undefined;
+  return id !== undefined && SEED_NAMES[id] ? evaScenarioName(id) : undefined;
+}
+
 /** Numeric order of eva ids (`1.10.1` after `1.9.1`). */
 export function compareEvaIds(a: string, b: string): number {
   const pa = a.split(".").map(Number);

@@ -26,6 +26,7 @@ import {
   type EvaRecord,
   EvaRecordSchema,
   evaScenarioName,
+  evaSeedAlias,
 } from "./record.ts";
 import { goldSteps, TRACE_FILE, TraceRecordSchema } from "./gold_trace.ts";
 import { evaAgentPrompt, evaDescription, evaKnownInfo, evaUserPrompt } from "./prompts.ts";
@@ -64,6 +65,7 @@ export const suite: Suite = {
   id: "eva_airline",
   domain: "eva_airline",
   present: (root) => root.exists(DATASET_FILE),
+  canonicalName: evaSeedAlias,
   async load(root, options = {}): Promise<LoadResult> {
     const { scenarios, problems } = await loadEva(root);
     if (options.expected ?? true) await _expect(root, scenarios);

@@ -227,3 +227,36 @@ Deno.test("a bad agent configuration is one located problem and loads no scenari
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a named seed is also selected by its numbered name (eva_airline__1_1_2)", async () => {
+  const { selectScenarios } = await import("../suites.ts");
+  const { root, dir } = await tempRoot((d, lines) => {
+    const ids = ["1.1.2", "2.1.1", "3.1.3", "5.1.1", "7.2.1"];
+    for (const id of ids) {
+      Deno.copyFileSync(join(d, "eva_airline/1.4.1.json"), join(d, `eva_airline/${id}.json`));
+    }
+    return ids.map((id) => withId(lines[0]!, id));
+  });
+  try {
+    const { scenarios } = await selectScenarios(root, {
+      scenarios: [
+        "eva_airline__1_1_2",
+        "eva_airline__2_1_1",
+        "eva_airline__3_1_3",
+        "eva_airline__5_1_1",
+        "eva_airline__7_2_1",
+        "eva_airline__voluntary_date_change",
+      ],
+    });
+    assert.deepEqual(scenarios.map((s) => s.name), [
+      "eva_airline__voluntary_date_change",
+      "eva_airline__irrops_cancellation",
+      "eva_airline__missed_flight_standby",
+      "eva_airline__cancellation_refund",
+      "eva_airline__escalation_edge_case",
+      "eva_airline__voluntary_date_change",
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
