@@ -8,7 +8,7 @@
  * @module
  */
 import type { Side } from "../domains/domain.ts";
-import { isExitText } from "../domains/common.ts";
+import { DTMF_KEY_STRING, isExitText, LINE_TOOLS } from "../domains/common.ts";
 import { deliverableResult, type Environment } from "../env/environment.ts";
 import type { StopReason, Turn } from "../runner/trial_record.ts";
 import type { ErrorKind } from "../runner/trial_record.ts";
@@ -23,8 +23,8 @@ import {
   type Usage,
   type Voice,
 } from "./call.ts";
-import type { SimClock } from "./clock.ts";
-import { speechDurationMs, spokenPrefix } from "./speech.ts";
+import { type SaidUtterance, utterance } from "../speech/utterance.ts";
+import { type LineUtterance, SpeechChannel } from "./speech_channel.ts";
 
 export interface CallLimits {
   /** The call ends here (reason `max_duration`). */
@@ -85,16 +85,7 @@ export interface CallOutcome {
   traces: Record<Side, Record<string, unknown>[]>;
 }
 
-interface Utterance {
-  text: string;
-  voice?: Voice;
-  start: number;
-  end: number;
-  turn: Turn;
-  cancel: () => void;
-}
-
-const KEYS = /^[0-9*#A-D]+$/;
+const KEYS = DTMF_KEY_STRING;
 
 /** Runs one call to its end. Never throws: failures end the call with an error. */
 export function runCall(spec: CallSpec): Promise<CallOutcome> {
@@ -108,8 +99,7 @@ class Call {
   #resolveEnd!: () => void;
   readonly #endPromise = new Promise<void>((r) => (this.#resolveEnd = r));
   #outcome: Omit<CallOutcome, "durationMs"> & { durationMs?: number };
-  readonly #speaking: Record<Side, Utterance | undefined> = { agent: undefined, user: undefined };
-  readonly #queue: Record<Side, Utterance[]> = { agent: [], user: [] };
+  readonly #speech: Record<Side, SpeechChannel>;
   #cancelSilence: () => void = () => {};
   #cancelLimit: () => void = () => {};
   /** The agent has ended the call with a tool; the end follows the result's delivery. */
@@ -135,6 +125,12 @@ class Call {
       },
       traces: { agent: [], user: [] },
     };
+    const channel = (side: Side) =>
+      new SpeechChannel(side, this.#clock, spec.timedSpeech, {
+        began: (u) => this.#began(side, u),
+        finished: (u, interrupted) => this.#finished(side, u, interrupted),
+      });
+    this.#speech = { agent: channel("agent"), user: channel("user") };
   }
 
   async run(): Promise<CallOutcome> {
@@ -158,14 +154,14 @@ class Call {
         you_speak_first: first === "user",
       });
     });
-    if (this.#clock.simulated) {
-      await started;
-      await (this.#clock as SimClock).run(() => this.#ended);
-      if (!this.#ended) this.#endSilent(); // nothing left to happen: the line is dead
-    } else {
-      await Promise.race([started, this.#endPromise]);
-      await this.#endPromise;
-    }
+    // A simulated clock must not move before both ends are set up; a real one runs
+    // on while a slow end is still starting.
+    if (this.#clock.simulated) await started;
+    else await Promise.race([started, this.#endPromise]);
+    if (this.#clock.runUntil) {
+      const ended = await this.#clock.runUntil(() => this.#ended);
+      if (!ended) this.#endSilent(); // nothing left to happen: the line is dead
+    } else await this.#endPromise;
     return { ...this.#outcome, durationMs: this.#outcome.durationMs ?? this.#now() };
   }
 
@@ -232,7 +228,7 @@ class Call {
     };
   }
 
-  #say(side: Side, rawText: string, voice?: Voice, ttftMs?: number): void {
+  #say(side: Side, rawText: string, voice?: Voice, ttftMs?: number): SaidUtterance | void {
     if (this.#ended) return;
     const text = rawText.trim();
     // After end_conversation or a transfer the agent has hung up: later words are not
@@ -252,50 +248,30 @@ class Call {
       });
       this.#awaitingResponseSince = undefined;
     }
-    const busyUntil = Math.max(
-      now,
-      this.#speaking[side]?.end ?? now,
-      ...this.#queue[side].map((u) => u.end),
-    );
-    const duration = this.#spec.timedSpeech ? speechDurationMs(text) : 0;
-    const turn: Turn = {
-      speaker: side,
-      text,
-      start_ms: busyUntil,
-      end_ms: busyUntil + duration,
-      ...(voice ? { voice } : {}),
-    };
+    const said = utterance(text, voice);
+    const turn = this.#speech[side].plan(said);
     this.#outcome.turns.push(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
       this.#end("max_turns");
       return;
     }
-    const u: Utterance = {
-      text,
-      voice,
-      start: busyUntil,
-      end: busyUntil + duration,
-      turn,
-      cancel: () => {},
-    };
-    this.#queue[side].push(u);
-    // Begin at once when the line is free, so the speaker's own timers set after
-    // `say` (e.g. "when my prompt ends") fire after the listener has heard it.
-    if (busyUntil <= now) this.#beginUtterance(side, u);
-    else u.cancel = this.#clock.timer(busyUntil - now, () => this.#beginUtterance(side, u));
+    const placed = this.#speech[side].say(said, turn);
+    // An untimed line cannot tell the speaker when its words are out.
+    return this.#spec.timedSpeech ? { start: placed.start, end: placed.end } : undefined;
   }
 
-  #beginUtterance(side: Side, u: Utterance): void {
-    if (this.#ended) return;
-    this.#queue[side] = this.#queue[side].filter((q) => q !== u);
-    this.#speaking[side] = u;
+  /** An utterance begins: the listener hears its start (for barge-in). */
+  #began(side: Side, u: LineUtterance): void {
     this.#armSilence();
-    this.#deliver(this.#other(side), { type: "speech_start", at: this.#now(), voice: u.voice });
-    u.cancel = this.#clock.timer(u.end - this.#now(), () => this.#finishUtterance(side, u, false));
+    this.#deliver(this.#other(side), {
+      type: "speech_start",
+      at: this.#now(),
+      voice: u.utterance.voice,
+    });
   }
 
-  #finishUtterance(side: Side, u: Utterance, interrupted: boolean): void {
-    if (this.#speaking[side] === u) this.#speaking[side] = undefined;
+  /** An utterance ends, whole or cut off: the listener hears the words. */
+  #finished(side: Side, u: LineUtterance, interrupted: boolean): void {
     const now = this.#now();
     this.#armSilence();
     if (side === "user") this.#awaitingResponseSince = now;
@@ -303,26 +279,20 @@ class Call {
       type: "speech",
       at: now,
       text: u.turn.text,
-      ...(u.voice ? { voice: u.voice } : {}),
+      ...(u.utterance.voice ? { voice: u.utterance.voice } : {}),
       ...(interrupted ? { interrupted: true } : {}),
     });
   }
 
   #stopSpeaking(side: Side): void {
     if (this.#ended) return;
-    for (const q of this.#queue[side]) {
-      q.cancel();
-      this.#outcome.turns = this.#outcome.turns.filter((t) => t !== q.turn);
-    }
-    this.#queue[side] = [];
-    const u = this.#speaking[side];
-    if (!u) return;
-    u.cancel();
-    const now = this.#now();
-    u.turn.text = spokenPrefix(u.text, now - u.start);
-    u.turn.end_ms = now;
-    u.turn.interrupted = true;
-    this.#finishUtterance(side, u, true);
+    this.#dropTurns(this.#speech[side].stop());
+  }
+
+  #dropTurns(turns: readonly Turn[]): void {
+    if (turns.length === 0) return;
+    const drop = new Set(turns);
+    this.#outcome.turns = this.#outcome.turns.filter((t) => !drop.has(t));
   }
 
   #press(side: Side, keys: string): void {
@@ -346,7 +316,9 @@ class Call {
     }
     const at = this.#now();
     if (side === "agent") this.#agentActed = true;
-    if (name === "send_dtmf") {
+    const def = this.#spec.env.tool(side, name) ??
+      LINE_TOOLS.find((t) => t.side === side && (t.name === name || t.aliases?.includes(name)));
+    if (def?.effect === "dtmf") {
       const keys = typeof args === "object" && args !== null
         ? (args as { keys?: unknown }).keys
         : undefined;
@@ -369,18 +341,15 @@ class Call {
       ok: r.ok,
       at_ms: at,
     });
-    if (r.exit && side === "agent") {
-      const reason: StopReason = /transfer/.test(r.tool) ? "agent_transfer" : "agent_end";
+    const ends = def?.effect === "end_call" || def?.effect === "transfer";
+    if (r.ok && ends && side === "agent") {
+      const reason: StopReason = def.effect === "transfer" ? "agent_transfer" : "agent_end";
       this.#agentEnded = true;
       // End once the result is delivered (the reference's post-delivery hook) and
       // what the agent already said has been spoken, as a voice bot hangs up after
       // its last words.
-      const spoken = Math.max(
-        at,
-        this.#speaking.agent?.end ?? at,
-        ...this.#queue.agent.map((u) => u.end),
-      );
-      this.#clock.timer(spoken - at, () => this.#end(reason, r.exit, "agent"));
+      const spoken = this.#speech.agent.busyUntil(at);
+      this.#clock.timer(spoken - at, () => this.#end(reason, r.exit ?? def.effect, "agent"));
     }
     return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
   }
@@ -389,8 +358,7 @@ class Call {
   #armSilence(): void {
     this.#cancelSilence();
     this.#cancelSilence = this.#clock.timer(this.#spec.limits.silenceMs, () => {
-      const speaking = this.#speaking.agent ?? this.#speaking.user;
-      if (speaking) {
+      if (this.#speech.agent.speaking ?? this.#speech.user.speaking) {
         this.#armSilence(); // someone is still talking; silence starts when they stop
         return;
       }
@@ -435,34 +403,20 @@ class Call {
     this.#cancelLimit();
     // What was being said is cut where the line went dead; what was queued is unsaid.
     const now = this.#now();
-    const unsaid = new Set<Turn>();
     for (const side of ["agent", "user"] as const) {
-      const u = this.#speaking[side];
-      if (u) {
-        u.cancel();
-        if (now < u.end) {
-          u.turn.text = spokenPrefix(u.text, now - u.start);
-          u.turn.end_ms = now;
-          u.turn.interrupted = true;
-          if (u.turn.text === "") unsaid.add(u.turn);
-          // The listener heard the words up to the hangup (a voicemail box keeps them).
-          else {
-            this.#deliver(this.#other(side), {
-              type: "speech",
-              at: now,
-              text: u.turn.text,
-              ...(u.voice ? { voice: u.voice } : {}),
-              interrupted: true,
-            });
-          }
-        }
+      const { unsaid, heard } = this.#speech[side].hangUp();
+      // The listener heard the words up to the hangup (a voicemail box keeps them).
+      if (heard) {
+        this.#deliver(this.#other(side), {
+          type: "speech",
+          at: now,
+          text: heard.turn.text,
+          ...(heard.utterance.voice ? { voice: heard.utterance.voice } : {}),
+          interrupted: true,
+        });
       }
-      for (const q of this.#queue[side]) {
-        q.cancel();
-        unsaid.add(q.turn);
-      }
+      this.#dropTurns(unsaid);
     }
-    if (unsaid.size > 0) this.#outcome.turns = this.#outcome.turns.filter((t) => !unsaid.has(t));
     this.#outcome.stopReason = reason;
     this.#outcome.cleanExit = reason === "agent_end" || reason === "agent_transfer" ||
       reason === "agent_hangup";

@@ -52,6 +52,10 @@ export class SimClock implements Clock {
     });
   }
 
+  runUntil(done: () => boolean): Promise<boolean> {
+    return this.run(done);
+  }
+
   /** Number of timers pending. */
   get pending(): number {
     return this.#timers.length;

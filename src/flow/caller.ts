@@ -32,7 +32,7 @@ import {
   type ParticipantInfo,
   type Voice,
 } from "../bridge/call.ts";
-import { speechDurationMs } from "../bridge/speech.ts";
+import { msUntilSaid } from "../speech/utterance.ts";
 import { InputError } from "../cli/problem.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { compileKeyPattern, isSingleKeyPattern } from "./key_pattern.ts";
@@ -224,8 +224,12 @@ export class FlowCaller implements Participant {
     if (name === "livekit/hangup") return this.#finish(name, "hangup", true);
     if (name === "livekit/unavailable") {
       this.#current = name;
-      this.#unavailableUntil = this.#clock!.now() + speechDurationMs(UNAVAILABLE_PROMPT);
-      this.#speak(UNAVAILABLE_PROMPT, "MACHINE", () => this.#finish(name, "unavailable", true));
+      const ms = this.#speak(
+        UNAVAILABLE_PROMPT,
+        "MACHINE",
+        () => this.#finish(name, "unavailable", true),
+      );
+      this.#unavailableUntil = this.#clock!.now() + ms;
       return;
     }
     if (name === "livekit/voicemail") {
@@ -394,16 +398,17 @@ export class FlowCaller implements Participant {
 
   // --- speech and time -----------------------------------------------------
 
-  #speak(text: string, voice: Voice, onEnd: () => void): void {
+  /** Says `text`; `onEnd` runs once the words are out. Returns how long that takes. */
+  #speak(text: string, voice: Voice, onEnd: () => void): number {
     this.#clearTimeout();
     this.#speaking = true;
-    this.#line!.say(text, { voice });
     const clock = this.#clock!;
+    const ms = msUntilSaid(this.#line!.say(text, { voice }), clock.now(), text);
     let cancelAfter = () => {};
     // One more zero-delay step once the words are out: the bridge delivers the
     // utterance at that instant, and the listener must hear it before what follows
     // (the next prompt, a beep, a hang-up).
-    const cancelEnd = clock.timer(speechDurationMs(text), () => {
+    const cancelEnd = clock.timer(ms, () => {
       cancelAfter = clock.timer(0, () => {
         this.#speaking = false;
         this.#cancelSpeech = undefined;
@@ -414,6 +419,7 @@ export class FlowCaller implements Participant {
       cancelEnd();
       cancelAfter();
     };
+    return ms;
   }
 
   #cutOff(): void {

@@ -24,7 +24,7 @@ import type {
   Participant,
   ParticipantInfo,
 } from "../bridge/call.ts";
-import { speechDurationMs } from "../bridge/speech.ts";
+import { msUntilSaid } from "../speech/utterance.ts";
 import { InputError, type Problem } from "../cli/problem.ts";
 import { readInputFile } from "../scenario/files.ts";
 import { durationMs } from "../flow/schema.ts";
@@ -200,8 +200,8 @@ export class ScriptAgent implements Participant {
       if (this.#ended) return;
       since = { ...this.#heard };
       if (a.say !== undefined) {
-        line.say(a.say);
-        await line.clock.sleep(speechDurationMs(a.say), this.#abort.signal);
+        const said = line.say(a.say);
+        await line.clock.sleep(msUntilSaid(said, line.clock.now(), a.say), this.#abort.signal);
         // One more zero-delay step: the bridge delivers the words at that instant, and
         // they must reach the far end before the next action (a hang-up, say).
         await line.clock.sleep(0, this.#abort.signal);
