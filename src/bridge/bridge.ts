@@ -23,8 +23,9 @@ import {
   type Usage,
   type Voice,
 } from "./call.ts";
-import { type SaidUtterance, utterance } from "../speech/utterance.ts";
-import { type LineUtterance, SpeechChannel } from "./speech_channel.ts";
+import { type SaidUtterance, type Utterance, utterance } from "../speech/utterance.ts";
+import type { SpeechError, TtsProvider } from "../speech/speech.ts";
+import { type LineUtterance, PendingSaid, SpeechChannel } from "./speech_channel.ts";
 
 export interface CallLimits {
   /** The call ends here (reason `max_duration`). */
@@ -57,8 +58,37 @@ export interface CallSpec {
    * for imaginary speech.
    */
   timedSpeech: boolean;
+  /**
+   * Audio calls: every utterance is synthesized by `tts` (with each side's voice) and
+   * lasts as long as its audio. On a simulated clock, synthesis holds virtual time.
+   */
+  speech?: CallSpeech;
   /** Observes every event delivered to a side (tests). */
   tap?: (side: Side, event: CallEvent) => void;
+}
+
+/** How the two ends sound in an audio call. */
+export interface CallSpeech {
+  tts: TtsProvider;
+  /** Each side's TTS voice; the provider's default unless given. */
+  voices?: Partial<Record<Side, string>>;
+}
+
+/** A speech provider failed: the trial ends with its error kind. */
+export class SpeechFailure extends Error {
+  constructor(readonly error: SpeechError) {
+    super(`${error.provider}: ${error.message}`);
+    this.name = "SpeechFailure";
+  }
+}
+
+/** One utterance's audio as it went out on the line (audio calls). */
+export interface SentAudio {
+  side: Side;
+  utterance: Utterance;
+  /** Call time it began, and where it ended (earlier than its audio if cut off). */
+  start_ms: number;
+  end_ms: number;
 }
 
 export interface ToolCallEntry {
@@ -83,6 +113,8 @@ export interface CallOutcome {
   latency: { turn: number; response_ms: number; ttft_ms?: number }[];
   usage: Record<Side, { calls: number; prompt_tokens: number; completion_tokens: number }>;
   traces: Record<Side, Record<string, unknown>[]>;
+  /** Audio calls: every utterance's audio as it was sent, in order of start. */
+  audio?: SentAudio[];
 }
 
 const KEYS = DTMF_KEY_STRING;
@@ -100,6 +132,12 @@ class Call {
   readonly #endPromise = new Promise<void>((r) => (this.#resolveEnd = r));
   #outcome: Omit<CallOutcome, "durationMs"> & { durationMs?: number };
   readonly #speech: Record<Side, SpeechChannel>;
+  /** Audio calls: each side's synthesis, in order (utterances are placed in turn). */
+  readonly #synthesis: Record<Side, Promise<void>> = {
+    agent: Promise.resolve(),
+    user: Promise.resolve(),
+  };
+  readonly #placed: LineUtterance[] = [];
   #cancelSilence: () => void = () => {};
   #cancelLimit: () => void = () => {};
   /** The agent has ended the call with a tool; the end follows the result's delivery. */
@@ -248,7 +286,32 @@ class Call {
       });
       this.#awaitingResponseSince = undefined;
     }
-    const said = utterance(text, voice);
+    const speech = this.#spec.speech;
+    if (!speech) {
+      const placed = this.#place(side, utterance(text, voice));
+      if (!placed) return;
+      // An untimed line cannot tell the speaker when its words are out.
+      if (!this.#spec.timedSpeech) return;
+      const said = new PendingSaid(this.#clock);
+      said.place(placed);
+      return said;
+    }
+    const said = new PendingSaid(this.#clock);
+    const work = this.#synthesis[side].then(async () => {
+      if (this.#ended) return;
+      const r = await speech.tts.synthesize({ text, voice: speech.voices?.[side] });
+      if (this.#ended) return;
+      if (!r.ok) return this.#fail(side, new SpeechFailure(r.error));
+      const placed = this.#place(side, utterance(text, voice, r.audio));
+      if (placed) said.place(placed);
+    });
+    this.#synthesis[side] = work;
+    this.#clock.hold?.(work);
+    return said;
+  }
+
+  /** Records the utterance's turn and puts it on the side's line (unless the turn guard ends the call). */
+  #place(side: Side, said: Utterance): LineUtterance | undefined {
     const turn = this.#speech[side].plan(said);
     this.#outcome.turns.push(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
@@ -256,8 +319,8 @@ class Call {
       return;
     }
     const placed = this.#speech[side].say(said, turn);
-    // An untimed line cannot tell the speaker when its words are out.
-    return this.#spec.timedSpeech ? { start: placed.start, end: placed.end } : undefined;
+    if (said.audio) this.#placed.push(placed);
+    return placed;
   }
 
   /** An utterance begins: the listener hears its start (for barge-in). */
@@ -348,8 +411,14 @@ class Call {
       // End once the result is delivered (the reference's post-delivery hook) and
       // what the agent already said has been spoken, as a voice bot hangs up after
       // its last words.
-      const spoken = this.#speech.agent.busyUntil(at);
-      this.#clock.timer(spoken - at, () => this.#end(reason, r.exit ?? def.effect, "agent"));
+      const endAfterWords = () => {
+        const now = this.#now();
+        const spoken = this.#speech.agent.busyUntil(now);
+        this.#clock.timer(spoken - now, () => this.#end(reason, r.exit ?? def.effect, "agent"));
+      };
+      // In audio calls the agent's last words may still be in synthesis.
+      if (this.#spec.speech) void this.#synthesis.agent.then(endAfterWords);
+      else endAfterWords();
     }
     return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
   }
@@ -388,6 +457,8 @@ class Call {
     if (this.#ended) return;
     const kind: ErrorKind = e instanceof ParticipantError
       ? e.kind
+      : e instanceof SpeechFailure
+      ? e.error.kind
       : side === "agent"
       ? "protocol_error"
       : "user_error";
@@ -421,6 +492,15 @@ class Call {
     this.#outcome.cleanExit = reason === "agent_end" || reason === "agent_transfer" ||
       reason === "agent_hangup";
     this.#outcome.durationMs = this.#now();
+    if (this.#spec.speech) {
+      const said = new Set(this.#outcome.turns);
+      this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => ({
+        side: u.turn.speaker,
+        utterance: u.utterance,
+        start_ms: u.turn.start_ms,
+        end_ms: u.turn.end_ms,
+      })).sort((a, b) => a.start_ms - b.start_ms);
+    }
     const event: CallEvent = {
       type: "hangup",
       at: this.#now(),

@@ -27,6 +27,11 @@ export interface Clock {
    * first (nothing more can happen). A real clock has none: time passes by itself.
    */
   runUntil?(done: () => boolean): Promise<boolean>;
+  /**
+   * A simulated clock waits for `work` (speech synthesis) before time moves on, so
+   * synthesis costs no call time; a real clock has none (time passes meanwhile).
+   */
+  hold?(work: Promise<unknown>): void;
 }
 
 /** What one end perceives of the other, and of the call. */

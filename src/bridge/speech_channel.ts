@@ -13,10 +13,12 @@ import { type SaidUtterance, spokenPrefix, type Utterance } from "../speech/utte
 import type { Clock } from "./call.ts";
 
 /** An utterance placed on the line, with the turn the record keeps for it. */
-export interface LineUtterance extends SaidUtterance {
+export interface LineUtterance {
   readonly utterance: Utterance;
   readonly turn: Turn;
+  /** When the listener starts hearing it (call time, ms). */
   start: number;
+  /** When it was to end, whole (a cut shows in its turn's `end_ms`). */
   end: number;
 }
 
@@ -113,7 +115,6 @@ export class SpeechChannel {
     u.turn.text = spokenPrefix(u.utterance.text, now - u.start, u.utterance.durationMs);
     u.turn.end_ms = now;
     u.turn.interrupted = true;
-    u.end = now;
   }
 
   /**
@@ -159,5 +160,42 @@ export class SpeechChannel {
     });
     this.#queue = [];
     return dropped;
+  }
+}
+
+/**
+ * What `say` returns: the speaker learns when its words are out, once the utterance
+ * is placed on the line (at once in text calls; after synthesis in audio calls).
+ */
+export class PendingSaid implements SaidUtterance {
+  readonly #clock: Clock;
+  #placed: LineUtterance | undefined;
+  #waiting: { fn: () => void; cancel: () => void; cancelled: boolean }[] = [];
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** The utterance is on the line: waiting speakers are timed to its end. */
+  place(u: LineUtterance): void {
+    this.#placed = u;
+    for (const w of this.#waiting) {
+      if (!w.cancelled) w.cancel = this.#clock.timer(u.end - this.#clock.now(), w.fn);
+    }
+    this.#waiting = [];
+  }
+
+  get end(): number | undefined {
+    return this.#placed?.end;
+  }
+
+  whenOut(fn: () => void): () => void {
+    if (this.#placed) return this.#clock.timer(this.#placed.end - this.#clock.now(), fn);
+    const w = { fn, cancel: () => {}, cancelled: false };
+    this.#waiting.push(w);
+    return () => {
+      w.cancelled = true;
+      w.cancel();
+    };
   }
 }

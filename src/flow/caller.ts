@@ -30,9 +30,10 @@ import {
   type Participant,
   ParticipantError,
   type ParticipantInfo,
+  type SaidUtterance,
   type Voice,
 } from "../bridge/call.ts";
-import { msUntilSaid } from "../speech/utterance.ts";
+import { afterSaid, saidEnd } from "../speech/utterance.ts";
 import { InputError } from "../cli/problem.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { compileKeyPattern, isSingleKeyPattern } from "./key_pattern.ts";
@@ -98,7 +99,7 @@ export class FlowCaller implements Participant {
   #answered = false;
   #voicemail?: VoicemailSession;
   /** When `livekit/unavailable`'s announcement will have been played in full. */
-  #unavailableUntil?: number;
+  #unavailableUntil?: () => number;
 
   constructor(scenario: Scenario, options: FlowCallerOptions = {}) {
     const where = `scenario "${scenario.name}"`;
@@ -224,12 +225,12 @@ export class FlowCaller implements Participant {
     if (name === "livekit/hangup") return this.#finish(name, "hangup", true);
     if (name === "livekit/unavailable") {
       this.#current = name;
-      const ms = this.#speak(
+      this.#speak(
         UNAVAILABLE_PROMPT,
         "MACHINE",
         () => this.#finish(name, "unavailable", true),
+        (said) => (this.#unavailableUntil = saidEnd(said, this.#clock!.now(), UNAVAILABLE_PROMPT)),
       );
-      this.#unavailableUntil = this.#clock!.now() + ms;
       return;
     }
     if (name === "livekit/voicemail") {
@@ -398,17 +399,26 @@ export class FlowCaller implements Participant {
 
   // --- speech and time -----------------------------------------------------
 
-  /** Says `text`; `onEnd` runs once the words are out. Returns how long that takes. */
-  #speak(text: string, voice: Voice, onEnd: () => void): number {
+  /**
+   * Says `text`; `onEnd` runs one step after the words are out (`onSaid` learns
+   * what the line said of them).
+   */
+  #speak(
+    text: string,
+    voice: Voice,
+    onEnd: () => void,
+    onSaid?: (said: SaidUtterance | void) => void,
+  ): void {
     this.#clearTimeout();
     this.#speaking = true;
     const clock = this.#clock!;
-    const ms = msUntilSaid(this.#line!.say(text, { voice }), clock.now(), text);
+    const said = this.#line!.say(text, { voice });
+    onSaid?.(said);
     let cancelAfter = () => {};
     // One more zero-delay step once the words are out: the bridge delivers the
     // utterance at that instant, and the listener must hear it before what follows
     // (the next prompt, a beep, a hang-up).
-    const cancelEnd = clock.timer(ms, () => {
+    const cancelEnd = afterSaid(said, (ms, fn) => clock.timer(ms, fn), text, () => {
       cancelAfter = clock.timer(0, () => {
         this.#speaking = false;
         this.#cancelSpeech = undefined;
@@ -419,7 +429,6 @@ export class FlowCaller implements Participant {
       cancelEnd();
       cancelAfter();
     };
-    return ms;
   }
 
   #cutOff(): void {
@@ -453,7 +462,7 @@ export class FlowCaller implements Participant {
     const reason = _endReason(event);
     // The announcement is over: the far end's own hang-up is due now, whoever is first.
     const announced = this.#unavailableUntil !== undefined &&
-      this.#clock!.now() >= this.#unavailableUntil;
+      this.#clock!.now() >= this.#unavailableUntil();
     return announced && reason !== "error" ? "unavailable" : reason;
   }
 

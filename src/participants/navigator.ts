@@ -28,7 +28,7 @@ import type {
   ParticipantInfo,
   Voice,
 } from "../bridge/call.ts";
-import { msUntilSaid } from "../speech/utterance.ts";
+import { afterSaid } from "../speech/utterance.ts";
 
 /** How long it waits after a greeting for a beep before it speaks anyway. */
 export const BEEP_WAIT_MS = 1500;
@@ -198,8 +198,7 @@ export class NavigatorAgent implements Participant {
     this.#voicemail = "message_left";
     const message = _text(this.#userdata.message) ??
       `Hello, this is ${this.#caller()}, calling ${this.#reason()}. Please call us back. Thank you.`;
-    const ms = this.#say(message);
-    this.#after(ms + AFTER_MESSAGE_MS, () => this.#hangUp());
+    this.#say(message, () => this.#after(AFTER_MESSAGE_MS, () => this.#hangUp()));
   }
 
   #goal(): string {
@@ -242,17 +241,23 @@ export class NavigatorAgent implements Participant {
     return best;
   }
 
-  /** Says `text`; returns how long until the words are out. */
-  #say(text: string): number {
+  /** Says `text`; `then` runs once the words are out. */
+  #say(text: string, then?: () => void): void {
     const said = this.#line?.say(text);
-    return msUntilSaid(said, this.#line?.clock.now() ?? 0, text);
+    if (!then) return;
+    const timer = (ms: number, fn: () => void) => {
+      this.#after(ms, fn);
+      return () => {};
+    };
+    afterSaid(said, timer, text, () => {
+      if (!this.#ended) then();
+    });
   }
 
   #sayThenHangUp(text: string): void {
-    const ms = this.#say(text);
     // Hang up one zero-delay step after the words are out, once the bridge has
     // delivered them.
-    this.#after(ms, () => this.#after(0, () => this.#hangUp()));
+    this.#say(text, () => this.#after(0, () => this.#hangUp()));
   }
 
   #press(keys: string): void {

@@ -60,16 +60,36 @@ export function spokenPrefix(
 
 /** What a speaker learns of its own utterance once the line has taken it. */
 export interface SaidUtterance {
-  /** When the listener starts hearing it (call time, ms). */
-  readonly start: number;
-  /** When it ends; earlier if it is cut off. */
-  readonly end: number;
+  /** When the words end on the line, whole, once known (at once in text calls). */
+  readonly end?: number;
+  /**
+   * Runs `fn` when the words are out (at the utterance's end as placed on the line,
+   * which in audio calls is known only once it is synthesized). Returns a cancel.
+   */
+  whenOut(fn: () => void): () => void;
+}
+
+/** Runs `fn` after `ms` unless cancelled (a call clock's `timer`). */
+export type Timer = (ms: number, fn: () => void) => () => void;
+
+/**
+ * Runs `fn` once the speaker's words are out: as the line tells, else (a line that
+ * does not time speech) after the text's duration. Returns a cancel.
+ */
+export function afterSaid(
+  said: SaidUtterance | void,
+  timer: Timer,
+  text: string,
+  fn: () => void,
+): () => void {
+  return said ? said.whenOut(fn) : timer(textDurationMs(text), fn);
 }
 
 /**
- * Milliseconds from `now` until the speaker's words are out: from what the line
- * said about them, else (a line that does not tell) from the text.
+ * When the speaker's words will be out, read when asked: as the line placed them,
+ * else (a line that does not time speech) `now` plus the text's duration.
  */
-export function msUntilSaid(said: SaidUtterance | void, now: number, text: string): number {
-  return said ? Math.max(0, said.end - now) : textDurationMs(text);
+export function saidEnd(said: SaidUtterance | void, now: number, text: string): () => number {
+  const estimate = now + textDurationMs(text);
+  return () => (said ? said.end ?? Infinity : estimate);
 }
