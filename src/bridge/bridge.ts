@@ -8,7 +8,7 @@
  * @module
  */
 import type { Side } from "../domains/domain.ts";
-import { isExitText } from "../domains/common.ts";
+import { DTMF_KEY_STRING, isExitText, LINE_TOOLS } from "../domains/common.ts";
 import { deliverableResult, type Environment } from "../env/environment.ts";
 import type { StopReason, Turn } from "../runner/trial_record.ts";
 import type { ErrorKind } from "../runner/trial_record.ts";
@@ -23,8 +23,9 @@ import {
   type Usage,
   type Voice,
 } from "./call.ts";
-import type { SimClock } from "./clock.ts";
-import { speechDurationMs, spokenPrefix } from "./speech.ts";
+import { type SaidUtterance, type Utterance, utterance } from "../speech/utterance.ts";
+import type { SpeechError, TtsProvider } from "../speech/speech.ts";
+import { type LineUtterance, PendingSaid, SpeechChannel } from "./speech_channel.ts";
 
 export interface CallLimits {
   /** The call ends here (reason `max_duration`). */
@@ -57,8 +58,37 @@ export interface CallSpec {
    * for imaginary speech.
    */
   timedSpeech: boolean;
+  /**
+   * Audio calls: every utterance is synthesized by `tts` (with each side's voice) and
+   * lasts as long as its audio. On a simulated clock, synthesis holds virtual time.
+   */
+  speech?: CallSpeech;
   /** Observes every event delivered to a side (tests). */
   tap?: (side: Side, event: CallEvent) => void;
+}
+
+/** How the two ends sound in an audio call. */
+export interface CallSpeech {
+  tts: TtsProvider;
+  /** Each side's TTS voice; the provider's default unless given. */
+  voices?: Partial<Record<Side, string>>;
+}
+
+/** A speech provider failed: the trial ends with its error kind. */
+export class SpeechFailure extends Error {
+  constructor(readonly error: SpeechError) {
+    super(`${error.provider}: ${error.message}`);
+    this.name = "SpeechFailure";
+  }
+}
+
+/** One utterance's audio as it went out on the line (audio calls). */
+export interface SentAudio {
+  side: Side;
+  utterance: Utterance;
+  /** Call time it began, and where it ended (earlier than its audio if cut off). */
+  start_ms: number;
+  end_ms: number;
 }
 
 export interface ToolCallEntry {
@@ -83,18 +113,11 @@ export interface CallOutcome {
   latency: { turn: number; response_ms: number; ttft_ms?: number }[];
   usage: Record<Side, { calls: number; prompt_tokens: number; completion_tokens: number }>;
   traces: Record<Side, Record<string, unknown>[]>;
+  /** Audio calls: every utterance's audio as it was sent, in order of start. */
+  audio?: SentAudio[];
 }
 
-interface Utterance {
-  text: string;
-  voice?: Voice;
-  start: number;
-  end: number;
-  turn: Turn;
-  cancel: () => void;
-}
-
-const KEYS = /^[0-9*#A-D]+$/;
+const KEYS = DTMF_KEY_STRING;
 const EXIT_IN_TEXT = /<exit>([\s\S]*?)<\/exit>/;
 
 /** Runs one call to its end. Never throws: failures end the call with an error. */
@@ -109,8 +132,13 @@ class Call {
   #resolveEnd!: () => void;
   readonly #endPromise = new Promise<void>((r) => (this.#resolveEnd = r));
   #outcome: Omit<CallOutcome, "durationMs"> & { durationMs?: number };
-  readonly #speaking: Record<Side, Utterance | undefined> = { agent: undefined, user: undefined };
-  readonly #queue: Record<Side, Utterance[]> = { agent: [], user: [] };
+  readonly #speech: Record<Side, SpeechChannel>;
+  /** Audio calls: each side's synthesis, in order (utterances are placed in turn). */
+  readonly #synthesis: Record<Side, Promise<void>> = {
+    agent: Promise.resolve(),
+    user: Promise.resolve(),
+  };
+  readonly #placed: LineUtterance[] = [];
   #cancelSilence: () => void = () => {};
   #cancelLimit: () => void = () => {};
   /** The agent has ended the call with a tool; the end follows the result's delivery. */
@@ -136,6 +164,12 @@ class Call {
       },
       traces: { agent: [], user: [] },
     };
+    const channel = (side: Side) =>
+      new SpeechChannel(side, this.#clock, spec.timedSpeech, {
+        began: (u) => this.#began(side, u),
+        finished: (u, interrupted) => this.#finished(side, u, interrupted),
+      });
+    this.#speech = { agent: channel("agent"), user: channel("user") };
   }
 
   async run(): Promise<CallOutcome> {
@@ -159,14 +193,14 @@ class Call {
         you_speak_first: first === "user",
       });
     });
-    if (this.#clock.simulated) {
-      await started;
-      await (this.#clock as SimClock).run(() => this.#ended);
-      if (!this.#ended) this.#endSilent(); // nothing left to happen: the line is dead
-    } else {
-      await Promise.race([started, this.#endPromise]);
-      await this.#endPromise;
-    }
+    // A simulated clock must not move before both ends are set up; a real one runs
+    // on while a slow end is still starting.
+    if (this.#clock.simulated) await started;
+    else await Promise.race([started, this.#endPromise]);
+    if (this.#clock.runUntil) {
+      const ended = await this.#clock.runUntil(() => this.#ended);
+      if (!ended) this.#endSilent(); // nothing left to happen: the line is dead
+    } else await this.#endPromise;
     return { ...this.#outcome, durationMs: this.#outcome.durationMs ?? this.#now() };
   }
 
@@ -234,7 +268,7 @@ class Call {
     };
   }
 
-  #say(side: Side, rawText: string, voice?: Voice, ttftMs?: number): void {
+  #say(side: Side, rawText: string, voice?: Voice, ttftMs?: number): SaidUtterance | void {
     if (this.#ended) return;
     const text = rawText.trim();
     // After end_conversation or a transfer the agent has hung up: later words are not
@@ -246,9 +280,14 @@ class Call {
     // the call ends as with end_conversation.
     const exit = side === "agent" ? EXIT_IN_TEXT.exec(text) : null;
     if (exit) {
-      this.#say(side, text.replace(EXIT_IN_TEXT, " ").replace(/\s+/g, " "), voice, ttftMs);
+      const said = this.#say(
+        side,
+        text.replace(EXIT_IN_TEXT, " ").replace(/\s+/g, " "),
+        voice,
+        ttftMs,
+      );
       this.#agentEnd("agent_end", exit[1]?.trim() || "exit text");
-      return;
+      return said;
     }
     const now = this.#now();
     if (side === "agent" && this.#awaitingResponseSince !== undefined) {
@@ -259,50 +298,55 @@ class Call {
       });
       this.#awaitingResponseSince = undefined;
     }
-    const busyUntil = Math.max(
-      now,
-      this.#speaking[side]?.end ?? now,
-      ...this.#queue[side].map((u) => u.end),
-    );
-    const duration = this.#spec.timedSpeech ? speechDurationMs(text) : 0;
-    const turn: Turn = {
-      speaker: side,
-      text,
-      start_ms: busyUntil,
-      end_ms: busyUntil + duration,
-      ...(voice ? { voice } : {}),
-    };
+    const speech = this.#spec.speech;
+    if (!speech) {
+      const placed = this.#place(side, utterance(text, voice));
+      if (!placed) return;
+      // An untimed line cannot tell the speaker when its words are out.
+      if (!this.#spec.timedSpeech) return;
+      const said = new PendingSaid(this.#clock);
+      said.place(placed);
+      return said;
+    }
+    const said = new PendingSaid(this.#clock);
+    const work = this.#synthesis[side].then(async () => {
+      if (this.#ended) return;
+      const r = await speech.tts.synthesize({ text, voice: speech.voices?.[side] });
+      if (this.#ended) return;
+      if (!r.ok) return this.#fail(side, new SpeechFailure(r.error));
+      const placed = this.#place(side, utterance(text, voice, r.audio));
+      if (placed) said.place(placed);
+    });
+    this.#synthesis[side] = work;
+    this.#clock.hold?.(work);
+    return said;
+  }
+
+  /** Records the utterance's turn and puts it on the side's line (unless the turn guard ends the call). */
+  #place(side: Side, said: Utterance): LineUtterance | undefined {
+    const turn = this.#speech[side].plan(said);
     this.#outcome.turns.push(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
       this.#end("max_turns");
       return;
     }
-    const u: Utterance = {
-      text,
-      voice,
-      start: busyUntil,
-      end: busyUntil + duration,
-      turn,
-      cancel: () => {},
-    };
-    this.#queue[side].push(u);
-    // Begin at once when the line is free, so the speaker's own timers set after
-    // `say` (e.g. "when my prompt ends") fire after the listener has heard it.
-    if (busyUntil <= now) this.#beginUtterance(side, u);
-    else u.cancel = this.#clock.timer(busyUntil - now, () => this.#beginUtterance(side, u));
+    const placed = this.#speech[side].say(said, turn);
+    if (said.audio) this.#placed.push(placed);
+    return placed;
   }
 
-  #beginUtterance(side: Side, u: Utterance): void {
-    if (this.#ended) return;
-    this.#queue[side] = this.#queue[side].filter((q) => q !== u);
-    this.#speaking[side] = u;
+  /** An utterance begins: the listener hears its start (for barge-in). */
+  #began(side: Side, u: LineUtterance): void {
     this.#armSilence();
-    this.#deliver(this.#other(side), { type: "speech_start", at: this.#now(), voice: u.voice });
-    u.cancel = this.#clock.timer(u.end - this.#now(), () => this.#finishUtterance(side, u, false));
+    this.#deliver(this.#other(side), {
+      type: "speech_start",
+      at: this.#now(),
+      voice: u.utterance.voice,
+    });
   }
 
-  #finishUtterance(side: Side, u: Utterance, interrupted: boolean): void {
-    if (this.#speaking[side] === u) this.#speaking[side] = undefined;
+  /** An utterance ends, whole or cut off: the listener hears the words. */
+  #finished(side: Side, u: LineUtterance, interrupted: boolean): void {
     const now = this.#now();
     this.#armSilence();
     if (side === "user") this.#awaitingResponseSince = now;
@@ -310,26 +354,20 @@ class Call {
       type: "speech",
       at: now,
       text: u.turn.text,
-      ...(u.voice ? { voice: u.voice } : {}),
+      ...(u.utterance.voice ? { voice: u.utterance.voice } : {}),
       ...(interrupted ? { interrupted: true } : {}),
     });
   }
 
   #stopSpeaking(side: Side): void {
     if (this.#ended) return;
-    for (const q of this.#queue[side]) {
-      q.cancel();
-      this.#outcome.turns = this.#outcome.turns.filter((t) => t !== q.turn);
-    }
-    this.#queue[side] = [];
-    const u = this.#speaking[side];
-    if (!u) return;
-    u.cancel();
-    const now = this.#now();
-    u.turn.text = spokenPrefix(u.text, now - u.start);
-    u.turn.end_ms = now;
-    u.turn.interrupted = true;
-    this.#finishUtterance(side, u, true);
+    this.#dropTurns(this.#speech[side].stop());
+  }
+
+  #dropTurns(turns: readonly Turn[]): void {
+    if (turns.length === 0) return;
+    const drop = new Set(turns);
+    this.#outcome.turns = this.#outcome.turns.filter((t) => !drop.has(t));
   }
 
   #press(side: Side, keys: string): void {
@@ -366,7 +404,9 @@ class Call {
       this.#outcome.toolCalls.push({ side, name, arguments: args, result, ok: false, at_ms: at });
       return Promise.resolve({ ok: false, result });
     }
-    if (name === "send_dtmf") {
+    const def = this.#spec.env.tool(side, name) ??
+      LINE_TOOLS.find((t) => t.side === side && (t.name === name || t.aliases?.includes(name)));
+    if (def?.effect === "dtmf") {
       const keys = typeof args === "object" && args !== null
         ? (args as { keys?: unknown }).keys
         : undefined;
@@ -389,8 +429,12 @@ class Call {
       ok: r.ok,
       at_ms: at,
     });
-    if (r.exit && side === "agent") {
-      this.#agentEnd(/transfer/.test(r.tool) ? "agent_transfer" : "agent_end", r.exit);
+    const ends = def?.effect === "end_call" || def?.effect === "transfer";
+    if (r.ok && ends && side === "agent") {
+      this.#agentEnd(
+        def.effect === "transfer" ? "agent_transfer" : "agent_end",
+        r.exit ?? def.effect,
+      );
     }
     return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
   }
@@ -403,7 +447,8 @@ class Call {
   #offered(side: Side, name: string): boolean {
     const offered = this.#setup(side).tools;
     if (offered.some((t) => t.name === name)) return true;
-    const tool = this.#spec.env.tool(side, name);
+    const tool = this.#spec.env.tool(side, name) ??
+      LINE_TOOLS.find((t) => t.side === side && t.aliases?.includes(name));
     return tool !== undefined && offered.some((t) => t.name === tool.name);
   }
 
@@ -415,21 +460,21 @@ class Call {
   #agentEnd(reason: StopReason, detail?: string): void {
     if (this.#agentEnded) return;
     this.#agentEnded = true;
-    const at = this.#now();
-    const spoken = Math.max(
-      at,
-      this.#speaking.agent?.end ?? at,
-      ...this.#queue.agent.map((u) => u.end),
-    );
-    this.#clock.timer(spoken - at, () => this.#end(reason, detail, "agent"));
+    const endAfterWords = () => {
+      const now = this.#now();
+      const spoken = this.#speech.agent.busyUntil(now);
+      this.#clock.timer(spoken - now, () => this.#end(reason, detail, "agent"));
+    };
+    // In audio calls the agent's last words may still be in synthesis.
+    if (this.#spec.speech) void this.#synthesis.agent.then(endAfterWords);
+    else endAfterWords();
   }
 
   /** Speech or keys: the 30 s of silence start again from now. */
   #armSilence(): void {
     this.#cancelSilence();
     this.#cancelSilence = this.#clock.timer(this.#spec.limits.silenceMs, () => {
-      const speaking = this.#speaking.agent ?? this.#speaking.user;
-      if (speaking) {
+      if (this.#speech.agent.speaking ?? this.#speech.user.speaking) {
         this.#armSilence(); // someone is still talking; silence starts when they stop
         return;
       }
@@ -459,6 +504,8 @@ class Call {
     if (this.#ended) return;
     const kind: ErrorKind = e instanceof ParticipantError
       ? e.kind
+      : e instanceof SpeechFailure
+      ? e.error.kind
       : side === "agent"
       ? "protocol_error"
       : "user_error";
@@ -474,38 +521,33 @@ class Call {
     this.#cancelLimit();
     // What was being said is cut where the line went dead; what was queued is unsaid.
     const now = this.#now();
-    const unsaid = new Set<Turn>();
     for (const side of ["agent", "user"] as const) {
-      const u = this.#speaking[side];
-      if (u) {
-        u.cancel();
-        if (now < u.end) {
-          u.turn.text = spokenPrefix(u.text, now - u.start);
-          u.turn.end_ms = now;
-          u.turn.interrupted = true;
-          if (u.turn.text === "") unsaid.add(u.turn);
-          // The listener heard the words up to the hangup (a voicemail box keeps them).
-          else {
-            this.#deliver(this.#other(side), {
-              type: "speech",
-              at: now,
-              text: u.turn.text,
-              ...(u.voice ? { voice: u.voice } : {}),
-              interrupted: true,
-            });
-          }
-        }
+      const { unsaid, heard } = this.#speech[side].hangUp();
+      // The listener heard the words up to the hangup (a voicemail box keeps them).
+      if (heard) {
+        this.#deliver(this.#other(side), {
+          type: "speech",
+          at: now,
+          text: heard.turn.text,
+          ...(heard.utterance.voice ? { voice: heard.utterance.voice } : {}),
+          interrupted: true,
+        });
       }
-      for (const q of this.#queue[side]) {
-        q.cancel();
-        unsaid.add(q.turn);
-      }
+      this.#dropTurns(unsaid);
     }
-    if (unsaid.size > 0) this.#outcome.turns = this.#outcome.turns.filter((t) => !unsaid.has(t));
     this.#outcome.stopReason = reason;
     this.#outcome.cleanExit = reason === "agent_end" || reason === "agent_transfer" ||
       reason === "agent_hangup";
     this.#outcome.durationMs = this.#now();
+    if (this.#spec.speech) {
+      const said = new Set(this.#outcome.turns);
+      this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => ({
+        side: u.turn.speaker,
+        utterance: u.utterance,
+        start_ms: u.turn.start_ms,
+        end_ms: u.turn.end_ms,
+      })).sort((a, b) => a.start_ms - b.start_ms);
+    }
     const event: CallEvent = {
       type: "hangup",
       at: this.#now(),

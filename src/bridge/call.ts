@@ -7,6 +7,9 @@
  * @module
  */
 import type { Side } from "../domains/domain.ts";
+import type { SaidUtterance, Voice } from "../speech/utterance.ts";
+
+export type { SaidUtterance, Voice } from "../speech/utterance.ts";
 
 /** Milliseconds since the call started. */
 export type CallTime = number;
@@ -18,10 +21,18 @@ export interface Clock {
   /** Runs `fn` after `ms` unless cancelled; returns the cancel function. */
   timer(ms: number, fn: () => void): () => void;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * A clock that drives itself (simulated): fires its timers one after the other once
+   * pending work has settled, until `done()`, and returns false when no timer is left
+   * first (nothing more can happen). A real clock has none: time passes by itself.
+   */
+  runUntil?(done: () => boolean): Promise<boolean>;
+  /**
+   * A simulated clock waits for `work` (speech synthesis) before time moves on, so
+   * synthesis costs no call time; a real clock has none (time passes meanwhile).
+   */
+  hold?(work: Promise<unknown>): void;
 }
-
-/** Who is talking on the far end, as a listener can tell (flows.md). */
-export type Voice = "MACHINE" | "VOICE";
 
 /** What one end perceives of the other, and of the call. */
 export type CallEvent =
@@ -114,9 +125,12 @@ export interface CallLine {
   readonly clock: Clock;
   /**
    * Speak. The other end hears the text when the utterance ends (its length in time
-   * follows the text). `ttftMs`: time to first token of the LLM reply, if known.
+   * is the utterance's, src/speech/utterance.ts). `ttftMs`: time to first token of
+   * the LLM reply, if known. Returns when the words begin and end on the line, or
+   * nothing when they are not said (the call is over) or the line does not time
+   * speech (then the speaker paces itself, src/speech/utterance.ts `msUntilSaid`).
    */
-  say(text: string, options?: { voice?: Voice; ttftMs?: number }): void;
+  say(text: string, options?: { voice?: Voice; ttftMs?: number }): SaidUtterance | void;
   /** Cut off this end's utterance in progress (barge-in). */
   stopSpeaking(): void;
   /** Press keys (`0-9 * # A-D`). */

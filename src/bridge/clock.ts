@@ -20,6 +20,7 @@ export class SimClock implements Clock {
   #now = 0;
   #seq = 0;
   #timers: Timer[] = [];
+  readonly #held = new Set<Promise<unknown>>();
 
   now(): CallTime {
     return this.#now;
@@ -52,6 +53,26 @@ export class SimClock implements Clock {
     });
   }
 
+  /** Virtual time waits for `work` (speech synthesis) before the next timer fires. */
+  hold(work: Promise<unknown>): void {
+    this.#held.add(work);
+    const release = () => this.#held.delete(work);
+    work.then(release, release);
+  }
+
+  /** Settles pending reactions, then waits for held work until none is left. */
+  async #settle(): Promise<void> {
+    await settle();
+    while (this.#held.size > 0) {
+      await Promise.allSettled([...this.#held]);
+      await settle();
+    }
+  }
+
+  runUntil(done: () => boolean): Promise<boolean> {
+    return this.run(done);
+  }
+
   /** Number of timers pending. */
   get pending(): number {
     return this.#timers.length;
@@ -63,7 +84,7 @@ export class SimClock implements Clock {
    */
   async run(done: () => boolean): Promise<boolean> {
     while (true) {
-      await settle();
+      await this.#settle();
       if (done()) return true;
       const next = this.#timers.shift();
       if (!next) return false;
@@ -76,14 +97,14 @@ export class SimClock implements Clock {
   async advance(ms: number): Promise<void> {
     const until = this.#now + ms;
     while (true) {
-      await settle();
+      await this.#settle();
       const next = this.#timers[0];
       if (!next || next.at > until) break;
       this.#timers.shift();
       this.#now = next.at;
       next.fn();
     }
-    await settle();
+    await this.#settle();
     this.#now = until;
   }
 }

@@ -17,6 +17,7 @@ export const endConversationTool: ToolDef<Record<string, never>> = {
   aliases: ["EndConversationTool"],
   side: "agent",
   kind: "system",
+  effect: "end_call",
   description:
     "End the call. Only after the caller has confirmed they need nothing else and goodbyes have been exchanged.",
   args: z.object({}).strict(),
@@ -26,6 +27,28 @@ export const endConversationTool: ToolDef<Record<string, never>> = {
     exit: EXIT_TASK_FINISHED,
   }),
 };
+
+/** The keys of a phone keypad, one or more (`send_dtmf`). */
+export const DTMF_KEY_STRING = /^[0-9*#A-D]+$/;
+
+/**
+ * Presses keys on the phone keypad. The bridge carries it out on the line (the keys
+ * reach the other end); it touches no world, so no domain lists it.
+ */
+export const sendDtmfTool: ToolDef<{ keys: string }> = {
+  name: "send_dtmf",
+  side: "agent",
+  kind: "system",
+  effect: "dtmf",
+  description: "Press keys on the phone keypad (DTMF), for example to choose a menu option.",
+  args: z.object({
+    keys: z.string().regex(DTMF_KEY_STRING).describe("Keys to press, in order"),
+  }).strict(),
+  run: ({ keys }) => ({ ok: true, result: { status: "success", message: `Pressed ${keys}.` } }),
+};
+
+/** Tools of the line itself, which every call knows besides its world's. */
+export const LINE_TOOLS: readonly ToolDef[] = [sendDtmfTool];
 
 /** Whether a text is the reference's `<exit>...</exit>` end-of-call marker. */
 export function isExitText(text: string): boolean {

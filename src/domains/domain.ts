@@ -52,6 +52,14 @@ export type ToolErrorResult = {
   [extra: string]: unknown;
 };
 
+/**
+ * What a tool does to the call besides returning its result; the bridge acts on it.
+ * `end_call`: the agent ends the call once the result is delivered (reason
+ * `agent_end`); `transfer`: the same, as a hand-over to a human (`agent_transfer`);
+ * `dtmf`: the `keys` argument is pressed on the line.
+ */
+export type ToolEffect = "end_call" | "transfer" | "dtmf";
+
 // A domain's tools take different arguments; `any` lets one list hold them all.
 // deno-lint-ignore no-explicit-any
 export interface ToolDef<A = any> {
@@ -61,6 +69,8 @@ export interface ToolDef<A = any> {
   readonly aliases?: readonly string[];
   readonly side: Side;
   readonly kind: "read" | "write" | "system";
+  /** What the tool does to the call, if anything (see `ToolEffect`). */
+  readonly effect?: ToolEffect;
   readonly description: string;
   /** Argument schema; unknown extra arguments are rejected where the reference does. */
   readonly args: z.ZodType<A>;

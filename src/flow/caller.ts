@@ -30,9 +30,10 @@ import {
   type Participant,
   ParticipantError,
   type ParticipantInfo,
+  type SaidUtterance,
   type Voice,
 } from "../bridge/call.ts";
-import { speechDurationMs } from "../bridge/speech.ts";
+import { afterSaid, saidEnd } from "../speech/utterance.ts";
 import { InputError } from "../cli/problem.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { compileKeyPattern, isSingleKeyPattern } from "./key_pattern.ts";
@@ -98,7 +99,7 @@ export class FlowCaller implements Participant {
   #answered = false;
   #voicemail?: VoicemailSession;
   /** When `livekit/unavailable`'s announcement will have been played in full. */
-  #unavailableUntil?: number;
+  #unavailableUntil?: () => number;
 
   constructor(scenario: Scenario, options: FlowCallerOptions = {}) {
     const where = `scenario "${scenario.name}"`;
@@ -224,8 +225,12 @@ export class FlowCaller implements Participant {
     if (name === "livekit/hangup") return this.#finish(name, "hangup", true);
     if (name === "livekit/unavailable") {
       this.#current = name;
-      this.#unavailableUntil = this.#clock!.now() + speechDurationMs(UNAVAILABLE_PROMPT);
-      this.#speak(UNAVAILABLE_PROMPT, "MACHINE", () => this.#finish(name, "unavailable", true));
+      this.#speak(
+        UNAVAILABLE_PROMPT,
+        "MACHINE",
+        () => this.#finish(name, "unavailable", true),
+        (said) => (this.#unavailableUntil = saidEnd(said, this.#clock!.now(), UNAVAILABLE_PROMPT)),
+      );
       return;
     }
     if (name === "livekit/voicemail") {
@@ -394,16 +399,26 @@ export class FlowCaller implements Participant {
 
   // --- speech and time -----------------------------------------------------
 
-  #speak(text: string, voice: Voice, onEnd: () => void): void {
+  /**
+   * Says `text`; `onEnd` runs one step after the words are out (`onSaid` learns
+   * what the line said of them).
+   */
+  #speak(
+    text: string,
+    voice: Voice,
+    onEnd: () => void,
+    onSaid?: (said: SaidUtterance | void) => void,
+  ): void {
     this.#clearTimeout();
     this.#speaking = true;
-    this.#line!.say(text, { voice });
     const clock = this.#clock!;
+    const said = this.#line!.say(text, { voice });
+    onSaid?.(said);
     let cancelAfter = () => {};
     // One more zero-delay step once the words are out: the bridge delivers the
     // utterance at that instant, and the listener must hear it before what follows
     // (the next prompt, a beep, a hang-up).
-    const cancelEnd = clock.timer(speechDurationMs(text), () => {
+    const cancelEnd = afterSaid(said, (ms, fn) => clock.timer(ms, fn), text, () => {
       cancelAfter = clock.timer(0, () => {
         this.#speaking = false;
         this.#cancelSpeech = undefined;
@@ -447,7 +462,7 @@ export class FlowCaller implements Participant {
     const reason = _endReason(event);
     // The announcement is over: the far end's own hang-up is due now, whoever is first.
     const announced = this.#unavailableUntil !== undefined &&
-      this.#clock!.now() >= this.#unavailableUntil;
+      this.#clock!.now() >= this.#unavailableUntil();
     return announced && reason !== "error" ? "unavailable" : reason;
   }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type CallLine, ParticipantError } from "../bridge/call.ts";
-import { speechDurationMs } from "../bridge/speech.ts";
+import { textDurationMs } from "../speech/utterance.ts";
 import { flowScenario, simulateFlowCall, TimedAgent } from "./_sim_call.ts";
 import {
   STAND_IN_OPENING,
@@ -10,7 +10,7 @@ import {
 } from "./caller.ts";
 import type { PersonaSpeaker } from "./persona.ts";
 
-const d = speechDurationMs;
+const d = textDurationMs;
 const MENU = "For sales press 1. For anything else press another key.";
 
 const menuNodes = {

@@ -21,7 +21,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Clock } from "../bridge/call.ts";
-import { speechDurationMs, spokenPrefix } from "../bridge/speech.ts";
+import { spokenPrefix, textDurationMs } from "../speech/utterance.ts";
 import type { FlowEndReason, VoicemailBox, VoicemailTake } from "./trace.ts";
 
 export const NO_SPEECH_MS = 10_000;
@@ -98,7 +98,7 @@ export class VoicemailSession {
 
   agentSpeech(text: string): void {
     const end = this.#now();
-    const start = this.#agentSpeechStart ?? end - speechDurationMs(text);
+    const start = this.#agentSpeechStart ?? end - textDurationMs(text);
     this.#agentSpeechStart = undefined;
     // An utterance that spans the end of the last take (60 s, `#`) finishes it.
     const last = this.#takes.at(-1);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { CallEvent, CallLine } from "../bridge/call.ts";
-import { speechDurationMs, spokenPrefix } from "../bridge/speech.ts";
+import { spokenPrefix, textDurationMs } from "../speech/utterance.ts";
 import { flowScenario, simulateFlowCall, TimedAgent } from "./_sim_call.ts";
 import type { VoicemailBox } from "./trace.ts";
 import {
@@ -11,7 +11,7 @@ import {
   SENT_PROMPT,
 } from "./voicemail.ts";
 
-const d = speechDurationMs;
+const d = textDurationMs;
 const GREETING = "Hi, you have reached Robin. Leave a message.";
 const G = d(GREETING);
 const scenario = flowScenario(

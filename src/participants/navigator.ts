@@ -28,7 +28,7 @@ import type {
   ParticipantInfo,
   Voice,
 } from "../bridge/call.ts";
-import { speechDurationMs } from "../bridge/speech.ts";
+import { afterSaid } from "../speech/utterance.ts";
 
 /** How long it waits after a greeting for a beep before it speaks anyway. */
 export const BEEP_WAIT_MS = 1500;
@@ -177,12 +177,16 @@ export class NavigatorAgent implements Participant {
       if (pick) this.#press(pick.key);
       return; // nothing fits: let the menu play again
     }
-    if (SCREENER.test(t)) return this.#say(`This is ${this.#caller()}, calling ${this.#reason()}.`);
+    if (SCREENER.test(t)) {
+      this.#say(`This is ${this.#caller()}, calling ${this.#reason()}.`);
+      return;
+    }
     if (HOLD.test(t)) return;
     if (voice !== "MACHINE") {
       if (!this.#businessStated) {
         this.#businessStated = true;
-        return this.#say(this.#business());
+        this.#say(this.#business());
+        return;
       }
       return this.#sayThenHangUp("Thank you, goodbye.");
     }
@@ -194,8 +198,7 @@ export class NavigatorAgent implements Participant {
     this.#voicemail = "message_left";
     const message = _text(this.#userdata.message) ??
       `Hello, this is ${this.#caller()}, calling ${this.#reason()}. Please call us back. Thank you.`;
-    this.#say(message);
-    this.#after(speechDurationMs(message) + AFTER_MESSAGE_MS, () => this.#hangUp());
+    this.#say(message, () => this.#after(AFTER_MESSAGE_MS, () => this.#hangUp()));
   }
 
   #goal(): string {
@@ -238,15 +241,23 @@ export class NavigatorAgent implements Participant {
     return best;
   }
 
-  #say(text: string): void {
-    this.#line?.say(text);
+  /** Says `text`; `then` runs once the words are out. */
+  #say(text: string, then?: () => void): void {
+    const said = this.#line?.say(text);
+    if (!then) return;
+    const timer = (ms: number, fn: () => void) => {
+      this.#after(ms, fn);
+      return () => {};
+    };
+    afterSaid(said, timer, text, () => {
+      if (!this.#ended) then();
+    });
   }
 
   #sayThenHangUp(text: string): void {
-    this.#say(text);
     // Hang up one zero-delay step after the words are out, once the bridge has
     // delivered them.
-    this.#after(speechDurationMs(text), () => this.#after(0, () => this.#hangUp()));
+    this.#say(text, () => this.#after(0, () => this.#hangUp()));
   }
 
   #press(keys: string): void {

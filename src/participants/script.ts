@@ -24,7 +24,7 @@ import type {
   Participant,
   ParticipantInfo,
 } from "../bridge/call.ts";
-import { speechDurationMs } from "../bridge/speech.ts";
+import { afterSaid } from "../speech/utterance.ts";
 import { InputError, type Problem } from "../cli/problem.ts";
 import { readInputFile } from "../scenario/files.ts";
 import { durationMs } from "../flow/schema.ts";
@@ -191,6 +191,25 @@ export class ScriptAgent implements Participant {
     return Promise.resolve();
   }
 
+  /** Says `text` and resolves once the words are out (rejects when the call ends). */
+  #untilSaid(text: string): Promise<void> {
+    const line = this.#line!;
+    const signal = this.#abort.signal;
+    const said = line.say(text);
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        cancel();
+        reject(signal.reason);
+      };
+      const cancel = afterSaid(said, (ms, fn) => line.clock.timer(ms, fn), text, () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
   async #run(): Promise<void> {
     const line = this.#line!;
     // What had been heard when the previous action started.
@@ -200,8 +219,7 @@ export class ScriptAgent implements Participant {
       if (this.#ended) return;
       since = { ...this.#heard };
       if (a.say !== undefined) {
-        line.say(a.say);
-        await line.clock.sleep(speechDurationMs(a.say), this.#abort.signal);
+        await this.#untilSaid(a.say);
         // One more zero-delay step: the bridge delivers the words at that instant, and
         // they must reach the far end before the next action (a hang-up, say).
         await line.clock.sleep(0, this.#abort.signal);

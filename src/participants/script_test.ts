@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { speechDurationMs } from "../bridge/speech.ts";
+import { textDurationMs } from "../speech/utterance.ts";
 import { formatProblem } from "../cli/problem.ts";
 import { flowScenario, simulateFlowCall } from "../flow/_sim_call.ts";
 import { loadFlowFile } from "../flow/load.ts";
 import { parseScript, ScriptAgent } from "./script.ts";
 
-const d = speechDurationMs;
+const d = textDurationMs;
 
 Deno.test("parseScript reads a YAML list, keeping keys as text", () => {
   const r = parseScript(

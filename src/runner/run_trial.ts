@@ -15,7 +15,8 @@ import type {
 } from "../bridge/call.ts";
 import { RealClock, SimClock } from "../bridge/clock.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
-import type { Domain, Side } from "../domains/domain.ts";
+import type { Domain, Side, ToolDef } from "../domains/domain.ts";
+import { sendDtmfTool } from "../domains/common.ts";
 import { Environment } from "../env/environment.ts";
 import { openEnvironment, resolveDb } from "../env/open.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
@@ -50,21 +51,10 @@ export interface TrialPlan {
   agentWorld?: "harness" | "self";
 }
 
-/** The send_dtmf tool every agent may use to press keys (routed by the bridge). */
-export const SEND_DTMF_TOOL: ToolSpec = {
-  name: "send_dtmf",
-  description: "Press keys on the phone keypad (DTMF), for example to choose a menu option.",
-  parameters: {
-    type: "object",
-    properties: {
-      keys: { type: "string", pattern: "^[0-9*#A-D]+$", description: "Keys to press, in order" },
-    },
-    required: ["keys"],
-    additionalProperties: false,
-  },
-};
-
 const schemaCache = new WeakMap<object, Record<string, unknown>>();
+
+/** The send_dtmf tool every agent may use to press keys (carried out by the bridge). */
+export const SEND_DTMF_TOOL: ToolSpec = toolSpec(sendDtmfTool);
 
 /** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
 export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
@@ -74,18 +64,21 @@ export function toolSpecs(domain: Domain, side: Side, names: readonly string[]):
       t !== undefined
     )
     : tools;
-  return picked.map((t) => {
-    let parameters = schemaCache.get(t.args);
-    if (!parameters) {
-      const { $schema: _ignored, ...rest } = z.toJSONSchema(t.args, {
-        io: "input",
-        unrepresentable: "any",
-      }) as Record<string, unknown>;
-      parameters = rest;
-      schemaCache.set(t.args, parameters);
-    }
-    return { name: t.name, description: t.description, parameters };
-  });
+  return picked.map(toolSpec);
+}
+
+/** One tool as an LLM sees it (JSON Schema from its zod schema, computed once). */
+function toolSpec(t: ToolDef): ToolSpec {
+  let parameters = schemaCache.get(t.args);
+  if (!parameters) {
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(t.args, {
+      io: "input",
+      unrepresentable: "any",
+    }) as Record<string, unknown>;
+    parameters = rest;
+    schemaCache.set(t.args, parameters);
+  }
+  return { name: t.name, description: t.description, parameters };
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {

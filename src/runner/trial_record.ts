@@ -26,7 +26,15 @@ export const TrialKeySchema = z.object({
 });
 export type TrialKey = z.infer<typeof TrialKeySchema>;
 
-export const ErrorKind = z.enum([...PARTICIPANT_ERROR_KINDS, "setup_error", "harness_error"]);
+export const ErrorKind = z.enum([
+  ...PARTICIPANT_ERROR_KINDS,
+  "setup_error",
+  "harness_error",
+  /** Audio calls: the TTS provider failed (src/speech/speech.ts). */
+  "tts_error",
+  /** Audio calls: the STT provider failed. */
+  "stt_error",
+]);
 export type ErrorKind = z.infer<typeof ErrorKind>;
 
 export const StopReason = z.enum([

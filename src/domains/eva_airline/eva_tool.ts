@@ -11,6 +11,7 @@ import type {
   ActionRecord,
   ToolContext,
   ToolDef,
+  ToolEffect,
   ToolErrorResult,
   ToolOutcome,
 } from "../domain.ts";
@@ -21,6 +22,8 @@ export interface EvaToolSpec<S extends z.ZodRawShape> {
   /** The reference's class name (what its LLM sees). */
   alias: string;
   kind: "read" | "write";
+  /** What the tool does to the call (the transfer ends it). */
+  effect?: ToolEffect;
   description: string;
   args: S;
   run(args: z.output<z.ZodObject<S>>, ctx: ToolContext): ToolOutcome;
@@ -34,6 +37,7 @@ export function evaTool<S extends z.ZodRawShape>(
     aliases: [spec.alias],
     side: "agent",
     kind: spec.kind,
+    ...(spec.effect ? { effect: spec.effect } : {}),
     description: spec.description,
     args: z.object(spec.args) as unknown as z.ZodType<z.output<z.ZodObject<S>>>,
     run(args, ctx) {

@@ -13,6 +13,7 @@ export const transferToAgent = evaTool({
   name: "transfer_to_agent",
   alias: "TransferToAgentTool",
   kind: "write",
+  effect: "transfer",
   description:
     "Transfer the call to a live agent: when the caller asks for one, when an exception beyond your authority is needed, or after two failed attempts. The call ends after the transfer.",
   args: {

@@ -30,6 +30,7 @@ export const transferToHumanAgents: ToolDef<{ summary: string }> = tau2Tool({
   name: "transfer_to_human_agents",
   alias: "TransferToHumanAgentsTool",
   kind: "write",
+  effect: "transfer",
   description: "Hand the caller over to a human agent with a summary of their issue. Only " +
     "when the caller asks for a human, or when the policy and your tools cannot resolve it.",
   args: { summary: text("What the caller needs, in a few sentences.") },

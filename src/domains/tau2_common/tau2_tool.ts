@@ -14,6 +14,7 @@ import type {
   Db,
   ToolContext,
   ToolDef,
+  ToolEffect,
   ToolErrorResult,
   ToolOutcome,
 } from "../domain.ts";
@@ -23,6 +24,8 @@ export interface Tau2ToolSpec<S extends z.ZodRawShape> {
   /** The reference's class name (what its LLM sees). */
   alias: string;
   kind: "read" | "write";
+  /** What the tool does to the call (the transfer ends it). */
+  effect?: ToolEffect;
   description: string;
   args: S;
   /**
@@ -42,6 +45,7 @@ export function tau2Tool<S extends z.ZodRawShape>(spec: Tau2ToolSpec<S>): ToolDe
     aliases: [spec.alias],
     side: "agent",
     kind: spec.kind,
+    ...(spec.effect ? { effect: spec.effect } : {}),
     description: spec.description,
     args: z.object(spec.args).strict() as unknown as z.ZodType<Tau2Args<S>>,
     run(args, ctx) {

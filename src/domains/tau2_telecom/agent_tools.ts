@@ -331,6 +331,7 @@ function _chargeNextBill(
 export const transferToHumanAgents = agentTool({
   name: "transfer_to_human_agents",
   kind: "write",
+  effect: "transfer",
   description:
     "Hand the caller to a human agent with a summary of their issue. Only when the caller asks for a human, or when policy and tools cannot solve the issue.",
   args: z.object({ summary: z.string().describe("A summary of the caller's issue.") }).strict(),

@@ -13,6 +13,7 @@ import type {
   Side,
   ToolContext,
   ToolDef,
+  ToolEffect,
   ToolErrorResult,
   ToolOutcome,
 } from "../domain.ts";
@@ -26,6 +27,8 @@ export interface TelecomToolSpec<A, D> {
   name: string;
   side: Side;
   kind: "read" | "write" | "system";
+  /** What the tool does to the call (the transfer ends it). */
+  effect?: ToolEffect;
   description: string;
   args: z.ZodType<A>;
   /** False for tools that never touch the database (the transfer). */
