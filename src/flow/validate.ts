@@ -17,7 +17,8 @@
 import { z } from "zod";
 import { closest, type Problem } from "../cli/problem.ts";
 import type { FlowExpect } from "../scenario/scenario.ts";
-import { DTMF_KEYS, keyPatternProblem } from "./key_pattern.ts";
+import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
+import { keyPatternProblem } from "./key_pattern.ts";
 import {
   BUILT_INS,
   durationMs,
@@ -506,7 +507,7 @@ class _Validation {
         [...base, "keys"],
         where,
         "expect.keys",
-        `"${e.keys}" is not a string of keys (0-9, *, #, A-D)`,
+        `"${e.keys}" is not a string of keys (${DTMF_KEYS_TEXT})`,
       );
     }
   }

@@ -12,6 +12,7 @@ import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts"
 import type { Domain, Side } from "../domains/domain.ts";
 import type { Environment } from "../env/environment.ts";
 import { openEnvironment } from "../env/open.ts";
+import { DTMF_KEYS } from "../dtmf/keys.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
@@ -46,7 +47,7 @@ export const SEND_DTMF_TOOL: ToolSpec = {
   parameters: {
     type: "object",
     properties: {
-      keys: { type: "string", pattern: "^[0-9*#A-D]+$", description: "Keys to press, in order" },
+      keys: { type: "string", pattern: DTMF_KEYS.source, description: "Keys to press, in order" },
     },
     required: ["keys"],
     additionalProperties: false,
