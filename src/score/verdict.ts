@@ -26,6 +26,7 @@ import {
   ErrorKind,
   ParticipantInfoSchema,
   StopReason,
+  UsageSchema,
 } from "../runner/trial_record.ts";
 
 export const VERDICT_SCHEMA = "callbench.verdict/1";
@@ -135,12 +136,6 @@ export type VerdictToolCall = z.infer<typeof VerdictToolCallSchema>;
 
 /** The longest JSON text of a tool call's arguments or result that a verdict keeps whole. */
 export const TOOL_JSON_MAX = 2000;
-
-const UsageSchema = z.object({
-  calls: z.number().int().nonnegative(),
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-});
 
 export const VerdictDetailsSchema = z.object({
   db_state: z.object({
