@@ -20,7 +20,7 @@
  * @module
  */
 import { z } from "zod";
-import { Signal } from "../scenario/scenario.ts";
+import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import {
   AssertionVerdictSchema,
   ErrorKind,
@@ -38,17 +38,10 @@ export type VerdictErrorKind = z.infer<typeof VerdictErrorKind>;
 /** `true`/`false`, or `null` when the signal does not apply. */
 const SignalValue = z.boolean().nullable();
 
-/** Every signal, in the reference's enum order, then ours. */
-export const SignalsSchema = z.object({
-  is_action_match: SignalValue,
-  db_state_match: SignalValue,
-  db_state_assertion: SignalValue,
-  nl_assertion: SignalValue,
-  judge_passed: SignalValue,
-  clean_exit: SignalValue,
-  flow_expectation: SignalValue,
-  voice_readability: SignalValue,
-});
+/** Every signal of `SIGNALS`, in its order (the reference's enum order, then ours). */
+export const SignalsSchema = z.object(
+  Object.fromEntries(SIGNALS.map((s) => [s, SignalValue])) as { [S in Signal]: typeof SignalValue },
+);
 export type Signals = z.infer<typeof SignalsSchema>;
 
 export const SuccessBreakdownSchema = z.object({
