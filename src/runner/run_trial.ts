@@ -13,6 +13,7 @@ import type { Domain, Side } from "../domains/domain.ts";
 import type { Environment } from "../env/environment.ts";
 import { openEnvironment } from "../env/open.ts";
 import { DTMF_KEYS } from "../dtmf/keys.ts";
+import { argumentsJsonSchema } from "../schema/json_schema.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
@@ -44,17 +45,10 @@ export interface TrialPlan {
 export const SEND_DTMF_TOOL: ToolSpec = {
   name: "send_dtmf",
   description: "Press keys on the phone keypad (DTMF), for example to choose a menu option.",
-  parameters: {
-    type: "object",
-    properties: {
-      keys: { type: "string", pattern: DTMF_KEYS.source, description: "Keys to press, in order" },
-    },
-    required: ["keys"],
-    additionalProperties: false,
-  },
+  parameters: argumentsJsonSchema(
+    z.strictObject({ keys: z.string().regex(DTMF_KEYS).describe("Keys to press, in order") }),
+  ),
 };
-
-const schemaCache = new WeakMap<object, Record<string, unknown>>();
 
 /** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
 export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
@@ -64,18 +58,11 @@ export function toolSpecs(domain: Domain, side: Side, names: readonly string[]):
       t !== undefined
     )
     : tools;
-  return picked.map((t) => {
-    let parameters = schemaCache.get(t.args);
-    if (!parameters) {
-      const { $schema: _ignored, ...rest } = z.toJSONSchema(t.args, {
-        io: "input",
-        unrepresentable: "any",
-      }) as Record<string, unknown>;
-      parameters = rest;
-      schemaCache.set(t.args, parameters);
-    }
-    return { name: t.name, description: t.description, parameters };
-  });
+  return picked.map((t) => ({
+    name: t.name,
+    description: t.description,
+    parameters: argumentsJsonSchema(t.args),
+  }));
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
