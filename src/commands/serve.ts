@@ -119,7 +119,9 @@ export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParti
     });
     // The same name in another data root is another scenario (the bundled fixtures reuse
     // real names): refuse it rather than play the wrong one.
-    if (setup.scenario_sha256 !== undefined && setup.scenario_sha256 !== scenarioSha256(found, root)) {
+    if (
+      setup.scenario_sha256 !== undefined && setup.scenario_sha256 !== scenarioSha256(found, root)
+    ) {
       throw new Error(
         `scenario "${setup.scenario}" differs from the one of that name in this server's data root (${
           dataRootLabel(root.path)

@@ -7,7 +7,6 @@
  * @module
  */
 
-
 /** Whether `pattern` is one atom: a key, an escaped key, `\d`, `.`, or one class. */
 export function isSingleKeyPattern(pattern: string): boolean {
   if (/^[0-9A-D#.]$/.test(pattern)) return true;
