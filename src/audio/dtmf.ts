@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { DTMF_KEY_CHARS } from "../dtmf/keys.ts";
 import { clip16, samplesFor } from "./pcm.ts";
 
 const ROWS = [697, 770, 852, 941] as const;
@@ -22,7 +23,7 @@ const COLS = [1209, 1336, 1477, 1633] as const;
 const KEYS = ["123A", "456B", "789C", "*0#D"] as const;
 
 /** The sixteen DTMF keys. */
-export const DTMF_KEYS = "0123456789*#ABCD";
+export const DTMF_KEYS: string = DTMF_KEY_CHARS;
 
 /** The row and column frequencies of a key, or undefined for a character that is none. */
 export function dtmfFrequencies(key: string): [number, number] | undefined {

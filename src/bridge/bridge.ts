@@ -8,7 +8,8 @@
  * @module
  */
 import type { Side } from "../domains/domain.ts";
-import { DTMF_KEY_STRING, isExitText, LINE_TOOLS } from "../domains/common.ts";
+import { isExitText, LINE_TOOLS } from "../domains/common.ts";
+import { DTMF_KEYS_TEXT, isDtmfKeys } from "../dtmf/keys.ts";
 import { deliverableResult, type Environment } from "../env/environment.ts";
 import type { StopReason, Turn } from "../runner/trial_record.ts";
 import type { ErrorKind } from "../runner/trial_record.ts";
@@ -117,7 +118,6 @@ export interface CallOutcome {
   audio?: SentAudio[];
 }
 
-const KEYS = DTMF_KEY_STRING;
 const EXIT_IN_TEXT = /<exit>([\s\S]*?)<\/exit>/;
 
 /** Runs one call to its end. Never throws: failures end the call with an error. */
@@ -372,7 +372,7 @@ class Call {
 
   #press(side: Side, keys: string): void {
     if (this.#ended) return;
-    if (!KEYS.test(keys)) {
+    if (!isDtmfKeys(keys)) {
       this.#outcome.traces[side].push({ type: "invalid_keys", keys, at_ms: this.#now() });
       return;
     }
@@ -410,11 +410,11 @@ class Call {
       const keys = typeof args === "object" && args !== null
         ? (args as { keys?: unknown }).keys
         : undefined;
-      const ok = typeof keys === "string" && KEYS.test(keys);
+      const ok = isDtmfKeys(keys);
       const result = ok ? { status: "success", message: `Pressed ${keys}.` } : {
         status: "error",
         error_type: "validation_error",
-        message: "keys must be a string of 0-9, *, #, A-D",
+        message: `keys must be a string of ${DTMF_KEYS_TEXT}`,
       };
       this.#outcome.toolCalls.push({ side, name, arguments: args, result, ok, at_ms: at });
       if (ok) this.#press(side, keys as string);

@@ -8,6 +8,7 @@
 import type { Io } from "./io.ts";
 import { InputError } from "./problem.ts";
 
+/** The variable `name` (named by `flag`), or why this run cannot read it. */
 export function readKeyEnv(io: Pick<Io, "env">, name: string, flag: string): string | undefined {
   const value = io.env(name);
   if (value !== undefined) return value;
@@ -21,4 +22,18 @@ export function readKeyEnv(io: Pick<Io, "env">, name: string, flag: string): str
     });
   }
   return undefined;
+}
+
+/**
+ * `io.env`, except that the variable named by `flag` (`keyEnv`, when given) is read
+ * with {@link readKeyEnv}: one that this run may not read is an input error naming
+ * the flag, never a key that silently goes missing.
+ */
+export function envWithKey(
+  io: Pick<Io, "env">,
+  keyEnv: string | undefined,
+  flag: string,
+): (name: string) => string | undefined {
+  return (name) =>
+    keyEnv !== undefined && name === keyEnv ? readKeyEnv(io, name, flag) : io.env(name);
 }

@@ -19,7 +19,8 @@ import {
 import { runTrials } from "../runner/runner.ts";
 import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
-import { readKeyEnv } from "../cli/secret_env.ts";
+import { envWithKey } from "../cli/secret_env.ts";
+import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
 import { progressBar } from "../runner/progress.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join } from "node:path";
@@ -300,7 +301,7 @@ export const command: Command = {
 
 /** `--agent` omitted: the llm agent when a model is configured, else the oracle baseline. */
 function defaultAgent(values: { "agent-model"?: string }, io: Io): string {
-  const model = values["agent-model"] ?? io.env("CALLBENCH_AGENT_MODEL");
+  const model = values["agent-model"] ?? io.env(MODEL_ENV.agent);
   if (model) {
     io.err(`eval: no --agent given: running the llm agent with model "${model}"`);
     return "llm";
@@ -327,28 +328,22 @@ function parseShard(v: string | undefined): { index: number; count: number } | u
 }
 
 function participantOptions(values: Record<string, unknown>, io: Io): ParticipantOptions {
-  const baseUrl = (values["base-url"] as string | undefined) ?? io.env("OPENAI_BASE_URL");
-  const keyEnv = values["api-key-env"] as string | undefined;
-  const apiKey = keyEnv ? readKeyEnv(io, keyEnv, "--api-key-env") : io.env("OPENAI_API_KEY");
+  const apiKeyEnv = values["api-key-env"] as string | undefined;
+  const env = envWithKey(io, apiKeyEnv, "--api-key-env");
+  const flags = { baseUrl: values["base-url"] as string | undefined, apiKeyEnv };
   const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
   if (temperature !== undefined && !(temperature >= 0)) {
     throw new InputError({ field: "--temperature", message: "expected a number >= 0" });
   }
-  const model = (m: string | undefined): LlmSettings => ({
-    baseUrl,
-    apiKey,
-    model: m,
+  const model = (role: ModelRole): LlmSettings => ({
+    ...modelSettings(role, { ...flags, model: values[`${role}-model`] as string | undefined }, env),
     temperature,
   });
   return {
     agent: values.agent as string,
     user: (values.user as string | undefined) ?? "auto",
-    agentModel: model(
-      (values["agent-model"] as string | undefined) ?? io.env("CALLBENCH_AGENT_MODEL"),
-    ),
-    userModel: model(
-      (values["user-model"] as string | undefined) ?? io.env("CALLBENCH_USER_MODEL"),
-    ),
+    agentModel: model("agent"),
+    userModel: model("user"),
   };
 }
 

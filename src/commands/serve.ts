@@ -17,6 +17,8 @@ import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
 import { checkToken, serve } from "../server/serve.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
+import { envWithKey } from "../cli/secret_env.ts";
+import { modelSettings } from "../llm/model_settings.ts";
 
 const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
@@ -169,11 +171,14 @@ export async function runServe(
     defaultAgent: agent,
     dataRoot,
     maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),
-    factory: factory(dataRoot, {
-      baseUrl: values["base-url"] ?? io.env("OPENAI_BASE_URL"),
-      apiKey: io.env(values["api-key-env"] ?? "OPENAI_API_KEY"),
-      model: values["agent-model"] ?? io.env("CALLBENCH_AGENT_MODEL"),
-    }),
+    factory: factory(
+      dataRoot,
+      modelSettings("agent", {
+        model: values["agent-model"],
+        baseUrl: values["base-url"],
+        apiKeyEnv: values["api-key-env"],
+      }, envWithKey(io, values["api-key-env"], "--api-key-env")),
+    ),
     log: (line) => io.err(line),
   });
   io.err(`callbench serve: listening on ${server.url}`);

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { DTMF_KEYS } from "../dtmf/keys.ts";
 import { z } from "zod";
 import type { ToolDef } from "./domain.ts";
 
@@ -29,7 +30,6 @@ export const endConversationTool: ToolDef<Record<string, never>> = {
 };
 
 /** The keys of a phone keypad, one or more (`send_dtmf`). */
-export const DTMF_KEY_STRING = /^[0-9*#A-D]+$/;
 
 /**
  * Presses keys on the phone keypad. The bridge carries it out on the line (the keys
@@ -42,7 +42,7 @@ export const sendDtmfTool: ToolDef<{ keys: string }> = {
   effect: "dtmf",
   description: "Press keys on the phone keypad (DTMF), for example to choose a menu option.",
   args: z.object({
-    keys: z.string().regex(DTMF_KEY_STRING).describe("Keys to press, in order"),
+    keys: z.string().regex(DTMF_KEYS).describe("Keys to press, in order"),
   }).strict(),
   run: ({ keys }) => ({ ok: true, result: { status: "success", message: `Pressed ${keys}.` } }),
 };

@@ -35,6 +35,7 @@ import {
 } from "../bridge/call.ts";
 import { afterSaid, saidEnd } from "../speech/utterance.ts";
 import { InputError } from "../cli/problem.ts";
+import { DTMF_KEY } from "../dtmf/keys.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { compileKeyPattern, isSingleKeyPattern } from "./key_pattern.ts";
 import type { PersonaSpeaker } from "./persona.ts";
@@ -313,7 +314,7 @@ export class FlowCaller implements Participant {
   #keys(raw: string): void {
     const at_ms = this.#clock!.now();
     for (const c of raw.toUpperCase()) {
-      if (!/^[0-9*#A-D]$/.test(c) || this.#ended) continue;
+      if (!DTMF_KEY.test(c) || this.#ended) continue;
       const node = this.#current ?? this.#start;
       const last = this.#trace.keys.at(-1);
       if (last && last.node === node && last.at_ms === at_ms) last.keys += c;

@@ -7,9 +7,6 @@
  * @module
  */
 
-/** The keys a phone can send. */
-export const DTMF_KEYS = /^[0-9*#A-D]+$/;
-
 /** Whether `pattern` is one atom: a key, an escaped key, `\d`, `.`, or one class. */
 export function isSingleKeyPattern(pattern: string): boolean {
   if (/^[0-9A-D#.]$/.test(pattern)) return true;

@@ -14,10 +14,20 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { closest, type Problem } from "../cli/problem.ts";
+import {
+  issuePath,
+  knownKeys,
+  type SchemaProblemOptions,
+  suggestName,
+  unknownFieldProblem,
+  valueAt,
+  zodProblems,
+} from "../schema/zod_problems.ts";
 import type { FlowExpect } from "../scenario/scenario.ts";
-import { DTMF_KEYS, keyPatternProblem } from "./key_pattern.ts";
+import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
+import { keyPatternProblem } from "./key_pattern.ts";
 import {
   BUILT_INS,
   durationMs,
@@ -62,6 +72,9 @@ export interface FlowValidation {
   problems: Problem[];
   warnings: Problem[];
 }
+
+/** Flow files' wording: messages name their field; unknown ones list the known names. */
+const WORDING: SchemaProblemOptions = { namedFields: true, listKnown: true };
 
 const TOP_FIELDS = ["name", "nodes", "scenarios"];
 const EMPTY_MATCH =
@@ -506,7 +519,7 @@ class _Validation {
         [...base, "keys"],
         where,
         "expect.keys",
-        `"${e.keys}" is not a string of keys (0-9, *, #, A-D)`,
+        `"${e.keys}" is not a string of keys (${DTMF_KEYS_TEXT})`,
       );
     }
   }
@@ -533,11 +546,11 @@ class _Validation {
     const value = structuredClone(raw);
     for (const issue of r.error.issues) {
       if (issue.code !== "unrecognized_keys") continue;
-      const path = _path(issue);
-      const parent = _at(value, path);
+      const path = issuePath(issue);
+      const parent = valueAt(value, path);
       if (!_isObject(parent)) continue;
       for (const key of issue.keys) {
-        const meant = _suggest(key, _knownKeys(schema, path));
+        const meant = suggestName(key, knownKeys(schema, path));
         if (meant !== undefined && !(meant in parent)) parent[meant] = parent[key];
         delete parent[key];
       }
@@ -548,12 +561,12 @@ class _Validation {
       const again = lenient.safeParse(value);
       if (again.success) return { data: again.data as T, uncertain, clean: false };
       for (const issue of again.error.issues) {
-        const path = _path(issue);
+        const path = issuePath(issue);
         if (path.length === 0) return undefined;
         uncertain.add(String(path[0]));
         // Drop the bad value where it is; a part that cannot go (a required field,
         // a list item) takes its whole top-level field with it.
-        const parent = _at(value, path.slice(0, -1));
+        const parent = valueAt(value, path.slice(0, -1));
         const last = path.at(-1)!;
         if (path.length > 1 && _isObject(parent) && parent[last] !== undefined) {
           delete parent[last];
@@ -563,7 +576,7 @@ class _Validation {
     return undefined;
   }
 
-  /** zod's issues as located problems: unknown fields get the closest known name. */
+  /** zod's issues as located problems (src/schema/zod_problems.ts). */
   zodIssues(
     error: z.ZodError,
     raw: unknown,
@@ -571,44 +584,16 @@ class _Validation {
     where: string,
     schema: z.ZodType,
   ): void {
-    for (const issue of error.issues) {
-      const path = _path(issue);
-      if (issue.code === "unrecognized_keys") {
-        const known = _knownKeys(schema, path);
-        for (const key of issue.keys) {
-          this.unknownField([...base, ...path, key], where, _field([...path, key]), known);
-        }
-        continue;
-      }
-      const field = _field(path) || undefined;
-      const value = _at(raw, path);
-      const name = path.length ? `"${path.at(-1)}"` : "it";
-      let message: string;
-      if (value === undefined && path.length > 0) {
-        message = `missing field ${name}`;
-      } else if (value === null && path.length > 0) {
-        message = `${name} is empty`;
-      } else if (issue.code === "invalid_type") {
-        message = `expected ${_article(issue.expected)}, got ${_kind(value)}`;
-      } else if (issue.code === "invalid_value") {
-        message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
-      } else {
-        message = issue.message;
-      }
-      this.problem([...base, ...path], where, field, message);
+    for (const p of zodProblems(error, raw, schema, WORDING)) {
+      this.problems.push(
+        this.located([...base, ...p.path], where, p.field || undefined, p.message, p.hint),
+      );
     }
   }
 
   unknownField(path: ValuePath, where: string | undefined, field: string, known: string[]): void {
-    const key = String(path.at(-1));
-    const hint = _suggest(key, known);
-    this.problem(
-      path,
-      where,
-      field,
-      `unknown field "${key}"`,
-      hint ? `did you mean "${hint}"?` : `known: ${known.join(", ")}`,
-    );
+    const p = unknownFieldProblem(path, known, WORDING);
+    this.problem(path, where, field, p.message, p.hint);
   }
 
   problem(
@@ -649,25 +634,6 @@ class _Validation {
   }
 }
 
-/**
- * The known name an unknown field most likely meant: the closest by edit distance,
- * else the one it abbreviates (`msg` for `message`: same first letter, its letters
- * in order), if only one does.
- */
-function _suggest(key: string, known: readonly string[]): string | undefined {
-  const near = closest(key, known);
-  if (near !== undefined || key.length < 2) return near;
-  const k = key.toLowerCase();
-  const abbreviated = known.filter((name) => {
-    const n = name.toLowerCase();
-    if (n[0] !== k[0] || n.length <= k.length) return false;
-    let i = 0;
-    for (const c of n) if (c === k[i]) i++;
-    return i === k.length;
-  });
-  return abbreviated.length === 1 ? abbreviated[0] : undefined;
-}
-
 /** In file order (a stable sort: problems on one line keep their order). */
 function _byLine(problems: Problem[]): Problem[] {
   return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
@@ -675,56 +641,4 @@ function _byLine(problems: Problem[]): Problem[] {
 
 function _isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** An issue's path, without the symbol keys zod allows. */
-function _path(issue: z.core.$ZodIssue): (string | number)[] {
-  return issue.path.filter((k): k is string | number => typeof k !== "symbol");
-}
-
-/** `routes[1].match` from `["routes", 1, "match"]`. */
-function _field(path: readonly (string | number)[]): string {
-  return path.map((k, i) => typeof k === "number" ? `[${k}]` : i === 0 ? k : `.${k}`).join("");
-}
-
-function _at(value: unknown, path: readonly (string | number)[]): unknown {
-  let v = value;
-  for (const k of path) {
-    if (typeof v !== "object" || v === null) return undefined;
-    v = (v as Record<string | number, unknown>)[k];
-  }
-  return v;
-}
-
-function _kind(v: unknown): string {
-  if (v === null) return "nothing";
-  if (Array.isArray(v)) return "a list";
-  if (typeof v === "object") return "a mapping";
-  return `${typeof v} ${JSON.stringify(v)}`;
-}
-
-function _article(expected: string): string {
-  return expected === "object" ? "a mapping" : expected === "array" ? "a list" : `a ${expected}`;
-}
-
-/** The field names the object schema at `path` (inside `schema`) knows. */
-function _knownKeys(schema: z.ZodType, path: readonly (string | number)[]): string[] {
-  let s: z.ZodType | undefined = schema;
-  for (const key of path) {
-    s = _unwrap(s);
-    if (s instanceof z.ZodObject) s = s.shape[key as string] as z.ZodType | undefined;
-    else if (s instanceof z.ZodArray) s = s.element as z.ZodType;
-    else if (s instanceof z.ZodRecord) s = s._zod.def.valueType as z.ZodType;
-    else return [];
-    if (!s) return [];
-  }
-  s = _unwrap(s);
-  return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
-}
-
-function _unwrap(s: z.ZodType): z.ZodType {
-  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
-    s = s._zod.def.innerType as z.ZodType;
-  }
-  return s;
 }

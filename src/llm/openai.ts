@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * const client = new OpenAiClient(readModelConfig("agent"));
+ * const client = new OpenAiClient({ baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini" });
  * const reply = await client.complete({
  *   messages: [{ role: "user", content: "Say hello." }],
  *   stream: true,
@@ -19,7 +19,6 @@
  */
 import { z } from "zod";
 import type { ToolSpec, Usage } from "../bridge/call.ts";
-import { InputError } from "../cli/problem.ts";
 import { sseData } from "./_sse.ts";
 
 /** A tool call the model made, as the API spells it. */
@@ -382,40 +381,6 @@ export class OpenAiClient implements ChatCompleter {
       model: answeredBy,
     };
   }
-}
-
-/** Where a model is served, and which. */
-export interface ModelConfig {
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-}
-
-const MODEL_ENV = {
-  agent: "CALLBENCH_AGENT_MODEL",
-  user: "CALLBENCH_USER_MODEL",
-  judge: "CALLBENCH_JUDGE_MODEL",
-} as const;
-
-/**
- * The model settings for one role: flags first, then `OPENAI_BASE_URL` (default
- * `https://api.openai.com/v1`), `OPENAI_API_KEY` and `CALLBENCH_<ROLE>_MODEL`. Throws an
- * `InputError` when no model is named. Reading the environment needs `--allow-env`.
- */
-export function readModelConfig(
-  role: keyof typeof MODEL_ENV,
-  flags: { baseUrl?: string; model?: string; apiKey?: string } = {},
-  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
-): ModelConfig {
-  const model = flags.model || env(MODEL_ENV[role]);
-  if (!model) {
-    throw new InputError(
-      `No model for the ${role}: pass --${role}-model or set ${MODEL_ENV[role]}`,
-    );
-  }
-  const baseUrl = flags.baseUrl || env("OPENAI_BASE_URL") || "https://api.openai.com/v1";
-  const apiKey = flags.apiKey || env("OPENAI_API_KEY");
-  return { baseUrl, model, ...(apiKey ? { apiKey } : {}) };
 }
 
 /** The endpoint for a base URL: `<base>/chat/completions` unless the URL already is one. */

@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { startFakeOpenAI } from "../../tests/fake_openai.ts";
-import { InputError } from "../cli/problem.ts";
 import {
   chatCompletionsUrl,
   OpenAiClient,
   type OpenAiClientOptions,
   OpenAiError,
   parseRetryAfter,
-  readModelConfig,
 } from "./openai.ts";
 
 /** The error `fn` rejects with, which must be an `OpenAiError`. */
@@ -326,44 +324,6 @@ Deno.test("complete() measures ttft from the successful attempt, latency from th
   const reply = await client.complete({ messages: hello });
   assert.deepEqual(reply.ttftMs, 0);
   assert.deepEqual(reply.latencyMs, 1000);
-});
-
-Deno.test("readModelConfig() prefers flags, then the environment", () => {
-  const env: Record<string, string> = {
-    OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
-    OPENAI_API_KEY: "sk-env",
-    CALLBENCH_AGENT_MODEL: "agent-model",
-    CALLBENCH_USER_MODEL: "user-model",
-  };
-  const get = (name: string) => env[name];
-  assert.deepEqual(readModelConfig("agent", {}, get), {
-    baseUrl: "http://127.0.0.1:9/v1",
-    model: "agent-model",
-    apiKey: "sk-env",
-  });
-  assert.deepEqual(readModelConfig("user", { model: "flag-model", apiKey: "sk-flag" }, get), {
-    baseUrl: "http://127.0.0.1:9/v1",
-    model: "flag-model",
-    apiKey: "sk-flag",
-  });
-  assert.deepEqual(readModelConfig("user", { model: "m" }, () => undefined), {
-    baseUrl: "https://api.openai.com/v1",
-    model: "m",
-  });
-});
-
-Deno.test("readModelConfig() names the variable to set when no model is given", () => {
-  let caught: unknown;
-  try {
-    readModelConfig("user", {}, () => undefined);
-  } catch (e) {
-    caught = e;
-  }
-  assert.ok(caught instanceof InputError);
-  assert.deepEqual(
-    caught.message,
-    "No model for the user: pass --user-model or set CALLBENCH_USER_MODEL",
-  );
 });
 
 Deno.test("chatCompletionsUrl() appends the endpoint unless it is there", () => {

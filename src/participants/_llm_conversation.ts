@@ -15,6 +15,7 @@ import {
   type ParticipantInfo,
   type ToolSpec,
 } from "../bridge/call.ts";
+import { DTMF_KEYS_TEXT, isDtmfKeys } from "../dtmf/keys.ts";
 import {
   type ChatCompleter,
   type ChatMessage,
@@ -251,12 +252,12 @@ export class LlmConversation {
 export const sendDtmfTool: LocalTool = {
   run(args, line) {
     const keys = (args as { keys?: unknown } | null)?.keys;
-    if (typeof keys !== "string" || !/^[0-9*#A-D]+$/.test(keys)) {
+    if (!isDtmfKeys(keys)) {
       return {
         result: {
           status: "error",
           error_type: "validation_error",
-          message: "keys must be a string of 0-9, *, #, A-D",
+          message: `keys must be a string of ${DTMF_KEYS_TEXT}`,
         },
       };
     }

@@ -14,7 +14,9 @@ import type {
   ParticipantInfo,
   ToolSpec,
 } from "../bridge/call.ts";
+import { z } from "zod";
 import type { ChatMessage } from "../llm/openai.ts";
+import { argumentsJsonSchema } from "../schema/json_schema.ts";
 import {
   LlmConversation,
   type LlmParticipantOptions,
@@ -29,7 +31,7 @@ export const END_CALL_TOOL: ToolSpec = {
   name: "end_call",
   description:
     "Hang up the phone. Use it once your task is done or cannot be done, after saying goodbye.",
-  parameters: { type: "object", properties: {}, additionalProperties: false },
+  parameters: argumentsJsonSchema(z.strictObject({})),
 };
 
 const endCall: LocalTool = {

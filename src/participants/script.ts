@@ -26,6 +26,7 @@ import type {
 } from "../bridge/call.ts";
 import { afterSaid } from "../speech/utterance.ts";
 import { InputError, type Problem } from "../cli/problem.ts";
+import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import { readInputFile } from "../scenario/files.ts";
 import { durationMs } from "../flow/schema.ts";
 
@@ -33,7 +34,10 @@ const VERBS = ["say", "press", "wait", "hangup"] as const;
 
 export const ScriptActionSchema = z.object({
   say: z.string().min(1).optional(),
-  press: z.string().regex(/^[0-9*#A-Da-d]+$/, "keys are 0-9, *, #, A-D").optional(),
+  /** Keys; letters may be written in lower case (`press: 1a`) and are read as upper case. */
+  press: z.string().transform((k) => k.toUpperCase()).pipe(
+    z.string().regex(DTMF_KEYS, `keys are ${DTMF_KEYS_TEXT}`),
+  ).optional(),
   /** Seconds, or a duration as flow files write one (`6s`, `1500ms`); parsed to seconds. */
   wait: z.union([z.number(), z.string()]).transform((w, ctx) => {
     const ms = durationMs(w);
@@ -224,7 +228,7 @@ export class ScriptAgent implements Participant {
         // they must reach the far end before the next action (a hang-up, say).
         await line.clock.sleep(0, this.#abort.signal);
       } else if (a.press !== undefined) {
-        line.press(a.press.toUpperCase());
+        line.press(a.press);
       } else if (a.wait !== undefined) {
         await line.clock.sleep(a.wait * 1000, this.#abort.signal);
       } else if (a.hangup) {

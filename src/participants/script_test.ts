@@ -3,7 +3,7 @@ import { textDurationMs } from "../speech/utterance.ts";
 import { formatProblem } from "../cli/problem.ts";
 import { flowScenario, simulateFlowCall } from "../flow/_sim_call.ts";
 import { loadFlowFile } from "../flow/load.ts";
-import { parseScript, ScriptAgent } from "./script.ts";
+import { parseScript, ScriptAgent, ScriptSchema } from "./script.ts";
 
 const d = textDurationMs;
 
@@ -135,4 +135,11 @@ Deno.test("a script file over the size limit is refused before parsing, naming t
   } finally {
     await Deno.remove(file);
   }
+});
+
+Deno.test("a script's keys may be written in lower case and are pressed in upper case", () => {
+  const r = parseScript("s.yaml", "- press: 1a#d\n");
+  assert.deepEqual(r.problems, []);
+  assert.deepEqual(r.actions, [{ press: "1A#D" }]);
+  assert.deepEqual(ScriptSchema.parse([{ press: "b" }]), [{ press: "B" }]);
 });

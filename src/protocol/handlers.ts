@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { CallEvent } from "../bridge/call.ts";
+import { DTMF_KEYS } from "../dtmf/keys.ts";
 
 export const HANDLERS = [
   "reset",
@@ -83,7 +84,7 @@ export const CallEventSchema: z.ZodType<CallEvent> = z.discriminatedUnion("type"
     voice: Voice.optional(),
     interrupted: z.boolean().optional(),
   }),
-  z.object({ type: z.literal("dtmf"), at, keys: z.string().regex(/^[0-9*#A-D]+$/) }),
+  z.object({ type: z.literal("dtmf"), at, keys: z.string().regex(DTMF_KEYS) }),
   z.object({ type: z.literal("beep"), at }),
   z.object({
     type: z.literal("hangup"),

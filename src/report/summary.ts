@@ -23,7 +23,7 @@
 import { z } from "zod";
 import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import type { Verdict } from "../score/verdict.ts";
-import { ParticipantInfoSchema } from "../runner/trial_record.ts";
+import { ParticipantInfoSchema, UsageSchema } from "../runner/trial_record.ts";
 import { histogram, HistogramSchema, latencyStats, LatencyStatsSchema } from "./latency_stats.ts";
 import { bootstrapPass1, passHatK, passHatKCurve, type ScenarioCount } from "./pass_hat_k.ts";
 
@@ -36,12 +36,6 @@ const Rate = z.object({
   rate: z.number().nullable(),
 });
 export type Rate = z.infer<typeof Rate>;
-
-const Usage = z.object({
-  calls: z.number().int().nonnegative(),
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-});
 
 export const AggregateSchema = z.object({
   scenarios: z.number().int().nonnegative(),
@@ -67,7 +61,7 @@ export const AggregateSchema = z.object({
   ttft: LatencyStatsSchema,
   /** Trials whose call ran on the simulated clock (their latencies are 0 ms, not measured). */
   simulated_clock_trials: z.number().int().nonnegative(),
-  usage: z.object({ agent: Usage, user: Usage }),
+  usage: z.object({ agent: UsageSchema, user: UsageSchema }),
   duration_ms: z.object({ total: z.number(), mean: z.number().nullable() }),
   /** Infrastructure-error trials by kind. */
   errors: z.record(z.string(), z.number().int().positive()),

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { z } from "zod";
 import type {
   CallSetup,
   Participant,
@@ -19,6 +18,7 @@ import type { Domain, Side, ToolDef } from "../domains/domain.ts";
 import { sendDtmfTool } from "../domains/common.ts";
 import { Environment } from "../env/environment.ts";
 import { openEnvironment, resolveDb } from "../env/open.ts";
+import { argumentsJsonSchema } from "../schema/json_schema.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
@@ -51,8 +51,6 @@ export interface TrialPlan {
   agentWorld?: "harness" | "self";
 }
 
-const schemaCache = new WeakMap<object, Record<string, unknown>>();
-
 /** The send_dtmf tool every agent may use to press keys (carried out by the bridge). */
 export const SEND_DTMF_TOOL: ToolSpec = toolSpec(sendDtmfTool);
 
@@ -69,16 +67,7 @@ export function toolSpecs(domain: Domain, side: Side, names: readonly string[]):
 
 /** One tool as an LLM sees it (JSON Schema from its zod schema, computed once). */
 function toolSpec(t: ToolDef): ToolSpec {
-  let parameters = schemaCache.get(t.args);
-  if (!parameters) {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(t.args, {
-      io: "input",
-      unrepresentable: "any",
-    }) as Record<string, unknown>;
-    parameters = rest;
-    schemaCache.set(t.args, parameters);
-  }
-  return { name: t.name, description: t.description, parameters };
+  return { name: t.name, description: t.description, parameters: argumentsJsonSchema(t.args) };
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {

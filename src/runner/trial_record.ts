@@ -49,7 +49,8 @@ export const StopReason = z.enum([
 ]);
 export type StopReason = z.infer<typeof StopReason>;
 
-const UsageSchema = z.object({
+/** One side's LLM usage over a trial: calls made and tokens spent. */
+export const UsageSchema = z.object({
   calls: z.number().int().nonnegative(),
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),

@@ -13,8 +13,8 @@
 import { join } from "node:path";
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { loadFlowFile } from "../flow/load.ts";
-import { z } from "zod";
-import { closest, type Problem } from "../cli/problem.ts";
+import type { Problem } from "../cli/problem.ts";
+import { zodProblems } from "../schema/zod_problems.ts";
 import { type Scenario, ScenarioSchema } from "./scenario.ts";
 import { jsonErrorOffset } from "../cli/json_error.ts";
 import { copyLines, fieldText as _fieldText, lineOf, rememberLines } from "./lines.ts";
@@ -238,34 +238,13 @@ function _validate(
     out.scenarios.push(scenario);
     return;
   }
-  for (const issue of parsed.error.issues) {
-    const path = issue.path.filter((k): k is string | number => typeof k !== "symbol");
-    if (issue.code === "unrecognized_keys") {
-      const known = _knownKeys(ScenarioSchema, path);
-      for (const key of issue.keys) {
-        const hint = closest(key, known);
-        out.problems.push({
-          ...located.problem([...base, ...path, key], true),
-          where,
-          field: _fieldText([...path, key]),
-          message: `unknown field "${key}"`,
-          hint: hint ? `did you mean "${hint}"?` : undefined,
-        });
-      }
-      continue;
-    }
-    const missing = issue.code === "invalid_type" && _valueAt(item, path) === undefined;
-    const value = _valueAt(item, path);
-    // A misspelt choice (a signal, a side): the closest allowed value.
-    const choice = issue.code === "invalid_value" && typeof value === "string"
-      ? closest(value, issue.values.filter((v): v is string => typeof v === "string"))
-      : undefined;
+  for (const p of zodProblems(parsed.error, item, ScenarioSchema)) {
     out.problems.push({
-      ...located.problem([...base, ...path]),
+      ...located.problem([...base, ...p.path], p.key),
       where,
-      field: _fieldText(path) || undefined,
-      message: missing ? "missing field" : issue.message,
-      ...(choice ? { hint: `did you mean "${choice}"?` } : {}),
+      field: p.field || undefined,
+      message: p.message,
+      ...(p.hint ? { hint: p.hint } : {}),
     });
   }
 }
@@ -304,45 +283,4 @@ class _Locator {
       ? { file: this.file, line: this.lines.linePos(range[0]).line }
       : { file: this.file };
   }
-}
-
-function _valueAt(v: unknown, path: (string | number)[]): unknown {
-  for (const k of path) {
-    if (typeof v !== "object" || v === null) return undefined;
-    v = (v as Record<string | number, unknown>)[k];
-  }
-  return v;
-}
-
-/** The field names a schema accepts at `path` (for the closest-name hint). */
-function _knownKeys(schema: z.ZodType, path: (string | number)[]): string[] {
-  const options = _objectsAt([schema], path);
-  return [...new Set(options.flatMap((o) => Object.keys(o.shape)))];
-}
-
-function _objectsAt(schemas: z.ZodType[], path: (string | number)[]): z.ZodObject[] {
-  let current = schemas.flatMap(_unwrap);
-  for (const k of path) {
-    current = current.flatMap((s) => {
-      if (s instanceof z.ZodObject && typeof k === "string") {
-        const field = (s.shape as Record<string, z.ZodType>)[k];
-        return field ? _unwrap(field) : [];
-      }
-      if (s instanceof z.ZodArray && typeof k === "number") return _unwrap(s.element as z.ZodType);
-      if (s instanceof z.ZodRecord && typeof k === "string") {
-        return _unwrap(s._zod.def.valueType as z.ZodType);
-      }
-      return [];
-    });
-  }
-  return current.filter((s): s is z.ZodObject => s instanceof z.ZodObject);
-}
-
-/** A schema without its optional/default/nullable wrappers; a union as its options. */
-function _unwrap(s: z.ZodType): z.ZodType[] {
-  if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
-    return _unwrap(s._zod.def.innerType as z.ZodType);
-  }
-  if (s instanceof z.ZodUnion) return (s.options as z.ZodType[]).flatMap(_unwrap);
-  return [s];
 }

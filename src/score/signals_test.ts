@@ -2,7 +2,8 @@ import { deepEqual as assertEquals, ok } from "node:assert/strict";
 import type { TrialRecord } from "../runner/trial_record.ts";
 import { trialRecord } from "./_trial_fixture.ts";
 import { computeSignals, toolKey } from "./signals.ts";
-import type { JudgeResult } from "./verdict.ts";
+import { type JudgeResult, SignalsSchema } from "./verdict.ts";
+import { SIGNALS } from "../scenario/scenario.ts";
 
 type Call = TrialRecord["tool_calls"][number];
 const call = (name: string, args: unknown, extra: Partial<Call> = {}): Call => ({
@@ -300,4 +301,11 @@ Deno.test("voice_readability flags codes from the trial's own tool calls", () =>
   assertEquals(details.voice.flags.map((f) => f.identifier), ["EPXYEK"]);
   assertEquals(computeSignals(trialRecord()).signals.voice_readability, true);
   assertEquals(computeSignals(trialRecord({ turns: [] })).signals.voice_readability, null);
+});
+
+Deno.test("a verdict's signals are exactly SIGNALS, in order, each true, false or null", () => {
+  assertEquals(Object.keys(SignalsSchema.shape), [...SIGNALS]);
+  const all = Object.fromEntries(SIGNALS.map((s) => [s, null]));
+  assertEquals(SignalsSchema.parse(all), all);
+  ok(!SignalsSchema.safeParse({ ...all, clean_exit: "yes" }).success);
 });

@@ -20,12 +20,13 @@
  * @module
  */
 import { z } from "zod";
-import { Signal } from "../scenario/scenario.ts";
+import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import {
   AssertionVerdictSchema,
   ErrorKind,
   ParticipantInfoSchema,
   StopReason,
+  UsageSchema,
 } from "../runner/trial_record.ts";
 
 export const VERDICT_SCHEMA = "callbench.verdict/1";
@@ -37,17 +38,10 @@ export type VerdictErrorKind = z.infer<typeof VerdictErrorKind>;
 /** `true`/`false`, or `null` when the signal does not apply. */
 const SignalValue = z.boolean().nullable();
 
-/** Every signal, in the reference's enum order, then ours. */
-export const SignalsSchema = z.object({
-  is_action_match: SignalValue,
-  db_state_match: SignalValue,
-  db_state_assertion: SignalValue,
-  nl_assertion: SignalValue,
-  judge_passed: SignalValue,
-  clean_exit: SignalValue,
-  flow_expectation: SignalValue,
-  voice_readability: SignalValue,
-});
+/** Every signal of `SIGNALS`, in its order (the reference's enum order, then ours). */
+export const SignalsSchema = z.object(
+  Object.fromEntries(SIGNALS.map((s) => [s, SignalValue])) as { [S in Signal]: typeof SignalValue },
+);
 export type Signals = z.infer<typeof SignalsSchema>;
 
 export const SuccessBreakdownSchema = z.object({
@@ -135,12 +129,6 @@ export type VerdictToolCall = z.infer<typeof VerdictToolCallSchema>;
 
 /** The longest JSON text of a tool call's arguments or result that a verdict keeps whole. */
 export const TOOL_JSON_MAX = 2000;
-
-const UsageSchema = z.object({
-  calls: z.number().int().nonnegative(),
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-});
 
 export const VerdictDetailsSchema = z.object({
   db_state: z.object({

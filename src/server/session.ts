@@ -29,6 +29,7 @@ import type { Db, Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import { deliverableResult, Environment } from "../env/environment.ts";
 import { toolSpecs } from "../runner/run_trial.ts";
+import { argumentsJsonSchema, NO_ARGUMENTS } from "../schema/json_schema.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { type Framing, MAX_FRAME_BYTES, readFrame, writeFrame } from "../protocol/framing.ts";
 import {
@@ -867,7 +868,9 @@ export class Session {
 const ToolSpecSchema: z.ZodType<ToolSpec> = z.object({
   name: z.string().min(1),
   description: z.string().default(""),
-  parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
+  parameters: z.record(z.string(), z.unknown()).default(() => ({
+    ...argumentsJsonSchema(NO_ARGUMENTS),
+  })),
 });
 
 function failure(error: string): ApplyResult {

@@ -91,13 +91,23 @@ Deno.test("the eva agent prompt is the policy verbatim, then our notes with toda
 
 Deno.test("each eva scenario's expected hash is where its reference actions lead", async () => {
   const { scenarios } = await suite.load(bundled);
+  // Every bundled scenario is checked: an empty or partial load must not pass.
+  assert.deepEqual(scenarios.map((s) => s.name), [
+    "eva_airline__1_4_1",
+    "eva_airline__2_5_1",
+    "eva_airline__5_3_1",
+    "eva_airline__7_5_1",
+  ]);
+  let replayed = 0;
   for (const s of scenarios) {
+    assert.match(s.expect.db_sha256 ?? "", /^[0-9a-f]{64}$/, s.name);
     const { env } = await openEnvironment(bundled, s, "seed");
     // Only the transfer scenario's goal is its start: a transfer changes no table.
     const startsAtGoal = env.hashes().db_sha256 === s.expect.db_sha256;
     assert.equal(startsAtGoal, s.name === "eva_airline__7_5_1", s.name);
     for (const a of s.expect.reference_actions ?? []) {
       assert.ok(env.call("agent", a.name, a.arguments).ok);
+      replayed++;
     }
     assert.equal(env.hashes().db_sha256, s.expect.db_sha256, s.name);
     const gold = await suite.gold(bundled, s);
@@ -109,6 +119,7 @@ Deno.test("each eva scenario's expected hash is where its reference actions lead
       reference_records: env.actions,
     });
   }
+  assert.ok(replayed > 0, "no reference action was replayed");
 });
 
 Deno.test("eva scenarios come in the reference's order: seeds first, then by numeric id", async () => {

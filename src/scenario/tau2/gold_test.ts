@@ -1,5 +1,6 @@
-import { deepEqual, equal, notEqual } from "node:assert/strict";
+import { deepEqual, equal, match, notEqual } from "node:assert/strict";
 import { dbHash } from "../../canonical/hash.ts";
+import { openEnvironment } from "../../env/open.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../data_root.ts";
 import { type Scenario, ScenarioSchema } from "../scenario.ts";
 import { replayGold } from "./gold.ts";
@@ -16,7 +17,14 @@ Deno.test("replayGold() plays the reference actions and hashes the end state", a
   const [exchange] = await fixtureScenarios(root);
   const gold = await replayGold(root, exchange!);
   equal(gold.name, "tau2_retail__0");
+  match(gold.expected_db_sha256 ?? "", /^[0-9a-f]{64}$/);
   notEqual(gold.expected_db_sha256, dbHash(root.db("tau2_retail/db.json")));
+  // The hash is the one of the world the exchange leaves, played here on its own.
+  const { env } = await openEnvironment(root, exchange!, "check");
+  for (const a of exchange!.expect.reference_actions!) {
+    equal(env.call(a.side, a.name, a.arguments).ok, true, a.name);
+  }
+  equal(gold.expected_db_sha256, env.hashes().db_sha256);
   equal("expected_user_db_sha256" in gold, false);
   deepEqual(gold.reference_records, [{
     action_type: "exchange_delivered_order_items",
@@ -45,6 +53,7 @@ Deno.test("replayGold() gives the same hash every time", async () => {
   const [, cancel] = await fixtureScenarios(root);
   const a = await replayGold(root, cancel!);
   const b = await replayGold(new DataRoot(BUNDLED_DATA_ROOT), cancel!);
+  match(a.expected_db_sha256 ?? "", /^[0-9a-f]{64}$/);
   equal(a.expected_db_sha256, b.expected_db_sha256);
 });
 
@@ -68,6 +77,7 @@ Deno.test("replayGold() keeps going past a failing call and reports it by index"
     "no_such_tool",
   ]]);
   // The failures change nothing: same end state as without them.
+  match(gold.expected_db_sha256 ?? "", /^[0-9a-f]{64}$/);
   equal(gold.expected_db_sha256, first!.expect.db_sha256);
 });
 

@@ -1,0 +1,20 @@
+import assert from "node:assert/strict";
+import { DTMF_KEY, DTMF_KEY_CHARS, DTMF_KEYS, isDtmfKeys } from "./keys.ts";
+
+Deno.test("the key patterns accept exactly the sixteen keys", () => {
+  for (let code = 0; code < 128; code++) {
+    const c = String.fromCharCode(code);
+    assert.equal(DTMF_KEY.test(c), DTMF_KEY_CHARS.includes(c), JSON.stringify(c));
+    assert.equal(DTMF_KEYS.test(c), DTMF_KEY_CHARS.includes(c), JSON.stringify(c));
+  }
+  assert.equal(DTMF_KEY_CHARS.length, 16);
+  assert.equal(DTMF_KEYS.source, "^[0-9*#A-D]+$");
+});
+
+Deno.test("isDtmfKeys wants a non-empty string of upper-case keys", () => {
+  assert.equal(isDtmfKeys("0123456789*#ABCD"), true);
+  assert.equal(DTMF_KEY.test("12"), false);
+  for (const bad of ["", "a", "12e", " 1", 12, null, undefined]) {
+    assert.equal(isDtmfKeys(bad), false, String(bad));
+  }
+});
