@@ -24,6 +24,28 @@ import type { CallLimits } from "../bridge/bridge.ts";
 import { formatTranscript } from "./transcript.ts";
 import { InputError } from "../cli/problem.ts";
 import { sha256Hex } from "../canonical/hash.ts";
+import type { ParticipantOptions } from "../participants/registry.ts";
+import type { TrialPool } from "./worker_pool.ts";
+
+/**
+ * Trials on a pool of Workers, each with its own event loop (see `worker_pool.ts`).
+ * Each Worker rebuilds the selection from these (never from live objects): the
+ * scenarios by name from the data root at `root.path` and `files`, the participants
+ * from `participants`. So `RunOptions.participants` must be the factory of these
+ * options, and every scenario must be one that selection reproduces (checked by hash).
+ */
+export interface WorkerOptions {
+  /** Workers to start; 0 or 1 runs the trials in-process. Never more than the concurrency. */
+  count: number;
+  /** Serializable participant options, as given to `participantFactory`. */
+  participants: ParticipantOptions;
+  /** Scenario and flow files of the selection. */
+  files?: string[];
+  /** Module URLs each Worker imports first (to register a library's own domains). */
+  modules?: string[];
+  /** Replacements for Workers that break, in all (default 2 per Worker). */
+  maxRestarts?: number;
+}
 
 export interface RunOptions {
   scenarios: Scenario[];
@@ -52,6 +74,8 @@ export interface RunOptions {
   /** Called with each finished record, in completion order, after it is written. */
   onRecord: (record: TrialRecord) => void | Promise<void>;
   onProgress?: (done: number, total: number, record?: TrialRecord) => void;
+  /** Run the trials on Workers (default: in-process, on this event loop). */
+  workers?: WorkerOptions;
 }
 
 export interface RunSummary {
@@ -100,13 +124,24 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     run: 0,
     errors: 0,
   };
-  opts.onProgress?.(0, todo.length);
-  let next = 0;
+  const lanes = Math.max(1, Math.min(opts.concurrency, todo.length));
   const stopped = () => opts.signal?.aborted === true;
-  const worker = async () => {
-    while (next < todo.length && !stopped()) {
-      const item = todo[next++]!;
-      const record = await runTrial({
+  let pool: TrialPool | undefined;
+  const stopPool = () => pool?.close();
+  try {
+    const count = Math.min(opts.workers?.count ?? 0, lanes);
+    if (opts.workers && count > 1 && !stopped()) {
+      pool = await _startPool(opts, opts.workers, count, todo);
+      opts.signal?.addEventListener("abort", stopPool);
+    }
+  } catch (e) {
+    sink?.close();
+    throw e;
+  }
+  const execute = pool
+    ? (item: { scenario: Scenario; key: TrialKey }) => pool!.run(item)
+    : (item: { scenario: Scenario; key: TrialKey }) =>
+      runTrial({
         scenario: item.scenario,
         key: item.key,
         root: opts.root,
@@ -115,6 +150,18 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
         ...(opts.label !== undefined ? { label: opts.label } : {}),
       });
+  opts.onProgress?.(0, todo.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length && !stopped()) {
+      const item = todo[next++]!;
+      let record: TrialRecord;
+      try {
+        record = await execute(item);
+      } catch (e) {
+        if (stopped()) return; // the pool was closed on abort
+        throw e;
+      }
       if (stopped()) return;
       summary.run++;
       if (record.status === "error") summary.errors++;
@@ -125,14 +172,53 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     }
   };
   try {
-    await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(opts.concurrency, todo.length)) }, worker),
-    );
+    await Promise.all(Array.from({ length: lanes }, worker));
   } finally {
+    opts.signal?.removeEventListener("abort", stopPool);
+    pool?.close();
     sink?.close();
   }
   if (sink && opts.retryErrors && !stopped()) await sink.compact();
   return summary;
+}
+
+/** Starts the Workers for the trials to do and waits until each has loaded them. */
+async function _startPool(
+  opts: RunOptions,
+  workers: WorkerOptions,
+  count: number,
+  todo: { scenario: Scenario; key: TrialKey }[],
+): Promise<TrialPool> {
+  const { TrialPool } = await import("./worker_pool.ts");
+  const scenarios = new Map(todo.map((t) => [t.scenario.name, t.scenario]));
+  const pool = new TrialPool({
+    count,
+    scenarios,
+    ...(workers.maxRestarts !== undefined ? { maxRestarts: workers.maxRestarts } : {}),
+    setup: {
+      dataRoot: opts.root.path,
+      scenarios: [...scenarios.keys()],
+      files: workers.files ?? [],
+      participants: workers.participants,
+      limits: { maxTurns: opts.limits.maxTurns, silenceMs: opts.limits.silenceMs },
+      ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
+      ...(opts.label !== undefined ? { label: opts.label } : {}),
+      modules: workers.modules ?? [],
+    },
+  });
+  const aborted = new Promise<void>((resolve) => {
+    if (opts.signal?.aborted) resolve();
+    opts.signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
+  const ready = pool.ready();
+  ready.catch(() => {}); // rethrown below unless the run was stopped first
+  try {
+    await Promise.race([ready, aborted]);
+  } catch (e) {
+    pool.close();
+    throw e;
+  }
+  return pool;
 }
 
 /**
