@@ -51,6 +51,20 @@ async function init(setup: WorkerSetup): Promise<Loaded> {
   };
 }
 
+/** An uncaught error ends this Worker: the pool is told (and fails the trials it ran). */
+function crash(error: unknown): void {
+  post({ type: "crashed", message: error instanceof Error ? error.message : String(error) });
+  self.close();
+}
+self.addEventListener("error", (event) => {
+  event.preventDefault();
+  crash(event.error ?? event.message);
+});
+self.addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  crash(event.reason);
+});
+
 self.onmessage = (event: MessageEvent<unknown>) => {
   const msg = ToWorkerSchema.parse(event.data);
   if (msg.type === "init") {

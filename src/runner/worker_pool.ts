@@ -139,8 +139,14 @@ export class TrialPool {
         }
         slot.state = "ready";
         settle.resolve();
+      } else if (msg.type === "crashed") {
+        broke(`the trial worker broke: ${msg.message}`);
       } else if (msg.type === "init_error") {
-        this.#kill(slot, `a trial worker could not load the selection: ${msg.message}`, settle.reject);
+        this.#kill(
+          slot,
+          `a trial worker could not load the selection: ${msg.message}`,
+          settle.reject,
+        );
       } else {
         const p = slot.inflight.get(msg.id);
         if (!p) return;

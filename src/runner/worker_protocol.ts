@@ -68,4 +68,6 @@ export type FromWorker =
   | { type: "ready"; sha256: Record<string, string> }
   | { type: "init_error"; message: string }
   | { type: "record"; id: number; record: TrialRecord }
-  | { type: "trial_error"; id: number; message: string };
+  | { type: "trial_error"; id: number; message: string }
+  /** An uncaught error: the Worker closes itself. */
+  | { type: "crashed"; message: string };
