@@ -88,6 +88,7 @@ report(`workers 2 (${cores} cores), concurrency 8, with start-up`, await run("or
   const pool = new TrialPool({
     count: 2,
     scenarios: new Map(scenarios.map((s) => [s.name, s])),
+    root,
     setup: {
       dataRoot: root.path,
       scenarios: scenarios.map((s) => s.name),
@@ -99,7 +100,11 @@ report(`workers 2 (${cores} cores), concurrency 8, with start-up`, await run("or
   });
   await pool.ready();
   pool.close();
-  console.log(`workers 2: start-up alone (each loads the selection) ${(performance.now() - t0).toFixed(0)} ms`);
+  console.log(
+    `workers 2: start-up alone (each loads the selection) ${
+      (performance.now() - t0).toFixed(0)
+    } ms`,
+  );
 }
 // Three trials per scenario: the Workers' start-up weighs less.
 report("in-process (--workers 1), c8, 3 trials", await run("oracle", 8, 1, 3));

@@ -194,6 +194,7 @@ async function _startPool(
   const pool = new TrialPool({
     count,
     scenarios,
+    root: opts.root,
     ...(workers.maxRestarts !== undefined ? { maxRestarts: workers.maxRestarts } : {}),
     setup: {
       dataRoot: opts.root.path,

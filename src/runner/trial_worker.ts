@@ -9,12 +9,16 @@
 import { DataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { formatProblem } from "../cli/problem.ts";
-import { scenarioSha256 } from "../scenario/identity.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { participantFactory } from "../participants/registry.ts";
 import { type ParticipantFactory, runTrial } from "./run_trial.ts";
 import type { TrialKey } from "./trial_record.ts";
-import { type FromWorker, ToWorkerSchema, type WorkerSetup } from "./worker_protocol.ts";
+import {
+  type FromWorker,
+  scenarioFingerprint,
+  ToWorkerSchema,
+  type WorkerSetup,
+} from "./worker_protocol.ts";
 
 interface Loaded {
   setup: WorkerSetup;
@@ -71,7 +75,7 @@ self.onmessage = (event: MessageEvent<unknown>) => {
     init(msg.setup).then((l) => {
       loaded = l;
       const sha256: Record<string, string> = {};
-      for (const [name, s] of l.scenarios) sha256[name] = scenarioSha256(s);
+      for (const [name, s] of l.scenarios) sha256[name] = scenarioFingerprint(s, l.root);
       post({ type: "ready", sha256 });
     }, (e) => post({ type: "init_error", message: e instanceof Error ? e.message : String(e) }));
     return;

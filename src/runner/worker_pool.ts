@@ -12,10 +12,15 @@
  * @module
  */
 import type { Scenario } from "../scenario/scenario.ts";
-import { scenarioSha256 } from "../scenario/identity.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
 import { failedRecord } from "./run_trial.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
-import type { FromWorker, ToWorker, WorkerSetup } from "./worker_protocol.ts";
+import {
+  type FromWorker,
+  scenarioFingerprint,
+  type ToWorker,
+  type WorkerSetup,
+} from "./worker_protocol.ts";
 
 /** One trial for the pool. */
 export interface PoolTask {
@@ -47,6 +52,8 @@ export interface PoolOptions {
   setup: WorkerSetup;
   /** The runner's scenarios by name (a Worker that loads another one is refused). */
   scenarios: Map<string, Scenario>;
+  /** The runner's data root (at `setup.dataRoot`). */
+  root: DataRoot;
   /** Replacements for broken Workers, in all (default 2 per Worker). */
   maxRestarts?: number;
 }
@@ -198,7 +205,7 @@ export class TrialPool {
     for (const name of this.#opts.setup.scenarios) {
       const mine = this.#opts.scenarios.get(name);
       if (!mine) continue;
-      if (sha256[name] !== scenarioSha256(mine)) {
+      if (sha256[name] !== scenarioFingerprint(mine, this.#opts.root)) {
         return `a trial worker loaded scenario "${name}" ${
           sha256[name] ? "with other contents" : "not at all"
         } (a library caller must pass scenarios its selection reproduces)`;

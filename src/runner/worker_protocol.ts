@@ -8,6 +8,17 @@
  */
 import { z } from "zod";
 import type { TrialRecord } from "./trial_record.ts";
+import type { Scenario } from "../scenario/scenario.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
+import { scenarioSha256 } from "../scenario/identity.ts";
+
+/**
+ * A scenario's `scenario_sha256` as `root` holds it: both threads compare it to know
+ * they run the same scenario (the fingerprint may cover the worlds' bytes in `root`).
+ */
+export function scenarioFingerprint(scenario: Scenario, root: DataRoot): string {
+  return (scenarioSha256 as (s: Scenario, r: DataRoot) => string)(scenario, root);
+}
 
 const LlmSettingsSchema = z.object({
   baseUrl: z.string().optional(),
