@@ -206,6 +206,9 @@ Deno.test("eval --workers 2: Ctrl-C stops every worker (130) and --resume finish
     assert.equal(await command.main([...args, "--out", dir], io), 130);
     const kept = folderRecords(dir).length;
     assert.ok(kept >= 2, `kept ${kept}`);
+    // What it says was recorded is what the folder holds (a trial in mid-write too).
+    const said = /interrupted; (\d+) of \d+ trial\(s\)/.exec(io.stderr.join("\n"));
+    assert.equal(Number(said?.[1]), kept, io.stderr.join("\n"));
     const resumed = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
     assert.equal(await command.main([...args, "--out", dir, "--resume"], resumed), 0);
     assert.match(resumed.stderr.join("\n"), new RegExp(`, ${kept} already done,`));

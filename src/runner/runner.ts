@@ -163,10 +163,13 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         throw e;
       }
       if (stopped()) return;
+      await sink?.writeTranscript(record);
+      // From here on, nothing waits: an abort lands either before the record's line
+      // (neither written nor passed on) or after `onRecord` has seen it.
+      if (stopped()) return;
       summary.run++;
       if (record.status === "error") summary.errors++;
-      await sink?.write(record);
-      if (stopped()) return;
+      sink?.append(record);
       await opts.onRecord(record);
       opts.onProgress?.(summary.run, todo.length, record);
     }
@@ -334,12 +337,19 @@ export class TrialSink {
     return new TrialSink(dir, file, existing, completed, duplicates);
   }
 
+  /**
+   * The transcript, then the record's line. The transcript comes first: a kill
+   * between the two leaves no record without its transcript (an orphan transcript is
+   * overwritten when the trial runs again).
+   */
   async write(record: TrialRecord): Promise<void> {
+    await this.writeTranscript(record);
+    this.append(record);
+  }
+
+  /** A record's transcript (first half of `write`). */
+  async writeTranscript(record: TrialRecord): Promise<void> {
     if (this.#closed) return;
-    const id = keyId(record.key);
-    if (this.existing.has(id)) this.#duplicates = true;
-    // The transcript first: a kill between the two leaves no record without its
-    // transcript (an orphan transcript is overwritten when the trial runs again).
     try {
       await Deno.writeTextFile(
         join(this.#dir, "transcripts", transcriptName(record)),
@@ -348,7 +358,13 @@ export class TrialSink {
     } catch {
       // A transcript is a convenience; never lose the run over one.
     }
+  }
+
+  /** A record's line, in one synchronous write (second half of `write`). */
+  append(record: TrialRecord): void {
     if (this.#closed) return;
+    const id = keyId(record.key);
+    if (this.existing.has(id)) this.#duplicates = true;
     const bytes = new TextEncoder().encode(JSON.stringify(record) + "\n");
     let off = 0;
     while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));
