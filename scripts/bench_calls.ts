@@ -94,7 +94,7 @@ report(`workers 2 (${cores} cores), concurrency 8, with start-up`, await run("or
       scenarios: scenarios.map((s) => s.name),
       files: [],
       participants: options,
-      limits,
+      trial: { limits },
       modules: [],
     },
   });

@@ -155,6 +155,19 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   }
 }
 
+/**
+ * The record of a trial that could not run at all (e.g. the Worker running it broke):
+ * status `error`, no call, the scenario's expectations kept for `score`.
+ */
+export function failedRecord(
+  plan: Pick<TrialPlan, "scenario" | "key" | "label" | "minAgentTurns">,
+  error: NonNullable<TrialRecord["error"]>,
+): TrialRecord {
+  const base = baseRecord(plan.scenario, plan.key, new Date().toISOString(), plan.label);
+  if (plan.minAgentTurns !== undefined) base.expect.min_agent_turns = plan.minAgentTurns;
+  return { ...base, status: "error", error, stop_reason: "error" };
+}
+
 function baseRecord(
   scenario: Scenario,
   key: TrialKey,
@@ -244,17 +257,4 @@ function completeRecord(
     ...(flowTrace ? { flow: flowTrace as Record<string, unknown> } : {}),
     timings,
   };
-}
-
-/**
- * The record of a trial that could not run at all (e.g. the Worker running it broke):
- * status `error`, no call, the scenario's expectations kept for `score`.
- */
-export function failedRecord(
-  plan: Pick<TrialPlan, "scenario" | "key" | "label" | "minAgentTurns">,
-  error: NonNullable<TrialRecord["error"]>,
-): TrialRecord {
-  const base = baseRecord(plan.scenario, plan.key, new Date().toISOString(), plan.label);
-  if (plan.minAgentTurns !== undefined) base.expect.min_agent_turns = plan.minAgentTurns;
-  return { ...base, status: "error", error, stop_reason: "error" };
 }

@@ -17,7 +17,7 @@
 import { join } from "node:path";
 import type { DataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
-import { type ParticipantFactory, runTrial } from "./run_trial.ts";
+import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";
 import { keyId, shardOf, trialKey } from "./trial_key.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
 import type { CallLimits } from "../bridge/bridge.ts";
@@ -146,9 +146,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         key: item.key,
         root: opts.root,
         participants: opts.participants,
-        limits: opts.limits,
-        ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
-        ...(opts.label !== undefined ? { label: opts.label } : {}),
+        ..._trialOptions(opts),
       });
   opts.onProgress?.(0, todo.length);
   let next = 0;
@@ -185,6 +183,20 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   return summary;
 }
 
+/**
+ * What every trial of the run is given besides its scenario, key, root and
+ * participants: the same in-process and on Workers (where it is sent as it is).
+ */
+function _trialOptions(
+  opts: RunOptions,
+): Omit<TrialPlan, "scenario" | "key" | "root" | "participants"> {
+  return {
+    limits: { maxTurns: opts.limits.maxTurns, silenceMs: opts.limits.silenceMs },
+    ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
+    ...(opts.label !== undefined ? { label: opts.label } : {}),
+  };
+}
+
 /** Starts the Workers for the trials to do and waits until each has loaded them. */
 async function _startPool(
   opts: RunOptions,
@@ -204,9 +216,7 @@ async function _startPool(
       scenarios: [...scenarios.keys()],
       files: workers.files ?? [],
       participants: workers.participants,
-      limits: { maxTurns: opts.limits.maxTurns, silenceMs: opts.limits.silenceMs },
-      ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
-      ...(opts.label !== undefined ? { label: opts.label } : {}),
+      trial: _trialOptions(opts),
       modules: workers.modules ?? [],
     },
   });

@@ -11,7 +11,7 @@ import { selectScenarios } from "../scenario/suites.ts";
 import { formatProblem } from "../cli/problem.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { participantFactory } from "../participants/registry.ts";
-import { type ParticipantFactory, runTrial } from "./run_trial.ts";
+import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";
 import type { TrialKey } from "./trial_record.ts";
 import {
   type FromWorker,
@@ -19,6 +19,8 @@ import {
   ToWorkerSchema,
   type WorkerSetup,
 } from "./worker_protocol.ts";
+
+type TrialOptions = Omit<TrialPlan, "scenario" | "key" | "root" | "participants">;
 
 interface Loaded {
   setup: WorkerSetup;
@@ -94,9 +96,7 @@ self.onmessage = (event: MessageEvent<unknown>) => {
     key,
     root: l.root,
     participants: l.participants,
-    limits: l.setup.limits,
-    ...(l.setup.minAgentTurns !== undefined ? { minAgentTurns: l.setup.minAgentTurns } : {}),
-    ...(l.setup.label !== undefined ? { label: l.setup.label } : {}),
+    ...(l.setup.trial as TrialOptions),
   }).then(
     (record) => post({ type: "record", id, record }),
     (e) => post({ type: "trial_error", id, message: e instanceof Error ? e.message : String(e) }),

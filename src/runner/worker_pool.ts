@@ -215,7 +215,7 @@ export class TrialPool {
   }
 
   #failed(task: PoolTask, message: string): TrialRecord {
-    const { label, minAgentTurns } = this.#opts.setup;
+    const { label, minAgentTurns } = this.#opts.setup.trial;
     return failedRecord({
       scenario: task.scenario,
       key: task.key,

@@ -48,9 +48,16 @@ export const WorkerSetupSchema = z.object({
   /** Scenario and flow files of the selection. */
   files: z.array(z.string()),
   participants: ParticipantOptionsSchema,
-  limits: z.object({ maxTurns: z.number(), silenceMs: z.number() }),
-  minAgentTurns: z.number().int().nonnegative().optional(),
-  label: z.string().optional(),
+  /**
+   * The rest of each trial's plan (`TrialPlan` but the scenario, key, root and
+   * participants), as the runner gives it to an in-process trial; kept whole, so an
+   * option added there reaches the Workers too.
+   */
+  trial: z.object({
+    limits: z.object({ maxTurns: z.number(), silenceMs: z.number() }),
+    minAgentTurns: z.number().int().nonnegative().optional(),
+    label: z.string().optional(),
+  }).passthrough(),
   /**
    * Module URLs imported first (a library's own domains register there). A module's
    * `onTrialStart(key)` export, if any, is called as each trial starts.
