@@ -12,6 +12,7 @@ import { DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
 import { participantFactory } from "../src/participants/registry.ts";
 import { runTrials } from "../src/runner/runner.ts";
+import { TrialPool } from "../src/runner/worker_pool.ts";
 import type { TrialRecord } from "../src/runner/trial_record.ts";
 import { serve } from "../src/server/serve.ts";
 import { builtinFactory } from "../src/commands/serve.ts";
@@ -35,18 +36,22 @@ const limits = { silenceMs: 30_000, maxTurns: 400 };
 async function run(
   agent: string,
   concurrency: number,
+  workers = 1,
+  trials = 1,
 ): Promise<{ records: TrialRecord[]; seconds: number }> {
   const records: TrialRecord[] = [];
+  const options = { agent, user: "scripted", agentModel: {}, userModel: {} };
   const t0 = performance.now();
   await runTrials({
     scenarios,
     root,
-    participants: participantFactory({ agent, user: "scripted", agentModel: {}, userModel: {} }),
+    participants: participantFactory(options),
     configHash: `bench-${agent}`,
-    trials: 1,
+    trials,
     concurrency,
     limits,
     onRecord: (r) => void records.push(r),
+    ...(workers > 1 ? { workers: { count: workers, participants: options } } : {}),
   });
   return { records, seconds: (performance.now() - t0) / 1000 };
 }
@@ -70,8 +75,40 @@ function report(label: string, { records, seconds }: { records: TrialRecord[]; s
 
 console.log(`data root: ${rootPath} (${scenarios.length} scenarios)`);
 await run("oracle", 8); // warm-up: parse worlds, compile
-report("in-process, concurrency 1", await run("oracle", 1));
-report("in-process, concurrency 8", await run("oracle", 8));
+report("in-process (--workers 1), concurrency 1", await run("oracle", 1));
+report("in-process (--workers 1), concurrency 8", await run("oracle", 8));
+// Each pass starts its Workers, which load the selection and parse the worlds
+// themselves: the first figure includes that start-up, as an eval run would.
+const cores = navigator.hardwareConcurrency;
+report(`workers 2 (${cores} cores), concurrency 2, with start-up`, await run("oracle", 2, 2));
+report(`workers 2 (${cores} cores), concurrency 8, with start-up`, await run("oracle", 8, 2));
+{
+  const options = { agent: "oracle", user: "scripted", agentModel: {}, userModel: {} };
+  const t0 = performance.now();
+  const pool = new TrialPool({
+    count: 2,
+    scenarios: new Map(scenarios.map((s) => [s.name, s])),
+    root,
+    setup: {
+      dataRoot: root.path,
+      scenarios: scenarios.map((s) => s.name),
+      files: [],
+      participants: options,
+      trial: { limits },
+      modules: [],
+    },
+  });
+  await pool.ready();
+  pool.close();
+  console.log(
+    `workers 2: start-up alone (each loads the selection) ${
+      (performance.now() - t0).toFixed(0)
+    } ms`,
+  );
+}
+// Three trials per scenario: the Workers' start-up weighs less.
+report("in-process (--workers 1), c8, 3 trials", await run("oracle", 8, 1, 3));
+report(`workers 2 (${cores} cores), c8, 3 trials`, await run("oracle", 8, 2, 3));
 const server = serve({
   hostname: "127.0.0.1",
   port: 0,

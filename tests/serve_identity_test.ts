@@ -66,7 +66,9 @@ Deno.test("a served oracle refuses a namesake scenario from another data root, n
       ],
       io,
     );
-    const [changed, unchanged] = io.stdout.map((l) => JSON.parse(l));
+    // Records come in completion order (trials may run on Workers): pick them by name.
+    const byName = new Map(io.stdout.map((l) => JSON.parse(l)).map((r) => [r.key.scenario, r]));
+    const [changed, unchanged] = ["tau2_retail__0", "tau2_retail__1"].map((n) => byName.get(n));
     assert.equal(changed.status, "error");
     assert.equal(changed.error.kind, "protocol_error");
     assert.match(

@@ -23,12 +23,12 @@ import { envWithKey } from "../cli/secret_env.ts";
 import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
 import { progressBar } from "../runner/progress.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 const help = `eval: run trials and print one trial record per line
 
 Usage: cli.ts eval [selection] [--agent A] [--user U] [--trials N] [--concurrency C]
-                   [--shard i/n] [--label NAME] [--out DIR [--resume [--retry-errors]]]
+                   [--workers W] [--shard i/n] [--label NAME] [--out DIR [--resume [--retry-errors]]]
 
 Selection (else scenario references from stdin, as "list" prints them; stdin that is a
 pipe or file with no reference is an error, exit 2; from a terminal, every scenario):
@@ -62,7 +62,10 @@ Run:
   --label NAME        names this configuration: recorded in each record, part of the
                       config hash, shown by report (which never pools configurations)
   --trials N          trials per scenario, each with its own seed (default 1)
-  --concurrency C     trials at once (default 4)
+  --concurrency C     trials at once (default 4), spread across the workers
+  --workers W         Workers running trials, each with its own event loop and its own
+                      copy of the worlds (default: the number of cores, ${defaultWorkers()};
+                      never more than C); 0 or 1 runs them in this thread
   --shard i/n         run only shard i of n (0-based; by a hash of the trial key)
   --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/;
                       a folder holding another configuration is refused (see --append)
@@ -102,6 +105,7 @@ export const command: Command = {
       "agent-world": { type: "string" },
       trials: { type: "string" },
       concurrency: { type: "string" },
+      workers: { type: "string" },
       shard: { type: "string" },
       out: { type: "string" },
       resume: { type: "boolean" },
@@ -138,6 +142,7 @@ export const command: Command = {
     }
     const trials = intFlag("trials", values.trials, 1);
     const concurrency = intFlag("concurrency", values.concurrency, 4);
+    const workers = intFlag("workers", values.workers, defaultWorkers(), 0);
     const shard = parseShard(values.shard);
     const silence = values.silence === undefined
       ? DEFAULT_LIMITS.silenceMs / 1000
@@ -222,6 +227,15 @@ export const command: Command = {
       ...(label !== undefined ? { label } : {}),
       trials,
       concurrency,
+      ...(workers > 1
+        ? {
+          workers: {
+            count: workers,
+            participants,
+            files: (selection.files ?? []).map((f) => resolve(f)),
+          },
+        }
+        : {}),
       shard,
       out,
       resume: values.resume,
@@ -298,6 +312,11 @@ export const command: Command = {
     return summary.run > 0 && summary.errors === summary.run ? 1 : 0;
   },
 };
+
+/** `--workers` omitted: one per core. */
+function defaultWorkers(): number {
+  return Math.max(1, navigator.hardwareConcurrency || 1);
+}
 
 /** `--agent` omitted: the llm agent when a model is configured, else the oracle baseline. */
 function defaultAgent(values: { "agent-model"?: string }, io: Io): string {

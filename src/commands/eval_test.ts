@@ -143,3 +143,88 @@ Deno.test("eval --label is recorded and changes the config hash", async () => {
   await assert.rejects(() => command.main(["--label", " ", "--all"], memoryIo()), /--label/);
   await assert.rejects(() => command.main(["--retry-errors", "--all"], memoryIo()), /--resume/);
 });
+
+/** Records without their wall-clock times, by trial key. */
+function stableRecords(lines: string[]): Map<string, string> {
+  return new Map(lines.map((l) => {
+    const { timings: _t, started_at: _s, ...rest } = JSON.parse(l) as TrialRecord;
+    return [`${rest.key.scenario}/${rest.key.trial}`, JSON.stringify(rest)];
+  }));
+}
+
+Deno.test("eval --workers 2: scenario files (an edited one shadowing the data root's) and a script agent run in workers", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const { command: scaffold } = await import("./scaffold.ts");
+    await scaffold.main(["--domain", "eva_airline", "--out", dir], memoryIo());
+    const file = join(dir, "eva_airline__1_4_1.yaml");
+    const text = await Deno.readTextFile(file);
+    await Deno.writeTextFile(file, text.replace("\ndescription: ", "\ndescription: Edited. "));
+    const script = await Deno.makeTempFile({ suffix: ".yaml" });
+    await Deno.writeTextFile(
+      script,
+      '- after: speech\n  press: "1"\n- say: Hello\n- hangup: true\n',
+    );
+    const runs: Record<string, string[]> = {};
+    for (const workers of ["1", "2"]) {
+      const files = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
+      const flows = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
+      const common = ["--trials", "2", "--concurrency", "4", "--workers", workers];
+      assert.equal(await command.main([dir, "--agent", "oracle", ...common], files), 0);
+      assert.equal(
+        await command.main(["scenarios/flows", "--agent", `script:${script}`, ...common], flows),
+        0,
+        flows.stderr.join("\n"),
+      );
+      runs[workers] = [...files.stdout, ...flows.stdout];
+    }
+    assert.ok(runs["2"]!.length > 4 * 2);
+    assert.equal(runs["2"]!.length, runs["1"]!.length);
+    assert.ok(runs["2"]!.some((l) => JSON.parse(l).participants.agent.kind === "script"));
+    assert.deepEqual(stableRecords(runs["2"]!), stableRecords(runs["1"]!));
+    await Deno.remove(script);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("eval --workers 2: Ctrl-C stops every worker (130) and --resume finishes the run", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    let interrupt = () => {};
+    const io = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
+    io.onInterrupt = (handler) => {
+      interrupt = handler;
+      return () => (interrupt = () => {});
+    };
+    const out = io.out;
+    io.out = (l) => {
+      out(l);
+      if (io.stdout.length === 2) interrupt();
+    };
+    const args = ["--agent", "oracle", "--all", "--workers", "2", "--concurrency", "2"];
+    assert.equal(await command.main([...args, "--out", dir], io), 130);
+    const kept = folderRecords(dir).length;
+    assert.ok(kept >= 2, `kept ${kept}`);
+    // What it says was recorded is what the folder holds (a trial in mid-write too).
+    const said = /interrupted; (\d+) of \d+ trial\(s\)/.exec(io.stderr.join("\n"));
+    assert.equal(Number(said?.[1]), kept, io.stderr.join("\n"));
+    const resumed = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
+    assert.equal(await command.main([...args, "--out", dir, "--resume"], resumed), 0);
+    assert.match(resumed.stderr.join("\n"), new RegExp(`, ${kept} already done,`));
+    const all = folderRecords(dir);
+    const inProcess = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
+    await command.main(["--agent", "oracle", "--all", "--workers", "0"], inProcess);
+    assert.equal(all.length, inProcess.stdout.length);
+    assert.equal(new Set(all.map((r) => `${r.key.scenario}/${r.key.trial}`)).size, all.length);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("eval --workers takes an integer >= 0", async () => {
+  await assert.rejects(
+    () => command.main(["--agent", "oracle", "--all", "--workers=-1"], memoryIo()),
+    /--workers.*expected an integer >= 0/,
+  );
+});

@@ -158,6 +158,19 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   }
 }
 
+/**
+ * The record of a trial that could not run at all (e.g. the Worker running it broke):
+ * status `error`, no call, the scenario's expectations kept for `score`.
+ */
+export function failedRecord(
+  plan: Pick<TrialPlan, "scenario" | "key" | "label" | "minAgentTurns">,
+  error: NonNullable<TrialRecord["error"]>,
+): TrialRecord {
+  const base = baseRecord(plan.scenario, plan.key, new Date().toISOString(), plan.label);
+  if (plan.minAgentTurns !== undefined) base.expect.min_agent_turns = plan.minAgentTurns;
+  return { ...base, status: "error", error, stop_reason: "error" };
+}
+
 function baseRecord(
   scenario: Scenario,
   key: TrialKey,

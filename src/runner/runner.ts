@@ -17,13 +17,35 @@
 import { join } from "node:path";
 import type { DataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
-import { type ParticipantFactory, runTrial } from "./run_trial.ts";
+import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";
 import { keyId, shardOf, trialKey } from "./trial_key.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
 import type { CallLimits } from "../bridge/bridge.ts";
 import { formatTranscript } from "./transcript.ts";
 import { InputError } from "../cli/problem.ts";
 import { sha256Hex } from "../canonical/hash.ts";
+import type { ParticipantOptions } from "../participants/registry.ts";
+import type { TrialPool } from "./worker_pool.ts";
+
+/**
+ * Trials on a pool of Workers, each with its own event loop (see `worker_pool.ts`).
+ * Each Worker rebuilds the selection from these (never from live objects): the
+ * scenarios by name from the data root at `root.path` and `files`, the participants
+ * from `participants`. So `RunOptions.participants` must be the factory of these
+ * options, and every scenario must be one that selection reproduces (checked by hash).
+ */
+export interface WorkerOptions {
+  /** Workers to start; 0 or 1 runs the trials in-process. Never more than the concurrency. */
+  count: number;
+  /** Serializable participant options, as given to `participantFactory`. */
+  participants: ParticipantOptions;
+  /** Scenario and flow files of the selection. */
+  files?: string[];
+  /** Module URLs each Worker imports first (to register a library's own domains). */
+  modules?: string[];
+  /** Replacements for Workers that break, in all (default 2 per Worker). */
+  maxRestarts?: number;
+}
 
 export interface RunOptions {
   scenarios: Scenario[];
@@ -54,6 +76,8 @@ export interface RunOptions {
   /** Called with each finished record, in completion order, after it is written. */
   onRecord: (record: TrialRecord) => void | Promise<void>;
   onProgress?: (done: number, total: number, record?: TrialRecord) => void;
+  /** Run the trials on Workers (default: in-process, on this event loop). */
+  workers?: WorkerOptions;
 }
 
 export interface RunSummary {
@@ -102,40 +126,116 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     run: 0,
     errors: 0,
   };
-  opts.onProgress?.(0, todo.length);
-  let next = 0;
+  const lanes = Math.max(1, Math.min(opts.concurrency, todo.length));
   const stopped = () => opts.signal?.aborted === true;
-  const worker = async () => {
-    while (next < todo.length && !stopped()) {
-      const item = todo[next++]!;
-      const record = await runTrial({
+  let pool: TrialPool | undefined;
+  const stopPool = () => pool?.close();
+  try {
+    const count = Math.min(opts.workers?.count ?? 0, lanes);
+    if (opts.workers && count > 1 && !stopped()) {
+      pool = await _startPool(opts, opts.workers, count, todo);
+      opts.signal?.addEventListener("abort", stopPool);
+    }
+  } catch (e) {
+    sink?.close();
+    throw e;
+  }
+  const execute = pool
+    ? (item: { scenario: Scenario; key: TrialKey }) => pool!.run(item)
+    : (item: { scenario: Scenario; key: TrialKey }) =>
+      runTrial({
         scenario: item.scenario,
         key: item.key,
         root: opts.root,
         participants: opts.participants,
-        limits: opts.limits,
-        ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
-        ...(opts.label !== undefined ? { label: opts.label } : {}),
-        ...(opts.agentWorld === "self" ? { agentWorld: "self" as const } : {}),
+        ..._trialOptions(opts),
       });
+  opts.onProgress?.(0, todo.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length && !stopped()) {
+      const item = todo[next++]!;
+      let record: TrialRecord;
+      try {
+        record = await execute(item);
+      } catch (e) {
+        if (stopped()) return; // the pool was closed on abort
+        throw e;
+      }
+      if (stopped()) return;
+      await sink?.writeTranscript(record);
+      // From here on, nothing waits: an abort lands either before the record's line
+      // (neither written nor passed on) or after `onRecord` has seen it.
       if (stopped()) return;
       summary.run++;
       if (record.status === "error") summary.errors++;
-      await sink?.write(record);
-      if (stopped()) return;
+      sink?.append(record);
       await opts.onRecord(record);
       opts.onProgress?.(summary.run, todo.length, record);
     }
   };
   try {
-    await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(opts.concurrency, todo.length)) }, worker),
-    );
+    await Promise.all(Array.from({ length: lanes }, worker));
   } finally {
+    opts.signal?.removeEventListener("abort", stopPool);
+    pool?.close();
     sink?.close();
   }
   if (sink && opts.retryErrors && !stopped()) await sink.compact();
   return summary;
+}
+
+/**
+ * What every trial of the run is given besides its scenario, key, root and
+ * participants: the same in-process and on Workers (where it is sent as it is).
+ */
+function _trialOptions(
+  opts: RunOptions,
+): Omit<TrialPlan, "scenario" | "key" | "root" | "participants"> {
+  return {
+    limits: { maxTurns: opts.limits.maxTurns, silenceMs: opts.limits.silenceMs },
+    ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
+    ...(opts.label !== undefined ? { label: opts.label } : {}),
+    ...(opts.agentWorld === "self" ? { agentWorld: "self" as const } : {}),
+  };
+}
+
+/** Starts the Workers for the trials to do and waits until each has loaded them. */
+async function _startPool(
+  opts: RunOptions,
+  workers: WorkerOptions,
+  count: number,
+  todo: { scenario: Scenario; key: TrialKey }[],
+): Promise<TrialPool> {
+  const { TrialPool } = await import("./worker_pool.ts");
+  const scenarios = new Map(todo.map((t) => [t.scenario.name, t.scenario]));
+  const pool = new TrialPool({
+    count,
+    scenarios,
+    root: opts.root,
+    ...(workers.maxRestarts !== undefined ? { maxRestarts: workers.maxRestarts } : {}),
+    setup: {
+      dataRoot: opts.root.path,
+      scenarios: [...scenarios.keys()],
+      files: workers.files ?? [],
+      participants: workers.participants,
+      trial: _trialOptions(opts),
+      modules: workers.modules ?? [],
+    },
+  });
+  const aborted = new Promise<void>((resolve) => {
+    if (opts.signal?.aborted) resolve();
+    opts.signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
+  const ready = pool.ready();
+  ready.catch(() => {}); // rethrown below unless the run was stopped first
+  try {
+    await Promise.race([ready, aborted]);
+  } catch (e) {
+    pool.close();
+    throw e;
+  }
+  return pool;
 }
 
 /**
@@ -250,12 +350,19 @@ export class TrialSink {
     return new TrialSink(dir, file, existing, completed, duplicates);
   }
 
+  /**
+   * The transcript, then the record's line. The transcript comes first: a kill
+   * between the two leaves no record without its transcript (an orphan transcript is
+   * overwritten when the trial runs again).
+   */
   async write(record: TrialRecord): Promise<void> {
+    await this.writeTranscript(record);
+    this.append(record);
+  }
+
+  /** A record's transcript (first half of `write`). */
+  async writeTranscript(record: TrialRecord): Promise<void> {
     if (this.#closed) return;
-    const id = keyId(record.key);
-    if (this.existing.has(id)) this.#duplicates = true;
-    // The transcript first: a kill between the two leaves no record without its
-    // transcript (an orphan transcript is overwritten when the trial runs again).
     try {
       await Deno.writeTextFile(
         join(this.#dir, "transcripts", transcriptName(record)),
@@ -264,7 +371,13 @@ export class TrialSink {
     } catch {
       // A transcript is a convenience; never lose the run over one.
     }
+  }
+
+  /** A record's line, in one synchronous write (second half of `write`). */
+  append(record: TrialRecord): void {
     if (this.#closed) return;
+    const id = keyId(record.key);
+    if (this.existing.has(id)) this.#duplicates = true;
     const bytes = new TextEncoder().encode(JSON.stringify(record) + "\n");
     let off = 0;
     while (off < bytes.length) off += this.#file.writeSync(bytes.subarray(off));

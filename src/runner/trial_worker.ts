@@ -1,0 +1,104 @@
+/**
+ * A trial Worker: its own event loop, its own data root and frozen worlds. It loads
+ * the selection once (`init`), then runs every `trial` it is sent at once (the pool
+ * bounds how many) and answers each with its record.
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import { DataRoot } from "../scenario/data_root.ts";
+import { selectScenarios } from "../scenario/suites.ts";
+import { formatProblem } from "../cli/problem.ts";
+import type { Scenario } from "../scenario/scenario.ts";
+import { participantFactory } from "../participants/registry.ts";
+import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";
+import type { TrialKey } from "./trial_record.ts";
+import {
+  type FromWorker,
+  scenarioFingerprint,
+  ToWorkerSchema,
+  type WorkerSetup,
+} from "./worker_protocol.ts";
+
+type TrialOptions = Omit<TrialPlan, "scenario" | "key" | "root" | "participants">;
+
+interface Loaded {
+  setup: WorkerSetup;
+  root: DataRoot;
+  scenarios: Map<string, Scenario>;
+  participants: ParticipantFactory;
+  onTrialStart: ((key: TrialKey) => void)[];
+}
+
+let loaded: Loaded | undefined;
+
+function post(message: FromWorker): void {
+  self.postMessage(message);
+}
+
+async function init(setup: WorkerSetup): Promise<Loaded> {
+  const onTrialStart: ((key: TrialKey) => void)[] = [];
+  for (const url of setup.modules) {
+    const mod = await import(url) as { onTrialStart?: (key: TrialKey) => void };
+    if (typeof mod.onTrialStart === "function") onTrialStart.push(mod.onTrialStart);
+  }
+  const root = new DataRoot(setup.dataRoot);
+  const sel = await selectScenarios(root, { scenarios: setup.scenarios, files: setup.files });
+  if (sel.fileProblems.length > 0) {
+    throw new Error(sel.fileProblems.map((p) => formatProblem(p)).join("; "));
+  }
+  const scenarios = new Map(sel.scenarios.map((s) => [s.name, s]));
+  return {
+    setup,
+    root,
+    scenarios,
+    participants: participantFactory(setup.participants),
+    onTrialStart,
+  };
+}
+
+/** An uncaught error ends this Worker: the pool is told (and fails the trials it ran). */
+function crash(error: unknown): void {
+  post({ type: "crashed", message: error instanceof Error ? error.message : String(error) });
+  self.close();
+}
+self.addEventListener("error", (event) => {
+  event.preventDefault();
+  crash(event.error ?? event.message);
+});
+self.addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  crash(event.reason);
+});
+
+self.onmessage = (event: MessageEvent<unknown>) => {
+  const msg = ToWorkerSchema.parse(event.data);
+  if (msg.type === "init") {
+    init(msg.setup).then((l) => {
+      loaded = l;
+      const sha256: Record<string, string> = {};
+      for (const [name, s] of l.scenarios) sha256[name] = scenarioFingerprint(s, l.root);
+      post({ type: "ready", sha256 });
+    }, (e) => post({ type: "init_error", message: e instanceof Error ? e.message : String(e) }));
+    return;
+  }
+  const { id, key } = msg;
+  const l = loaded;
+  const scenario = l?.scenarios.get(key.scenario);
+  if (!l || !scenario) {
+    post({ type: "trial_error", id, message: `this worker has no scenario "${key.scenario}"` });
+    return;
+  }
+  // Not caught: a hook that throws stands for a Worker that breaks (the pool's test).
+  for (const hook of l.onTrialStart) hook(key);
+  runTrial({
+    scenario,
+    key,
+    root: l.root,
+    participants: l.participants,
+    ...(l.setup.trial as TrialOptions),
+  }).then(
+    (record) => post({ type: "record", id, record }),
+    (e) => post({ type: "trial_error", id, message: e instanceof Error ? e.message : String(e) }),
+  );
+};

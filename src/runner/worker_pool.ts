@@ -1,0 +1,226 @@
+/**
+ * A pool of trial Workers (`trial_worker.ts`), each with its own event loop, so trials
+ * use every core. The runner keeps the plan, the output folder and the callbacks; the
+ * pool only turns a trial into its record. A trial goes to the Worker with the fewest
+ * trials in flight, so the runner's concurrency is spread across the Workers.
+ *
+ * A Worker that breaks (an uncaught error) fails only the trials it was running, as
+ * `harness_error` records; it is replaced by a new one (up to a bound on restarts) and
+ * the trials it had not started go to the others. `close` stops every Worker at once:
+ * the trials in flight are dropped (their promises reject with an `AbortError`).
+ *
+ * @module
+ */
+import type { Scenario } from "../scenario/scenario.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
+import { failedRecord } from "./run_trial.ts";
+import type { TrialKey, TrialRecord } from "./trial_record.ts";
+import {
+  type FromWorker,
+  scenarioFingerprint,
+  type ToWorker,
+  type WorkerSetup,
+} from "./worker_protocol.ts";
+
+/** One trial for the pool. */
+export interface PoolTask {
+  scenario: Scenario;
+  key: TrialKey;
+}
+
+interface Pending {
+  task: PoolTask;
+  resolve: (r: TrialRecord) => void;
+  reject: (e: unknown) => void;
+  /** Sent to the Worker (else it may go to another one). */
+  sent: boolean;
+}
+
+interface Slot {
+  worker: Worker;
+  state: "starting" | "ready" | "dead";
+  /** Settles when the Worker has loaded the selection (rejects if it could not). */
+  ready: Promise<void>;
+  inflight: Map<number, Pending>;
+}
+
+/** How the pool runs. */
+export interface PoolOptions {
+  /** Workers to start (at least 1). */
+  count: number;
+  /** Sent to each Worker; its scenarios are checked against the runner's by hash. */
+  setup: WorkerSetup;
+  /** The runner's scenarios by name (a Worker that loads another one is refused). */
+  scenarios: Map<string, Scenario>;
+  /** The runner's data root (at `setup.dataRoot`). */
+  root: DataRoot;
+  /** Replacements for broken Workers, in all (default 2 per Worker). */
+  maxRestarts?: number;
+}
+
+const WORKER_URL = new URL("./trial_worker.ts", import.meta.url).href;
+
+export class TrialPool {
+  readonly #opts: PoolOptions;
+  readonly #slots: Slot[] = [];
+  #nextId = 0;
+  #restarts = 0;
+  #closed = false;
+
+  constructor(opts: PoolOptions) {
+    this.#opts = opts;
+    for (let i = 0; i < Math.max(1, opts.count); i++) this.#slots.push(this.#spawn());
+  }
+
+  /** Broken Workers replaced so far. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /** Settles when every Worker has loaded the selection; rejects if one could not. */
+  async ready(): Promise<void> {
+    await Promise.all(this.#slots.map((s) => s.ready));
+  }
+
+  /** The record of one trial, from the least busy Worker. */
+  run(task: PoolTask): Promise<TrialRecord> {
+    return new Promise((resolve, reject) => {
+      this.#dispatch({ task, resolve, reject, sent: false });
+    });
+  }
+
+  /** Stops every Worker; trials in flight reject with an `AbortError`. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const slot of this.#slots) {
+      slot.state = "dead";
+      slot.worker.terminate();
+      for (const p of slot.inflight.values()) {
+        p.reject(new DOMException("the trial pool was closed", "AbortError"));
+      }
+      slot.inflight.clear();
+    }
+  }
+
+  #dispatch(p: Pending): void {
+    if (this.#closed) {
+      p.reject(new DOMException("the trial pool was closed", "AbortError"));
+      return;
+    }
+    let best: Slot | undefined;
+    for (const s of this.#slots) {
+      if (s.state === "dead") continue;
+      if (!best || s.inflight.size < best.inflight.size) best = s;
+    }
+    if (!best) {
+      p.resolve(this.#failed(p.task, "no trial worker left (each one broke)"));
+      return;
+    }
+    const slot = best;
+    const id = this.#nextId++;
+    slot.inflight.set(id, p);
+    const send = () => {
+      if (slot.state === "dead" || slot.inflight.get(id) !== p) return;
+      p.sent = true;
+      const msg: ToWorker = { type: "trial", id, key: p.task.key };
+      slot.worker.postMessage(msg);
+    };
+    if (slot.state === "ready") send();
+    else slot.ready.then(send, () => {});
+  }
+
+  #spawn(): Slot {
+    const worker = new Worker(WORKER_URL, { type: "module" });
+    let settle!: { resolve: () => void; reject: (e: Error) => void };
+    const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    ready.catch(() => {}); // a replacement's failure is handled by `#kill`
+    const slot: Slot = { worker, state: "starting", ready, inflight: new Map() };
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      const msg = event.data;
+      if (msg.type === "ready") {
+        const wrong = this.#mismatch(msg.sha256);
+        if (wrong) {
+          this.#kill(slot, wrong, settle.reject);
+          return;
+        }
+        slot.state = "ready";
+        settle.resolve();
+      } else if (msg.type === "crashed") {
+        broke(`the trial worker broke: ${msg.message}`);
+      } else if (msg.type === "init_error") {
+        this.#kill(
+          slot,
+          `a trial worker could not load the selection: ${msg.message}`,
+          settle.reject,
+        );
+      } else {
+        const p = slot.inflight.get(msg.id);
+        if (!p) return;
+        slot.inflight.delete(msg.id);
+        p.resolve(
+          msg.type === "record" ? msg.record : this.#failed(p.task, `trial worker: ${msg.message}`),
+        );
+      }
+    };
+    const broke = (message: string) => {
+      const wasReady = slot.state === "ready";
+      this.#kill(slot, message, settle.reject);
+      if (wasReady && !this.#closed && this.#restarts < this.#maxRestarts()) {
+        this.#restarts++;
+        const i = this.#slots.indexOf(slot);
+        if (i >= 0) this.#slots[i] = this.#spawn();
+      }
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      broke(`the trial worker broke: ${event.message}`);
+    };
+    worker.onmessageerror = () => broke("the trial worker sent a message that could not be read");
+    const init: ToWorker = { type: "init", setup: this.#opts.setup };
+    worker.postMessage(init);
+    return slot;
+  }
+
+  /** Stops a Worker: its started trials fail, the others go to another Worker. */
+  #kill(slot: Slot, message: string, rejectReady: (e: Error) => void): void {
+    if (slot.state === "dead") return;
+    slot.state = "dead";
+    slot.worker.terminate();
+    rejectReady(new Error(message));
+    const pending = [...slot.inflight.values()];
+    slot.inflight.clear();
+    for (const p of pending) {
+      if (p.sent) p.resolve(this.#failed(p.task, message));
+      else this.#dispatch(p);
+    }
+  }
+
+  #maxRestarts(): number {
+    return this.#opts.maxRestarts ?? 2 * Math.max(1, this.#opts.count);
+  }
+
+  /** A Worker that loaded other scenarios than the runner's (files changed meanwhile). */
+  #mismatch(sha256: Record<string, string>): string | undefined {
+    for (const name of this.#opts.setup.scenarios) {
+      const mine = this.#opts.scenarios.get(name);
+      if (!mine) continue;
+      if (sha256[name] !== scenarioFingerprint(mine, this.#opts.root)) {
+        return `a trial worker loaded scenario "${name}" ${
+          sha256[name] ? "with other contents" : "not at all"
+        } (a library caller must pass scenarios its selection reproduces)`;
+      }
+    }
+    return undefined;
+  }
+
+  #failed(task: PoolTask, message: string): TrialRecord {
+    const { label, minAgentTurns } = this.#opts.setup.trial;
+    return failedRecord({
+      scenario: task.scenario,
+      key: task.key,
+      ...(label !== undefined ? { label } : {}),
+      ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
+    }, { kind: "harness_error", message });
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The messages between the runner and its trial Workers (`worker_pool.ts`,
+ * `trial_worker.ts`). A Worker gets what rebuilds the selection and the participants
+ * on its own (data root path, scenario names and files, participant options): never
+ * live objects, so it reads and freezes its own copy of each world.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { TrialRecord } from "./trial_record.ts";
+import type { Scenario } from "../scenario/scenario.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
+import { scenarioSha256 } from "../scenario/identity.ts";
+
+/**
+ * A scenario's `scenario_sha256` as `root` holds it: both threads compare it to know
+ * they run the same scenario (the fingerprint may cover the worlds' bytes in `root`).
+ */
+export function scenarioFingerprint(scenario: Scenario, root: DataRoot): string {
+  return (scenarioSha256 as (s: Scenario, r: DataRoot) => string)(scenario, root);
+}
+
+const LlmSettingsSchema = z.object({
+  baseUrl: z.string().optional(),
+  apiKey: z.string().optional(),
+  model: z.string().optional(),
+  temperature: z.number().optional(),
+  maxTokens: z.number().optional(),
+  seed: z.number().optional(),
+});
+
+/** `ParticipantOptions` as they cross to a Worker. */
+export const ParticipantOptionsSchema = z.object({
+  agent: z.string(),
+  user: z.string(),
+  agentModel: LlmSettingsSchema,
+  userModel: LlmSettingsSchema,
+  connectAttempts: z.number().int().optional(),
+  kick: z.string().optional(),
+});
+
+/** What a Worker needs before its first trial. */
+export const WorkerSetupSchema = z.object({
+  /** The data root's path; the Worker opens it itself. */
+  dataRoot: z.string(),
+  /** The scenarios it may be asked to run, by name. */
+  scenarios: z.array(z.string()),
+  /** Scenario and flow files of the selection. */
+  files: z.array(z.string()),
+  participants: ParticipantOptionsSchema,
+  /**
+   * The rest of each trial's plan (`TrialPlan` but the scenario, key, root and
+   * participants), as the runner gives it to an in-process trial; kept whole, so an
+   * option added there reaches the Workers too.
+   */
+  trial: z.object({
+    limits: z.object({ maxTurns: z.number(), silenceMs: z.number() }),
+    minAgentTurns: z.number().int().nonnegative().optional(),
+    label: z.string().optional(),
+  }).passthrough(),
+  /**
+   * Module URLs imported first (a library's own domains register there). A module's
+   * `onTrialStart(key)` export, if any, is called as each trial starts.
+   */
+  modules: z.array(z.string()),
+});
+export type WorkerSetup = z.infer<typeof WorkerSetupSchema>;
+
+const KeySchema = z.object({
+  scenario: z.string(),
+  trial: z.number().int(),
+  seed: z.string(),
+  config_hash: z.string(),
+});
+
+/** From the runner to a Worker. */
+export const ToWorkerSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("init"), setup: WorkerSetupSchema }),
+  z.object({ type: z.literal("trial"), id: z.number().int(), key: KeySchema }),
+]);
+export type ToWorker = z.infer<typeof ToWorkerSchema>;
+
+/** From a Worker to the runner (records are built by `runTrial`, so not re-parsed). */
+export type FromWorker =
+  /** The selection loaded; the hash of each scenario, to check it is the runner's. */
+  | { type: "ready"; sha256: Record<string, string> }
+  | { type: "init_error"; message: string }
+  | { type: "record"; id: number; record: TrialRecord }
+  | { type: "trial_error"; id: number; message: string }
+  /** An uncaught error: the Worker closes itself. */
+  | { type: "crashed"; message: string };
