@@ -46,7 +46,9 @@ const domain: Domain = {
 };
 
 const SCALES = [1, 16] as const;
-const worlds = new Map(SCALES.map((k) => [k, scaledWorld(k)]));
+const worlds = new Map<number, ReturnType<typeof scaledWorld>>(
+  SCALES.map((k) => [k, scaledWorld(k)]),
+);
 let serial = 0;
 
 function trial(k: number): Environment {
