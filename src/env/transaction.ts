@@ -25,15 +25,16 @@ const NODE: unique symbol = Symbol("node");
 /** Frozen objects known to have more than {@linkcode OVERLAY_ABOVE} own keys. */
 const big = new WeakSet<object>();
 
-type Obj = Record<PropertyKey, unknown>;
+type Key = string | symbol;
+type Obj = Record<Key, unknown>;
 
 /** A big frozen object with some keys changed, read through a proxy. */
 class Overlay {
   readonly base: Obj;
   /** Changed keys, in the order a plain object would list the added ones. */
-  changes = new Map<PropertyKey, unknown>();
+  changes = new Map<Key, unknown>();
   /** Keys of `base` deleted and then set again: a plain object lists them last. */
-  readded = new Set<PropertyKey>();
+  readded = new Set<Key>();
   readonly proxy: Obj;
 
   constructor(base: Obj) {
@@ -42,12 +43,12 @@ class Overlay {
     overlays.set(this.proxy, this);
   }
 
-  has(key: PropertyKey): boolean {
+  has(key: Key): boolean {
     if (this.changes.has(key)) return this.changes.get(key) !== DELETED;
     return Object.hasOwn(this.base, key);
   }
 
-  get(key: PropertyKey): unknown {
+  get(key: Key): unknown {
     if (this.changes.has(key)) {
       const v = this.changes.get(key);
       return v === DELETED ? undefined : v;
@@ -55,7 +56,7 @@ class Overlay {
     return this.base[key];
   }
 
-  set(key: PropertyKey, value: unknown): void {
+  set(key: Key, value: unknown): void {
     if (this.changes.get(key) === DELETED) {
       this.changes.delete(key);
       this.readded.add(key);
@@ -63,7 +64,7 @@ class Overlay {
     this.changes.set(key, value);
   }
 
-  delete(key: PropertyKey): void {
+  delete(key: Key): void {
     if (!this.has(key)) return;
     if (Object.hasOwn(this.base, key)) {
       this.readded.delete(key);
@@ -75,9 +76,9 @@ class Overlay {
   }
 
   /** Own keys in the order a plain object with the same history lists them. */
-  keys(): PropertyKey[] {
+  keys(): Key[] {
     const { base, changes, readded } = this;
-    const keys: PropertyKey[] = [];
+    const keys: Key[] = [];
     for (const k of Reflect.ownKeys(base)) {
       if (!readded.has(k) && changes.get(k) !== DELETED) keys.push(k);
     }
@@ -147,7 +148,7 @@ function overlayHandler(o: Overlay): ProxyHandler<Obj> {
   };
 }
 
-function _isIndex(k: PropertyKey): boolean {
+function _isIndex(k: Key): boolean {
   return typeof k === "string" && /^(0|[1-9]\d*)$/.test(k) && Number(k) < 4294967295;
 }
 
@@ -155,8 +156,8 @@ function _isIndex(k: PropertyKey): boolean {
 interface Node {
   value: Obj;
   readonly parent: Node | undefined;
-  readonly key: PropertyKey;
-  kids: Map<PropertyKey, Node> | undefined;
+  readonly key: Key;
+  kids: Map<Key, Node> | undefined;
   readonly proxy: Obj;
   readonly tx: Transaction;
 }
@@ -219,7 +220,7 @@ export class Transaction {
   /** Owned objects whose whole contents this transaction already saved. */
   readonly #saved = new WeakSet<object>();
   /** Where a tool put an object of its own (proxies inside are replaced on commit). */
-  readonly #placed: [Obj, PropertyKey][] = [];
+  readonly #placed: [Obj, Key][] = [];
   #changed = false;
 
   constructor(root: object) {
@@ -255,7 +256,7 @@ export class Transaction {
   }
 
   /** @internal The node for `parent[key]`, holding `value`. */
-  child(parent: Node, key: PropertyKey, value: Obj): Node {
+  child(parent: Node, key: Key, value: Obj): Node {
     const kids = parent.kids ??= new Map();
     const known = kids.get(key);
     if (known && known.value === value) return known;
@@ -265,7 +266,7 @@ export class Transaction {
   }
 
   /** @internal `node[key] = value`, as a tool wrote it. */
-  write(node: Node, key: PropertyKey, value: unknown): void {
+  write(node: Node, key: Key, value: unknown): void {
     const target = this.#own(node);
     const v = typeof value === "object" && value !== null ? _unwrap(value) : value;
     this.#set(target, key, v);
@@ -275,7 +276,7 @@ export class Transaction {
   }
 
   /** @internal `delete node[key]`, as a tool wrote it. */
-  remove(node: Node, key: PropertyKey): void {
+  remove(node: Node, key: Key): void {
     const target = this.#own(node);
     if (!Object.hasOwn(target, key)) return;
     this.#save(target, true);
@@ -283,7 +284,7 @@ export class Transaction {
     delete target[key];
   }
 
-  #node(value: Obj, parent: Node | undefined, key: PropertyKey): Node {
+  #node(value: Obj, parent: Node | undefined, key: Key): Node {
     const dummy = (Array.isArray(value) ? [] : {}) as unknown as Obj;
     const proxy = new Proxy(dummy, draftHandler);
     const n: Node = { value, parent, key, kids: undefined, proxy, tx: this };
@@ -312,7 +313,7 @@ export class Transaction {
     return copy;
   }
 
-  #set(target: Obj, key: PropertyKey, value: unknown): void {
+  #set(target: Obj, key: Key, value: unknown): void {
     this.#changed = true;
     if (!this.#fresh.has(target)) {
       const overlay = overlays.get(target);
