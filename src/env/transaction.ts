@@ -25,6 +25,20 @@ const NODE: unique symbol = Symbol("node");
 /** Frozen objects known to have more than {@linkcode OVERLAY_ABOVE} own keys. */
 const big = new WeakSet<object>();
 
+/**
+ * Objects known to be frozen. `Object.isFrozen` walks every property of a
+ * dictionary-mode object (a big table): 32 µs at 16,000 keys.
+ */
+const frozen = new WeakSet<object>();
+
+/** `Object.isFrozen`, answered from {@linkcode frozen} when known. */
+function _isFrozen(o: object): boolean {
+  if (frozen.has(o)) return true;
+  if (!Object.isFrozen(o)) return false;
+  frozen.add(o);
+  return true;
+}
+
 type Key = string | symbol;
 type Obj = Record<Key, unknown>;
 
@@ -104,13 +118,17 @@ class Overlay {
 
   /** A plain frozen object with these contents; unchanged values are shared. */
   materialize(sealValue: (v: unknown) => unknown): Obj {
-    const out: Obj = { ...this.base };
+    // A for-in copy: half the time of a spread on a dictionary-mode table.
+    const { base } = this;
+    const out: Obj = {};
+    for (const k in base) out[k] = base[k];
     for (const k of this.readded) delete out[k];
     for (const [k, v] of this.changes) {
       if (v === DELETED) delete out[k];
       else out[k] = sealValue(v);
     }
     Object.freeze(out);
+    frozen.add(out);
     big.add(out);
     return out;
   }
@@ -270,7 +288,7 @@ export class Transaction {
     const target = this.#own(node);
     const v = typeof value === "object" && value !== null ? _unwrap(value) : value;
     this.#set(target, key, v);
-    if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
+    if (typeof v === "object" && v !== null && !_isFrozen(v)) {
       this.#placed.push([target, key]);
     }
   }
@@ -296,7 +314,7 @@ export class Transaction {
   /** The object at `node`, made the trial's own (copied or overlaid) if frozen. */
   #own(node: Node): Obj {
     const { value } = node;
-    if (!Object.isFrozen(value)) return value;
+    if (!_isFrozen(value)) return value;
     const copy = _copyOf(value);
     this.#fresh.add(copy);
     if (node.parent) {
@@ -375,7 +393,7 @@ function _copyOf(value: Obj): Obj {
 function _unwrap(value: object): object {
   const n = nodes.get(value);
   if (n) return n.value;
-  if (Object.isFrozen(value) || overlays.has(value)) return value;
+  if (_isFrozen(value) || overlays.has(value)) return value;
   const o = value as Obj;
   for (const k of Object.keys(o)) {
     const v = o[k];
@@ -406,7 +424,7 @@ export function seal<T>(value: T): T {
 }
 
 function _seal(value: unknown): unknown {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  if (typeof value !== "object" || value === null || _isFrozen(value)) return value;
   const overlay = overlays.get(value);
   if (overlay) return overlay.materialize(_seal);
   const o = value as Obj;
@@ -415,5 +433,7 @@ function _seal(value: unknown): unknown {
     const s = _seal(v);
     if (s !== v) o[k] = s;
   }
-  return Object.freeze(o);
+  Object.freeze(o);
+  frozen.add(o);
+  return o;
 }
