@@ -1,11 +1,12 @@
 /**
  * One trial's live world. The loaded world is frozen and shared; each tool call runs
- * on an immer draft of it and is committed only when the tool succeeds, so a trial's
- * copy costs nothing up front and a failed call changes nothing.
+ * in a {@linkcode Transaction} over it and is committed only when the tool succeeds,
+ * so a trial's copy costs nothing up front, a failed call changes nothing, and a
+ * call costs the same on a table of any size. Consumers see the world frozen: it is
+ * sealed when one looks (`db`, `userDb`, `hashes`, `evaluate`).
  *
  * @module
  */
-import { createDraft, type Draft, finishDraft } from "immer";
 import type {
   ActionRecord,
   Db,
@@ -20,6 +21,7 @@ import { findTool, ownEntry } from "../domains/domain.ts";
 import { dbHashOrNull, sha256Hex } from "../canonical/hash.ts";
 import { deepFreeze } from "./deep_freeze.ts";
 import { pythonEquals } from "./python_equals.ts";
+import { seal, Transaction } from "./transaction.ts";
 
 /** A world: the agent's database and, in dual-control domains, the user's phone. */
 export interface World {
@@ -77,7 +79,9 @@ export class Environment {
   readonly options: EnvironmentOptions;
   /** Action records of successful write calls, side-stamped, in order. */
   readonly actions: ActionRecord[] = [];
+  /** The world; between calls it may hold owned, unfrozen objects until sealed. */
   #state: State;
+  #sealed = true;
 
   constructor(domain: Domain, world: World, options: EnvironmentOptions) {
     this.domain = domain;
@@ -87,12 +91,12 @@ export class Environment {
 
   /** The agent's database now (frozen). */
   get db(): Db {
-    return this.#state.db;
+    return this.#world().db;
   }
 
   /** The user's database now (frozen), in dual-control domains. */
   get userDb(): Db | undefined {
-    return this.#state.user_db;
+    return this.#world().user_db;
   }
 
   /** The tool a side may call by this name or alias. */
@@ -112,7 +116,8 @@ export class Environment {
         result: this.domain.validationError(tool, parsed.error, args),
       };
     }
-    const draft = createDraft(this.#state);
+    const tx = new Transaction(this.#state);
+    const draft = tx.draft as unknown as State;
     const db = side === "user" ? draft.user_db : draft.db;
     if (!db) {
       return { ok: false, tool: tool.name, result: dbNotInitialized() };
@@ -121,12 +126,23 @@ export class Environment {
     try {
       outcome = tool.run(parsed.data, this.#context(draft, db as Db));
     } catch (e) {
+      tx.rollback();
       return { ok: false, tool: tool.name, result: internalError(e) };
     }
-    if (!outcome.ok) return { ok: false, tool: tool.name, result: jsonCopy(outcome.result) };
-    const result = jsonCopy(outcome.result);
-    const record = outcome.record ? { ...jsonCopy(outcome.record), side } : undefined;
-    this.#state = finishDraft(draft) as State;
+    if (!outcome.ok) {
+      const failed = jsonCopy(outcome.result);
+      tx.rollback();
+      return { ok: false, tool: tool.name, result: failed };
+    }
+    let result, record;
+    try {
+      result = jsonCopy(outcome.result);
+      record = outcome.record ? { ...jsonCopy(outcome.record), side } : undefined;
+    } catch (e) {
+      tx.rollback();
+      throw e;
+    }
+    this.#commit(tx);
     if (record) {
       this.actions.push(record);
       this.sync();
@@ -141,7 +157,8 @@ export class Environment {
   initialize(actions: readonly InitAction[]): { success: boolean; errors: string[] } {
     const errors: string[] = [];
     if (actions.length === 0) return { success: true, errors };
-    const draft = createDraft(this.#state);
+    const tx = new Transaction(this.#state);
+    const draft = tx.draft as unknown as State;
     for (const action of actions) {
       const db = (action.side === "user" ? draft.user_db : draft.db) as Db | undefined;
       const fn = ownEntry(this.domain.initFunctions, action.side, action.func_name);
@@ -157,7 +174,7 @@ export class Environment {
         }
       }
     }
-    this.#state = finishDraft(draft) as State;
+    this.#commit(tx);
     return { success: errors.length === 0, errors };
   }
 
@@ -165,15 +182,22 @@ export class Environment {
   sync(): SyncDeltas | undefined {
     const { domain } = this;
     if (!domain.sync || !this.#state.user_db) return undefined;
-    const draft = createDraft(this.#state);
-    const deltas = domain.sync(draft.db as Db, draft.user_db as Db);
-    if (Object.keys(deltas.agent).length > 0) {
-      domain.applyDelta?.(draft.db as Db, deltas.agent, "agent");
+    const tx = new Transaction(this.#state);
+    const draft = tx.draft as unknown as State;
+    let deltas;
+    try {
+      deltas = domain.sync(draft.db as Db, draft.user_db as Db);
+      if (Object.keys(deltas.agent).length > 0) {
+        domain.applyDelta?.(draft.db as Db, deltas.agent, "agent");
+      }
+      if (Object.keys(deltas.user).length > 0) {
+        domain.applyDelta?.(draft.user_db as Db, deltas.user, "user");
+      }
+    } catch (e) {
+      tx.rollback();
+      throw e;
     }
-    if (Object.keys(deltas.user).length > 0) {
-      domain.applyDelta?.(draft.user_db as Db, deltas.user, "user");
-    }
-    this.#state = finishDraft(draft) as State;
+    this.#commit(tx);
     return deltas;
   }
 
@@ -183,21 +207,24 @@ export class Environment {
    * failing delta changes nothing.
    */
   applyDelta(side: Side, delta: Record<string, unknown>): { success: boolean; errors: string[] } {
-    const draft = createDraft(this.#state);
+    const tx = new Transaction(this.#state);
+    const draft = tx.draft as unknown as State;
     const db = (side === "user" ? draft.user_db : draft.db) as Db | undefined;
     if (!db) return { success: false, errors: [`no ${side} database`] };
     try {
       if (this.domain.applyDelta) this.domain.applyDelta(db, delta, side);
       else setDottedPaths(db, delta);
     } catch (e) {
+      tx.rollback();
       return { success: false, errors: [e instanceof Error ? e.message : String(e)] };
     }
-    this.#state = finishDraft(draft) as State;
+    this.#commit(tx);
     return { success: true, errors: [] };
   }
 
   /** Evaluates state assertions against the current world. */
   evaluate(assertions: readonly DbStateAssertion[]): AssertionVerdict[] {
+    const state = this.#world();
     return assertions.map((a) => {
       const verdict = {
         func_name: a.func_name,
@@ -208,7 +235,7 @@ export class Environment {
         message: a.message ?? null,
         error: null as string | null,
       };
-      const db = a.side === "user" ? this.#state.user_db : a.side === "agent" ? this.#state.db : 0;
+      const db = a.side === "user" ? state.user_db : a.side === "agent" ? state.db : 0;
       const predicate = ownEntry(this.domain.predicates, a.side, a.func_name);
       if (db === 0) return { ...verdict, error: `unknown side ${JSON.stringify(a.side)}` };
       if (!db) return { ...verdict, error: `no ${a.side} database` };
@@ -224,14 +251,29 @@ export class Environment {
 
   /** The canonical hashes of both sides (`null` for a missing or empty DB). */
   hashes(): { db_sha256: string | null; user_db_sha256?: string | null } {
+    const state = this.#world();
     const out: { db_sha256: string | null; user_db_sha256?: string | null } = {
-      db_sha256: dbHashOrNull(this.#state.db),
+      db_sha256: dbHashOrNull(state.db),
     };
-    if (this.#state.user_db !== undefined) out.user_db_sha256 = dbHashOrNull(this.#state.user_db);
+    if (state.user_db !== undefined) out.user_db_sha256 = dbHashOrNull(state.user_db);
     return out;
   }
 
-  #context(draft: Draft<State>, db: Db): ToolContext {
+  /** The world now, frozen: sealed first if a call changed it since the last look. */
+  #world(): State {
+    if (!this.#sealed) {
+      this.#state = seal(this.#state);
+      this.#sealed = true;
+    }
+    return this.#state;
+  }
+
+  #commit(tx: Transaction): void {
+    this.#state = tx.commit() as State;
+    if (tx.changed) this.#sealed = false;
+  }
+
+  #context(draft: State, db: Db): ToolContext {
     const { seed, today } = this.options;
     const next = (counter: string) => {
       const n = (draft.counters[counter] ?? 0) + 1;

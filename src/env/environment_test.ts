@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { Environment } from "./environment.ts";
 import { counterDomain } from "../testing/counter_domain.ts";
 import { testEnvironment } from "../domains/tau2_telecom/_testing.ts";
-import type { Side } from "../domains/domain.ts";
+import type { Domain, Side, ToolDef } from "../domains/domain.ts";
+import { deepFreeze } from "./deep_freeze.ts";
+import { z } from "zod";
 
 /** Names every plain object answers through its prototype. */
 const PROTOTYPE_NAMES = [
@@ -95,4 +97,61 @@ Deno.test("a sync delta cannot walk into or replace a prototype", () => {
   assert.equal(Object.getPrototypeOf(telecom.userDb!.surroundings), Object.prototype);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.equal((Object.prototype as Record<string, unknown>).polluted, undefined);
+});
+
+Deno.test("a failing call changes nothing; a committed one shares every untouched record", () => {
+  type Orders = Record<string, { status: string; items: number[] }>;
+  const orders: Orders = {};
+  for (let i = 0; i < 300; i++) orders[`o${i}`] = { status: "new", items: [i] };
+  const base = deepFreeze({ orders, meta: { n: 300 } });
+  const tool = (name: string, fail: "no" | "result" | "throw"): ToolDef<{ id: string }> => ({
+    name,
+    side: "agent",
+    kind: "write",
+    description: name,
+    args: z.object({ id: z.string() }),
+    run({ id }, { db, next }) {
+      const table = db.orders as Orders;
+      table[id]!.status = "changed";
+      table[id]!.items.push(next("n"));
+      delete table.o0;
+      (db.meta as { n: number }).n = 0;
+      if (fail === "throw") throw new Error("boom");
+      if (fail === "result") {
+        return { ok: false, result: { status: "error", error_type: "x", message: "" } };
+      }
+      return { ok: true, result: table[id], record: { action_type: name } };
+    },
+  });
+  const domain: Domain = {
+    id: "orders_test",
+    tools: [tool("ok", "no"), tool("fails", "result"), tool("throws", "throw")],
+    validationError: () => ({ status: "error", error_type: "validation_error", message: "" }),
+  };
+  const env = new Environment(domain, { db: base }, { today: "2025-01-01", seed: "s" });
+  const initial = env.hashes().db_sha256;
+  for (const name of ["fails", "throws"]) {
+    assert.equal(env.call("agent", name, { id: "o5" }).ok, false);
+    assert.equal(env.db, base, name);
+  }
+  const ok = env.call("agent", "ok", { id: "o5" });
+  assert.deepEqual(ok.result, { status: "changed", items: [5, 1] }, "counters rolled back too");
+  const after = env.db;
+  assert.ok(Object.isFrozen(after) && Object.isFrozen(after.orders));
+  assert.equal(Object.isFrozen((after.orders as Orders).o5!.items), true);
+  assert.equal((after.orders as Orders).o6, orders.o6, "untouched records are shared");
+  assert.equal(Object.hasOwn(after.orders as Orders, "o0"), false);
+  assert.equal(env.hashes().db_sha256 === initial, false);
+  // Failing calls on a world the trial owns change nothing either.
+  const text = JSON.stringify(after);
+  for (const name of ["fails", "throws"]) {
+    env.call("agent", name, { id: "o7" });
+    assert.equal(env.db, after, name);
+  }
+  env.call("agent", "ok", { id: "o8" });
+  env.call("agent", "fails", { id: "o9" });
+  assert.equal(JSON.stringify(after), text, "a sealed world is never written");
+  assert.equal((env.db.orders as Orders).o9!.status, "new");
+  assert.deepEqual((env.db.orders as Orders).o8, { status: "changed", items: [8, 2] });
+  assert.equal(JSON.stringify(base.orders.o5), '{"status":"new","items":[5]}');
 });

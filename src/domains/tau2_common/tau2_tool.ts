@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "zod";
-import { isDraft, original } from "immer";
+import { current } from "../../env/transaction.ts";
 import type {
   ActionRecord,
   Db,
@@ -99,7 +99,7 @@ export function written(
  * every flight or user).
  */
 export function readOnly(db: Db): Db {
-  return isDraft(db) ? original(db) as Db : db;
+  return current(db);
 }
 
 /** `dict.get(key)`: own properties only, so ids like "constructor" find nothing. */
