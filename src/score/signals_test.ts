@@ -301,3 +301,15 @@ Deno.test("voice_readability flags codes from the trial's own tool calls", () =>
   assertEquals(computeSignals(trialRecord()).signals.voice_readability, true);
   assertEquals(computeSignals(trialRecord({ turns: [] })).signals.voice_readability, null);
 });
+
+Deno.test("voice_readability is not applicable when the agent's words are unknown (audio without STT)", () => {
+  const base = trialRecord();
+  const record = trialRecord({
+    participants: {
+      ...base.participants,
+      agent: { kind: "remote", settings: { framing: "twilio", words_unknown: true } },
+    },
+    turns: [{ speaker: "agent", text: "[words unknown]", start_ms: 0, end_ms: 900 }],
+  });
+  assertEquals(computeSignals(record).signals.voice_readability, null);
+});
