@@ -22,6 +22,7 @@ import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
 import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
 import { progressBar } from "../runner/progress.ts";
+import { isWireFraming, WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join, resolve } from "node:path";
 
@@ -48,6 +49,9 @@ Participants:
   --temperature T     sampling temperature of LLM participants
   --connect-attempts N  tries to reach a ws:// participant before the trial fails (default 3)
   --kick TEXT         text sent to a ws:// agent when the call starts (reference-style bots)
+  --framing F         the ws:// agent's wire: json (default; RTVI JSON text frames) |
+                      protobuf (RTVI in pipecat protobuf frames) | twilio (Twilio Media
+                      Streams: callbench plays Twilio; audio only). Else the URL's ?framing=
   --agent-world W     harness (default): callbench holds the world and runs every tool |
                       self: the ws:// agent is a reference-style bot that holds its own world
                       (configured as the reference runner does; it sends "Hello" unless --kick;
@@ -102,6 +106,7 @@ export const command: Command = {
       temperature: { type: "string" },
       "connect-attempts": { type: "string" },
       kick: { type: "string" },
+      framing: { type: "string" },
       "agent-world": { type: "string" },
       trials: { type: "string" },
       concurrency: { type: "string" },
@@ -140,6 +145,17 @@ export const command: Command = {
         message: "self needs a ws:// agent (a bot that holds its own world)",
       });
     }
+    const framing = values.framing;
+    if (framing !== undefined && !isWireFraming(framing)) {
+      throw new InputError({
+        field: "--framing",
+        message: `unknown framing "${framing}"`,
+        hint: `one of ${WIRE_FRAMINGS.join(", ")}`,
+      });
+    }
+    if (framing !== undefined && !/^wss?:\/\//.test(values.agent ?? "")) {
+      throw new InputError({ field: "--framing", message: "needs a ws:// agent" });
+    }
     const trials = intFlag("trials", values.trials, 1);
     const concurrency = intFlag("concurrency", values.concurrency, 4);
     const workers = intFlag("workers", values.workers, defaultWorkers(), 0);
@@ -162,6 +178,7 @@ export const command: Command = {
       ...participantOptions({ ...values, agent: values.agent ?? defaultAgent(values, io) }, io),
       connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 3),
       ...(values.kick !== undefined ? { kick: values.kick } : {}),
+      ...(framing !== undefined ? { framing } : {}),
     };
     // A script agent is read and checked before any call; its text shapes the calls.
     let script: string | undefined;
@@ -200,6 +217,7 @@ export const command: Command = {
       limits,
       ...(script ? { script } : {}),
       ...(participants.kick !== undefined ? { kick: participants.kick } : {}),
+      ...(framing !== undefined ? { framing } : {}),
       ...(label !== undefined ? { label } : {}),
       ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
     });

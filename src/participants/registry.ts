@@ -8,6 +8,7 @@ import type { CallLine, CallSetup, Participant, Usage } from "../bridge/call.ts"
 import { InputError } from "../cli/problem.ts";
 import type { ParticipantFactory } from "../runner/run_trial.ts";
 import type { Scenario } from "../scenario/scenario.ts";
+import type { WireFraming } from "../transport/mapping.ts";
 import { NoopAgent } from "./noop.ts";
 import { OracleAgent } from "./oracle.ts";
 import { ScriptedUser } from "./scripted_user.ts";
@@ -41,6 +42,8 @@ export interface ParticipantOptions {
   connectAttempts?: number;
   /** Remote agents: text sent when the call starts (reference-style bots wait for one). */
   kick?: string;
+  /** Remote agents: the wire mapping (`eval --framing`; else the URL's `?framing=`). */
+  framing?: WireFraming;
 }
 
 const DETERMINISTIC_AGENTS = new Set(["oracle", "noop", "navigator"]);
@@ -121,6 +124,7 @@ async function makeAgent(
       side: "agent",
       connectAttempts: opts.connectAttempts,
       kick: opts.kick,
+      ...(opts.framing !== undefined ? { framing: opts.framing } : {}),
     });
   }
   if (spec === "navigator") {

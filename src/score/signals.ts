@@ -114,7 +114,10 @@ export function computeSignals(record: TrialRecord, judge?: JudgeResult): Signal
   const ids = knownIdentifiers(record.tool_calls.flatMap((c) => [c.arguments, c.result]));
   details.voice.flags = voiceFlags(record.turns, ids);
   const agentSpoke = record.turns.some((t) => t.speaker === "agent" && t.text.trim() !== "");
-  const voice_readability = agentSpoke ? details.voice.flags.length === 0 : null;
+  // An audio-only wire without STT (Twilio): the agent's words are unknown, so
+  // nothing can be said of how they read.
+  const wordsUnknown = record.participants.agent.settings?.words_unknown === true;
+  const voice_readability = agentSpoke && !wordsUnknown ? details.voice.flags.length === 0 : null;
 
   return {
     signals: {

@@ -309,3 +309,15 @@ Deno.test("a verdict's signals are exactly SIGNALS, in order, each true, false o
   assertEquals(SignalsSchema.parse(all), all);
   ok(!SignalsSchema.safeParse({ ...all, clean_exit: "yes" }).success);
 });
+
+Deno.test("voice_readability is not applicable when the agent's words are unknown (audio without STT)", () => {
+  const base = trialRecord();
+  const record = trialRecord({
+    participants: {
+      ...base.participants,
+      agent: { kind: "remote", settings: { framing: "twilio", words_unknown: true } },
+    },
+    turns: [{ speaker: "agent", text: "[words unknown]", start_ms: 0, end_ms: 900 }],
+  });
+  assertEquals(computeSignals(record).signals.voice_readability, null);
+});

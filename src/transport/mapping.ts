@@ -1,0 +1,127 @@
+/**
+ * Wire mappings: how a participant on the far side of a WebSocket is spoken to. The
+ * plumbing (connect, retry, correlation, frame bounds) is `./ws_client.ts` and
+ * `./correlator.ts`; a mapping turns call events into frames and frames into acts
+ * on the call line. Each mapping is one file, loaded when a call first uses it:
+ *
+ * | `--framing`      | mapping        | wire                                                  |
+ * | ---------------- | -------------- | ----------------------------------------------------- |
+ * | `json` (default) | `./rtvi.ts`    | RTVI 2.1 JSON in text frames                          |
+ * | `protobuf`       | `./rtvi.ts`    | RTVI JSON inside pipecat protobuf `MessageFrame`s      |
+ * | `twilio`         | `./twilio.ts`  | Twilio Media Streams (callbench plays Twilio's side)   |
+ *
+ * A new mapping is a new file and one row of {@link MAPPINGS}. The framing comes from
+ * the option (`eval --framing`), else the URL's `?framing=` query, else `json`.
+ *
+ * @module
+ */
+import type { Participant, ParticipantInfo } from "../bridge/call.ts";
+import type { Side } from "../domains/domain.ts";
+import type { SttProvider, TtsProvider } from "../speech/speech.ts";
+import type { Connector } from "./ws_client.ts";
+
+/** The framings `--framing` takes. */
+export const WIRE_FRAMINGS = ["json", "protobuf", "twilio"] as const;
+export type WireFraming = typeof WIRE_FRAMINGS[number];
+
+/** Whether `value` names a framing. */
+export function isWireFraming(value: unknown): value is WireFraming {
+  return (WIRE_FRAMINGS as readonly unknown[]).includes(value);
+}
+
+/** Speech for mappings that carry audio only (Twilio). */
+export interface RemoteSpeech {
+  /** Synthesizes what the other end says (default: flite, voice `kal` at 8 kHz). */
+  tts?: TtsProvider;
+  /** Transcribes the peer's turns; without one their words are unknown. */
+  stt?: SttProvider;
+  /** The TTS voice of the other end. */
+  voice?: string;
+}
+
+export interface RemoteParticipantOptions {
+  /** `ws://HOST:PORT/PATH`; `?framing=protobuf|twilio` selects the framing. */
+  url: string;
+  /** The side this participant plays (for messages; the setup's side is sent). */
+  side?: Side;
+  /** Overrides `?framing=` in the URL (default JSON). */
+  framing?: WireFraming;
+  /** Sent as `?token=` (what our server and browser clients use; no header needed). */
+  token?: string;
+  /**
+   * Connection attempts before `agent_unreachable` (default 3). An HTTP 4xx answer to
+   * the upgrade is not retried (401/403: `agent_unauthorized`), and once a URL has
+   * failed every attempt, later trials try it once until it answers again.
+   */
+  connectAttempts?: number;
+  /** Delay before the second attempt, doubling each time (default 250 ms). */
+  retryDelayMs?: number;
+  /** How long one attempt may take to open the socket (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /** How long to wait for each reply (default 15000 ms). */
+  replyTimeoutMs?: number;
+  /**
+   * How long the start waits for the reply to `update_system_prompt` before the call
+   * starts without it (default 1000 ms). The reply is optional: silence is no failure,
+   * and a refusal that comes later still fails the trial.
+   */
+  promptReplyWaitMs?: number;
+  /** Text sent as `send-text` when the call starts: `"Hello"` kicks reference-style bots. */
+  kick?: string;
+  /** `specs` sends tools as a list of specs; `names` as the reference's `{name: {}}`. */
+  toolsFormat?: "specs" | "names";
+  maxFrameBytes?: number;
+  /** Audio-only wires (Twilio): how speech is synthesized and transcribed. */
+  speech?: RemoteSpeech;
+  /** Opens the socket (tests; default the `ws` package's client). */
+  connect?: Connector;
+}
+
+/** The options with the framing chosen and the URLs worked out. */
+export interface ResolvedRemote extends RemoteParticipantOptions {
+  framing: WireFraming;
+  side: Side;
+  /** The URL connected to (with the token). */
+  connectUrl: string;
+  /** The URL as records and messages show it (no token). */
+  shownUrl: string;
+}
+
+/** Builds the participant of one mapping. */
+export type WireMapping = (options: ResolvedRemote) => Participant;
+
+/** Each framing's mapping, loaded on first use. */
+export const MAPPINGS: Record<WireFraming, () => Promise<WireMapping>> = {
+  json: async () => (await import("./rtvi.ts")).rtviMapping,
+  protobuf: async () => (await import("./rtvi.ts")).rtviMapping,
+  twilio: async () => (await import("./twilio.ts")).twilioMapping,
+};
+
+/** Chooses the framing (option, else `?framing=`, else json) and the URLs. */
+export function resolveRemote(options: RemoteParticipantOptions): ResolvedRemote {
+  const url = new URL(options.url);
+  const param = url.searchParams.get("framing");
+  const framing = options.framing ?? (isWireFraming(param) ? param : "json");
+  if (options.token !== undefined) url.searchParams.set("token", options.token);
+  const shown = new URL(options.url);
+  shown.searchParams.delete("token");
+  return {
+    ...options,
+    framing,
+    side: options.side ?? "agent",
+    connectUrl: url.toString(),
+    shownUrl: shown.toString(),
+  };
+}
+
+/** How the trial record describes a remote participant. */
+export function remoteInfo(
+  resolved: ResolvedRemote,
+  settings: Record<string, unknown> = {},
+): ParticipantInfo {
+  return {
+    kind: "remote",
+    url: resolved.shownUrl,
+    settings: { framing: resolved.framing, ...settings },
+  };
+}

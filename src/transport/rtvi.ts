@@ -1,0 +1,570 @@
+/**
+ * The RTVI 2.1 mapping: any bot speaking RTVI over WebSocket (our own `serve`, a
+ * pipecat bot, the reference's bots), as RTVI JSON in text frames (`json`) or inside
+ * pipecat protobuf frames (`protobuf`). The harness still owns the world: the bot asks
+ * for tool calls (`llm-function-call-in-progress`) and gets each result back
+ * (`llm-function-call-result`). Works for either side of the call.
+ *
+ * What the bot is told is what a real callee would get: its prompt, tools, domain
+ * and the scenario's name; never expected state, reference actions or flow nodes.
+ * Its spoken turns are assembled by `./rtvi_turns.ts`.
+ *
+ * Everything received is bounded before it is looked at: a frame over the frame cap
+ * (`./ws_client.ts`), or a message nested deeper than 64 levels or larger than the
+ * size cap (`../protocol/limits.ts`), fails the trial with `protocol_error`.
+ *
+ * @module
+ */
+import {
+  type CallEvent,
+  type CallLine,
+  type CallSetup,
+  isParticipantErrorKind,
+  type Participant,
+  ParticipantError,
+  type ParticipantErrorKind,
+  type ParticipantInfo,
+  type SelfWorldReport,
+  type SelfWorldSetup,
+} from "../bridge/call.ts";
+import { z } from "zod";
+import type { Side } from "../domains/domain.ts";
+import { type Framing, MAX_FRAME_BYTES, readFrame, writeFrame } from "../protocol/framing.ts";
+import { checkValueLimits } from "../protocol/limits.ts";
+import {
+  BotOutputDataSchema,
+  BotReadyDataSchema,
+  ErrorDataSchema,
+  ErrorResponseDataSchema,
+  FunctionCallDataSchema,
+  FunctionCallInProgressDataSchema,
+  MetricsDataSchema,
+  parseMessage,
+  PROTOCOL_VERSION,
+  rtvi,
+  type RtviMessage,
+  ServerMessageDataSchema,
+  ServerResponseDataSchema,
+  TextDataSchema,
+} from "../protocol/messages.ts";
+import { Correlator } from "./correlator.ts";
+import { remoteInfo, type ResolvedRemote, type WireMapping } from "./mapping.ts";
+import { TurnAssembler } from "./rtvi_turns.ts";
+import { WsClient } from "./ws_client.ts";
+
+const CLIENT_ABOUT = { library: "callbench", library_version: "0.1.0" } as const;
+const DEFAULT_REPLY_TIMEOUT_MS = 15_000;
+const DEFAULT_PROMPT_REPLY_WAIT_MS = 1000;
+
+/** The RTVI mapping (`--framing json|protobuf`). */
+export const rtviMapping: WireMapping = (options) => new RtviParticipant(options);
+
+export class RtviParticipant implements Participant {
+  readonly info: ParticipantInfo;
+  readonly #options: ResolvedRemote;
+  readonly #framing: Framing;
+  readonly #side: Side;
+  #line?: CallLine;
+  #client?: WsClient;
+  #botVersion = PROTOCOL_VERSION;
+  #nextId = 0;
+  #readyId?: string;
+  readonly #requests = new Correlator<RtviMessage>(() => this.#line!.clock);
+  readonly #turns = new TurnAssembler(() => this.#line!.clock, (turn) => {
+    const { text, ...options } = turn;
+    this.#line!.say(text, options);
+  });
+  /** `--agent-world self`: the bot owns its world. */
+  #selfWorld?: SelfWorldSetup;
+  /** `action-applied` records the bot announced (self-owned world). */
+  readonly #applied: Record<string, unknown>[] = [];
+  /** The call is over (hangup heard, or the bot ended it): a closed socket is no failure. */
+  #ended = false;
+  #closing = false;
+  #failed = false;
+
+  constructor(options: ResolvedRemote) {
+    this.#options = options;
+    this.#framing = options.framing === "protobuf" ? "protobuf" : "json";
+    this.#side = options.side;
+    this.info = remoteInfo(options);
+  }
+
+  async start(line: CallLine, setup: CallSetup): Promise<void> {
+    this.#line = line;
+    this.#client = await WsClient.connect({
+      url: this.#options.connectUrl,
+      shownUrl: this.#options.shownUrl,
+      side: this.#side,
+      clock: line.clock,
+      connectAttempts: this.#options.connectAttempts,
+      retryDelayMs: this.#options.retryDelayMs,
+      connectTimeoutMs: this.#options.connectTimeoutMs,
+      maxFrameBytes: this.#maxFrameBytes(),
+      connect: this.#options.connect,
+      onFrame: (data) => this.#onFrame(data),
+      onGarbage: (what) => this.#garbage(what),
+      onClosed: (event) => this.#onSocketClosed(event),
+    });
+    this.#readyId = this.#id("client_ready");
+    const ready = await this.#request(
+      rtvi("client-ready", { version: PROTOCOL_VERSION, about: CLIENT_ABOUT }, this.#readyId),
+      "bot-ready",
+    );
+    const about = BotReadyDataSchema.safeParse(ready.data);
+    if (about.success) this.#botVersion = about.data.version;
+    if (setup.agent_world) return this.#configureSelfWorld(setup, setup.agent_world);
+    const tools = this.#options.toolsFormat === "names"
+      ? Object.fromEntries(setup.tools.map((t) => [t.name, {}]))
+      : setup.tools;
+    // The reply is optional, as the reference runner treats it: the call starts once
+    // the bot accepts, or after a short wait without an answer (silence is no
+    // refusal). A refusal, whenever it comes, fails the trial with the bot's words.
+    const promptMessage = rtvi("client-message", {
+      t: "update_system_prompt",
+      d: {
+        prompt: setup.prompt,
+        tools: JSON.stringify(tools),
+        add_suffix: false,
+        tool_domain: setup.domain,
+        scenario: setup.scenario,
+        side: setup.side,
+        seed: setup.seed,
+        ...(setup.userdata ? { userdata: setup.userdata } : {}),
+        ...(setup.scenario_sha256 ? { scenario_sha256: setup.scenario_sha256 } : {}),
+      },
+    }, this.#id("update_prompt"));
+    const refusal = (e: ParticipantError) =>
+      // A served participant that refuses the scenario names its own data root; name ours.
+      setup.data_root !== undefined && e.kind === "protocol_error"
+        ? new ParticipantError(e.kind, `${e.message} (this run's data root: ${setup.data_root})`)
+        : e;
+    let inStart = true;
+    let cancelWait = () => {};
+    await new Promise<void>((resolve, reject) => {
+      cancelWait = this.#line!.clock.timer(this.#promptReplyWaitMs(), resolve);
+      this.#request(promptMessage, "server-response", null).then((reply) => {
+        const accepted = ServerResponseDataSchema.safeParse(reply.data);
+        if (accepted.success && accepted.data.d === false) {
+          throw new ParticipantError(
+            "protocol_error",
+            `${this.#who()} refused update_system_prompt (reply ${JSON.stringify(reply.data)})`,
+          );
+        }
+        resolve();
+      }).catch((e: ParticipantError) => {
+        // A closed socket after the start is reported by the close handler.
+        if (!inStart && e.kind === "agent_disconnected") return;
+        if (inStart) reject(refusal(e));
+        else this.#fail(refusal(e));
+      });
+    }).finally(() => {
+      inStart = false;
+      cancelWait();
+    });
+  }
+
+  /**
+   * `--agent-world self`: configures a bot that owns its world as the reference
+   * runner does (reference-harness.md §1.4): `reset`, `update_system_prompt` with the
+   * reference's tools object (not awaited), `apply_initialization` (awaited: a
+   * refusal or `success:false` fails the setup), and for telecom `apply_sync_delta`.
+   * The bot runs its own tools; its final state is pulled by `worldReport`.
+   */
+  async #configureSelfWorld(setup: CallSetup, world: SelfWorldSetup): Promise<void> {
+    this.#selfWorld = world;
+    this.#send(rtvi("client-message", { t: "reset", d: {} }, this.#id("reset")));
+    this.#send(rtvi("client-message", {
+      t: "update_system_prompt",
+      d: {
+        prompt: setup.prompt,
+        tools: JSON.stringify(world.tools),
+        add_suffix: false,
+        tool_domain: setup.domain,
+      },
+    }, this.#id("update_prompt")));
+    const init = await this.#request(
+      rtvi("client-message", {
+        t: "apply_initialization",
+        d: {
+          domain: setup.domain,
+          shared_state_init: JSON.stringify(world.shared_state_init),
+          actions: world.actions,
+        },
+      }, this.#id("apply_init_agent")),
+      "server-response",
+    );
+    this.#checkSuccess("apply_initialization", init);
+    if (world.sync_delta && Object.keys(world.sync_delta).length > 0) {
+      const sync = await this.#request(
+        rtvi("client-message", {
+          t: "apply_sync_delta",
+          d: { domain: setup.domain, delta: world.sync_delta },
+        }, this.#id("apply_sync_delta_agent")),
+        "server-response",
+      );
+      this.#checkSuccess("apply_sync_delta", sync);
+    }
+  }
+
+  /** A `{success, errors}` reply that says no fails the setup. */
+  #checkSuccess(what: string, reply: RtviMessage): void {
+    const d = ServerResponseDataSchema.safeParse(reply.data);
+    const result = d.success ? d.data.d as { success?: unknown; errors?: unknown } : undefined;
+    if (result?.success === true) return;
+    throw new ParticipantError(
+      "protocol_error",
+      `${this.#who()} could not ${what}: ${JSON.stringify(result?.errors ?? reply.data)}`,
+    );
+  }
+
+  /**
+   * The bot's own account of its world after the call (`get_context_history`, then
+   * `get_scenario_summary`), each waited for as the reference does; a bot that does
+   * not answer reports nothing (`db_hash: null`).
+   */
+  async worldReport(): Promise<SelfWorldReport> {
+    const pull = async (t: string, d: Record<string, unknown>): Promise<unknown> => {
+      if (!this.#client?.open) return undefined;
+      try {
+        const reply = await this.#request(
+          rtvi("client-message", { t, d }, this.#id(t)),
+          "server-response",
+        );
+        const parsed = ServerResponseDataSchema.safeParse(reply.data);
+        return parsed.success ? parsed.data.d : undefined;
+      } catch (e) {
+        this.#line?.trace({ type: "pull_failed", request: t, error: (e as Error).message });
+        return undefined;
+      }
+    };
+    const history = await pull("get_context_history", {});
+    const summary = await pull("get_scenario_summary", {
+      include_db: this.#selfWorld?.include_db ?? false,
+    });
+    const parsed = SummarySchema.safeParse(summary);
+    const context = (history as { context?: unknown } | undefined)?.context;
+    return {
+      db_hash: parsed.success ? parsed.data.db_hash ?? null : null,
+      ...(parsed.success && parsed.data.db !== undefined ? { db: parsed.data.db } : {}),
+      // The bot's own records, or what it announced as action-applied meanwhile.
+      actions: parsed.success && parsed.data.actions ? parsed.data.actions : this.#applied,
+      ...(context !== undefined ? { context } : {}),
+    };
+  }
+
+  /** How long `start` waits for the reply to `update_system_prompt` before going on. */
+  #promptReplyWaitMs(): number {
+    return this.#options.promptReplyWaitMs ?? DEFAULT_PROMPT_REPLY_WAIT_MS;
+  }
+
+  onEvent(event: CallEvent): void {
+    switch (event.type) {
+      case "speech":
+        this.#send(rtvi("send-text", {
+          content: event.text,
+          options: { run_immediately: true, audio_response: true },
+          ...(event.voice ? { voice: event.voice } : {}),
+          ...(event.interrupted ? { interrupted: true } : {}),
+        }, this.#id("send_text")));
+        return;
+      case "dtmf":
+        this.#sendKeys(event.keys);
+        return;
+      case "hangup":
+        this.#ended = true;
+        this.#callEvent(event);
+        return;
+      default: {
+        this.#callEvent(event);
+        // A reference-style bot waits for the runner's "Hello" before it greets.
+        const kick = this.#options.kick ?? (this.#selfWorld ? "Hello" : undefined);
+        if (event.type === "call_start" && kick !== undefined) {
+          const content = kick;
+          this.#send(rtvi("send-text", {
+            content,
+            options: { run_immediately: true, audio_response: true },
+          }, this.#id("send_text")));
+        }
+      }
+    }
+  }
+
+  /** Our `call_event` notice; a reference-style bot (self-owned world) knows none. */
+  #callEvent(event: CallEvent): void {
+    if (this.#selfWorld) return;
+    this.#send(rtvi("client-message", { t: "call_event", d: event }, this.#id("call_event")));
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#turns.cancel();
+    this.#requests.rejectAll(new ParticipantError("agent_disconnected", "closed"));
+    const client = this.#client;
+    if (!client || client.closed) return;
+    if (client.open) this.#send(rtvi("disconnect-bot", {}, this.#id("disconnect")));
+    await client.close(1000, "call over");
+  }
+
+  // ---- connection ----------------------------------------------------------------
+
+  #onSocketClosed(event: { code: number; reason: string }): void {
+    if (!this.#closing) this.#turns.flush();
+    const error = new ParticipantError(
+      "agent_disconnected",
+      `${this.#who()} closed the connection (code ${event.code}${
+        event.reason ? `, ${event.reason}` : ""
+      })`,
+    );
+    this.#requests.rejectAll(error);
+    if (!this.#closing && !this.#ended) this.#fail(error);
+  }
+
+  // ---- requests ------------------------------------------------------------------
+
+  #id(prefix: string): string {
+    return `${prefix}_${++this.#nextId}`;
+  }
+
+  /**
+   * Sends a request and waits for the reply with its id (`expect` or an
+   * error-response), at most `timeoutMs` (default `replyTimeoutMs`; `null`: as long
+   * as the connection lasts).
+   */
+  #request(
+    message: RtviMessage,
+    expect: string,
+    timeoutMs: number | null = this.#options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS,
+  ): Promise<RtviMessage> {
+    const id = message.id!;
+    const reply = this.#requests.wait(id, {
+      timeoutMs,
+      timedOut: () =>
+        new ParticipantError(
+          "agent_timeout",
+          `${this.#who()} did not answer ${describeRequest(message)} within ${timeoutMs} ms`,
+        ),
+      accept: (reply) => {
+        if (reply.type === "error-response") {
+          // pipecat reports an old client version this way and still sends bot-ready.
+          if (expect === "bot-ready") {
+            this.#line?.trace({ type: "bot_warning", reply: reply.data });
+            return "ignore";
+          }
+          const text = ErrorResponseDataSchema.safeParse(reply.data);
+          return {
+            refuse: new ParticipantError(
+              "protocol_error",
+              `${this.#who()} refused ${describeRequest(message)}: ${
+                text.success ? text.data.error : JSON.stringify(reply.data)
+              }`,
+            ),
+          };
+        }
+        return reply.type === expect ? "reply" : "ignore";
+      },
+    });
+    this.#send(message);
+    return reply;
+  }
+
+  // ---- incoming ------------------------------------------------------------------
+
+  #onFrame(data: string | ArrayBuffer): void {
+    const frame = readFrame(data, this.#maxFrameBytes());
+    if (!frame.ok) return this.#garbage(frame.error);
+    if ("skipped" in frame) return;
+    const parsed = parseMessage(frame.text);
+    if (!parsed.ok) return this.#garbage(parsed.error);
+    if (!parsed.message) return;
+    // Before anything walks it: a value nested too deep breaks every recursive walk.
+    const problem = checkValueLimits(parsed.message);
+    if (problem) return this.#garbage(`a message ${problem}`);
+    this.#onMessage(parsed.message);
+  }
+
+  #onMessage(msg: RtviMessage): void {
+    const line = this.#line!;
+    switch (msg.type) {
+      case "bot-ready":
+        // Some bots do not echo the client-ready id.
+        if (!this.#requests.deliver(msg.id, msg)) this.#requests.deliver(this.#readyId, msg);
+        return;
+      case "server-response":
+      case "error-response":
+        this.#requests.deliver(msg.id, msg);
+        return;
+      case "bot-started-speaking":
+        return this.#turns.startedSpeaking();
+      case "bot-output": {
+        const data = BotOutputDataSchema.safeParse(msg.data);
+        if (!data.success) return this.#garbage(`bad bot-output: ${JSON.stringify(msg.data)}`);
+        const { text, segment_id, voice, will_be_spoken } = data.data;
+        return this.#turns.output(text, segment_id, voice, will_be_spoken);
+      }
+      case "bot-tts-started":
+        return this.#turns.ttsStarted();
+      case "bot-tts-text": {
+        const data = TextDataSchema.safeParse(msg.data);
+        if (!data.success) return;
+        return this.#turns.ttsText(data.data.text);
+      }
+      case "bot-llm-text": {
+        const data = TextDataSchema.safeParse(msg.data);
+        if (!data.success) return;
+        return this.#turns.llmText(data.data.text);
+      }
+      case "bot-stopped-speaking":
+        return this.#turns.flush();
+      case "bot-interrupted":
+        line.stopSpeaking();
+        return;
+      case "llm-function-call-in-progress": {
+        const data = FunctionCallInProgressDataSchema.safeParse(msg.data);
+        if (!data.success) return this.#garbage(`bad function call: ${JSON.stringify(msg.data)}`);
+        const { tool_call_id, function_name, arguments: args } = data.data;
+        // Without a name (pipecat's default report level) the bot runs the tool itself,
+        // as a bot that owns its world runs every tool.
+        if (function_name === undefined || this.#selfWorld) {
+          return line.trace({ type: "unnamed_function_call", tool_call_id });
+        }
+        void this.#runTool(tool_call_id, function_name, args);
+        return;
+      }
+      case "llm-function-call": {
+        const data = FunctionCallDataSchema.safeParse(msg.data);
+        if (!data.success) return this.#garbage(`bad function call: ${JSON.stringify(msg.data)}`);
+        if (this.#selfWorld) {
+          return line.trace({ type: "bot_function_call", tool_call_id: data.data.tool_call_id });
+        }
+        void this.#runTool(data.data.tool_call_id, data.data.function_name, data.data.args);
+        return;
+      }
+      case "server-message":
+        return this.#onServerMessage(msg.data);
+      case "metrics": {
+        const data = MetricsDataSchema.safeParse(msg.data);
+        if (!data.success) return;
+        for (const t of data.data.tokens ?? []) {
+          line.usage({ prompt_tokens: t.prompt_tokens, completion_tokens: t.completion_tokens });
+        }
+        const llm = data.data.ttfb?.find((m) => /llm/i.test(m.processor));
+        if (llm) this.#turns.ttftMs = Math.round(llm.value * 1000);
+        return;
+      }
+      case "error": {
+        const data = ErrorDataSchema.safeParse(msg.data);
+        if (!data.success) return this.#garbage(`bad error message: ${JSON.stringify(msg.data)}`);
+        if (!data.data.fatal) return line.trace({ type: "bot_error", error: data.data.error });
+        return this.#fail(
+          new ParticipantError(errorKind(data.data.kind), `${this.#who()}: ${data.data.error}`),
+        );
+      }
+      default:
+        return; // other RTVI events (transcriptions, LLM text, ...) carry nothing the call needs
+    }
+  }
+
+  #onServerMessage(data: unknown): void {
+    const line = this.#line!;
+    const parsed = ServerMessageDataSchema.safeParse(data);
+    if (!parsed.success) return;
+    const m = parsed.data;
+    if ("type" in m && m.type === "end") {
+      // What the bot said before it ended is said first.
+      this.#turns.flush();
+      this.#ended = true;
+      return line.hangUp(typeof m.reason === "string" ? m.reason : undefined, { agentEnd: true });
+    }
+    if ("type" in m && m.type === "beep") return line.beep();
+    if ("type" in m && m.type === "action-applied") {
+      const action = (m as { action?: unknown }).action;
+      if (typeof action === "object" && action !== null && !Array.isArray(action)) {
+        this.#applied.push(action as Record<string, unknown>);
+      }
+      return line.trace({ type: "action_applied", action });
+    }
+    if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
+    const exit = "text" in m && typeof m.text === "string" ? EXIT_TAG.exec(m.text) : null;
+    if (exit) {
+      this.#turns.flush();
+      this.#ended = true;
+      return line.hangUp(exit[1]!.trim(), { agentEnd: true });
+    }
+  }
+
+  /** Runs a tool for the bot on the harness's world and sends back the result. */
+  async #runTool(toolCallId: string, name: string, rawArgs: unknown): Promise<void> {
+    const args = typeof rawArgs === "string" ? parseJsonOr(rawArgs) : rawArgs ?? {};
+    // Arguments sent as JSON text are a value of their own, bounded like the message.
+    const problem = typeof rawArgs === "string" ? checkValueLimits(args) : undefined;
+    if (problem) return this.#garbage(`arguments of ${name} ${problem}`);
+    const reply = await this.#line!.callTool(name, args);
+    this.#send(rtvi("llm-function-call-result", {
+      function_name: name,
+      tool_call_id: toolCallId,
+      arguments: args,
+      result: reply.result,
+    }));
+  }
+
+  // ---- outgoing ------------------------------------------------------------------
+
+  #sendKeys(keys: string): void {
+    const [major, minor] = this.#botVersion.split(".").map(Number);
+    if (major === 2 && (minor ?? 0) < 1) {
+      for (const button of keys) this.#send(rtvi("dtmf", { button }, this.#id("dtmf")));
+      return;
+    }
+    this.#send(rtvi("dtmf", { buttons: [...keys] }, this.#id("dtmf")));
+  }
+
+  #send(message: RtviMessage): void {
+    this.#client?.send(writeFrame(message, this.#framing));
+  }
+
+  #garbage(what: string): void {
+    this.#fail(new ParticipantError("protocol_error", `${this.#who()} sent garbage: ${what}`));
+  }
+
+  #fail(error: ParticipantError): void {
+    if (this.#failed || this.#closing) return;
+    this.#failed = true;
+    this.#line?.fail(error);
+  }
+
+  #maxFrameBytes(): number {
+    return this.#options.maxFrameBytes ?? MAX_FRAME_BYTES;
+  }
+
+  #who(): string {
+    return `the ${this.#side} at ${this.#options.shownUrl}`;
+  }
+}
+
+/** What `get_scenario_summary` answers (reference-harness.md §1.10.5). */
+const SummarySchema = z.looseObject({
+  actions: z.array(z.record(z.string(), z.unknown())).optional(),
+  db_hash: z.string().nullable().optional(),
+  db: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+
+/** `<exit>…</exit>` anywhere in a text (the reference's exit message). */
+const EXIT_TAG = /<exit>([\s\S]*?)<\/exit>/;
+
+function describeRequest(message: RtviMessage): string {
+  const t = (message.data as { t?: unknown } | undefined)?.t;
+  return typeof t === "string" ? `${message.type} ${t}` : message.type;
+}
+
+function parseJsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function errorKind(kind: string | undefined): ParticipantErrorKind {
+  return isParticipantErrorKind(kind) ? kind : "protocol_error";
+}

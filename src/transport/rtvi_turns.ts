@@ -1,0 +1,176 @@
+/**
+ * How the RTVI mapping assembles a bot's spoken turn: from `bot-output` (by
+ * segment), `bot-tts-text` (words as spoken, the reference's transcript source) or
+ * `bot-llm-text` (streamed tokens, for a bot that has no TTS), between
+ * `bot-started-speaking` and `bot-stopped-speaking`, or from fragments less than
+ * {@link FRAGMENT_GAP_MS} apart on the line's clock.
+ *
+ * @module
+ */
+import type { Clock, Voice } from "../bridge/call.ts";
+
+/**
+ * Fragments that arrive without `bot-started-speaking`/`bot-stopped-speaking` around
+ * them, less than this apart (on the line's clock), are one turn: a pipecat bot
+ * streaming sentence by sentence pauses far less between sentences than between
+ * turns, where the caller has to answer.
+ */
+export const FRAGMENT_GAP_MS = 700;
+
+/**
+ * One spoken turn being assembled. Its text comes from one source, the first that
+ * has any: `bot-output`, `bot-tts-text`, `bot-llm-text`.
+ */
+interface Segment {
+  outputs: Map<string | number, string>;
+  tts: string[];
+  llm: string[];
+  voice?: Voice;
+  /** Opened by `bot-started-speaking`: it ends at `bot-stopped-speaking`. */
+  bracketed: boolean;
+}
+
+const newSegment = (bracketed: boolean): Segment => ({
+  outputs: new Map(),
+  tts: [],
+  llm: [],
+  bracketed,
+});
+
+/** A finished turn, as the line is told it. */
+export interface AssembledTurn {
+  text: string;
+  voice?: Voice;
+  ttftMs?: number;
+}
+
+/** Assembles turns from RTVI bot events; `say` gets each finished one. */
+export class TurnAssembler {
+  readonly #clock: () => Clock;
+  readonly #say: (turn: AssembledTurn) => void;
+  #segment?: Segment;
+  /** Cancels the gap timer of an unbracketed segment. */
+  #cancelGap: () => void = () => {};
+  /** The bot brackets its speech or speaks through TTS: LLM text alone is no turn. */
+  #speaksAloud = false;
+  #ttftMs?: number;
+
+  constructor(clock: () => Clock, say: (turn: AssembledTurn) => void) {
+    this.#clock = clock;
+    this.#say = say;
+  }
+
+  /** `bot-started-speaking`. */
+  startedSpeaking(): void {
+    this.#speaksAloud = true;
+    // LLM text streamed before the bot began speaking belongs to this turn.
+    const pending = this.#segment;
+    const carried = pending && !pending.bracketed && pending.outputs.size === 0 &&
+        pending.tts.length === 0
+      ? pending.llm
+      : [];
+    if (carried.length > 0) this.#segment = undefined;
+    this.flush();
+    this.#segment = { ...newSegment(true), llm: [...carried] };
+    this.#cancelGap();
+  }
+
+  /** `bot-output`. */
+  output(
+    text: string,
+    segmentId: string | number | undefined,
+    voice: Voice | undefined,
+    willBeSpoken: boolean | undefined,
+  ): void {
+    if (willBeSpoken === false && !this.#segment?.bracketed) return;
+    const segment = this.#open();
+    // Progress updates repeat a segment's text under the same id: the last one wins.
+    segment.outputs.set(segmentId ?? `#${segment.outputs.size}`, text);
+    if (voice) segment.voice = voice;
+    this.#fragmentArrived();
+  }
+
+  /** `bot-tts-started`. */
+  ttsStarted(): void {
+    this.#speaksAloud = true;
+  }
+
+  /** `bot-tts-text`. */
+  ttsText(text: string): void {
+    this.#speaksAloud = true;
+    this.#open().tts.push(text);
+    this.#fragmentArrived();
+  }
+
+  /** `bot-llm-text`. */
+  llmText(text: string): void {
+    this.#open().llm.push(text);
+    this.#fragmentArrived();
+  }
+
+  /** The LLM's time to first token, for the next turn (`metrics`). */
+  set ttftMs(ms: number) {
+    this.#ttftMs = ms;
+  }
+
+  /** Speaks the open segment, if it holds any text (`bot-stopped-speaking`, the end). */
+  flush(): void {
+    this.#cancelGap();
+    const segment = this.#segment;
+    this.#segment = undefined;
+    if (!segment) return;
+    const text = segment.outputs.size > 0
+      ? joinFragments([...segment.outputs.values()])
+      : segment.tts.length > 0
+      ? joinFragments(segment.tts)
+      : segment.llm.join("").replace(/\s+/g, " ").trim();
+    if (text === "") return;
+    const ttftMs = this.#ttftMs;
+    this.#ttftMs = undefined;
+    this.#say({
+      text,
+      ...(segment.voice ? { voice: segment.voice } : {}),
+      ...(ttftMs !== undefined ? { ttftMs } : {}),
+    });
+  }
+
+  /** Stops the gap timer (the call is over). */
+  cancel(): void {
+    this.#cancelGap();
+  }
+
+  /** The segment being assembled, opened (unbracketed) if there is none. */
+  #open(): Segment {
+    return this.#segment ??= newSegment(false);
+  }
+
+  /** After a fragment outside brackets, the turn ends when the gap passes. */
+  #fragmentArrived(): void {
+    if (this.#segment?.bracketed !== false) return;
+    this.#cancelGap();
+    this.#cancelGap = this.#clock().timer(FRAGMENT_GAP_MS, () => {
+      const segment = this.#segment;
+      // LLM text of a bot that speaks aloud waits for its speech (or its brackets).
+      if (
+        segment && this.#speaksAloud && segment.outputs.size === 0 && segment.tts.length === 0
+      ) return;
+      this.flush();
+    });
+  }
+}
+
+/**
+ * Joins spoken fragments (sentences, words) with one space between them, except
+ * where a fragment already brings its own space or begins with closing punctuation
+ * (`"done" + "."`, `"John" + "'s"`).
+ */
+export function joinFragments(parts: readonly string[]): string {
+  let out = "";
+  for (const part of parts) {
+    if (part === "") continue;
+    const glued = out === "" || /\s$/.test(out) || /^\s/.test(part) ||
+      /^[.,!?;:%)\]}'\u2019\u201d\u2026]/.test(part) || /[(\[{$\u201c]$/.test(out);
+    out += glued ? part : ` ${part}`;
+  }
+  return out.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { SimClock } from "../bridge/clock.ts";
+import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
+import { voicedSignal } from "../audio/_test_signals.ts";
+import { Vad } from "../audio/vad.ts";
+import { decodeBase64 } from "../protocol/audio_payload.ts";
+import { type HeardTurn, TwilioCall } from "./twilio_call.ts";
+
+const SIDS = { streamSid: "MZ1", callSid: "CA1", accountSid: "AC1" };
+
+async function setup() {
+  const clock = new SimClock();
+  const sent: Record<string, unknown>[] = [];
+  const turns: HeardTurn[] = [];
+  const vad = await Vad.create({ sampleRate: 8000, frameMs: 20 });
+  const call = new TwilioCall({
+    clock,
+    stream: SIDS,
+    send: (m) => sent.push(m as Record<string, unknown>),
+    vad,
+    onTurn: (t) => turns.push(t),
+  });
+  const events = () => sent.map((m) => m.event);
+  const media = () => sent.filter((m) => m.event === "media") as { media: { payload: string } }[];
+  return { clock, sent, turns, vad, call, events, media };
+}
+
+Deno.test("TwilioCall streams connected, start, then 20 ms µ-law frames with silence between", async () => {
+  const { clock, sent, call, events, media, vad } = await setup();
+  call.begin();
+  assert.deepEqual(events().slice(0, 2), ["connected", "start"]);
+  const start = sent[1] as { start: { streamSid: string; mediaFormat: unknown } };
+  assert.equal(start.start.streamSid, "MZ1");
+  assert.deepEqual(start.start.mediaFormat, {
+    encoding: "audio/x-mulaw",
+    sampleRate: 8000,
+    channels: 1,
+  });
+  await clock.advance(100);
+  assert.equal(media().length, 6, "frames at 0, 20, ..., 100 ms");
+  const silent = decodeBase64(media()[0]!.media.payload, 1 << 20);
+  assert.ok(silent.ok && silent.value.length === 160);
+  assert.ok(silent.ok && mulawDecode(silent.value).every((s) => s === 0));
+  // The caller speaks 400 ms: frames carry it, and `speak` resolves once it is out.
+  const speech = voicedSignal(8000, 400, 1);
+  let out = false;
+  void call.speak(speech).then(() => (out = true));
+  await clock.advance(380);
+  assert.equal(out, false);
+  await clock.advance(40);
+  assert.equal(out, true);
+  const voiced = media().slice(6, 26).map((m) => decodeBase64(m.media.payload, 1 << 20));
+  assert.ok(voiced.every((v) => v.ok && mulawDecode(v.value).some((s) => Math.abs(s) > 100)));
+  call.press("1#");
+  assert.deepEqual(
+    sent.filter((m) => m.event === "dtmf").map((m) => (m.dtmf as { digit: string }).digit),
+    ["1", "#"],
+  );
+  call.end();
+  assert.equal(events().at(-1), "stop");
+  const n = sent.length;
+  await clock.advance(200);
+  assert.equal(sent.length, n, "nothing after stop");
+  vad.free();
+});
+
+Deno.test("TwilioCall echoes a mark once the audio before it has played; clear drops audio and echoes marks", async () => {
+  const { clock, sent, call, vad } = await setup();
+  call.begin();
+  const marks = () =>
+    sent.filter((m) => m.event === "mark").map((m) => (m.mark as { name: string }).name);
+  // 200 ms of agent audio, then a mark.
+  call.receive({
+    event: "media",
+    streamSid: "MZ1",
+    mulaw: mulawEncode(voicedSignal(8000, 200, 2)),
+  });
+  call.receive({ event: "mark", streamSid: "MZ1", name: "m1" });
+  assert.deepEqual(marks(), []);
+  await clock.advance(150);
+  assert.deepEqual(marks(), [], "not yet played");
+  await clock.advance(60);
+  assert.deepEqual(marks(), ["m1"]);
+  // A mark with nothing queued is echoed at once.
+  call.receive({ event: "mark", streamSid: "MZ1", name: "m2" });
+  assert.deepEqual(marks(), ["m1", "m2"]);
+  // Barge-in: 1 s queued, a mark, then clear.
+  call.receive({
+    event: "media",
+    streamSid: "MZ1",
+    mulaw: mulawEncode(voicedSignal(8000, 1000, 3)),
+  });
+  call.receive({ event: "mark", streamSid: "MZ1", name: "m3" });
+  await clock.advance(100);
+  assert.ok(call.queuedMs > 800);
+  call.receive({ event: "clear", streamSid: "MZ1" });
+  assert.deepEqual(marks(), ["m1", "m2", "m3"]);
+  assert.equal(call.queuedMs, 0);
+  assert.equal(call.stats.clears, 1);
+  assert.ok(call.stats.clearedMs > 800);
+  call.end();
+  vad.free();
+});
+
+Deno.test("TwilioCall finds the agent's turns by VAD in the audio as played", async () => {
+  const { clock, call, turns, vad } = await setup();
+  call.begin();
+  await clock.advance(500);
+  // One second of speech-like audio, then silence; then another half second.
+  call.receive({
+    event: "media",
+    streamSid: "MZ1",
+    mulaw: mulawEncode(voicedSignal(8000, 1000, 4)),
+  });
+  await clock.advance(2000);
+  assert.equal(turns.length, 1);
+  const t = turns[0]!;
+  assert.ok(t.startMs >= 480 && t.startMs <= 800, `start ${t.startMs}`);
+  assert.ok(t.endMs >= 1300 && t.endMs <= 1600, `end ${t.endMs}`);
+  assert.ok(t.samples.length >= 8000, "the turn's audio is kept");
+  call.receive({
+    event: "media",
+    streamSid: "MZ1",
+    mulaw: mulawEncode(voicedSignal(8000, 500, 5)),
+  });
+  await clock.advance(200);
+  call.end(); // a turn in progress ends with the stream
+  assert.equal(turns.length, 2);
+  vad.free();
+});
