@@ -6,10 +6,8 @@
  */
 import type { Command, Io } from "../cli/io.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
-import { closest, InputError } from "../cli/problem.ts";
-import { NoopAgent } from "../participants/noop.ts";
-import { OracleAgent } from "../participants/oracle.ts";
-import { ScriptedUser } from "../participants/scripted_user.ts";
+import { InputError } from "../cli/problem.ts";
+import { findKind } from "../participants/kinds.ts";
 import { type DataRoot, openDataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { selectScenarios } from "../scenario/suites.ts";
@@ -60,9 +58,6 @@ const FLAGS = {
   "api-key-env": { type: "string" },
 } as const;
 
-/** What this server can host. */
-const HOSTED = ["noop", "oracle", "navigator", "llm", "scripted"];
-
 /** Model settings for a hosted `llm` agent. */
 export interface HostedLlm {
   baseUrl?: string;
@@ -71,14 +66,15 @@ export interface HostedLlm {
 }
 
 /**
- * Hosted participants by name: the `noop` and `oracle` agents and the `scripted`
- * caller. The oracle plays the reference actions, and the caller the opening and
- * known facts, of the scenario named in `update_system_prompt`, looked up in this
- * server's own data root (the client never sends them).
+ * Hosted participants by name, from the participant kinds `serve` can host
+ * (src/participants/kinds.ts): the `noop`, `oracle`, `navigator` and `llm` agents and
+ * the `scripted` caller. The oracle plays the reference actions, and the caller the
+ * opening and known facts, of the scenario named in `update_system_prompt`, looked up
+ * in this server's own data root (the client never sends them).
  */
 export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParticipantFactory {
   const scenarios = new Map<string, Promise<Scenario>>();
-  const scenario = (name: string) => {
+  const lookUp = (name: string) => {
     let found = scenarios.get(name);
     if (!found) {
       found = selectScenarios(root, { scenarios: [name] }).then((r) => r.scenarios[0]!);
@@ -88,45 +84,48 @@ export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParti
     return found;
   };
   return async (name, setup) => {
-    if (name === "noop") return new NoopAgent();
-    if (name === "navigator") {
-      const { NavigatorAgent } = await import("../participants/navigator.ts");
-      return new NavigatorAgent();
+    let kind;
+    try {
+      kind = findKind(name, setup.side, { hosted: true });
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      throw new Error(
+        e.problems.map((p) => p.hint ? `${p.message}: ${p.hint}` : p.message).join("; "),
+      );
     }
-    if (name === "llm") {
-      if (!llm.model || !llm.baseUrl) {
-        throw new Error("the llm agent needs --agent-model and --base-url (or OPENAI_BASE_URL)");
+    if (kind.needs.includes("model") && (!llm.model || !llm.baseUrl)) {
+      throw new Error(
+        `the llm ${setup.side} needs --${setup.side}-model and --base-url (or OPENAI_BASE_URL)`,
+      );
+    }
+    let scenario: Scenario | undefined;
+    if (kind.needs.includes("scenario")) {
+      if (!setup.scenario) {
+        throw new Error(`${name} needs a scenario name (update_system_prompt \`scenario\`)`);
       }
-      const { LlmAgent } = await import("../participants/llm_agent.ts");
-      return new LlmAgent({ baseUrl: llm.baseUrl, apiKey: llm.apiKey, model: llm.model });
+      scenario = await lookUp(setup.scenario).catch((e) => {
+        // Name our root without its path: the client names its own.
+        if (setup.scenario_sha256 === undefined) throw e;
+        throw new Error(
+          `no scenario "${setup.scenario}" in this server's data root (${
+            dataRootLabel(root.path)
+          })`,
+        );
+      });
+      // The same name in another data root is another scenario (the bundled fixtures reuse
+      // real names): refuse it rather than play the wrong one.
+      if (
+        setup.scenario_sha256 !== undefined &&
+        setup.scenario_sha256 !== scenarioSha256(scenario, root)
+      ) {
+        throw new Error(
+          `scenario "${setup.scenario}" differs from the one of that name in this server's data root (${
+            dataRootLabel(root.path)
+          }): serve the data root the client runs (serve --data-root)`,
+        );
+      }
     }
-    if (name !== "oracle" && name !== "scripted") {
-      throw new Error(
-        `participant "${name}" cannot be hosted by this server (agents: noop, oracle, navigator, llm; callers: scripted)`,
-      );
-    }
-    if (!setup.scenario) {
-      throw new Error(`${name} needs a scenario name (update_system_prompt \`scenario\`)`);
-    }
-    const found = await scenario(setup.scenario).catch((e) => {
-      // Name our root without its path: the client names its own.
-      if (setup.scenario_sha256 === undefined) throw e;
-      throw new Error(
-        `no scenario "${setup.scenario}" in this server's data root (${dataRootLabel(root.path)})`,
-      );
-    });
-    // The same name in another data root is another scenario (the bundled fixtures reuse
-    // real names): refuse it rather than play the wrong one.
-    if (setup.scenario_sha256 !== undefined && setup.scenario_sha256 !== scenarioSha256(found, root)) {
-      throw new Error(
-        `scenario "${setup.scenario}" differs from the one of that name in this server's data root (${
-          dataRootLabel(root.path)
-        }): serve the data root the client runs (serve --data-root)`,
-      );
-    }
-    const { expect, user } = found;
-    if (name === "oracle") return new OracleAgent(expect.reference_actions ?? []);
-    return new ScriptedUser({ opening: user.opening, knownInfo: user.known_info });
+    return kind.make({ spec: name, setup, scenario, model: llm });
   };
 }
 
@@ -149,14 +148,7 @@ export async function runServe(
     throw new InputError({ field: "--port", message: `port out of range: ${port}` });
   }
   const agent = values.agent ?? DEFAULT_AGENT;
-  if (!HOSTED.includes(agent)) {
-    const hint = closest(agent, HOSTED);
-    throw new InputError({
-      field: "--agent",
-      message: `unknown agent "${agent}"`,
-      hint: hint ? `did you mean "${hint}"?` : `one of ${HOSTED.join(", ")}`,
-    });
-  }
+  findKind(agent, "agent", { hosted: true, field: "--agent" });
   const token = values.token ?? io.env("CALLBENCH_TOKEN");
   checkToken(token, values.token !== undefined ? "--token" : "CALLBENCH_TOKEN");
   const dataRoot = openDataRoot(values["data-root"], io);

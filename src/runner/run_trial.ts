@@ -128,7 +128,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       firstSpeaker: isFlow ? "user" : "agent",
       timedSpeech: simulated || isFlow,
     });
-    const flowTrace = (user as { flowTrace?: () => unknown }).flowTrace?.();
+    const flowTrace = user.flowTrace?.();
     return boundRecord(completeRecord(base, env, scenario, outcome, agent, user, flowTrace, {
       setup_ms: setupMs,
       call_ms: performance.now() - wallStart - setupMs,
