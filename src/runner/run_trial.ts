@@ -5,13 +5,12 @@
  *
  * @module
  */
-import { z } from "zod";
 import type { CallSetup, Participant, ToolSpec } from "../bridge/call.ts";
 import { RealClock, SimClock } from "../bridge/clock.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
-import type { Domain, Side } from "../domains/domain.ts";
 import type { Environment } from "../env/environment.ts";
 import { openEnvironment } from "../env/open.ts";
+import { toolSpecs } from "../env/tool_specs.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
@@ -53,29 +52,8 @@ export const SEND_DTMF_TOOL: ToolSpec = {
   },
 };
 
-const schemaCache = new WeakMap<object, Record<string, unknown>>();
-
-/** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
-export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
-  const tools = domain.tools.filter((t) => t.side === side);
-  const picked = names.length > 0
-    ? names.map((n) => tools.find((t) => t.name === n || t.aliases?.includes(n))).filter((t) =>
-      t !== undefined
-    )
-    : tools;
-  return picked.map((t) => {
-    let parameters = schemaCache.get(t.args);
-    if (!parameters) {
-      const { $schema: _ignored, ...rest } = z.toJSONSchema(t.args, {
-        io: "input",
-        unrepresentable: "any",
-      }) as Record<string, unknown>;
-      parameters = rest;
-      schemaCache.set(t.args, parameters);
-    }
-    return { name: t.name, description: t.description, parameters };
-  });
-}
+/** The tools of one side as an LLM sees them (moved to src/env/tool_specs.ts). */
+export { toolSpecs };
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   const wallStart = performance.now();

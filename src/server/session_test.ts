@@ -602,3 +602,17 @@ Deno.test("sessions are independent: one's world and participant are not another
   assert.equal(a.hosted.length, 0);
   assert.equal(b.hosted.length, 1);
 });
+
+Deno.test("a client message past the value limits gets an error-response and the session lives", async () => {
+  const h = harness();
+  let deep: unknown = {};
+  for (let i = 0; i < 100; i++) deep = { a: deep };
+  const out = await h.send(rtvi("client-message", { t: "reset", d: deep }, "deep1"));
+  assert.equal(out.length, 1);
+  assert.equal(out[0]!.type, "error-response");
+  assert.equal(out[0]!.id, "deep1");
+  assert.match((out[0]!.data as { error: string }).error, /nested deeper than 64 levels/);
+  assert.deepEqual(h.hosted.length, 0, "nothing reached a participant");
+  const ok = await h.request("update_system_prompt", PROMPT);
+  assert.deepEqual(ok.data, { t: "update_system_prompt", d: true });
+});

@@ -1,0 +1,34 @@
+/**
+ * A domain's tools as an LLM sees them: name, description and JSON Schema of the
+ * arguments (generated from the zod schemas). Used by the trial runner to set up each
+ * side and by the bot server to answer the reference's `{toolName: ctorKwargs}` form.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { ToolSpec } from "../bridge/call.ts";
+import type { Domain, Side } from "../domains/domain.ts";
+
+const schemaCache = new WeakMap<object, Record<string, unknown>>();
+
+/** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
+export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
+  const tools = domain.tools.filter((t) => t.side === side);
+  const picked = names.length > 0
+    ? names.map((n) => tools.find((t) => t.name === n || t.aliases?.includes(n))).filter((t) =>
+      t !== undefined
+    )
+    : tools;
+  return picked.map((t) => {
+    let parameters = schemaCache.get(t.args);
+    if (!parameters) {
+      const { $schema: _ignored, ...rest } = z.toJSONSchema(t.args, {
+        io: "input",
+        unrepresentable: "any",
+      }) as Record<string, unknown>;
+      parameters = rest;
+      schemaCache.set(t.args, parameters);
+    }
+    return { name: t.name, description: t.description, parameters };
+  });
+}
