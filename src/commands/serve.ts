@@ -14,14 +14,19 @@ import { selectScenarios } from "../scenario/suites.ts";
 import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
 import { checkToken, serve } from "../server/serve.ts";
+import { DEFAULT_MAX_KEPT_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../server/session_store.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
 
 const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
 Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
 
-Each WebSocket is one session hosting one participant: ?agent=NAME (noop, oracle, navigator, llm)
-or ?user=NAME (scripted) picks it, else --agent. JSON text and pipecat protobuf frames are both
+Each session hosts one participant: ?agent=NAME (noop, oracle, navigator, llm) or
+?user=NAME (scripted, llm) picks it, else --agent; ?scenario=NAME is the scenario it
+plays when update_system_prompt names none. A session outlives its client: the next
+connection with the same ?session=NAME, or without one the same URL (its token left
+out), resumes its prompt, tools, world, context and actions, as the reference's bots
+keep theirs across reconnects. JSON text and pipecat protobuf frames are both
 understood and answered in kind. Tool calls go back to the client
 (llm-function-call-in-progress), unless the client loaded a world into the session
 with apply_initialization.
@@ -35,11 +40,16 @@ Flags:
   --agent NAME     participant hosted when the URL names none (default ${DEFAULT_AGENT}): noop,
                    oracle (plays the named scenario's reference actions), navigator or llm
   --agent-model M  model of a hosted llm agent (else CALLBENCH_AGENT_MODEL)
-  --base-url URL   OpenAI-compatible base URL of that model (else OPENAI_BASE_URL)
+  --user-model M   model of a hosted llm caller (else CALLBENCH_USER_MODEL)
+  --base-url URL   OpenAI-compatible base URL of those models (else OPENAI_BASE_URL)
   --api-key-env N  environment variable holding its API key (default OPENAI_API_KEY)
   --data-root D    where the oracle finds scenarios and apply_initialization finds
                    db_path (default EVAL_DATA_ROOT, else the bundled fixtures)
-  --max-sessions N sessions at once (default 10000)
+  --max-sessions N sessions with a client at once (default 10000)
+  --session-idle S seconds a session without a client is kept for its next
+                   connection (default ${DEFAULT_SESSION_IDLE_MS / 1000}; 0 frees it at once)
+  --kept-sessions N sessions kept without a client at once (default
+                   ${DEFAULT_MAX_KEPT_SESSIONS}; past it the longest idle is freed)
 
 Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM. A port in use, an
 address it cannot bind or a bad token is one line on stderr and exit 2. Each session
@@ -54,6 +64,9 @@ const FLAGS = {
   "data-root": { type: "string" },
   "max-sessions": { type: "string" },
   "agent-model": { type: "string" },
+  "user-model": { type: "string" },
+  "session-idle": { type: "string" },
+  "kept-sessions": { type: "string" },
   "base-url": { type: "string" },
   "api-key-env": { type: "string" },
 } as const;
@@ -72,7 +85,11 @@ export interface HostedLlm {
  * opening and known facts, of the scenario named in `update_system_prompt`, looked up
  * in this server's own data root (the client never sends them).
  */
-export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParticipantFactory {
+export function builtinFactory(
+  root: DataRoot,
+  llm: HostedLlm = {},
+  userLlm: HostedLlm = llm,
+): HostedParticipantFactory {
   const scenarios = new Map<string, Promise<Scenario>>();
   const lookUp = (name: string) => {
     let found = scenarios.get(name);
@@ -93,7 +110,8 @@ export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParti
         e.problems.map((p) => p.hint ? `${p.message}: ${p.hint}` : p.message).join("; "),
       );
     }
-    if (kind.needs.includes("model") && (!llm.model || !llm.baseUrl)) {
+    const model = setup.side === "user" ? userLlm : llm;
+    if (kind.needs.includes("model") && (!model.model || !model.baseUrl)) {
       throw new Error(
         `the llm ${setup.side} needs --${setup.side}-model and --base-url (or OPENAI_BASE_URL)`,
       );
@@ -125,7 +143,7 @@ export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParti
         );
       }
     }
-    return kind.make({ spec: name, setup, scenario, model: llm });
+    return kind.make({ spec: name, setup, scenario, model });
   };
 }
 
@@ -133,7 +151,7 @@ export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParti
 export async function runServe(
   args: string[],
   io: Io,
-  factory: (root: DataRoot, llm: HostedLlm) => HostedParticipantFactory,
+  factory: (root: DataRoot, llm: HostedLlm, userLlm: HostedLlm) => HostedParticipantFactory,
   stop: AbortSignal,
 ): Promise<number> {
   const { values, positionals } = parseFlags(args, FLAGS);
@@ -152,6 +170,14 @@ export async function runServe(
   const token = values.token ?? io.env("CALLBENCH_TOKEN");
   checkToken(token, values.token !== undefined ? "--token" : "CALLBENCH_TOKEN");
   const dataRoot = openDataRoot(values["data-root"], io);
+  const idle = values["session-idle"] === undefined
+    ? DEFAULT_SESSION_IDLE_MS / 1000
+    : Number(values["session-idle"]);
+  if (!Number.isFinite(idle) || idle < 0) {
+    throw new InputError({ field: "--session-idle", message: "expected seconds >= 0" });
+  }
+  const baseUrl = values["base-url"] ?? io.env("OPENAI_BASE_URL");
+  const apiKey = io.env(values["api-key-env"] ?? "OPENAI_API_KEY");
   const server = serve({
     hostname: values.host ?? "127.0.0.1",
     port,
@@ -159,11 +185,15 @@ export async function runServe(
     defaultAgent: agent,
     dataRoot,
     maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),
-    factory: factory(dataRoot, {
-      baseUrl: values["base-url"] ?? io.env("OPENAI_BASE_URL"),
-      apiKey: io.env(values["api-key-env"] ?? "OPENAI_API_KEY"),
-      model: values["agent-model"] ?? io.env("CALLBENCH_AGENT_MODEL"),
-    }),
+    keep: {
+      idleMs: idle * 1000,
+      maxKept: intFlag("kept-sessions", values["kept-sessions"], DEFAULT_MAX_KEPT_SESSIONS, 0),
+    },
+    factory: factory(
+      dataRoot,
+      { baseUrl, apiKey, model: values["agent-model"] ?? io.env("CALLBENCH_AGENT_MODEL") },
+      { baseUrl, apiKey, model: values["user-model"] ?? io.env("CALLBENCH_USER_MODEL") },
+    ),
     log: (line) => io.err(line),
   });
   io.err(`callbench serve: listening on ${server.url}`);

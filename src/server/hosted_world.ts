@@ -177,7 +177,9 @@ export class HostedWorld {
     const delta = SyncDeltaSchema.safeParse(args.delta);
     if (!delta.success) return failure(delta.error.issues[0]!.message);
     if (!this.#env) return failure("no db: send apply_initialization first");
-    return this.#env.applyDelta(side, delta.data);
+    const r = this.#env.applyDelta(side, delta.data);
+    if (r.skipped) this.#options.log?.(`apply_sync_delta: ${r.skipped} (the rest skipped)`);
+    return { success: r.success, errors: r.errors };
   }
 
   /** `get_scenario_summary` of the database of `side`. */

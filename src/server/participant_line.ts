@@ -82,8 +82,6 @@ export class HostedParticipant {
   #generation = 0;
   #callStarted = false;
   #callEnded = false;
-  /** Whether the participant reported token usage since its last utterance. */
-  #usageSinceTurn = false;
   readonly #pending = new Map<string, PendingCall>();
   #nextCallId = 0;
 
@@ -108,7 +106,6 @@ export class HostedParticipant {
     this.setup = setup;
     this.#callStarted = false;
     this.#callEnded = false;
-    this.#usageSinceTurn = false;
     const participant = await this.#o.factory(this.#o.name, setup);
     this.#participant = participant;
     await participant.start(this.#line(generation), setup);
@@ -268,7 +265,6 @@ export class HostedParticipant {
       },
       usage: (u: Usage) => {
         if (!live()) return;
-        this.#usageSinceTurn = true;
         out.send(rtvi("metrics", { tokens: [tokenUsage(u)] }));
       },
       trace: (entry: Record<string, unknown>) => {
@@ -285,16 +281,19 @@ export class HostedParticipant {
 
   /**
    * An utterance: started, its text (2.x `bot-output` and `bot-tts-text`), stopped.
-   * A turn the participant reported no model usage for (a built-in without a model)
-   * gets zero `metrics.tokens`, so a client counting model calls per turn (the
-   * reference's `--min-agent-turns`) counts it.
+   * A participant without a model (the oracle, the scripted caller) gets zero
+   * `metrics.tokens` per turn, so a client counting model calls (the reference's
+   * `--min-agent-turns`) counts its turns; one with a model reports its real usage.
    */
   #say(text: string, voice?: Voice, ttftMs?: number): void {
     const out = this.#o.outlet;
     if (ttftMs !== undefined) {
       out.send(rtvi("metrics", { ttfb: [{ processor: "llm", value: ttftMs / 1000 }] }));
     }
-    this.#usageSinceTurn = false;
+    if (this.#participant?.info.model === undefined) {
+      const zero = tokenUsage({ prompt_tokens: 0, completion_tokens: 0 });
+      out.send(rtvi("metrics", { tokens: [zero] }));
+    }
     out.send(rtvi("bot-started-speaking"));
     const output = out.legacy() ? { text, spoken: true } : {
       text,
@@ -317,8 +316,15 @@ export class HostedParticipant {
     const result = deliverableResult(r.result);
     this.#o.history.remember({ role: "tool", name: r.tool, arguments: args, content: result });
     if (r.record) {
-      const notice = { type: "action-applied", action: r.record, tool_domain: world.env.domain.id };
-      out.send(rtvi("server-message", notice));
+      // The reference's notice names the prompt's `tool_domain` (its `__tool_domain__`).
+      const domain = this.setup?.domain && this.setup.domain !== "default"
+        ? this.setup.domain
+        : world.env.domain.id;
+      out.send(rtvi("server-message", {
+        type: "action-applied",
+        action: r.record,
+        tool_domain: domain,
+      }));
     }
     if (r.exit) {
       const exit = isExitText(r.exit) ? r.exit : `<exit>${r.exit}</exit>`;

@@ -199,8 +199,8 @@ export class Session {
    * The client went away but the session is kept: tool calls waiting on it get an
    * error result, and nothing is sent until the next client attaches.
    */
-  async detach(): Promise<void> {
-    await this.idle();
+  detach(socket?: SessionSocket): void {
+    if (socket !== undefined && socket !== this.#socket) return;
     this.#socket = undefined;
     this.#host.failPending("disconnected", "The client disconnected.");
   }
@@ -371,7 +371,8 @@ export class Session {
     this.#world.clear();
     const setup: CallSetup = {
       side,
-      scenario: args.scenario ?? "",
+      // A client that never names the scenario (the reference runner) plays the URL's.
+      scenario: args.scenario ?? this.#options.participant.scenario ?? "",
       domain: args.tool_domain,
       prompt: args.prompt,
       tools,
