@@ -235,12 +235,17 @@ export function findKind(
   const field = options.field ?? `--${side}`;
   const names = kindUsages(side, options);
   const near = closest(spec, kinds.map((k) => k.name.replace(/:\/?\/?$/, "")));
-  const known = PARTICIPANT_KINDS.find((k) => matches(k, spec));
+  const known = PARTICIPANT_KINDS.filter((k) => matches(k, spec));
+  const message = known.some((k) => k.side === side)
+    ? `${side} "${spec}" cannot be hosted by serve`
+    : known.length > 0
+    ? `"${spec}" is ${known[0]!.side === "agent" ? "an agent" : "a user"}, not ${
+      side === "agent" ? "an agent" : "a user"
+    }`
+    : `unknown ${side} "${spec}"`;
   throw new InputError({
     field,
-    message: known
-      ? `${side} "${spec}" cannot be ${options.hosted ? "hosted here" : `a ${side}`}`
-      : `unknown ${side} "${spec}"`,
+    message,
     hint: near && near !== spec ? `did you mean "${near}"?` : `one of ${names.join(", ")}`,
   });
 }

@@ -249,6 +249,7 @@ export class HostedParticipant {
       },
       callTool: async (name: string, args: unknown): Promise<ToolCallReply> => {
         if (!live()) return errorReply("call_ended", "The call has ended.");
+        this.#zeroUsage();
         try {
           return await this.#callTool(name, args);
         } catch (e) {
@@ -281,19 +282,13 @@ export class HostedParticipant {
 
   /**
    * An utterance: started, its text (2.x `bot-output` and `bot-tts-text`), stopped.
-   * A participant without a model (the oracle, the scripted caller) gets zero
-   * `metrics.tokens` per turn, so a client counting model calls (the reference's
-   * `--min-agent-turns`) counts its turns; one with a model reports its real usage.
    */
   #say(text: string, voice?: Voice, ttftMs?: number): void {
     const out = this.#o.outlet;
     if (ttftMs !== undefined) {
       out.send(rtvi("metrics", { ttfb: [{ processor: "llm", value: ttftMs / 1000 }] }));
     }
-    if (this.#participant?.info.model === undefined) {
-      const zero = tokenUsage({ prompt_tokens: 0, completion_tokens: 0 });
-      out.send(rtvi("metrics", { tokens: [zero] }));
-    }
+    this.#zeroUsage();
     out.send(rtvi("bot-started-speaking"));
     const output = out.legacy() ? { text, spoken: true } : {
       text,
@@ -306,6 +301,19 @@ export class HostedParticipant {
     out.send(rtvi("bot-tts-text", { text }));
     out.send(rtvi("bot-stopped-speaking"));
     this.#o.history.remember({ role: "assistant", content: text });
+  }
+
+  /**
+   * A participant without a model (the oracle, the scripted caller) reports zero
+   * `metrics.tokens` for each turn and each tool call, where a model would have been
+   * invoked once, so a client counting model calls (the reference's
+   * `--min-agent-turns`) counts it as it would an LLM; one with a model reports its
+   * real usage through the line instead.
+   */
+  #zeroUsage(): void {
+    if (this.#participant?.info.model !== undefined) return;
+    const zero = tokenUsage({ prompt_tokens: 0, completion_tokens: 0 });
+    this.#o.outlet.send(rtvi("metrics", { tokens: [zero] }));
   }
 
   #callTool(name: string, args: unknown): Promise<ToolCallReply> {
