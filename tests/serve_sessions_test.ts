@@ -10,6 +10,7 @@ import { builtinFactory } from "../src/commands/serve.ts";
 import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { serve } from "../src/server/serve.ts";
+import { startFakeOpenAI } from "./fake_openai.ts";
 import { echoServer, RawClient } from "./_wire.ts";
 
 const PROMPT = { prompt: "You are kept.", tools: "[]", add_suffix: false };
@@ -149,6 +150,40 @@ Deno.test("?scenario= names the scenario when update_system_prompt does not; the
     assert.equal(r.type, "error-response");
     assert.match((r.data as { error: string }).error, /"oracle" is an agent, not a user/);
     await wrong.close();
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("the llm caller serves as the user bot: it hears the agent's speech and answers, with its real usage", async () => {
+  await using fake = startFakeOpenAI({
+    fallback: () => ({
+      content: "I want to change my flight.",
+      usage: { prompt_tokens: 42, completion_tokens: 7 },
+    }),
+  });
+  const root = new DataRoot(BUNDLED_DATA_ROOT);
+  const server = serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    factory: builtinFactory(root, {}, { baseUrl: fake.baseUrl, model: "caller-model" }),
+    dataRoot: root,
+    keep: { clock: new SimClock() },
+  });
+  try {
+    const user = await client(`${server.url}?user=llm`);
+    const prompt = { ...PROMPT, prompt: "You are a caller who wants to change a flight." };
+    assert.equal((await request(user, "update_system_prompt", prompt)).type, "server-response");
+    user.send(rtvi("send-text", { content: "Hello, how can I help you?" }, "t1"));
+    const said = await user.next((m) => m.type === "bot-tts-text");
+    assert.equal((said.data as { text: string }).text, "I want to change my flight.");
+    const usage = await user.next((m) => m.type === "metrics" && "tokens" in (m.data as object));
+    assert.deepEqual(usage.data, {
+      tokens: [{ prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 }],
+    });
+    const heard = fake.requests[0]!.body.messages.map((m) => m.content);
+    assert.ok(heard.includes("Hello, how can I help you?"), JSON.stringify(heard));
+    await user.close();
   } finally {
     await server.shutdown();
   }
