@@ -174,6 +174,8 @@ export interface Participant {
   worldReport?(): Promise<SelfWorldReport>;
   /** Release resources; called once, after the call. */
   close(): Promise<void>;
+  /** Optional: what a simulated far end did (flows), stored as the record's `flow`. */
+  flowTrace?(): Record<string, unknown>;
 }
 
 /** How a participant can break; the trial record's error kinds build on these. */

@@ -6,16 +6,15 @@
  */
 import type { Command, Io } from "../cli/io.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
-import { closest, InputError } from "../cli/problem.ts";
-import { NoopAgent } from "../participants/noop.ts";
-import { OracleAgent } from "../participants/oracle.ts";
-import { ScriptedUser } from "../participants/scripted_user.ts";
+import { InputError } from "../cli/problem.ts";
+import { findKind } from "../participants/kinds.ts";
 import { type DataRoot, openDataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
 import { checkToken, serve } from "../server/serve.ts";
+import { DEFAULT_MAX_KEPT_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../server/session_store.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
 import { envWithKey } from "../cli/secret_env.ts";
 import { modelSettings } from "../llm/model_settings.ts";
@@ -24,8 +23,12 @@ const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
 Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
 
-Each WebSocket is one session hosting one participant: ?agent=NAME (noop, oracle, navigator, llm)
-or ?user=NAME (scripted) picks it, else --agent. JSON text and pipecat protobuf frames are both
+Each session hosts one participant: ?agent=NAME (noop, oracle, navigator, llm) or
+?user=NAME (scripted, llm) picks it, else --agent; ?scenario=NAME is the scenario it
+plays when update_system_prompt names none. A session outlives its client: the next
+connection with the same ?session=NAME, or without one the same URL (its token left
+out), resumes its prompt, tools, world, context and actions, as the reference's bots
+keep theirs across reconnects. JSON text and pipecat protobuf frames are both
 understood and answered in kind. Tool calls go back to the client
 (llm-function-call-in-progress), unless the client loaded a world into the session
 with apply_initialization.
@@ -39,11 +42,16 @@ Flags:
   --agent NAME     participant hosted when the URL names none (default ${DEFAULT_AGENT}): noop,
                    oracle (plays the named scenario's reference actions), navigator or llm
   --agent-model M  model of a hosted llm agent (else CALLBENCH_AGENT_MODEL)
-  --base-url URL   OpenAI-compatible base URL of that model (else OPENAI_BASE_URL)
+  --user-model M   model of a hosted llm caller (else CALLBENCH_USER_MODEL)
+  --base-url URL   OpenAI-compatible base URL of those models (else OPENAI_BASE_URL)
   --api-key-env N  environment variable holding its API key (default OPENAI_API_KEY)
   --data-root D    where the oracle finds scenarios and apply_initialization finds
                    db_path (default EVAL_DATA_ROOT, else the bundled fixtures)
-  --max-sessions N sessions at once (default 10000)
+  --max-sessions N sessions with a client at once (default 10000)
+  --session-idle S seconds a session without a client is kept for its next
+                   connection (default ${DEFAULT_SESSION_IDLE_MS / 1000}; 0 frees it at once)
+  --kept-sessions N sessions kept without a client at once (default
+                   ${DEFAULT_MAX_KEPT_SESSIONS}; past it the longest idle is freed)
 
 Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM. A port in use, an
 address it cannot bind or a bad token is one line on stderr and exit 2. Each session
@@ -58,12 +66,12 @@ const FLAGS = {
   "data-root": { type: "string" },
   "max-sessions": { type: "string" },
   "agent-model": { type: "string" },
+  "user-model": { type: "string" },
+  "session-idle": { type: "string" },
+  "kept-sessions": { type: "string" },
   "base-url": { type: "string" },
   "api-key-env": { type: "string" },
 } as const;
-
-/** What this server can host. */
-const HOSTED = ["noop", "oracle", "navigator", "llm", "scripted"];
 
 /** Model settings for a hosted `llm` agent. */
 export interface HostedLlm {
@@ -73,14 +81,19 @@ export interface HostedLlm {
 }
 
 /**
- * Hosted participants by name: the `noop` and `oracle` agents and the `scripted`
- * caller. The oracle plays the reference actions, and the caller the opening and
- * known facts, of the scenario named in `update_system_prompt`, looked up in this
- * server's own data root (the client never sends them).
+ * Hosted participants by name, from the participant kinds `serve` can host
+ * (src/participants/kinds.ts): the `noop`, `oracle`, `navigator` and `llm` agents and
+ * the `scripted` caller. The oracle plays the reference actions, and the caller the
+ * opening and known facts, of the scenario named in `update_system_prompt`, looked up
+ * in this server's own data root (the client never sends them).
  */
-export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParticipantFactory {
+export function builtinFactory(
+  root: DataRoot,
+  llm: HostedLlm = {},
+  userLlm: HostedLlm = llm,
+): HostedParticipantFactory {
   const scenarios = new Map<string, Promise<Scenario>>();
-  const scenario = (name: string) => {
+  const lookUp = (name: string) => {
     let found = scenarios.get(name);
     if (!found) {
       found = selectScenarios(root, { scenarios: [name] }).then((r) => r.scenarios[0]!);
@@ -90,47 +103,49 @@ export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParti
     return found;
   };
   return async (name, setup) => {
-    if (name === "noop") return new NoopAgent();
-    if (name === "navigator") {
-      const { NavigatorAgent } = await import("../participants/navigator.ts");
-      return new NavigatorAgent();
+    let kind;
+    try {
+      kind = findKind(name, setup.side, { hosted: true });
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      throw new Error(
+        e.problems.map((p) => p.hint ? `${p.message}: ${p.hint}` : p.message).join("; "),
+      );
     }
-    if (name === "llm") {
-      if (!llm.model || !llm.baseUrl) {
-        throw new Error("the llm agent needs --agent-model and --base-url (or OPENAI_BASE_URL)");
+    const model = setup.side === "user" ? userLlm : llm;
+    if (kind.needs.includes("model") && (!model.model || !model.baseUrl)) {
+      throw new Error(
+        `the llm ${setup.side} needs --${setup.side}-model and --base-url (or OPENAI_BASE_URL)`,
+      );
+    }
+    let scenario: Scenario | undefined;
+    if (kind.needs.includes("scenario")) {
+      if (!setup.scenario) {
+        throw new Error(`${name} needs a scenario name (update_system_prompt \`scenario\`)`);
       }
-      const { LlmAgent } = await import("../participants/llm_agent.ts");
-      return new LlmAgent({ baseUrl: llm.baseUrl, apiKey: llm.apiKey, model: llm.model });
+      scenario = await lookUp(setup.scenario).catch((e) => {
+        // Name our root without its path: the client names its own.
+        if (setup.scenario_sha256 === undefined) throw e;
+        throw new Error(
+          `no scenario "${setup.scenario}" in this server's data root (${
+            dataRootLabel(root.path)
+          })`,
+        );
+      });
+      // The same name in another data root is another scenario (the bundled fixtures reuse
+      // real names): refuse it rather than play the wrong one.
+      if (
+        setup.scenario_sha256 !== undefined &&
+        setup.scenario_sha256 !== scenarioSha256(scenario, root)
+      ) {
+        throw new Error(
+          `scenario "${setup.scenario}" differs from the one of that name in this server's data root (${
+            dataRootLabel(root.path)
+          }): serve the data root the client runs (serve --data-root)`,
+        );
+      }
     }
-    if (name !== "oracle" && name !== "scripted") {
-      throw new Error(
-        `participant "${name}" cannot be hosted by this server (agents: noop, oracle, navigator, llm; callers: scripted)`,
-      );
-    }
-    if (!setup.scenario) {
-      throw new Error(`${name} needs a scenario name (update_system_prompt \`scenario\`)`);
-    }
-    const found = await scenario(setup.scenario).catch((e) => {
-      // Name our root without its path: the client names its own.
-      if (setup.scenario_sha256 === undefined) throw e;
-      throw new Error(
-        `no scenario "${setup.scenario}" in this server's data root (${dataRootLabel(root.path)})`,
-      );
-    });
-    // The same name in another data root is another scenario (the bundled fixtures reuse
-    // real names): refuse it rather than play the wrong one.
-    if (
-      setup.scenario_sha256 !== undefined && setup.scenario_sha256 !== scenarioSha256(found, root)
-    ) {
-      throw new Error(
-        `scenario "${setup.scenario}" differs from the one of that name in this server's data root (${
-          dataRootLabel(root.path)
-        }): serve the data root the client runs (serve --data-root)`,
-      );
-    }
-    const { expect, user } = found;
-    if (name === "oracle") return new OracleAgent(expect.reference_actions ?? []);
-    return new ScriptedUser({ opening: user.opening, knownInfo: user.known_info });
+    return kind.make({ spec: name, setup, scenario, model });
   };
 }
 
@@ -138,7 +153,7 @@ export function builtinFactory(root: DataRoot, llm: HostedLlm = {}): HostedParti
 export async function runServe(
   args: string[],
   io: Io,
-  factory: (root: DataRoot, llm: HostedLlm) => HostedParticipantFactory,
+  factory: (root: DataRoot, llm: HostedLlm, userLlm: HostedLlm) => HostedParticipantFactory,
   stop: AbortSignal,
 ): Promise<number> {
   const { values, positionals } = parseFlags(args, FLAGS);
@@ -153,17 +168,16 @@ export async function runServe(
     throw new InputError({ field: "--port", message: `port out of range: ${port}` });
   }
   const agent = values.agent ?? DEFAULT_AGENT;
-  if (!HOSTED.includes(agent)) {
-    const hint = closest(agent, HOSTED);
-    throw new InputError({
-      field: "--agent",
-      message: `unknown agent "${agent}"`,
-      hint: hint ? `did you mean "${hint}"?` : `one of ${HOSTED.join(", ")}`,
-    });
-  }
+  findKind(agent, "agent", { hosted: true, field: "--agent" });
   const token = values.token ?? io.env("CALLBENCH_TOKEN");
   checkToken(token, values.token !== undefined ? "--token" : "CALLBENCH_TOKEN");
   const dataRoot = openDataRoot(values["data-root"], io);
+  const idle = values["session-idle"] === undefined
+    ? DEFAULT_SESSION_IDLE_MS / 1000
+    : Number(values["session-idle"]);
+  if (!Number.isFinite(idle) || idle < 0) {
+    throw new InputError({ field: "--session-idle", message: "expected seconds >= 0" });
+  }
   const server = serve({
     hostname: values.host ?? "127.0.0.1",
     port,
@@ -171,10 +185,19 @@ export async function runServe(
     defaultAgent: agent,
     dataRoot,
     maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),
+    keep: {
+      idleMs: idle * 1000,
+      maxKept: intFlag("kept-sessions", values["kept-sessions"], DEFAULT_MAX_KEPT_SESSIONS, 0),
+    },
     factory: factory(
       dataRoot,
       modelSettings("agent", {
         model: values["agent-model"],
+        baseUrl: values["base-url"],
+        apiKeyEnv: values["api-key-env"],
+      }, envWithKey(io, values["api-key-env"], "--api-key-env")),
+      modelSettings("user", {
+        model: values["user-model"],
         baseUrl: values["base-url"],
         apiKeyEnv: values["api-key-env"],
       }, envWithKey(io, values["api-key-env"], "--api-key-env")),

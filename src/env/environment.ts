@@ -203,23 +203,29 @@ export class Environment {
 
   /**
    * Applies a sync delta to one side's database, as a bot's `apply_sync_delta` does:
-   * the domain's applier, else dotted paths whose intermediate keys must exist. A
-   * failing delta changes nothing.
+   * the domain's applier, else dotted paths whose intermediate keys must exist (each
+   * a key of an object, as a Python dict lookup). As the reference bot, an applier
+   * that fails is logged, not raised: the paths set before it stay set, the rest are
+   * skipped, and the reply is still a success; `skipped` says why.
    */
-  applyDelta(side: Side, delta: Record<string, unknown>): { success: boolean; errors: string[] } {
+  applyDelta(
+    side: Side,
+    delta: Record<string, unknown>,
+  ): { success: boolean; errors: string[]; skipped?: string } {
     const tx = new Transaction(this.#state);
     const draft = tx.draft as unknown as State;
     const db = (side === "user" ? draft.user_db : draft.db) as Db | undefined;
     if (!db) return { success: false, errors: [`no ${side} database`] };
+    let skipped: string | undefined;
     try {
       if (this.domain.applyDelta) this.domain.applyDelta(db, delta, side);
       else setDottedPaths(db, delta);
     } catch (e) {
-      tx.rollback();
-      return { success: false, errors: [e instanceof Error ? e.message : String(e)] };
+      skipped = e instanceof Error ? e.message : String(e);
     }
+    // As the reference: the paths set before a failure stay set.
     this.#commit(tx);
-    return { success: true, errors: [] };
+    return { success: true, errors: [], ...(skipped !== undefined ? { skipped } : {}) };
   }
 
   /** Evaluates state assertions against the current world. */
@@ -335,20 +341,25 @@ export function deliverableResult(result: unknown): unknown {
 }
 
 /** Sets each `a.b.c` path of `delta` in `db`; every key but the last must exist. */
+/**
+ * The reference's default applier: for each `a.b.c`, walk `a` then `b` as keys of
+ * objects (a missing key, an array or a scalar on the way raises), then set `c` on the
+ * object reached. The first failure stops the loop, as the exception does there.
+ */
 function setDottedPaths(db: Db, delta: Record<string, unknown>): void {
+  const isDict = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
   for (const [path, value] of Object.entries(delta)) {
     const keys = path.split(".");
     let node: unknown = db;
     for (const key of keys.slice(0, -1)) {
-      // Own keys only: a path never walks into a prototype.
-      node = typeof node === "object" && node !== null && Object.hasOwn(node, key)
-        ? (node as Record<string, unknown>)[key]
-        : undefined;
-      if (typeof node !== "object" || node === null) throw new Error(`path not found: ${path}`);
+      if (!isDict(node) || !Object.hasOwn(node, key)) throw new Error(`path not found: ${path}`);
+      node = node[key];
     }
     const last = keys[keys.length - 1]!;
+    if (!isDict(node)) throw new Error(`path not found: ${path}`);
     if (last === "__proto__") throw new Error(`path not settable: ${path}`);
-    (node as Record<string, unknown>)[last] = value;
+    node[last] = value;
   }
 }
 

@@ -7,8 +7,9 @@
  * @module
  */
 import { z } from "zod";
-import type { CallEvent } from "../bridge/call.ts";
+import type { CallEvent, ToolSpec } from "../bridge/call.ts";
 import { DTMF_KEYS } from "../dtmf/keys.ts";
+import { argumentsJsonSchema, NO_ARGUMENTS } from "../schema/json_schema.ts";
 
 export const HANDLERS = [
   "reset",
@@ -20,6 +21,11 @@ export const HANDLERS = [
   "call_event",
 ] as const;
 export type HandlerName = (typeof HANDLERS)[number];
+
+/** Whether `t` names a handler (an own entry of the list, never a prototype member). */
+export function isHandlerName(t: string): t is HandlerName {
+  return (HANDLERS as readonly string[]).includes(t);
+}
 
 const Side = z.enum(["agent", "user"]);
 const Json = z.record(z.string(), z.unknown());
@@ -61,8 +67,47 @@ export const ApplyInitializationArgsSchema = z.looseObject({
 
 export const ApplySyncDeltaArgsSchema = z.looseObject({
   domain: z.string().default("default"),
+  /** Checked by the handler (`SyncDeltaSchema`), so a non-object is a failure reply. */
   delta: z.unknown(),
 });
+
+/** `apply_sync_delta`'s `delta`: dotted path (or `bills[<id>].<field>`) → value. */
+export const SyncDeltaSchema = z.record(z.string(), z.unknown(), "delta must be an object");
+
+/** `shared_state_init`, once parsed: an object of shared-state keys. */
+export const SharedStateInitSchema = z.record(
+  z.string(),
+  z.unknown(),
+  "shared_state_init must be a JSON object",
+);
+
+/** The shared-state keys `apply_initialization` reads itself. */
+export const SharedStateWorldSchema = z.looseObject({
+  /** An inline database. */
+  db: z.record(z.string(), z.unknown(), "db must be a JSON object").optional(),
+  /** A database file, relative to the bot's data root. */
+  db_path: z.string("db_path must be a string").optional(),
+  /** The scenario's "today" (tool dates). */
+  today: z.unknown().optional(),
+});
+
+/** A tool spec as a client may send it in `update_system_prompt.tools` (our list form). */
+export const ToolSpecSchema: z.ZodType<ToolSpec> = z.object({
+  name: z.string().min(1),
+  description: z.string().default(""),
+  parameters: z.record(z.string(), z.unknown()).default(() => ({
+    ...argumentsJsonSchema(NO_ARGUMENTS),
+  })),
+});
+
+/**
+ * `update_system_prompt.tools`, once parsed: the reference's `{toolName: ctorKwargs}`
+ * or a list of tool specs.
+ */
+export const ToolsArgSchema = z.union([
+  z.array(ToolSpecSchema),
+  z.record(z.string(), z.unknown()),
+], "tools must be a JSON object or list");
 
 export const GetScenarioSummaryArgsSchema = z.looseObject({
   include_db: z.boolean().default(false),

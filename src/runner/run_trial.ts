@@ -14,11 +14,10 @@ import type {
 } from "../bridge/call.ts";
 import { RealClock, SimClock } from "../bridge/clock.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
-import type { Domain, Side, ToolDef } from "../domains/domain.ts";
 import { sendDtmfTool } from "../domains/common.ts";
 import { Environment } from "../env/environment.ts";
 import { openEnvironment, resolveDb } from "../env/open.ts";
-import { argumentsJsonSchema } from "../schema/json_schema.ts";
+import { toolSpec, toolSpecs } from "../env/tool_specs.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
@@ -54,21 +53,8 @@ export interface TrialPlan {
 /** The send_dtmf tool every agent may use to press keys (carried out by the bridge). */
 export const SEND_DTMF_TOOL: ToolSpec = toolSpec(sendDtmfTool);
 
-/** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
-export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
-  const tools = domain.tools.filter((t) => t.side === side);
-  const picked = names.length > 0
-    ? names.map((n) => tools.find((t) => t.name === n || t.aliases?.includes(n))).filter((t) =>
-      t !== undefined
-    )
-    : tools;
-  return picked.map(toolSpec);
-}
-
-/** One tool as an LLM sees it (JSON Schema from its zod schema, computed once). */
-function toolSpec(t: ToolDef): ToolSpec {
-  return { name: t.name, description: t.description, parameters: argumentsJsonSchema(t.args) };
-}
+/** The tools of one side as an LLM sees them (defined in src/env/tool_specs.ts). */
+export { toolSpecs };
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   const wallStart = performance.now();
@@ -124,7 +110,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       firstSpeaker: isFlow ? "user" : "agent",
       timedSpeech: simulated || isFlow,
     });
-    const flowTrace = (user as { flowTrace?: () => unknown }).flowTrace?.();
+    const flowTrace = user.flowTrace?.();
     let report: SelfWorldReport | undefined;
     if (plan.agentWorld === "self") {
       report = await agent.worldReport?.() ?? { db_hash: null, actions: [] };

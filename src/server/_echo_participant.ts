@@ -19,7 +19,7 @@ import {
 } from "../bridge/call.ts";
 
 export class EchoParticipant implements Participant {
-  readonly info: ParticipantInfo = { kind: "echo" };
+  readonly info: ParticipantInfo = { kind: "echo", model: "echo" };
   readonly events: CallEvent[] = [];
   setup?: CallSetup;
   line?: CallLine;

@@ -1,6 +1,9 @@
 /**
- * The bot server as a Hono app: `/health`, and `/ws` where each WebSocket is one
- * session hosting one participant (`?agent=NAME`, or `?user=NAME` for a caller).
+ * The bot server as a Hono app: `/health`, and `/ws` where each session hosts one
+ * participant (`?agent=NAME`, or `?user=NAME` for a caller, playing `?scenario=NAME`
+ * when the client names none). A session outlives its client: the next connection
+ * with the same key (`?session=NAME`, else the URL without its token) resumes it
+ * (src/server/session_store.ts).
  * Built by a function that never listens; the WebSocket upgrade is injected, so the
  * same app runs under `Deno.serve` (`hono/deno`) or a Node server
  * (`@hono/node-server` with `@hono/node-ws`):
@@ -25,7 +28,13 @@ import type { Clock } from "../bridge/call.ts";
 import type { Side } from "../domains/domain.ts";
 import { PROTOCOL_VERSION } from "../protocol/messages.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
-import { type HostedParticipantFactory, Session, type SessionOptions } from "./session.ts";
+import {
+  type HostedParticipantFactory,
+  Session,
+  type SessionOptions,
+  type SessionSocket,
+} from "./session.ts";
+import { sessionKey, SessionStore, type SessionStoreOptions } from "./session_store.ts";
 
 export interface AppOptions {
   // deno-lint-ignore no-explicit-any
@@ -40,8 +49,12 @@ export interface AppOptions {
   dataRoot?: DataRoot;
   /** Sessions at once; more are refused with 503. */
   maxSessions?: number;
-  /** Live sessions (pass one to close them on shutdown). */
+  /** Sessions with a client now (pass one to close them on shutdown). */
   sessions?: Set<Session>;
+  /** Sessions kept between connections (pass one to free them on shutdown). */
+  store?: SessionStore;
+  /** How sessions are kept between connections, when no `store` is given. */
+  keep?: SessionStoreOptions;
   /** A clock per session (tests); the wall clock by default. */
   clock?: () => Clock;
   session?: Pick<
@@ -57,6 +70,7 @@ export const DEFAULT_MAX_SESSIONS = 10_000;
 /** The bot server app. It never listens. */
 export function createApp(options: AppOptions): Hono {
   const sessions = options.sessions ?? new Set<Session>();
+  const store = options.store ?? new SessionStore({ ...options.keep, log: options.log });
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const app = new Hono();
 
@@ -79,6 +93,25 @@ export function createApp(options: AppOptions): Hono {
     }
     const choice = chooseParticipant(c.req.query("agent"), c.req.query("user"), options);
     if ("error" in choice) return c.json({ error: choice.error }, 400);
+    const { key, named } = sessionKey(c.req.url);
+    if (named) {
+      // A named session has one client at a time, and hosts what it was made for.
+      const name = c.req.query("session")!;
+      if (store.inUse(key)) return c.json({ error: `session "${name}" has a client` }, 409);
+      const kept = store.peek(key)?.participant;
+      const wanted = { ...choice, scenario: c.req.query("scenario") };
+      if (
+        kept &&
+        (kept.name !== wanted.name || kept.side !== wanted.side ||
+          kept.scenario !== wanted.scenario)
+      ) {
+        return c.json({
+          error: `session "${name}" hosts the ${kept.side} ${kept.name}${
+            kept.scenario ? ` playing ${kept.scenario}` : ""
+          }`,
+        }, 409);
+      }
+    }
     if (sessions.size >= maxSessions) {
       return c.json({ error: `server full (${maxSessions} sessions)` }, 503);
     }
@@ -87,25 +120,41 @@ export function createApp(options: AppOptions): Hono {
 
   const upgrade = options.upgradeWebSocket((c) => {
     const choice = chooseParticipant(c.req.query("agent"), c.req.query("user"), options);
-    const participant = "error" in choice ? { name: "", side: "agent" as const } : choice;
+    const scenario = c.req.query("scenario");
+    const participant = {
+      ...("error" in choice ? { name: "", side: "agent" as const } : choice),
+      ...(scenario !== undefined ? { scenario } : {}),
+    };
+    const { key } = sessionKey(c.req.url);
     let session: Session | undefined;
+    let socket: SessionSocket | undefined;
     const id = ++opened;
     const log = (line: string) => options.log?.(`session ${id}: ${line}`);
     const open = (ws: WSContext): Session => {
       if (session) return session;
       preferArrayBuffers(ws.raw);
-      session = new Session({
+      const own: SessionSocket = {
         send: (data) => ws.send(data),
         close: (code, reason) => ws.close(code, reason),
-      }, {
-        ...options.session,
-        factory: options.factory,
-        participant,
-        dataRoot: options.dataRoot,
-        clock: options.clock?.(),
-        log,
-      });
+      };
+      socket = own;
+      const kept = store.take(key);
+      if (kept) {
+        kept.attach(own);
+        session = kept;
+        log("resumed a kept session");
+      } else {
+        session = new Session(own, {
+          ...options.session,
+          factory: options.factory,
+          participant,
+          dataRoot: options.dataRoot,
+          clock: options.clock?.(),
+          log,
+        });
+      }
       sessions.add(session);
+      store.attached(key, session);
       return session;
     };
     return {
@@ -114,7 +163,8 @@ export function createApp(options: AppOptions): Hono {
       onClose: () => {
         if (!session) return;
         sessions.delete(session);
-        void session.closed();
+        session.detach(socket);
+        store.detached(key, session);
       },
       onError: (event) => log(socketTrouble(event)),
     };

@@ -8,8 +8,9 @@ import { upgradeWebSocket } from "hono/deno";
 import { InputError } from "../cli/problem.ts";
 import { type AppOptions, createApp } from "./app.ts";
 import type { Session } from "./session.ts";
+import { SessionStore } from "./session_store.ts";
 
-export interface ServeOptions extends Omit<AppOptions, "upgradeWebSocket" | "sessions"> {
+export interface ServeOptions extends Omit<AppOptions, "upgradeWebSocket" | "sessions" | "store"> {
   hostname: string;
   /** 0 picks a free port. */
   port: number;
@@ -19,7 +20,10 @@ export interface RunningServer {
   /** The WebSocket endpoint, e.g. `ws://127.0.0.1:8765/ws`. */
   readonly url: string;
   readonly port: number;
+  /** Sessions with a client now. */
   readonly sessions: ReadonlySet<Session>;
+  /** Sessions kept between connections. */
+  readonly store: SessionStore;
   /** Closes every session, then stops listening. */
   shutdown(): Promise<void>;
   /** Resolves once the server has stopped. */
@@ -64,7 +68,8 @@ export function serve(options: ServeOptions): RunningServer {
     });
   }
   const sessions = new Set<Session>();
-  const app = createApp({ ...options, upgradeWebSocket, sessions });
+  const store = new SessionStore({ ...options.keep, log: options.log });
+  const app = createApp({ ...options, upgradeWebSocket, sessions, store });
   const server = listen(options.hostname, options.port, app.fetch);
   const host = server.addr.hostname.includes(":")
     ? `[${server.addr.hostname}]`
@@ -74,10 +79,12 @@ export function serve(options: ServeOptions): RunningServer {
     url: `ws://${host}:${server.addr.port}/ws`,
     port: server.addr.port,
     sessions,
+    store,
     finished: server.finished,
     shutdown: () =>
       stopping ??= (async () => {
         await Promise.all([...sessions].map((s) => s.close(1001, "server shutting down")));
+        await store.freeAll();
         await server.shutdown();
       })(),
   };

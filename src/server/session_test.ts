@@ -489,10 +489,8 @@ Deno.test("apply_sync_delta sets dotted paths on the session's world", async () 
     shared_state_init: JSON.stringify({ db: { line: { status: "off" } } }),
   });
   assert.deepEqual(await delta({ delta: { "line.status": "on" } }), { success: true, errors: [] });
-  assert.deepEqual(await delta({ delta: { "nothing.here": 1 } }), {
-    success: false,
-    errors: ["path not found: nothing.here"],
-  });
+  // As the reference bot: a missing parent is logged, not raised, and the reply succeeds.
+  assert.deepEqual(await delta({ delta: { "nothing.here": 1 } }), { success: true, errors: [] });
   assert.deepEqual(await delta({ delta: [1] }), {
     success: false,
     errors: ["delta must be an object"],
@@ -601,4 +599,49 @@ Deno.test("sessions are independent: one's world and participant are not another
   assert.equal((sb.data as { d: { db_hash: null } }).d.db_hash, null);
   assert.equal(a.hosted.length, 0);
   assert.equal(b.hosted.length, 1);
+});
+
+Deno.test("a client message past the value limits gets an error-response and the session lives", async () => {
+  const h = harness();
+  let deep: unknown = {};
+  for (let i = 0; i < 100; i++) deep = { a: deep };
+  const out = await h.send(rtvi("client-message", { t: "reset", d: deep }, "deep1"));
+  assert.equal(out.length, 1);
+  assert.equal(out[0]!.type, "error-response");
+  assert.equal(out[0]!.id, "deep1");
+  assert.match((out[0]!.data as { error: string }).error, /nested deeper than 64 levels/);
+  assert.deepEqual(h.hosted.length, 0, "nothing reached a participant");
+  const ok = await h.request("update_system_prompt", PROMPT);
+  assert.deepEqual(ok.data, { t: "update_system_prompt", d: true });
+});
+
+Deno.test("apply_sync_delta matches the reference's dotted-path setter on every path shape", async () => {
+  const h = harness();
+  const delta = (d: Record<string, unknown>) =>
+    h.request("apply_sync_delta", { delta: d }).then((r) => (r.data as { d: unknown }).d);
+  await h.request("apply_initialization", {
+    domain: "toy",
+    shared_state_init: JSON.stringify({
+      db: { line: { status: "off", tags: ["a"] }, name: "x", list: [{ k: 1 }] },
+    }),
+  });
+  const ok = { success: true, errors: [] };
+  assert.deepEqual(await delta({ top: 1 }), ok); // a new top-level key
+  assert.deepEqual(await delta({ "line.new": 2 }), ok); // a new key under an existing dict
+  assert.deepEqual(await delta({ "missing.x": 3 }), ok); // missing parent: skipped
+  assert.deepEqual(await delta({ "a.b.c": 3 }), ok); // missing grandparent: skipped
+  assert.deepEqual(await delta({ "name.x": 4 }), ok); // a string parent: skipped
+  assert.deepEqual(await delta({ "list.0.k": 5 }), ok); // a list is not indexed by key
+  assert.deepEqual(await delta({ "line.tags.x": 6 }), ok); // nor set by key
+  // The first failing path stops the rest; those before it stay set.
+  assert.deepEqual(await delta({ "line.status": "on", "gone.y": 1, "line.after": true }), ok);
+  assert.deepEqual(await delta({ "__proto__": { polluted: true } }), ok);
+  const summary = await h.request("get_scenario_summary", { include_db: true });
+  assert.deepEqual((summary.data as { d: { db: unknown } }).d.db, {
+    line: { status: "on", tags: ["a"], new: 2 },
+    name: "x",
+    list: [{ k: 1 }],
+    top: 1,
+  });
+  assert.equal(({} as { polluted?: boolean }).polluted, undefined);
 });
