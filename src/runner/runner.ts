@@ -24,6 +24,7 @@ import type { CallLimits } from "../bridge/bridge.ts";
 import { formatTranscript } from "./transcript.ts";
 import { InputError } from "../cli/problem.ts";
 import { sha256Hex } from "../canonical/hash.ts";
+import type { SpeechOptions } from "../speech/speech_options.ts";
 
 export interface RunOptions {
   scenarios: Scenario[];
@@ -46,6 +47,8 @@ export interface RunOptions {
   minAgentTurns?: number;
   /** `eval --agent-world`: who holds the agent's world (default the harness). */
   agentWorld?: "harness" | "self";
+  /** `eval --audio`: how both sides sound (serializable); recordings go to `<out>/audio/`. */
+  speech?: SpeechOptions;
   /**
    * Stops the run: no trial starts after it is aborted, and a trial that ends after it
    * is neither written nor passed to `onRecord` (a later `resume` runs it again).
@@ -117,6 +120,8 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
         ...(opts.label !== undefined ? { label: opts.label } : {}),
         ...(opts.agentWorld === "self" ? { agentWorld: "self" as const } : {}),
+        ...(opts.speech ? { speech: opts.speech } : {}),
+        ...(opts.speech && opts.out ? { audioDir: join(opts.out, "audio") } : {}),
       });
       if (stopped()) return;
       summary.run++;
