@@ -41,6 +41,8 @@ export interface ParticipantOptions {
   connectAttempts?: number;
   /** Remote agents: text sent when the call starts (reference-style bots wait for one). */
   kick?: string;
+  /** Audio calls: the scripted caller's chance per agent utterance to cut in (`--barge-in`). */
+  bargeIn?: number;
 }
 
 const DETERMINISTIC_AGENTS = new Set(["oracle", "noop", "navigator"]);
@@ -171,7 +173,11 @@ async function makeUser(
     const { LlmUser } = await import("./llm_user.ts");
     return new LlmUser(llmOptions(opts.userModel));
   }
-  return new ScriptedUser({ opening: scenario.user.opening, knownInfo: scenario.user.known_info });
+  return new ScriptedUser({
+    opening: scenario.user.opening,
+    knownInfo: scenario.user.known_info,
+    ...(opts.bargeIn ? { bargeIn: opts.bargeIn } : {}),
+  });
 }
 
 async function personaSpeaker(settings: LlmSettings, onUsage: (u: Usage) => void) {

@@ -124,7 +124,8 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
     if (turn.speaker === "user") {
       // The caller starting over an agent turn still in progress is a barge-in.
       const over = t.findIndex((a, k) =>
-        k < i && a.speaker === "agent" && a.start_ms < turn.start_ms && a.end_ms > turn.start_ms
+        k < i && a.speaker === "agent" && a.start_ms < turn.start_ms &&
+        (a.end_ms > turn.start_ms || (a.interrupted === true && a.end_ms === turn.start_ms))
       );
       if (over >= 0) {
         const a = t[over]!;

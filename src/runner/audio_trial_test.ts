@@ -127,3 +127,37 @@ Deno.test("audio run with --out: a stereo WAV per trial; one that cannot be writ
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("audio trial with barge-in: the caller cuts in, the oracle yields and says it again, gold still reached", async () => {
+  const s = counterScenario();
+  const bargeing = participantFactory({
+    agent: "oracle",
+    user: "scripted",
+    agentModel: {},
+    userModel: {},
+    bargeIn: 1,
+  });
+  try {
+    const r = await runTrial({
+      scenario: s,
+      key: trialKey(s.name, 0, "c"),
+      root,
+      participants: bargeing,
+      limits,
+      speech: { ...defaultSpeechOptions(), barge_in: 1 },
+    });
+    assert.equal(r.status, "completed", r.error?.message);
+    assert.equal(r.final.db_sha256, s.expect.db_sha256);
+    const b = r.audio!.barge_ins;
+    assert.ok(b.length >= 1, JSON.stringify(r.turns));
+    for (const x of b) {
+      assert.equal(r.turns[x.agent_turn]!.speaker, "agent");
+      assert.equal(x.yielded, true);
+      assert.ok(x.yield_ms >= 0 && x.yield_ms < 200, String(x.yield_ms));
+    }
+    assert.ok(r.turns.some((t) => t.speaker === "agent" && t.interrupted));
+    assert.ok(r.audio!.talk_over_ms < 300, String(r.audio!.talk_over_ms));
+  } finally {
+    await closeSpeech();
+  }
+});
