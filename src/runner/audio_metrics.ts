@@ -23,6 +23,9 @@ const REF_END_OFFSET_MS = 300;
 
 type Segment = [number, number];
 
+/** Voiced segments of an utterance's audio, relative to its start, by its samples. */
+const segmentCache = new WeakMap<Int16Array, Segment[]>();
+
 /** Voiced segments of one side, in call time, from each utterance's and tone's audio. */
 async function voicedSegments(
   audio: readonly SentAudio[],
@@ -33,20 +36,30 @@ async function voicedSegments(
   const segments: Segment[] = [];
   const byTurnStart = new Map<number, Segment[]>();
   const run = async (pcm: Pcm16, start: number, end: number) => {
-    let vad = vads.get(pcm.sampleRate);
-    if (!vad) vads.set(pcm.sampleRate, vad = await Vad.create({ sampleRate: pcm.sampleRate }));
-    vad.reset();
-    const seg = new SpeechSegmenter({ frameMs: vad.frameMs });
-    const n = Math.min(pcm.samples.length, Math.round(((end - start) * pcm.sampleRate) / 1000));
-    const events = [...seg.push(vad.process(pcm.samples.subarray(0, n))), ...seg.flush()];
-    const out: Segment[] = [];
-    let open: number | undefined;
-    for (const e of events) {
-      if (e.type === "start") open = start + e.atMs;
-      else if (open !== undefined) {
-        out.push([open, Math.min(end, start + e.atMs)]);
-        open = undefined;
+    // Cached utterances share their audio between trials: their segments are worked out once.
+    let rel = segmentCache.get(pcm.samples);
+    if (!rel) {
+      let vad = vads.get(pcm.sampleRate);
+      if (!vad) vads.set(pcm.sampleRate, vad = await Vad.create({ sampleRate: pcm.sampleRate }));
+      vad.reset();
+      const seg = new SpeechSegmenter({ frameMs: vad.frameMs });
+      const events = [...seg.push(vad.process(pcm.samples)), ...seg.flush()];
+      rel = [];
+      let open: number | undefined;
+      for (const e of events) {
+        if (e.type === "start") open = e.atMs;
+        else if (open !== undefined) {
+          rel.push([open, e.atMs]);
+          open = undefined;
+        }
       }
+      segmentCache.set(pcm.samples, rel);
+    }
+    // Cut off at `end`: what was voiced before the cut.
+    const out: Segment[] = [];
+    for (const [s, e] of rel) {
+      if (start + s >= end) break;
+      out.push([start + s, Math.min(end, start + e)]);
     }
     return out;
   };
