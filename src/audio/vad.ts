@@ -71,6 +71,8 @@ export class Vad {
   readonly #resampler: Resampler | undefined;
   #pending: Int16Array;
   #pendingLen = 0;
+  readonly #rate: number;
+  readonly #mode: number;
 
   private constructor(m: FvadModule, options: VadOptions) {
     this.#m = m;
@@ -79,6 +81,8 @@ export class Vad {
     const rate = native ? options.sampleRate : 16000;
     this.#resampler = native ? undefined : new Resampler(options.sampleRate, 16000);
     this.frameSamples = (rate * this.frameMs) / 1000;
+    this.#rate = rate;
+    this.#mode = options.mode ?? 2;
     this.#inst = m._fvad_new();
     if (!this.#inst) throw new Error("libfvad could not allocate a VAD");
     if (
@@ -126,6 +130,9 @@ export class Vad {
   /** Forgets the adaptive state and any partial frame (a new stream). */
   reset(): void {
     this.#m._fvad_reset(this.#inst);
+    // libfvad's reset also puts the rate and mode back to its defaults (8 kHz, 0).
+    this.#m._fvad_set_sample_rate(this.#inst, this.#rate);
+    this.#m._fvad_set_mode(this.#inst, this.#mode);
     this.#resampler?.flush();
     this.#pendingLen = 0;
   }

@@ -147,3 +147,17 @@ Deno.test("SpeechSegmenter ignores short blips and bridges short pauses", () => 
   assert.deepEqual(seg.push(f("0000000000")), [{ type: "end", atMs: 320 }]);
   assert.deepEqual(seg.flush(), []);
 });
+
+Deno.test("Vad.reset keeps the rate and mode (libfvad's reset puts them back to 8 kHz)", async () => {
+  const vad = await Vad.create({ sampleRate: 16000 });
+  try {
+    const voiced = voicedSignal(16000, 400, 7);
+    const before = vad.process(voiced);
+    vad.reset();
+    // Before the fix, libfvad rejected 320-sample frames at its default 8 kHz.
+    const after = vad.process(voiced);
+    assert.deepEqual(after, before);
+  } finally {
+    vad.free();
+  }
+});

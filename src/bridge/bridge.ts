@@ -25,7 +25,10 @@ import {
   type Voice,
 } from "./call.ts";
 import { type SaidUtterance, type Utterance, utterance } from "../speech/utterance.ts";
-import type { SpeechError, TtsProvider } from "../speech/speech.ts";
+import type { SpeechError, SttProvider, TtsProvider } from "../speech/speech.ts";
+import { type Pcm16, pcm16 } from "../audio/pcm.ts";
+import { detectDtmf, dtmfTones } from "../audio/dtmf.ts";
+import { beepTone, detectBeeps } from "../audio/beep.ts";
 import { type LineUtterance, PendingSaid, SpeechChannel } from "./speech_channel.ts";
 
 export interface CallLimits {
@@ -73,6 +76,32 @@ export interface CallSpeech {
   tts: TtsProvider;
   /** Each side's TTS voice; the provider's default unless given. */
   voices?: Partial<Record<Side, string>>;
+  /**
+   * `inband`: keys and beeps are tones on the presser's line (DTMF at 100 ms a key,
+   * 100 ms gaps; a 500 ms 1 kHz beep), and the listener gets what the Goertzel DTMF
+   * detector or the beep detector hears in them, when the tones end. `event`
+   * (default): keys and beeps are delivered out of band at once, as in text calls.
+   */
+  dtmf?: "inband" | "event";
+  /**
+   * Transcribes the agent's audio for the caller (the caller hears the transcript,
+   * not the agent's text); a failure ends the trial with `stt_error`.
+   */
+  stt?: SttProvider;
+  /** The rate of generated tones (default the TTS provider's, else 16 kHz). */
+  sampleRate?: number;
+}
+
+/** A key or beep tone as it went out on the line (audio calls with in-band keys). */
+export interface SentTone {
+  side: Side;
+  kind: "dtmf" | "beep";
+  audio: Pcm16;
+  start_ms: number;
+  /** The keys pressed (dtmf). */
+  keys?: string;
+  /** What the listener's detector heard: the keys, or "beep"; "" when it heard nothing. */
+  heard: string;
 }
 
 /** A speech provider failed: the trial ends with its error kind. */
@@ -116,6 +145,10 @@ export interface CallOutcome {
   traces: Record<Side, Record<string, unknown>[]>;
   /** Audio calls: every utterance's audio as it was sent, in order of start. */
   audio?: SentAudio[];
+  /** Audio calls with in-band keys: every tone sent, in order. */
+  tones?: SentTone[];
+  /** Audio calls with STT: what the caller heard of each agent turn (index into `turns`). */
+  heard?: { turn: number; text: string }[];
 }
 
 const EXIT_IN_TEXT = /<exit>([\s\S]*?)<\/exit>/;
@@ -247,6 +280,7 @@ class Call {
         if (this.#ended) return;
         if (side === "agent") this.#agentActed = true;
         this.#armSilence();
+        if (this.#inband()) return this.#beepInBand(side);
         this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
       },
       callTool: (name, args) => this.#callTool(side, name, args),
@@ -350,6 +384,35 @@ class Call {
     const now = this.#now();
     this.#armSilence();
     if (side === "user") this.#awaitingResponseSince = now;
+    const stt = this.#spec.speech?.stt;
+    const audio = u.utterance.audio;
+    if (stt && side === "agent" && audio) {
+      // The caller hears what the STT makes of the agent's audio (as far as it was said).
+      const said = interrupted
+        ? pcm16(
+          audio.samples.subarray(
+            0,
+            Math.round(((u.turn.end_ms - u.turn.start_ms) * audio.sampleRate) / 1000),
+          ),
+          audio.sampleRate,
+        )
+        : audio;
+      const work = stt.transcribe({ audio: said }).then((r) => {
+        if (this.#ended) return;
+        if (!r.ok) return this.#fail(side, new SpeechFailure(r.error));
+        const turn = this.#outcome.turns.indexOf(u.turn);
+        (this.#outcome.heard ??= []).push({ turn, text: r.text });
+        this.#deliver(this.#other(side), {
+          type: "speech",
+          at: this.#now(),
+          text: r.text,
+          ...(u.utterance.voice ? { voice: u.utterance.voice } : {}),
+          ...(interrupted ? { interrupted: true } : {}),
+        });
+      });
+      this.#clock.hold?.(work);
+      return;
+    }
     this.#deliver(this.#other(side), {
       type: "speech",
       at: now,
@@ -379,7 +442,68 @@ class Call {
     if (side === "agent") this.#agentActed = true;
     this.#armSilence();
     this.#outcome.dtmf.push({ side, keys, at_ms: this.#now() });
+    if (this.#inband()) return this.#pressInBand(side, keys);
     this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys });
+  }
+
+  #inband(): boolean {
+    return this.#spec.speech?.dtmf === "inband";
+  }
+
+  #toneRate(): number {
+    const s = this.#spec.speech!;
+    return s.sampleRate ?? s.tts.info.sampleRate ?? 16000;
+  }
+
+  /** Plays the keys as tones; the listener hears what the Goertzel detector finds in them. */
+  #pressInBand(side: Side, keys: string): void {
+    const rate = this.#toneRate();
+    const samples = dtmfTones(keys, { sampleRate: rate });
+    const heard = detectDtmf(samples, rate).map((e) => e.key).join("");
+    this.#tone(side, { kind: "dtmf", keys, samples, rate, heard }, () => {
+      if (heard === "") return;
+      this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys: heard });
+    });
+  }
+
+  /** Plays a beep tone; the listener hears a beep when the beep detector finds one. */
+  #beepInBand(side: Side): void {
+    const rate = this.#toneRate();
+    const samples = beepTone({ sampleRate: rate });
+    const heard = detectBeeps(samples, { sampleRate: rate }).length > 0 ? "beep" : "";
+    this.#tone(side, { kind: "beep", samples, rate, heard }, () => {
+      if (heard !== "") this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
+    });
+  }
+
+  #tone(
+    side: Side,
+    t: { kind: "dtmf" | "beep"; keys?: string; samples: Int16Array; rate: number; heard: string },
+    heard: () => void,
+  ): void {
+    const audio = pcm16(t.samples, t.rate);
+    (this.#outcome.tones ??= []).push({
+      side,
+      kind: t.kind,
+      audio,
+      start_ms: this.#now(),
+      ...(t.keys !== undefined ? { keys: t.keys } : {}),
+      heard: t.heard,
+    });
+    if (t.heard !== (t.keys ?? "beep")) {
+      this.#outcome.traces[this.#other(side)].push({
+        type: "tone_misheard",
+        kind: t.kind,
+        sent: t.keys ?? "beep",
+        heard: t.heard,
+        at_ms: this.#now(),
+      });
+    }
+    this.#clock.timer((t.samples.length * 1000) / t.rate, () => {
+      if (this.#ended) return;
+      this.#armSilence();
+      heard();
+    });
   }
 
   #callTool(side: Side, name: string, args: unknown): Promise<ToolCallReply> {

@@ -99,3 +99,63 @@ Deno.test("audio call: a TTS failure ends the trial with tts_error", async () =>
   assert.equal(out.error?.kind, "tts_error");
   assert.equal(out.error?.side, "user");
 });
+
+/** Presses keys and beeps once the call starts, then hangs up a little later. */
+class Presser implements Participant {
+  info = { kind: "presser" };
+  constructor(readonly act: (line: import("./call.ts").CallLine) => void) {}
+  line?: import("./call.ts").CallLine;
+  start(line: import("./call.ts").CallLine) {
+    this.line = line;
+    return Promise.resolve();
+  }
+  onEvent(e: import("./call.ts").CallEvent) {
+    if (e.type === "call_start") {
+      this.act(this.line!);
+      this.line!.clock.timer(5000, () => this.line!.hangUp("done"));
+    }
+  }
+  close() {
+    return Promise.resolve();
+  }
+}
+
+class Listener implements Participant {
+  info = { kind: "listener" };
+  heard: { type: string; at: number; keys?: string }[] = [];
+  start() {
+    return Promise.resolve();
+  }
+  onEvent(e: import("./call.ts").CallEvent) {
+    if (e.type === "dtmf") this.heard.push({ type: "dtmf", at: e.at, keys: e.keys });
+    if (e.type === "beep") this.heard.push({ type: "beep", at: e.at });
+  }
+  close() {
+    return Promise.resolve();
+  }
+}
+
+for (const mode of ["inband", "event"] as const) {
+  Deno.test(`audio call, --dtmf ${mode}: keys and beeps reach the listener ${mode === "inband" ? "as tones the detectors hear, when the tones end" : "at once"}`, async () => {
+    const agent = new Presser((line) => line.press("1*9#"));
+    const user = new Listener();
+    const s = spec(agent, user, new SlowTts(), counterEnv());
+    s.speech = { ...s.speech!, dtmf: mode };
+    const out = await runCall(s);
+    assert.deepEqual(user.heard.map((h) => h.keys), ["1*9#"]);
+    // Four keys of 100 ms tone and 100 ms gap.
+    assert.equal(user.heard[0]!.at, mode === "inband" ? 800 : 0);
+    assert.equal(out.tones?.length ?? 0, mode === "inband" ? 1 : 0);
+    if (mode === "inband") assert.equal(out.tones![0]!.heard, "1*9#");
+
+    const box = new Presser((line) => line.beep());
+    const navigator = new Listener();
+    const s2 = spec(navigator, box, new SlowTts(), counterEnv());
+    s2.speech = { ...s2.speech!, dtmf: mode };
+    s2.firstSpeaker = "user";
+    const out2 = await runCall(s2);
+    assert.deepEqual(navigator.heard.map((h) => h.type), ["beep"]);
+    assert.equal(navigator.heard[0]!.at, mode === "inband" ? 500 : 0);
+    if (mode === "inband") assert.equal(out2.tones![0]!.kind, "beep");
+  });
+}

@@ -25,6 +25,13 @@ import { progressBar } from "../runner/progress.ts";
 import { isWireFraming, WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join, resolve } from "node:path";
+import {
+  closeSpeech,
+  defaultSpeechOptions,
+  speechConfig,
+  type SpeechOptions,
+} from "../speech/speech_options.ts";
+import { isFliteVoice } from "../speech/_flite_wasi.ts";
 
 const help = `eval: run trials and print one trial record per line
 
@@ -56,6 +63,19 @@ Participants:
                       self: the ws:// agent is a reference-style bot that holds its own world
                       (configured as the reference runner does; it sends "Hello" unless --kick;
                       the final hash is the bot's own claim: world_owner "agent")
+
+Audio (--audio: both sides speak; deterministic ends run on the simulated clock):
+  --audio             synthesize every utterance; the record gets an audio block, and with
+                      --out each trial's stereo recording goes to DIR/audio/<trial>.wav
+  --tts P             flite (default, offline) | openai (POST /v1/audio/speech)
+  --tts-model M       the openai TTS model        --tts-base-url URL  (else OPENAI_BASE_URL)
+  --agent-voice V     the agent's voice (flite: slt rms awb kal16 kal; default rms)
+  --user-voice V      the caller's voice (default slt)
+  --stt P             transcript (default: the listener gets the speaker's own text) |
+                      openai (the agent's audio is transcribed for the caller)
+  --stt-model M       the openai STT model        --stt-base-url URL  (else OPENAI_BASE_URL)
+  --dtmf M            inband (default: keys and beeps are tones, heard by detectors) | event
+  --barge-in P        chance per agent utterance that the scripted caller cuts in (seeded)
 
 Exit status: 0 when the trials ran (whatever their verdicts), 1 when every trial ended in an
 infrastructure error (e.g. the agent was unreachable) or stdout closed without --out (the run
@@ -121,6 +141,17 @@ export const command: Command = {
       "max-turns": { type: "string" },
       "min-agent-turns": { type: "string" },
       silence: { type: "string" },
+      audio: { type: "boolean" },
+      tts: { type: "string" },
+      "tts-model": { type: "string" },
+      "tts-base-url": { type: "string" },
+      "agent-voice": { type: "string" },
+      "user-voice": { type: "string" },
+      stt: { type: "string" },
+      "stt-model": { type: "string" },
+      "stt-base-url": { type: "string" },
+      dtmf: { type: "string" },
+      "barge-in": { type: "string" },
     });
     if (values.resume && !values.out) {
       throw new InputError({ field: "--resume", message: "needs --out DIR" });
@@ -188,7 +219,11 @@ export const command: Command = {
       await ScriptAgent.fromFile(path);
       script = sha256Hex(await Deno.readTextFile(path));
     }
-    const factory = participantFactory(participants);
+    const speech = speechFromFlags(values, io);
+    const factory = participantFactory({
+      ...participants,
+      ...(speech && speech.barge_in > 0 ? { bargeIn: speech.barge_in } : {}),
+    });
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
     const root = openDataRoot(
@@ -220,6 +255,7 @@ export const command: Command = {
       ...(framing !== undefined ? { framing } : {}),
       ...(label !== undefined ? { label } : {}),
       ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
+      ...(speech ? { speech: speechConfig(speech) } : {}),
     });
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
     const out = values.out;
@@ -285,6 +321,7 @@ export const command: Command = {
       },
       ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
       ...(agentWorld === "self" ? { agentWorld: "self" as const } : {}),
+      ...(speech ? { speech } : {}),
       onProgress: (done, total, record) => {
         if (done === 0) toRun = total;
         bar?.(done, total, record);
@@ -296,6 +333,8 @@ export const command: Command = {
       summary = await Promise.race([run, stopped]);
     } finally {
       unlisten?.();
+      // The flite Worker would keep the process alive.
+      if (speech) await closeSpeech();
     }
     if (summary === undefined) {
       if (why === "stdout") {
@@ -445,4 +484,93 @@ async function selectionFrom(
     });
   }
   return { scenarios: names, files: [...refFiles], dataRoot: [...roots][0], refs };
+}
+
+const AUDIO_ONLY = [
+  "tts",
+  "tts-model",
+  "tts-base-url",
+  "agent-voice",
+  "user-voice",
+  "stt",
+  "stt-model",
+  "stt-base-url",
+  "dtmf",
+  "barge-in",
+] as const;
+
+/** `--audio` and its flags as speech options (undefined without `--audio`). */
+export function speechFromFlags(
+  values: Partial<Record<(typeof AUDIO_ONLY)[number], string>> & { audio?: boolean },
+  io: Pick<Io, "env">,
+): SpeechOptions | undefined {
+  if (!values.audio) {
+    const given = AUDIO_ONLY.find((f) => values[f] !== undefined);
+    if (given) throw new InputError({ field: `--${given}`, message: "needs --audio" });
+    return undefined;
+  }
+  const o = defaultSpeechOptions();
+  const tts = values.tts ?? "flite";
+  if (tts !== "flite" && tts !== "openai") {
+    throw new InputError({ field: "--tts", message: "expected flite or openai" });
+  }
+  const envUrl = io.env("OPENAI_BASE_URL");
+  if (tts === "openai") {
+    const base = values["tts-base-url"] ?? envUrl;
+    if (!base) {
+      throw new InputError({
+        field: "--tts",
+        message: "openai needs --tts-base-url or OPENAI_BASE_URL",
+      });
+    }
+    o.tts = {
+      provider: "openai",
+      base_url: base,
+      ...(values["tts-model"] ? { model: values["tts-model"] } : {}),
+    };
+    o.voices = {};
+  }
+  for (const [flag, side] of [["agent-voice", "agent"], ["user-voice", "user"]] as const) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    if (tts === "flite" && !isFliteVoice(v)) {
+      throw new InputError({
+        field: `--${flag}`,
+        message: `unknown flite voice "${v}"`,
+        hint: "slt, rms, awb, kal16 or kal",
+      });
+    }
+    o.voices[side] = v;
+  }
+  const stt = values.stt ?? "transcript";
+  if (stt !== "transcript" && stt !== "openai") {
+    throw new InputError({ field: "--stt", message: "expected transcript or openai" });
+  }
+  if (stt === "openai") {
+    const base = values["stt-base-url"] ?? envUrl;
+    if (!base) {
+      throw new InputError({
+        field: "--stt",
+        message: "openai needs --stt-base-url or OPENAI_BASE_URL",
+      });
+    }
+    o.stt = {
+      provider: "openai",
+      base_url: base,
+      ...(values["stt-model"] ? { model: values["stt-model"] } : {}),
+    };
+  }
+  const dtmf = values.dtmf ?? "inband";
+  if (dtmf !== "inband" && dtmf !== "event") {
+    throw new InputError({ field: "--dtmf", message: "expected inband or event" });
+  }
+  o.dtmf = dtmf;
+  if (values["barge-in"] !== undefined) {
+    const p = Number(values["barge-in"]);
+    if (!(p >= 0 && p <= 1)) {
+      throw new InputError({ field: "--barge-in", message: "expected a chance from 0 to 1" });
+    }
+    o.barge_in = p;
+  }
+  return o;
 }

@@ -44,6 +44,8 @@ export interface KindContext {
   kick?: string;
   /** Remote participants: the wire mapping (`eval --framing`; else the URL's `?framing=`). */
   framing?: WireFraming;
+  /** Audio calls: the scripted caller's chance per agent utterance to cut in (`--barge-in`). */
+  bargeIn?: number;
 }
 
 /** One participant kind. */
@@ -175,7 +177,11 @@ export const PARTICIPANT_KINDS: readonly ParticipantKind[] = [
     async make(ctx) {
       const { ScriptedUser } = await import("./scripted_user.ts");
       const { user } = requireScenario(ctx);
-      return new ScriptedUser({ opening: user.opening, knownInfo: user.known_info });
+      return new ScriptedUser({
+        opening: user.opening,
+        knownInfo: user.known_info,
+        ...(ctx.bargeIn ? { bargeIn: ctx.bargeIn } : {}),
+      });
     },
   },
   {

@@ -25,6 +25,11 @@ export class OracleAgent implements Participant {
   #started = false;
   #over = false;
   #waiter?: () => void;
+  /** What it is saying, until its words are out. */
+  #saying: string | undefined;
+  /** What the caller cut off, to say again once the caller has finished. */
+  #cut: string | undefined;
+  #sayingEnd: () => number = () => 0;
 
   constructor(actions: readonly ReferenceAction[]) {
     this.#actions = actions;
@@ -42,7 +47,22 @@ export class OracleAgent implements Participant {
       return;
     }
     if (event.type === "call_start" && event.you_speak_first) {
-      this.#line?.say("Thank you for calling. How can I help you today?");
+      this.#say("Thank you for calling. How can I help you today?");
+    }
+    if (
+      event.type === "speech_start" && this.#saying !== undefined && event.at < this.#sayingEnd()
+    ) {
+      // Barge-in: the oracle yields at once and says it again after the caller.
+      this.#cut = this.#saying;
+      this.#saying = undefined;
+      this.#line?.stopSpeaking();
+      return;
+    }
+    if (event.type === "speech" && this.#cut !== undefined) {
+      const again = this.#cut;
+      this.#cut = undefined;
+      this.#say(again);
+      return;
     }
     if (event.type === "speech") {
       if (!this.#started) {
@@ -67,6 +87,22 @@ export class OracleAgent implements Participant {
     this.#line?.fail(new ParticipantError("protocol_error", `the oracle agent failed: ${why}`));
   }
 
+  /** Says `text`, remembering it until its words are out (for barge-in). */
+  #say(text: string): void {
+    const line = this.#line;
+    if (!line) return;
+    this.#saying = text;
+    const said = line.say(text);
+    if (!said) {
+      this.#saying = undefined; // an untimed line: nothing to cut
+      return;
+    }
+    this.#sayingEnd = () => said.end ?? Infinity;
+    said.whenOut(() => {
+      if (this.#saying === text) this.#saying = undefined;
+    });
+  }
+
   #reply(): Promise<void> {
     return new Promise((resolve) => (this.#waiter = resolve));
   }
@@ -81,7 +117,7 @@ export class OracleAgent implements Participant {
         // oracle waits for exactly that answer.
         const done = pendingConfirmation ? "I have taken care of that on my side. " : "";
         pendingConfirmation = false;
-        line.say(done + formatPhoneStep(action.name, action.arguments));
+        this.#say(done + formatPhoneStep(action.name, action.arguments));
         await this.#reply();
         continue;
       }
@@ -89,14 +125,14 @@ export class OracleAgent implements Participant {
       pendingConfirmation = true;
     }
     if (this.#over) return;
-    line.say(
+    this.#say(
       pendingConfirmation
         ? "That is all done. Is there anything else I can help you with?"
         : "Is there anything else I can help you with?",
     );
     await this.#reply();
     if (this.#over) return;
-    line.say("Thank you for calling. Goodbye.");
+    this.#say("Thank you for calling. Goodbye.");
     await line.callTool("end_conversation", {});
   }
 }

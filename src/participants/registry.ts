@@ -38,6 +38,8 @@ export interface ParticipantOptions {
   kick?: string;
   /** Remote agents: the wire mapping (`eval --framing`; else the URL's `?framing=`). */
   framing?: WireFraming;
+  /** Audio calls: the scripted caller's chance per agent utterance to cut in (`--barge-in`). */
+  bargeIn?: number;
 }
 
 /** The kind a user spec plays in `scenario` (`auto` and `scripted` are the flow callee on flows). */
@@ -82,6 +84,7 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
         connectAttempts: opts.connectAttempts,
         kick: opts.kick,
         ...(opts.framing !== undefined ? { framing: opts.framing } : {}),
+        ...(opts.bargeIn ? { bargeIn: opts.bargeIn } : {}),
       });
   return {
     deterministic: (scenario) =>

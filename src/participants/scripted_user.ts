@@ -14,6 +14,7 @@ import type {
   ParticipantInfo,
 } from "../bridge/call.ts";
 import { parsePhoneStep } from "./phone_step.ts";
+import { mulberry32 } from "../random/mulberry32.ts";
 
 export interface ScriptedUserOptions {
   opening?: string;
@@ -23,13 +24,24 @@ export interface ScriptedUserOptions {
   hangUpAfterMs?: number;
   /** Filler replies before the caller gives up and says goodbye. */
   patience?: number;
+  /**
+   * Audio calls: the chance per agent utterance that the caller cuts in ("Sorry, could
+   * you say that again?") at a seeded point 0.4-1.2 s into it. Never two in a row.
+   */
+  bargeIn?: number;
 }
+
+/** What the scripted caller says when it cuts in. */
+export const BARGE_IN_TEXT = "Sorry, could you say that again?";
 
 const GENERIC = new Set(["your", "the", "and", "for", "with", "what", "number", "name", "of", "a"]);
 
 export class ScriptedUser implements Participant {
   readonly info: ParticipantInfo = { kind: "scripted" };
   readonly #opts: Required<ScriptedUserOptions>;
+  #rng: () => number = () => 1;
+  #agentSpeaking = false;
+  #cutIn = false;
   #line?: CallLine;
   #opened = false;
   #fillers = 0;
@@ -42,11 +54,14 @@ export class ScriptedUser implements Participant {
       knownInfo: options.knownInfo ?? {},
       hangUpAfterMs: options.hangUpAfterMs ?? 10_000,
       patience: options.patience ?? 8,
+      bargeIn: options.bargeIn ?? 0,
     };
+    if (this.#opts.bargeIn > 0) this.info.settings = { barge_in: this.#opts.bargeIn };
   }
 
-  start(line: CallLine, _setup: CallSetup): Promise<void> {
+  start(line: CallLine, setup: CallSetup): Promise<void> {
     this.#line = line;
+    this.#rng = mulberry32(parseInt(setup.seed.slice(0, 8), 16) || 1);
     return Promise.resolve();
   }
 
@@ -59,10 +74,32 @@ export class ScriptedUser implements Participant {
       case "call_start":
         if (event.you_speak_first) this.#open();
         return;
+      case "speech_start":
+        this.#agentSpeaking = true;
+        this.#maybeBargeIn();
+        return;
       case "speech":
+        this.#agentSpeaking = false;
+        // Cut off by the caller's barge-in: wait for the agent to say it again.
+        if (event.interrupted && this.#cutIn) return;
+        if (!event.interrupted) this.#cutIn = false;
         void this.#answer(event.text);
         return;
     }
+  }
+
+  #maybeBargeIn(): void {
+    const p = this.#opts.bargeIn;
+    if (p <= 0 || this.#cutIn || this.#leaving) return;
+    const roll = this.#rng();
+    const delay = 400 + Math.floor(this.#rng() * 800);
+    if (roll >= p) return;
+    const line = this.#line!;
+    line.clock.timer(delay, () => {
+      if (this.#over || !this.#agentSpeaking || this.#cutIn) return;
+      this.#cutIn = true;
+      line.say(BARGE_IN_TEXT);
+    });
   }
 
   close(): Promise<void> {

@@ -24,6 +24,8 @@ import { type Scenario, suiteOf } from "../scenario/scenario.ts";
 import { TRIAL_RECORD_SCHEMA, type TrialKey, type TrialRecord } from "./trial_record.ts";
 import { boundRecord } from "./record_bounds.ts";
 import { CALLBENCH_VERSION } from "../cli/version.ts";
+import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
+import type { AudioBlock } from "./audio_block.ts";
 
 /** Makes the two ends of a trial's call. */
 export interface ParticipantFactory {
@@ -48,6 +50,14 @@ export interface TrialPlan {
    * agent is a reference-style bot that holds its own world (`eval --agent-world self`).
    */
   agentWorld?: "harness" | "self";
+  /**
+   * `eval --audio`: both sides speak through TTS (plain data, so a plan can travel
+   * to a Worker; the providers are opened once per thread), and the record gets an
+   * `audio` block.
+   */
+  speech?: SpeechOptions;
+  /** Audio calls: the folder for `<trial>.wav` (`<out>/audio`); no recording unless set. */
+  audioDir?: string;
 }
 
 /** The send_dtmf tool every agent may use to press keys (carried out by the bridge). */
@@ -99,6 +109,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     const setupMs = performance.now() - wallStart;
     const simulated = plan.participants.deterministic(scenario);
     const isFlow = scenario.domain === "flow";
+    const so = plan.speech;
+    const providers = so ? await openSpeech(so) : undefined;
     const outcome = await runCall({
       env,
       agent,
@@ -108,8 +120,39 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       clock: simulated ? new SimClock() : new RealClock(),
       limits: { ...plan.limits, maxDurationMs: scenario.max_duration_s * 1000 },
       firstSpeaker: isFlow ? "user" : "agent",
-      timedSpeech: simulated || isFlow,
+      timedSpeech: simulated || isFlow || so !== undefined,
+      ...(so && providers
+        ? {
+          speech: {
+            tts: providers.tts,
+            voices: {
+              ...(so.voices.agent ? { agent: so.voices.agent } : {}),
+              ...(so.voices.user ? { user: so.voices.user } : {}),
+            },
+            dtmf: so.dtmf,
+            ...(providers.stt ? { stt: providers.stt } : {}),
+            sampleRate: so.sample_rate,
+          },
+        }
+        : {}),
     });
+    let audio: AudioBlock | undefined;
+    if (so && providers) {
+      const { measureAudio, writeRecording } = await import("./audio_metrics.ts");
+      audio = await measureAudio(outcome, {
+        tts: {
+          provider: providers.tts.info.provider,
+          ...(providers.tts.info.model ? { model: providers.tts.info.model } : {}),
+          voices: { agent: so.voices.agent ?? null, user: so.voices.user ?? null },
+        },
+        stt: so.stt.provider,
+        dtmf: so.dtmf,
+        sample_rate: so.sample_rate,
+      });
+      if (plan.audioDir) {
+        Object.assign(audio, await writeRecording(outcome, so.sample_rate, plan.audioDir, key));
+      }
+    }
     const flowTrace = user.flowTrace?.();
     let report: SelfWorldReport | undefined;
     if (plan.agentWorld === "self") {
@@ -122,6 +165,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
         wall_ms: performance.now() - wallStart,
       }),
       clock: simulated ? "simulated" : "real",
+      ...(audio ? { audio } : {}),
     });
   } catch (e) {
     return {

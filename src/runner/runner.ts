@@ -46,6 +46,7 @@ export interface WorkerOptions {
   /** Replacements for Workers that break, in all (default 2 per Worker). */
   maxRestarts?: number;
 }
+import type { SpeechOptions } from "../speech/speech_options.ts";
 
 export interface RunOptions {
   scenarios: Scenario[];
@@ -68,6 +69,8 @@ export interface RunOptions {
   minAgentTurns?: number;
   /** `eval --agent-world`: who holds the agent's world (default the harness). */
   agentWorld?: "harness" | "self";
+  /** `eval --audio`: how both sides sound (serializable); recordings go to `<out>/audio/`. */
+  speech?: SpeechOptions;
   /**
    * Stops the run: no trial starts after it is aborted, and a trial that ends after it
    * is neither written nor passed to `onRecord` (a later `resume` runs it again).
@@ -197,6 +200,8 @@ function _trialOptions(
     ...(opts.minAgentTurns !== undefined ? { minAgentTurns: opts.minAgentTurns } : {}),
     ...(opts.label !== undefined ? { label: opts.label } : {}),
     ...(opts.agentWorld === "self" ? { agentWorld: "self" as const } : {}),
+    ...(opts.speech ? { speech: opts.speech } : {}),
+    ...(opts.speech && opts.out ? { audioDir: join(opts.out, "audio") } : {}),
   };
 }
 

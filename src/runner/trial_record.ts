@@ -13,6 +13,7 @@ import {
   ReferenceActionSchema,
   Signal,
 } from "../scenario/scenario.ts";
+import { AudioBlockSchema } from "./audio_block.ts";
 
 export const TRIAL_RECORD_SCHEMA = "callbench.trial/1";
 
@@ -168,5 +169,12 @@ export const TrialRecordSchema = z.object({
    * otherwise. Absent in records of older versions and in setup errors.
    */
   clock: z.enum(["simulated", "real"]).optional(),
+  /**
+   * Audio calls (`eval --audio`): the providers and voices, seconds of audio per side,
+   * voice-to-voice latency per agent turn, time to first audio, barge-ins, silence
+   * gaps, talk-over and the recording. Absent in text calls (additive: schema
+   * version unchanged).
+   */
+  audio: AudioBlockSchema.optional().describe("Audio calls: what the call sounded like"),
 });
 export type TrialRecord = z.infer<typeof TrialRecordSchema>;

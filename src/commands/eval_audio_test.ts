@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { speechFromFlags } from "./eval.ts";
+import { speechConfig } from "../speech/speech_options.ts";
+import { InputError } from "../cli/problem.ts";
+
+const io = { env: (k: string) => (k === "OPENAI_BASE_URL" ? "http://127.0.0.1:1/v1" : undefined) };
+
+Deno.test("eval --audio flags: defaults, voices and providers shape the config; bad values are input errors", () => {
+  assert.equal(speechFromFlags({}, io), undefined);
+  const d = speechFromFlags({ audio: true }, io)!;
+  assert.deepEqual(speechConfig(d), {
+    tts: { provider: "flite" },
+    voices: { agent: "rms", user: "slt" },
+    stt: { provider: "transcript" },
+    dtmf: "inband",
+    barge_in: 0,
+    sample_rate: 16000,
+  });
+  const o = speechFromFlags({
+    audio: true,
+    tts: "openai",
+    "tts-model": "m",
+    "agent-voice": "alloy",
+    stt: "openai",
+    dtmf: "event",
+    "barge-in": "0.25",
+  }, io)!;
+  assert.deepEqual(speechConfig(o).tts, {
+    provider: "openai",
+    model: "m",
+    base_url: "http://127.0.0.1:1/v1",
+  });
+  assert.equal(o.voices.agent, "alloy");
+  assert.notDeepEqual(speechConfig(o), speechConfig(d));
+  // JSON round trip: the options travel to a Worker as they are.
+  assert.deepEqual(JSON.parse(JSON.stringify(o)), o);
+  for (
+    const bad of [
+      { tts: "flite" },
+      { audio: true, tts: "espeak" },
+      { audio: true, "agent-voice": "nobody" },
+      { audio: true, dtmf: "both" },
+      { audio: true, "barge-in": "2" },
+    ]
+  ) {
+    assert.throws(() => speechFromFlags(bad, io), InputError, JSON.stringify(bad));
+  }
+  assert.throws(
+    () => speechFromFlags({ audio: true, tts: "openai" }, { env: () => undefined }),
+    InputError,
+  );
+});

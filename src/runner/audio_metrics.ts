@@ -1,0 +1,267 @@
+/**
+ * What an audio call sounded like, measured from the audio each side sent: seconds
+ * sent and received, voice-to-voice latency per agent turn by VAD (beside the
+ * reference's two definitions), time to first audio, barge-ins with the agent's yield
+ * time, silence gaps and talk-over; and the stereo recording (left user→agent, right
+ * agent→user, like the reference's `conversation_log.wav`).
+ *
+ * @module
+ */
+import { type AudioBlock, type AudioConfig, SILENCE_GAP_MS } from "./audio_block.ts";
+import type { CallOutcome, SentAudio, SentTone } from "../bridge/bridge.ts";
+import type { Side } from "../domains/domain.ts";
+import { interleave, type Pcm16, pcm16 } from "../audio/pcm.ts";
+import { resample } from "../audio/resample.ts";
+import { SpeechSegmenter, Vad } from "../audio/vad.ts";
+import { writeWavFile } from "../audio/wav.ts";
+import { sha256Hex } from "../canonical/hash.ts";
+import { keyId } from "./trial_key.ts";
+import type { TrialKey } from "./trial_record.ts";
+
+/** The reference's post-hoc turn end offset (reference-harness.md §1.6). */
+const REF_END_OFFSET_MS = 300;
+
+type Segment = [number, number];
+
+/** Voiced segments of an utterance's audio, relative to its start, by its samples. */
+const segmentCache = new WeakMap<Int16Array, Segment[]>();
+
+/** Voiced segments of one side, in call time, from each utterance's and tone's audio. */
+async function voicedSegments(
+  audio: readonly SentAudio[],
+  tones: readonly SentTone[],
+  side: Side,
+): Promise<{ segments: Segment[]; byTurnStart: Map<number, Segment[]> }> {
+  const vads = new Map<number, Vad>();
+  const segments: Segment[] = [];
+  const byTurnStart = new Map<number, Segment[]>();
+  const run = async (pcm: Pcm16, start: number, end: number) => {
+    // Cached utterances share their audio between trials: their segments are worked out once.
+    let rel = segmentCache.get(pcm.samples);
+    if (!rel) {
+      let vad = vads.get(pcm.sampleRate);
+      if (!vad) vads.set(pcm.sampleRate, vad = await Vad.create({ sampleRate: pcm.sampleRate }));
+      vad.reset();
+      const seg = new SpeechSegmenter({ frameMs: vad.frameMs });
+      const events = [...seg.push(vad.process(pcm.samples)), ...seg.flush()];
+      rel = [];
+      let open: number | undefined;
+      for (const e of events) {
+        if (e.type === "start") open = e.atMs;
+        else if (open !== undefined) {
+          rel.push([open, e.atMs]);
+          open = undefined;
+        }
+      }
+      segmentCache.set(pcm.samples, rel);
+    }
+    // Cut off at `end`: what was voiced before the cut.
+    const out: Segment[] = [];
+    for (const [s, e] of rel) {
+      if (start + s >= end) break;
+      out.push([start + s, Math.min(end, start + e)]);
+    }
+    return out;
+  };
+  try {
+    for (const a of audio) {
+      if (a.side !== side || !a.utterance.audio) continue;
+      const s = await run(a.utterance.audio, a.start_ms, a.end_ms);
+      byTurnStart.set(a.start_ms, s);
+      segments.push(...s);
+    }
+    // Tones are voiced by design (the VAD may pass a pure tone over): their whole length.
+    for (const t of tones) {
+      if (t.side !== side) continue;
+      segments.push([
+        t.start_ms,
+        t.start_ms + (t.audio.samples.length * 1000) / t.audio.sampleRate,
+      ]);
+    }
+  } finally {
+    for (const v of vads.values()) v.free();
+  }
+  segments.sort((a, b) => a[0] - b[0]);
+  return { segments, byTurnStart };
+}
+
+function union(segments: readonly Segment[]): Segment[] {
+  const out: Segment[] = [];
+  for (const [s, e] of [...segments].sort((a, b) => a[0] - b[0])) {
+    const last = out[out.length - 1];
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+function overlap(a: readonly Segment[], b: readonly Segment[]): number {
+  let total = 0;
+  const ua = union(a);
+  const ub = union(b);
+  let i = 0;
+  let j = 0;
+  while (i < ua.length && j < ub.length) {
+    const lo = Math.max(ua[i]![0], ub[j]![0]);
+    const hi = Math.min(ua[i]![1], ub[j]![1]);
+    if (hi > lo) total += hi - lo;
+    if (ua[i]![1] < ub[j]![1]) i++;
+    else j++;
+  }
+  return total;
+}
+
+const round = (x: number) => Math.round(x * 10) / 10;
+
+/** Measures an audio call's outcome (`outcome.audio` set). */
+export async function measureAudio(outcome: CallOutcome, config: AudioConfig): Promise<AudioBlock> {
+  const audio = outcome.audio ?? [];
+  const tones = outcome.tones ?? [];
+  const agent = await voicedSegments(audio, tones, "agent");
+  const user = await voicedSegments(audio, tones, "user");
+  const sentS = (side: Side) =>
+    (audio.filter((a) => a.side === side).reduce((t, a) => t + (a.end_ms - a.start_ms), 0) +
+      tones.filter((t) => t.side === side).reduce(
+        (t, x) => t + (x.audio.samples.length * 1000) / x.audio.sampleRate,
+        0,
+      )) / 1000;
+  const agentSent = sentS("agent");
+  const userSent = sentS("user");
+
+  const turns: AudioBlock["turns"] = [];
+  const bargeIns: AudioBlock["barge_ins"] = [];
+  const t = outcome.turns;
+  let lastUser: number | undefined;
+  for (let i = 0; i < t.length; i++) {
+    const turn = t[i]!;
+    if (turn.speaker === "user") {
+      // The caller starting over an agent turn still in progress is a barge-in.
+      const over = t.findIndex((a, k) =>
+        k < i && a.speaker === "agent" && a.start_ms < turn.start_ms &&
+        (a.end_ms > turn.start_ms || (a.interrupted === true && a.end_ms === turn.start_ms))
+      );
+      if (over >= 0) {
+        const a = t[over]!;
+        const voiced = user.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
+        bargeIns.push({
+          at_ms: round(voiced),
+          agent_turn: over,
+          yielded: a.interrupted === true,
+          yield_ms: round(Math.max(0, a.end_ms - voiced)),
+        });
+      }
+      lastUser = i;
+      continue;
+    }
+    if (lastUser === undefined) continue;
+    const u = t[lastUser]!;
+    lastUser = undefined;
+    if (turn.start_ms < u.end_ms) continue; // spoken over the caller: no response latency
+    const userSegs = user.byTurnStart.get(u.start_ms) ?? [];
+    const userEnd = userSegs[userSegs.length - 1]?.[1] ?? u.end_ms;
+    const agentStart = agent.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
+    turns.push({
+      turn: i,
+      v2v_ms: round(agentStart - userEnd),
+      ref_frame_ms: round(turn.start_ms - u.end_ms),
+      ref_segment_ms: round(turn.start_ms - (u.end_ms - REF_END_OFFSET_MS)),
+    });
+  }
+
+  const all = union([...agent.segments, ...user.segments]);
+  let count = 0;
+  let total = 0;
+  let max = 0;
+  for (let i = 1; i < all.length; i++) {
+    const gap = all[i]![0] - all[i - 1]![1];
+    max = Math.max(max, gap);
+    if (gap >= SILENCE_GAP_MS) {
+      count++;
+      total += gap;
+    }
+  }
+  return {
+    ...config,
+    sides: {
+      agent: { sent_s: round(agentSent * 1000) / 1000, received_s: round(userSent * 1000) / 1000 },
+      user: { sent_s: round(userSent * 1000) / 1000, received_s: round(agentSent * 1000) / 1000 },
+    },
+    ttfa_ms: agent.segments[0] ? round(agent.segments[0][0]) : null,
+    turns,
+    barge_ins: bargeIns,
+    silence: { count, total_ms: round(total), max_ms: round(max) },
+    talk_over_ms: round(overlap(agent.segments, user.segments)),
+    tones: tones.map((x) => ({
+      side: x.side,
+      kind: x.kind,
+      at_ms: round(x.start_ms),
+      sent: x.keys ?? "beep",
+      heard: x.heard,
+    })),
+  };
+}
+
+/**
+ * The call as a stereo recording at `sampleRate`: left what the caller sent (user→agent),
+ * right what the agent sent (agent→user), each utterance and tone at its call time
+ * (cut where it was cut off).
+ */
+export function stereoRecording(outcome: CallOutcome, sampleRate: number): Pcm16 {
+  const n = Math.ceil((outcome.durationMs * sampleRate) / 1000);
+  const left = new Int16Array(n);
+  const right = new Int16Array(n);
+  const put = (side: Side, pcm: Pcm16, start: number, end: number) => {
+    const samples = pcm.sampleRate === sampleRate
+      ? pcm.samples
+      : resample(pcm.samples, pcm.sampleRate, sampleRate);
+    const track = side === "user" ? left : right;
+    const at = Math.round((start * sampleRate) / 1000);
+    const len = Math.min(
+      samples.length,
+      Math.round(((end - start) * sampleRate) / 1000),
+      Math.max(0, n - at),
+    );
+    for (let i = 0; i < len; i++) {
+      const v = track[at + i]! + samples[i]!;
+      track[at + i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+    }
+  };
+  for (const a of outcome.audio ?? []) {
+    if (a.utterance.audio) put(a.side, a.utterance.audio, a.start_ms, a.end_ms);
+  }
+  for (const t of outcome.tones ?? []) {
+    put(
+      t.side,
+      t.audio,
+      t.start_ms,
+      t.start_ms + (t.audio.samples.length * 1000) / t.audio.sampleRate,
+    );
+  }
+  return pcm16(interleave(left, right), sampleRate, 2);
+}
+
+/** A trial's recording's name under `<out>/audio/` (like its transcript's, `.wav`). */
+export function audioFileName(key: TrialKey): string {
+  const safe = key.scenario.replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, 120);
+  return `${safe}__t${key.trial}__${sha256Hex(keyId(key)).slice(0, 12)}.wav`;
+}
+
+/**
+ * Writes the call's stereo recording as `<dir>/<name>.wav`; returns the block's
+ * `wav` (relative to the output folder) or `wav_error`. Never throws.
+ */
+export async function writeRecording(
+  outcome: CallOutcome,
+  sampleRate: number,
+  dir: string,
+  key: TrialKey,
+): Promise<Pick<AudioBlock, "wav" | "wav_error">> {
+  const name = audioFileName(key);
+  try {
+    await Deno.mkdir(dir, { recursive: true });
+  } catch (e) {
+    return { wav_error: `Cannot make ${dir}: ${(e as Error).message}` };
+  }
+  const r = await writeWavFile(`${dir}/${name}`, stereoRecording(outcome, sampleRate));
+  return r.ok ? { wav: `audio/${name}` } : { wav_error: r.message };
+}

@@ -1,0 +1,147 @@
+/**
+ * How an audio run sounds, as plain data: which TTS and STT providers, each side's
+ * voice, how keys travel and how often the caller barges in. Serializable (it travels
+ * to a runner Worker as it is) and without secrets (an API key is named by its
+ * environment variable and read where the providers are opened). `speechConfig` is
+ * what goes into the config hash and the record.
+ *
+ * Providers are opened once per thread and shared by every trial (`openSpeech`), so
+ * the TTS cache is warm from the second trial on; `closeSpeech` stops them.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { SttProvider, TtsProvider } from "./speech.ts";
+import { TtsCache } from "./tts_cache.ts";
+
+/** `eval --audio` settings. */
+export const SpeechOptionsSchema = z.object({
+  tts: z.object({
+    provider: z.enum(["flite", "openai"]).describe("The TTS provider"),
+    model: z.string().optional().describe("The TTS model (openai)"),
+    base_url: z.string().optional().describe("The OpenAI-compatible base URL (openai)"),
+    api_key_env: z.string().optional().describe(
+      "The environment variable holding the API key (openai; default OPENAI_API_KEY)",
+    ),
+  }).describe("Text to speech for both sides"),
+  voices: z.object({
+    agent: z.string().optional().describe("The agent's TTS voice (provider default unless set)"),
+    user: z.string().optional().describe("The caller's TTS voice"),
+  }).describe("Each side's voice"),
+  stt: z.object({
+    provider: z.enum(["transcript", "openai"]).describe(
+      "transcript: the listener hears the speaker's own text; openai: the agent's audio is transcribed",
+    ),
+    model: z.string().optional().describe("The STT model (openai)"),
+    base_url: z.string().optional().describe("The OpenAI-compatible base URL (openai)"),
+    api_key_env: z.string().optional().describe("The environment variable holding the API key"),
+  }).describe("Speech to text of the agent's audio"),
+  dtmf: z.enum(["inband", "event"]).describe(
+    "inband: keys and beeps are tones on the line, heard by Goertzel and beep detectors; event: out of band",
+  ),
+  barge_in: z.number().min(0).max(1).describe(
+    "Chance per agent utterance that the scripted caller interrupts it (seeded)",
+  ),
+  sample_rate: z.number().int().positive().describe("The line's audio rate (Hz)"),
+});
+export type SpeechOptions = z.infer<typeof SpeechOptionsSchema>;
+
+/** The defaults of `eval --audio`: flite, voices rms (agent) and slt (caller), transcripts, in-band keys. */
+export function defaultSpeechOptions(): SpeechOptions {
+  return {
+    tts: { provider: "flite" },
+    voices: { agent: "rms", user: "slt" },
+    stt: { provider: "transcript" },
+    dtmf: "inband",
+    barge_in: 0,
+    sample_rate: 16000,
+  };
+}
+
+/** What shapes an audio call, for the config hash and the record (no secrets). */
+export function speechConfig(o: SpeechOptions): Record<string, unknown> {
+  return {
+    tts: {
+      provider: o.tts.provider,
+      ...(o.tts.provider === "openai"
+        ? { model: o.tts.model ?? null, base_url: o.tts.base_url ?? null }
+        : {}),
+    },
+    voices: { agent: o.voices.agent ?? null, user: o.voices.user ?? null },
+    stt: {
+      provider: o.stt.provider,
+      ...(o.stt.provider === "openai"
+        ? { model: o.stt.model ?? null, base_url: o.stt.base_url ?? null }
+        : {}),
+    },
+    dtmf: o.dtmf,
+    barge_in: o.barge_in,
+    sample_rate: o.sample_rate,
+  };
+}
+
+/** Opened providers for one configuration. */
+export interface OpenSpeech {
+  tts: TtsProvider;
+  stt?: SttProvider;
+}
+
+const opened = new Map<string, Promise<OpenSpeech>>();
+
+/** The providers for `o`, opened once per thread and configuration (a shared TTS cache). */
+export function openSpeech(o: SpeechOptions): Promise<OpenSpeech> {
+  const key = JSON.stringify(o);
+  let p = opened.get(key);
+  if (!p) {
+    p = makeSpeech(o);
+    opened.set(key, p);
+    p.catch(() => opened.delete(key));
+  }
+  return p;
+}
+
+/** Stops every provider `openSpeech` opened on this thread (the flite Worker keeps a process alive). */
+export async function closeSpeech(): Promise<void> {
+  const all = [...opened.values()];
+  opened.clear();
+  for (const p of await Promise.allSettled(all)) {
+    if (p.status === "fulfilled") await p.value.tts.close();
+  }
+}
+
+function envKey(name: string | undefined): string | undefined {
+  try {
+    return Deno.env.get(name ?? "OPENAI_API_KEY");
+  } catch {
+    return undefined; // no permission: the server may not need a key
+  }
+}
+
+async function makeSpeech(o: SpeechOptions): Promise<OpenSpeech> {
+  let tts: TtsProvider;
+  if (o.tts.provider === "flite") {
+    const { FliteTts } = await import("./tts_flite.ts");
+    tts = new FliteTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
+  } else {
+    if (!o.tts.base_url) throw new Error("TTS openai needs a base URL");
+    const { OpenAiTts } = await import("./tts_openai.ts");
+    const apiKey = envKey(o.tts.api_key_env);
+    tts = new OpenAiTts({
+      baseUrl: o.tts.base_url,
+      ...(o.tts.model ? { model: o.tts.model } : {}),
+      ...(o.voices.agent ? { voice: o.voices.agent } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      sampleRate: o.sample_rate,
+    });
+  }
+  if (o.stt.provider === "transcript") return { tts };
+  if (!o.stt.base_url) throw new Error("STT openai needs a base URL");
+  const { OpenAiStt } = await import("./stt_openai.ts");
+  const apiKey = envKey(o.stt.api_key_env);
+  const stt = new OpenAiStt({
+    baseUrl: o.stt.base_url,
+    ...(o.stt.model ? { model: o.stt.model } : {}),
+    ...(apiKey ? { apiKey } : {}),
+  });
+  return { tts, stt };
+}
