@@ -8,7 +8,7 @@
  * @module
  */
 import { type Command, type Io, processIo } from "./src/cli/io.ts";
-import { closest, InputError } from "./src/cli/problem.ts";
+import { closest, InputError } from "./src/problem/problem.ts";
 
 /**
  * Every subcommand and its one-line summary: the command module's own `summary`,

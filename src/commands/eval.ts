@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
-import { readJsonl } from "../cli/jsonl.ts";
+import { readJsonl } from "../jsonl/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import {

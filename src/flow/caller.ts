@@ -34,7 +34,7 @@ import {
   type Voice,
 } from "../bridge/call.ts";
 import { afterSaid, saidEnd } from "../speech/utterance.ts";
-import { InputError } from "../cli/problem.ts";
+import { InputError } from "../problem/problem.ts";
 import { DTMF_KEY } from "../dtmf/keys.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { compileKeyPattern, isSingleKeyPattern } from "./key_pattern.ts";

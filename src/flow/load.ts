@@ -27,7 +27,7 @@ import {
   type Node as YamlNode,
   parseDocument,
 } from "yaml";
-import type { Problem } from "../cli/problem.ts";
+import type { Problem } from "../problem/problem.ts";
 import { type Scenario, ScenarioSchema, type Signal } from "../scenario/scenario.ts";
 import { type FlowNodes, isBuiltIn } from "./schema.ts";
 import {

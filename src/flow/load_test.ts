@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatProblem } from "../cli/problem.ts";
+import { formatProblem } from "../problem/problem.ts";
 import { FLOW_MAX_DURATION_S, isFlowDocument, loadFlowFile } from "./load.ts";
 
 const GROUP = `name: Parcel Depot

@@ -15,7 +15,7 @@
  * @module
  */
 import type { z } from "zod";
-import { closest, type Problem } from "../cli/problem.ts";
+import { closest, type Problem } from "../problem/problem.ts";
 import {
   issuePath,
   knownKeys,

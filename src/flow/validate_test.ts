@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatProblem } from "../cli/problem.ts";
+import { formatProblem } from "../problem/problem.ts";
 import { loadFlowFile } from "./load.ts";
 
 /** A valid group; each test breaks one line of it. Line numbers are in the comments. */

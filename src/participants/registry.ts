@@ -5,7 +5,7 @@
  * @module
  */
 import type { CallLine, CallSetup, Participant, Usage } from "../bridge/call.ts";
-import { InputError } from "../cli/problem.ts";
+import { InputError } from "../problem/problem.ts";
 import type { ParticipantFactory } from "../runner/run_trial.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { NoopAgent } from "./noop.ts";

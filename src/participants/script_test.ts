@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { textDurationMs } from "../speech/utterance.ts";
-import { formatProblem } from "../cli/problem.ts";
+import { formatProblem } from "../problem/problem.ts";
 import { flowScenario, simulateFlowCall } from "../flow/_sim_call.ts";
 import { loadFlowFile } from "../flow/load.ts";
 import { parseScript, ScriptAgent, ScriptSchema } from "./script.ts";

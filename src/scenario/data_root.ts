@@ -11,8 +11,8 @@
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deepFreeze } from "../env/deep_freeze.ts";
-import { InputError } from "../cli/problem.ts";
-import { locateJsonError } from "../cli/json_error.ts";
+import { InputError } from "../problem/problem.ts";
+import { locateJsonError } from "../problem/json_error.ts";
 import type { Io } from "../cli/io.ts";
 
 /** The bundled data root (`fixtures/`), used when none is given. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { closest, InputError, type Problem } from "../cli/problem.ts";
+import { closest, InputError, type Problem } from "../problem/problem.ts";
 import { listFlag } from "../cli/args.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario } from "./scenario.ts";

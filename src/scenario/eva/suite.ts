@@ -14,7 +14,7 @@
  */
 import { parseDocument } from "yaml";
 import { z } from "zod";
-import type { Problem } from "../../cli/problem.ts";
+import type { Problem } from "../../problem/problem.ts";
 import { dbHash } from "../../canonical/hash.ts";
 import type { DataRoot } from "../data_root.ts";
 import { type ReferenceAction, type Scenario, ScenarioSchema } from "../scenario.ts";
