@@ -59,7 +59,7 @@ export type {
   ToolSpec,
 } from "./src/bridge/call.ts";
 export { ParticipantError } from "./src/bridge/call.ts";
-export { RealClock, SimClock } from "./src/bridge/clock.ts";
+export { RealClock, SimClock } from "./src/clock/clock.ts";
 export { type CallOutcome, runCall } from "./src/bridge/bridge.ts";
 export { participantFactory } from "./src/participants/registry.ts";
 export { OracleAgent } from "./src/participants/oracle.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { CallEvent, CallLine, CallSetup, Participant } from "../src/bridge/call.ts";
-import { RealClock, SimClock } from "../src/bridge/clock.ts";
+import { RealClock, SimClock } from "../src/clock/clock.ts";
 import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
 import { Environment } from "../src/env/environment.ts";
 import { rtvi } from "../src/protocol/messages.ts";

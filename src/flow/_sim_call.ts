@@ -6,7 +6,7 @@
  */
 import { type CallOutcome, DEFAULT_LIMITS, runCall } from "../bridge/bridge.ts";
 import type { CallEvent, CallLine, CallSetup, Participant } from "../bridge/call.ts";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { domain } from "../domains/flow/mod.ts";
 import { Environment } from "../env/environment.ts";
 import { type Scenario, type ScenarioInput, ScenarioSchema } from "../scenario/scenario.ts";

@@ -12,7 +12,7 @@ import type {
   SelfWorldSetup,
   ToolSpec,
 } from "../bridge/call.ts";
-import { RealClock, SimClock } from "../bridge/clock.ts";
+import { RealClock, SimClock } from "../clock/clock.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
 import type { Domain, Side, ToolDef } from "../domains/domain.ts";
 import { sendDtmfTool } from "../domains/common.ts";

@@ -40,6 +40,17 @@ export const DbStateAssertionSchema = z.object({
 }).strict();
 export type DbStateAssertionSpec = z.infer<typeof DbStateAssertionSchema>;
 
+/** A state assertion evaluated on a final world (`Environment.evaluate`). */
+export const AssertionVerdictSchema = z.object({
+  func_name: z.string(),
+  side: z.enum(["agent", "user"]),
+  passed: z.boolean(),
+  expected: z.unknown(),
+  actual: z.unknown(),
+  message: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
 /** A call the oracle agent makes, in order; `side: "user"` steps are the caller's phone. */
 export const ReferenceActionSchema = z.object({
   side: Side.default("agent"),

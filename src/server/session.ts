@@ -22,7 +22,7 @@ import type {
   Usage,
   Voice,
 } from "../bridge/call.ts";
-import { RealClock } from "../bridge/clock.ts";
+import { RealClock } from "../clock/clock.ts";
 import { dbHashOrNull } from "../canonical/hash.ts";
 import { isExitText } from "../domains/common.ts";
 import type { Db, Domain, Side } from "../domains/domain.ts";
