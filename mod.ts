@@ -40,7 +40,7 @@ export type {
 export { getDomain, registerDomain } from "./src/domains/registry.ts";
 export { endConversationTool } from "./src/domains/common.ts";
 export { type CallResult, Environment, type World } from "./src/env/environment.ts";
-export { openEnvironment } from "./src/env/open.ts";
+export { openEnvironment } from "./src/scenario/open_environment.ts";
 
 // Scenarios.
 export { type Scenario, ScenarioSchema } from "./src/scenario/scenario.ts";

@@ -17,7 +17,7 @@ import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts"
 import type { Domain, Side, ToolDef } from "../domains/domain.ts";
 import { sendDtmfTool } from "../domains/common.ts";
 import { Environment } from "../env/environment.ts";
-import { openEnvironment, resolveDb } from "../env/open.ts";
+import { openEnvironment, resolveDb } from "../scenario/open_environment.ts";
 import { argumentsJsonSchema } from "../schema/json_schema.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openEnvironment } from "../env/open.ts";
+import { openEnvironment } from "../scenario/open_environment.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { selfWorldSetup, toolSpecs } from "./run_trial.ts";

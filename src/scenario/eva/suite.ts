@@ -20,7 +20,7 @@ import type { DataRoot } from "../data_root.ts";
 import { type ReferenceAction, type Scenario, ScenarioSchema } from "../scenario.ts";
 import type { Gold, LoadResult, Suite } from "../suite.ts";
 import { EVA_TOOLS } from "../../domains/eva_airline/mod.ts";
-import { openEnvironment } from "../../env/open.ts";
+import { openEnvironment } from "../open_environment.ts";
 import {
   compareRegistrationOrder,
   type EvaRecord,
