@@ -47,7 +47,7 @@ export { type Scenario, ScenarioSchema } from "./src/scenario/scenario.ts";
 export { DataRoot, openDataRoot } from "./src/scenario/data_root.ts";
 export { type Selection, selectScenarios } from "./src/scenario/suites.ts";
 export { loadScenarioFiles } from "./src/scenario/files.ts";
-export { loadFlowFile } from "./src/flow/load.ts";
+export { loadFlowFile } from "./src/scenario/flow_file.ts";
 
 // Calls: participants, the bridge and clocks.
 export type {
@@ -70,7 +70,7 @@ export { ScriptAgent } from "./src/participants/script.ts";
 export { LlmAgent } from "./src/participants/llm_agent.ts";
 export { LlmUser } from "./src/participants/llm_user.ts";
 export { RemoteParticipant } from "./src/participants/remote.ts";
-export { FlowCaller } from "./src/flow/caller.ts";
+export { FlowCaller } from "./src/participants/flow_caller.ts";
 export { OpenAiClient } from "./src/llm/openai.ts";
 
 // Running, scoring and reporting.

@@ -10,7 +10,7 @@ import { SimClock } from "../clock/clock.ts";
 import { domain } from "../domains/flow/mod.ts";
 import { Environment } from "../env/environment.ts";
 import { type Scenario, type ScenarioInput, ScenarioSchema } from "../scenario/scenario.ts";
-import { FlowCaller, type FlowCallerOptions } from "./caller.ts";
+import { FlowCaller, type FlowCallerOptions } from "../participants/flow_caller.ts";
 import type { FlowNode } from "./schema.ts";
 import type { FlowTrace } from "./trace.ts";
 

@@ -25,7 +25,7 @@ import {
   valueAt,
   zodProblems,
 } from "../schema/zod_problems.ts";
-import type { FlowExpect } from "../scenario/scenario.ts";
+import type { FlowExpect } from "./schema.ts";
 import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import { keyPatternProblem } from "./key_pattern.ts";
 import {

@@ -150,7 +150,7 @@ async function makeUser(
     });
   }
   if (kind === "flow") {
-    const { FlowCaller } = await import("../flow/caller.ts");
+    const { FlowCaller } = await import("./flow_caller.ts");
     if (!opts.userModel.model) return new FlowCaller(scenario, {});
     // The persona's tokens count as the caller side's usage, on the caller's line.
     const lineOf: { line?: CallLine } = {};

@@ -12,7 +12,7 @@
  */
 import { join } from "node:path";
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import { loadFlowFile } from "../flow/load.ts";
+import { loadFlowFile } from "./flow_file.ts";
 import type { Problem } from "../problem/problem.ts";
 import { zodProblems } from "../schema/zod_problems.ts";
 import { type Scenario, ScenarioSchema } from "./scenario.ts";

@@ -6,6 +6,10 @@
  * @module
  */
 import { z } from "zod";
+import { FlowExpectSchema } from "../flow/schema.ts";
+
+export { FlowExpectSchema };
+export type { FlowExpect } from "../flow/schema.ts";
 
 export const SIGNALS = [
   "is_action_match",
@@ -60,15 +64,6 @@ export const ReferenceActionSchema = z.object({
   compare_args: z.array(z.string()).nullish(),
 }).strict();
 export type ReferenceAction = z.infer<typeof ReferenceActionSchema>;
-
-/** Deterministic expectations on a flow trial (flows.md "Scoring a flow"). */
-export const FlowExpectSchema = z.object({
-  path: z.array(z.string()).optional(),
-  keys: z.string().optional(),
-  end: z.string().optional(),
-  message: z.enum(["left", "none"]).optional(),
-}).strict();
-export type FlowExpect = z.infer<typeof FlowExpectSchema>;
 
 /**
  * Where a world comes from: inline, or a path under the data root. A path may carry
