@@ -12,7 +12,7 @@ import { Environment } from "../src/env/environment.ts";
 import { rtvi } from "../src/protocol/messages.ts";
 import { FRAGMENT_GAP_MS, joinFragments, RemoteParticipant } from "../src/participants/remote.ts";
 import { counterDomain } from "../src/testing/counter_domain.ts";
-import { toolSpecs } from "../src/runner/run_trial.ts";
+import { toolSpecs } from "../src/bridge/tool_specs.ts";
 import { RecordingLine } from "./_wire.ts";
 
 type Mode = "bracketed-tts" | "bracketed-output" | "unbracketed-output" | "unbracketed-llm";

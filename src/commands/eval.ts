@@ -21,7 +21,7 @@ import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
 import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
-import { progressBar } from "../runner/progress.ts";
+import { progressBar } from "../cli/progress.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join } from "node:path";
 

@@ -4,7 +4,8 @@ import { parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
-import { SELECTION_FLAGS, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
+import { selectScenarios } from "../scenario/suites.ts";
+import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 
 const help = `list: print one scenario reference per line
 

@@ -6,7 +6,7 @@
  */
 import type { CallLine, CallSetup, Participant, Usage } from "../bridge/call.ts";
 import { InputError } from "../problem/problem.ts";
-import type { ParticipantFactory } from "../runner/run_trial.ts";
+import type { ParticipantFactory } from "./participant_factory.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { NoopAgent } from "./noop.ts";
 import { OracleAgent } from "./oracle.ts";

@@ -14,25 +14,18 @@ import type {
 } from "../bridge/call.ts";
 import { RealClock, SimClock } from "../clock/clock.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
-import type { Domain, Side, ToolDef } from "../domains/domain.ts";
-import { sendDtmfTool } from "../domains/common.ts";
+import { SEND_DTMF_TOOL, toolSpecs } from "../bridge/tool_specs.ts";
+import type { ParticipantFactory } from "../participants/participant_factory.ts";
 import { Environment } from "../env/environment.ts";
 import { openEnvironment, resolveDb } from "../scenario/open_environment.ts";
-import { argumentsJsonSchema } from "../schema/json_schema.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
 import { TRIAL_RECORD_SCHEMA, type TrialKey, type TrialRecord } from "./trial_record.ts";
 import { boundRecord } from "./record_bounds.ts";
-import { CALLBENCH_VERSION } from "../cli/version.ts";
+import { CALLBENCH_VERSION } from "./version.ts";
 
-/** Makes the two ends of a trial's call. */
-export interface ParticipantFactory {
-  agent(scenario: Scenario, setup: CallSetup): Promise<Participant>;
-  user(scenario: Scenario, setup: CallSetup): Promise<Participant>;
-  /** Whether both ends are deterministic, so the call can run on a simulated clock. */
-  deterministic(scenario: Scenario): boolean;
-}
+export type { ParticipantFactory };
 
 export interface TrialPlan {
   scenario: Scenario;
@@ -49,25 +42,6 @@ export interface TrialPlan {
    * agent is a reference-style bot that holds its own world (`eval --agent-world self`).
    */
   agentWorld?: "harness" | "self";
-}
-
-/** The send_dtmf tool every agent may use to press keys (carried out by the bridge). */
-export const SEND_DTMF_TOOL: ToolSpec = toolSpec(sendDtmfTool);
-
-/** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
-export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
-  const tools = domain.tools.filter((t) => t.side === side);
-  const picked = names.length > 0
-    ? names.map((n) => tools.find((t) => t.name === n || t.aliases?.includes(n))).filter((t) =>
-      t !== undefined
-    )
-    : tools;
-  return picked.map(toolSpec);
-}
-
-/** One tool as an LLM sees it (JSON Schema from its zod schema, computed once). */
-function toolSpec(t: ToolDef): ToolSpec {
-  return { name: t.name, description: t.description, parameters: argumentsJsonSchema(t.args) };
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {

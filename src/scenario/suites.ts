@@ -1,11 +1,10 @@
 /**
- * Every suite callbench knows, and scenario selection (`--domain`, `--scenarios`,
+ * Every suite callbench knows, and scenario selection (by suite, by name, and
  * scenario files) shared by `list`, `gold` and `eval`.
  *
  * @module
  */
 import { closest, InputError, type Problem } from "../problem/problem.ts";
-import { listFlag } from "../cli/args.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario } from "./scenario.ts";
 import type { Suite } from "./suite.ts";
@@ -29,21 +28,6 @@ export interface Selection {
   files?: string[];
   /** For `gold`: files may lack the expected hashes gold is asked to compute. */
   forGold?: boolean;
-}
-
-/** The flags that select scenarios, shared by `list`, `gold` and `eval`. */
-export const SELECTION_FLAGS = {
-  "data-root": { type: "string" },
-  domain: { type: "string", multiple: true },
-  scenarios: { type: "string", multiple: true },
-} as const;
-
-/** A selection from those flags (comma-separated or repeated) and scenario files. */
-export function selectionFromFlags(
-  values: { domain?: string[]; scenarios?: string[] },
-  files: string[] = [],
-): Selection {
-  return { domains: listFlag(values.domain), scenarios: listFlag(values.scenarios), files };
 }
 
 export interface Selected {

@@ -28,7 +28,7 @@ import { isExitText } from "../domains/common.ts";
 import type { Db, Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import { deliverableResult, Environment } from "../env/environment.ts";
-import { toolSpecs } from "../runner/run_trial.ts";
+import { toolSpecs } from "../bridge/tool_specs.ts";
 import { argumentsJsonSchema, NO_ARGUMENTS } from "../schema/json_schema.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { type Framing, MAX_FRAME_BYTES, readFrame, writeFrame } from "../protocol/framing.ts";
