@@ -1,6 +1,6 @@
 /**
- * The flags that select scenarios (`--data-root`, `--domain`, `--scenarios`), shared
- * by `list` and `gold`, and the selection they make (src/scenario/suites.ts).
+ * The flags that select scenarios (`--data-root`, `--domain`, `--scenarios`) of
+ * `list`, `gold` and `eval`, and the selection they make (src/scenario/suites.ts).
  *
  * @module
  */

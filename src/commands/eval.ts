@@ -5,12 +5,8 @@ import { intFlag, parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../jsonl/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
-import {
-  type Selection,
-  SELECTION_FLAGS,
-  selectionFromFlags,
-  selectScenarios,
-} from "../scenario/suites.ts";
+import { type Selection, selectScenarios } from "../scenario/suites.ts";
+import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 import {
   type LlmSettings,
   participantFactory,
