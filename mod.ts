@@ -45,7 +45,7 @@ export { openEnvironment } from "./src/scenario/open_environment.ts";
 // Scenarios.
 export { type Scenario, ScenarioSchema } from "./src/scenario/scenario.ts";
 export { DataRoot, openDataRoot } from "./src/scenario/data_root.ts";
-export { type Selection, selectScenarios } from "./src/scenario/suites.ts";
+export { registerSuite, type Selection, selectScenarios } from "./src/scenario/suites.ts";
 export { loadScenarioFiles } from "./src/scenario/files.ts";
 export { loadFlowFile } from "./src/scenario/flow_file.ts";
 
