@@ -8,7 +8,7 @@
  * @module
  */
 import { type Command, type Io, processIo } from "./src/cli/io.ts";
-import { closest, InputError } from "./src/cli/problem.ts";
+import { closest, InputError } from "./src/problem/problem.ts";
 
 /**
  * Every subcommand and its one-line summary: the command module's own `summary`,
@@ -95,7 +95,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   if (name === "--version" || name === "-V") {
-    const { CALLBENCH_VERSION } = await import("./src/cli/version.ts");
+    const { CALLBENCH_VERSION } = await import("./src/runner/version.ts");
     io.out(`callbench ${CALLBENCH_VERSION}`);
     return 0;
   }

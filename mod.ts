@@ -40,14 +40,14 @@ export type {
 export { getDomain, registerDomain } from "./src/domains/registry.ts";
 export { endConversationTool } from "./src/domains/common.ts";
 export { type CallResult, Environment, type World } from "./src/env/environment.ts";
-export { openEnvironment } from "./src/env/open.ts";
+export { openEnvironment } from "./src/scenario/open_environment.ts";
 
 // Scenarios.
 export { type Scenario, ScenarioSchema } from "./src/scenario/scenario.ts";
 export { DataRoot, openDataRoot } from "./src/scenario/data_root.ts";
-export { type Selection, selectScenarios } from "./src/scenario/suites.ts";
+export { registerSuite, type Selection, selectScenarios } from "./src/scenario/suites.ts";
 export { loadScenarioFiles } from "./src/scenario/files.ts";
-export { loadFlowFile } from "./src/flow/load.ts";
+export { loadFlowFile } from "./src/scenario/flow_file.ts";
 
 // Calls: participants, the bridge and clocks.
 export type {
@@ -59,7 +59,7 @@ export type {
   ToolSpec,
 } from "./src/bridge/call.ts";
 export { ParticipantError } from "./src/bridge/call.ts";
-export { RealClock, SimClock } from "./src/bridge/clock.ts";
+export { RealClock, SimClock } from "./src/clock/clock.ts";
 export { type CallOutcome, runCall } from "./src/bridge/bridge.ts";
 export { participantFactory } from "./src/participants/registry.ts";
 export { OracleAgent } from "./src/participants/oracle.ts";
@@ -70,7 +70,7 @@ export { ScriptAgent } from "./src/participants/script.ts";
 export { LlmAgent } from "./src/participants/llm_agent.ts";
 export { LlmUser } from "./src/participants/llm_user.ts";
 export { RemoteParticipant } from "./src/participants/remote.ts";
-export { FlowCaller } from "./src/flow/caller.ts";
+export { FlowCaller } from "./src/participants/flow_caller.ts";
 export { OpenAiClient } from "./src/llm/openai.ts";
 
 // Running, scoring and reporting.

@@ -4,7 +4,7 @@ import { run } from "../cli.ts";
 import { memoryIo } from "../src/cli/io.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { suites } from "../src/scenario/tau2/suites.ts";
-import { openEnvironment } from "../src/env/open.ts";
+import { openEnvironment } from "../src/scenario/open_environment.ts";
 
 Deno.test("the bundled airline fixtures are what make_airline_fixtures.ts generates", () => {
   for (const [name, text] of Object.entries(airlineFixtureFiles())) {

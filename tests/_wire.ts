@@ -13,7 +13,7 @@ import type {
   Usage,
   Voice,
 } from "../src/bridge/call.ts";
-import { RealClock } from "../src/bridge/clock.ts";
+import { RealClock } from "../src/clock/clock.ts";
 import type { Side } from "../src/domains/domain.ts";
 import { type Framing, readFrame, writeFrame } from "../src/protocol/framing.ts";
 import { parseMessage, type RtviMessage } from "../src/protocol/messages.ts";

@@ -15,7 +15,7 @@ import type {
   ToolCallReply,
   Usage,
 } from "../src/bridge/call.ts";
-import { RealClock } from "../src/bridge/clock.ts";
+import { RealClock } from "../src/clock/clock.ts";
 import type { Side } from "../src/domains/domain.ts";
 
 /** Everything a participant did on a line. */

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
 import type { CallSetup, ToolSpec } from "../src/bridge/call.ts";
-import { RealClock } from "../src/bridge/clock.ts";
+import { RealClock } from "../src/clock/clock.ts";
 import { dbHash } from "../src/canonical/hash.ts";
 import { Environment } from "../src/env/environment.ts";
 import { OpenAiClient } from "../src/llm/openai.ts";

@@ -6,13 +6,13 @@
  */
 import assert from "node:assert/strict";
 import type { CallEvent, CallLine, CallSetup, Participant } from "../src/bridge/call.ts";
-import { RealClock, SimClock } from "../src/bridge/clock.ts";
+import { RealClock, SimClock } from "../src/clock/clock.ts";
 import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
 import { Environment } from "../src/env/environment.ts";
 import { rtvi } from "../src/protocol/messages.ts";
 import { FRAGMENT_GAP_MS, joinFragments, RemoteParticipant } from "../src/participants/remote.ts";
 import { counterDomain } from "../src/testing/counter_domain.ts";
-import { toolSpecs } from "../src/runner/run_trial.ts";
+import { toolSpecs } from "../src/bridge/tool_specs.ts";
 import { RecordingLine } from "./_wire.ts";
 
 type Mode = "bracketed-tts" | "bracketed-output" | "unbracketed-output" | "unbracketed-llm";

@@ -8,7 +8,7 @@ import type { CallSetup } from "../src/bridge/call.ts";
 import { ParticipantError } from "../src/bridge/call.ts";
 import { rtvi } from "../src/protocol/messages.ts";
 import { type ClientSocket, RemoteParticipant } from "../src/participants/remote.ts";
-import { SimClock } from "../src/bridge/clock.ts";
+import { SimClock } from "../src/clock/clock.ts";
 import { cli } from "./_cli.ts";
 import { echoServer, type LineAct, RecordingLine } from "./_wire.ts";
 

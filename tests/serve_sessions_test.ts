@@ -5,7 +5,7 @@
  * The URL may name the scenario played, on either side.
  */
 import assert from "node:assert/strict";
-import { SimClock } from "../src/bridge/clock.ts";
+import { SimClock } from "../src/clock/clock.ts";
 import { builtinFactory } from "../src/commands/serve.ts";
 import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";

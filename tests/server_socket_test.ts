@@ -3,7 +3,7 @@
  * both framings, many sessions at once, the token on upgrade, a clean shutdown.
  */
 import assert from "node:assert/strict";
-import { InputError } from "../src/cli/problem.ts";
+import { InputError } from "../src/problem/problem.ts";
 import { rtvi } from "../src/protocol/messages.ts";
 import { serve } from "../src/server/serve.ts";
 import { echoServer, RawClient } from "./_wire.ts";

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { CallTime, Clock } from "../bridge/call.ts";
+import type { CallTime, Clock } from "../clock/clock.ts";
 
 /** One chunk as sent. */
 export interface PacedChunk {

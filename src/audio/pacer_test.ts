@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import type { Clock } from "../bridge/call.ts";
 import { type PacedChunk, Pacer } from "./pacer.ts";
 

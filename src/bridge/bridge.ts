@@ -11,8 +11,7 @@ import type { Side } from "../domains/domain.ts";
 import { isExitText, LINE_TOOLS } from "../domains/common.ts";
 import { DTMF_KEYS_TEXT, isDtmfKeys } from "../dtmf/keys.ts";
 import { deliverableResult, type Environment } from "../env/environment.ts";
-import type { StopReason, Turn } from "../runner/trial_record.ts";
-import type { ErrorKind } from "../runner/trial_record.ts";
+import type { ErrorKind, StopReason, Turn } from "./outcome.ts";
 import {
   type CallEvent,
   type CallLine,

@@ -7,7 +7,7 @@ import { pcm16 } from "../audio/pcm.ts";
 import { ttsError, type TtsProvider, type TtsResult } from "../speech/speech.ts";
 import { type CallSpec, DEFAULT_LIMITS, runCall } from "./bridge.ts";
 import type { Participant } from "./call.ts";
-import { SimClock } from "./clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { dbHash } from "../canonical/hash.ts";
 
 /** A TTS that answers after real wall time: 100 ms of 16 kHz audio per word. */

@@ -7,9 +7,9 @@ import { ScriptedUser } from "../participants/scripted_user.ts";
 import { type CallSpec, DEFAULT_LIMITS, runCall } from "./bridge.ts";
 import type { CallEvent, CallLine, CallSetup, Participant } from "./call.ts";
 import { ParticipantError } from "./call.ts";
-import { SimClock } from "./clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { dbHash } from "../canonical/hash.ts";
-import { SEND_DTMF_TOOL, toolSpecs } from "../runner/run_trial.ts";
+import { SEND_DTMF_TOOL, toolSpecs } from "./tool_specs.ts";
 
 function env() {
   return new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {

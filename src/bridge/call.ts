@@ -7,32 +7,12 @@
  * @module
  */
 import type { Side } from "../domains/domain.ts";
+import type { CallTime, Clock } from "../clock/clock.ts";
 import type { SaidUtterance, Voice } from "../speech/utterance.ts";
 
 export type { SaidUtterance, Voice } from "../speech/utterance.ts";
 
-/** Milliseconds since the call started. */
-export type CallTime = number;
-
-export interface Clock {
-  /** Simulated clocks jump from timer to timer; real ones follow the wall clock. */
-  readonly simulated: boolean;
-  now(): CallTime;
-  /** Runs `fn` after `ms` unless cancelled; returns the cancel function. */
-  timer(ms: number, fn: () => void): () => void;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  /**
-   * A clock that drives itself (simulated): fires its timers one after the other once
-   * pending work has settled, until `done()`, and returns false when no timer is left
-   * first (nothing more can happen). A real clock has none: time passes by itself.
-   */
-  runUntil?(done: () => boolean): Promise<boolean>;
-  /**
-   * A simulated clock waits for `work` (speech synthesis) before time moves on, so
-   * synthesis costs no call time; a real clock has none (time passes meanwhile).
-   */
-  hold?(work: Promise<unknown>): void;
-}
+export type { CallTime, Clock } from "../clock/clock.ts";
 
 /** What one end perceives of the other, and of the call. */
 export type CallEvent =

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Side } from "../domains/domain.ts";
-import type { Turn } from "../runner/trial_record.ts";
+import type { Turn } from "./outcome.ts";
 import { type SaidUtterance, spokenPrefix, type Utterance } from "../speech/utterance.ts";
 import type { Clock } from "./call.ts";
 

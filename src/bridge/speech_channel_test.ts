@@ -5,10 +5,10 @@ import type { Domain, ToolDef } from "../domains/domain.ts";
 import { counterDomain } from "../testing/counter_domain.ts";
 import { pcm16 } from "../audio/pcm.ts";
 import { textDurationMs, utterance } from "../speech/utterance.ts";
-import type { Turn } from "../runner/trial_record.ts";
+import type { Turn } from "./outcome.ts";
 import { type CallSpec, DEFAULT_LIMITS, runCall } from "./bridge.ts";
 import type { CallEvent, CallLine, Clock, Participant } from "./call.ts";
-import { SimClock } from "./clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { type LineUtterance, SpeechChannel } from "./speech_channel.ts";
 
 function channel(clock: SimClock, timed = true) {

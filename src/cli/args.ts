@@ -4,7 +4,7 @@
  * @module
  */
 import { parseArgs as nodeParseArgs } from "node:util";
-import { closest, InputError } from "./problem.ts";
+import { closest, InputError } from "../problem/problem.ts";
 
 export type FlagSpec = Record<
   string,

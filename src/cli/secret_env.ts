@@ -6,7 +6,7 @@
  * @module
  */
 import type { Io } from "./io.ts";
-import { InputError } from "./problem.ts";
+import { InputError } from "../problem/problem.ts";
 
 /** The variable `name` (named by `flag`), or why this run cannot read it. */
 export function readKeyEnv(io: Pick<Io, "env">, name: string, flag: string): string | undefined {

@@ -2,15 +2,11 @@ import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
-import { readJsonl } from "../cli/jsonl.ts";
+import { readJsonl } from "../jsonl/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
-import {
-  type Selection,
-  SELECTION_FLAGS,
-  selectionFromFlags,
-  selectScenarios,
-} from "../scenario/suites.ts";
+import { type Selection, selectScenarios } from "../scenario/suites.ts";
+import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 import {
   type LlmSettings,
   participantFactory,
@@ -21,7 +17,7 @@ import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
 import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
-import { progressBar } from "../runner/progress.ts";
+import { progressBar } from "../cli/progress.ts";
 import { isWireFraming, WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join, resolve } from "node:path";

@@ -3,7 +3,8 @@ import { formatProblem, InputError } from "../cli/problem.ts";
 import { replayGold } from "../scenario/tau2/gold.ts";
 import { parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
-import { SELECTION_FLAGS, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
+import { selectScenarios } from "../scenario/suites.ts";
+import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 
 const help = `gold: each scenario's expected end state and the reference calls that reach it
 

@@ -4,7 +4,7 @@ import { InputError } from "../cli/problem.ts";
 import { parseFlags } from "../cli/args.ts";
 import { canonicalJson } from "../canonical/canonical_json.ts";
 import { sha256Hex } from "../canonical/hash.ts";
-import { parseJsonLocated } from "../cli/json_error.ts";
+import { parseJsonLocated } from "../problem/json_error.ts";
 
 const help = `hash: the reference harness's canonical DB hash of JSON documents
 

@@ -4,14 +4,15 @@ import { parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
-import { SELECTION_FLAGS, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
+import { selectScenarios, suiteIds } from "../scenario/suites.ts";
+import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 
 const help = `list: print one scenario reference per line
 
 Usage: cli.ts list [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE.yaml|DIR ...]
 
   --data-root DIR   data laid out as <domain>/... (else EVAL_DATA_ROOT, else the bundled fixtures)
-  --domain X        a suite: eva_airline, tau2_airline, tau2_retail, tau2_telecom, tau2_telecom_workflow
+  --domain X        a suite: ${suiteIds().join(", ")}
   --scenarios a,b   exact scenario names
   FILE|DIR          scenario or flow files (YAML or JSON)
 

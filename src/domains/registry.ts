@@ -4,7 +4,7 @@
  * @module
  */
 import type { Domain } from "./domain.ts";
-import { closest, InputError } from "../cli/problem.ts";
+import { closest, InputError } from "../problem/problem.ts";
 
 // A Map, not an object: an id from input ("constructor") must never reach a prototype.
 const LOADERS = new Map<string, () => Promise<{ domain: Domain }>>([

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { getDomain } from "./registry.ts";
-import { InputError } from "../cli/problem.ts";
+import { InputError } from "../problem/problem.ts";
 
 Deno.test("domain ids from input are own names only: prototype names are unknown domains", async () => {
   for (const id of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { setReadView } from "../domains/domain.ts";
 
 /** Objects with more own keys than this are overlaid instead of copied on write. */
 const OVERLAY_ABOVE = 64;
@@ -413,6 +414,9 @@ export function current<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;
   return (nodes.get(value)?.value ?? value) as T;
 }
+
+// Read-only tools see through this module's proxies (src/domains/domain.ts).
+setReadView(current);
 
 /**
  * Freezes a world a transaction committed, every owned object in it, overlays made

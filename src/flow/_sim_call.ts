@@ -6,11 +6,11 @@
  */
 import { type CallOutcome, DEFAULT_LIMITS, runCall } from "../bridge/bridge.ts";
 import type { CallEvent, CallLine, CallSetup, Participant } from "../bridge/call.ts";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { domain } from "../domains/flow/mod.ts";
 import { Environment } from "../env/environment.ts";
 import { type Scenario, type ScenarioInput, ScenarioSchema } from "../scenario/scenario.ts";
-import { FlowCaller, type FlowCallerOptions } from "./caller.ts";
+import { FlowCaller, type FlowCallerOptions } from "../participants/flow_caller.ts";
 import type { FlowNode } from "./schema.ts";
 import type { FlowTrace } from "./trace.ts";
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { FlowExpect } from "../scenario/scenario.ts";
+import type { FlowExpect } from "./schema.ts";
 import type { FlowTrace } from "./trace.ts";
 
 export interface FlowExpectResult {

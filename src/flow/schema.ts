@@ -6,7 +6,15 @@
  * @module
  */
 import { z } from "zod";
-import { FlowExpectSchema } from "../scenario/scenario.ts";
+
+/** Deterministic expectations on a flow trial (flows.md "Scoring a flow"). */
+export const FlowExpectSchema = z.object({
+  path: z.array(z.string()).optional(),
+  keys: z.string().optional(),
+  end: z.string().optional(),
+  message: z.enum(["left", "none"]).optional(),
+}).strict();
+export type FlowExpect = z.infer<typeof FlowExpectSchema>;
 
 /** The built-in nodes every group can name. */
 export const BUILT_INS = ["livekit/hangup", "livekit/unavailable", "livekit/voicemail"] as const;

@@ -15,7 +15,7 @@
  * @module
  */
 import type { z } from "zod";
-import { closest, type Problem } from "../cli/problem.ts";
+import { closest, type Problem } from "../problem/problem.ts";
 import {
   issuePath,
   knownKeys,
@@ -25,7 +25,7 @@ import {
   valueAt,
   zodProblems,
 } from "../schema/zod_problems.ts";
-import type { FlowExpect } from "../scenario/scenario.ts";
+import type { FlowExpect } from "./schema.ts";
 import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import { keyPatternProblem } from "./key_pattern.ts";
 import {

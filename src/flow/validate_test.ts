@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { formatProblem } from "../cli/problem.ts";
-import { loadFlowFile } from "./load.ts";
+import { formatProblem } from "../problem/problem.ts";
+import { loadFlowFile } from "../scenario/flow_file.ts";
 
 /** A valid group; each test breaks one line of it. Line numbers are in the comments. */
 const BASE = [

@@ -8,7 +8,7 @@
  */
 import type { WireFraming } from "../transport/mapping.ts";
 import type { CallLine, CallSetup, Participant, Usage } from "../bridge/call.ts";
-import { closest, InputError } from "../cli/problem.ts";
+import { closest, InputError } from "../problem/problem.ts";
 import type { Side } from "../domains/domain.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 
@@ -261,7 +261,7 @@ export function findKind(
 }
 
 async function makeFlowCaller(scenario: Scenario, model: LlmSettings): Promise<Participant> {
-  const { FlowCaller } = await import("../flow/caller.ts");
+  const { FlowCaller } = await import("./flow_caller.ts");
   if (!model.model) return new FlowCaller(scenario, {});
   // The persona's tokens count as the caller side's usage, on the caller's line.
   const lineOf: { line?: CallLine } = {};

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { flowScenario, simulateFlowCall } from "../flow/_sim_call.ts";
 import { checkFlowExpect } from "../flow/expect.ts";
-import { loadFlowFile } from "../flow/load.ts";
+import { loadFlowFile } from "../scenario/flow_file.ts";
 import type { VoicemailBox } from "../flow/trace.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { menuOptions, NavigatorAgent, pickOption } from "./navigator.ts";

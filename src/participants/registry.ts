@@ -6,9 +6,9 @@
  * @module
  */
 import type { CallSetup, Participant } from "../bridge/call.ts";
-import { InputError } from "../cli/problem.ts";
+import { InputError } from "../problem/problem.ts";
 import type { Side } from "../domains/domain.ts";
-import type { ParticipantFactory } from "../runner/run_trial.ts";
+import type { ParticipantFactory } from "./participant_factory.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { WireFraming } from "../transport/mapping.ts";
 import {

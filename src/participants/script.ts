@@ -25,7 +25,7 @@ import type {
   ParticipantInfo,
 } from "../bridge/call.ts";
 import { afterSaid } from "../speech/utterance.ts";
-import { InputError, type Problem } from "../cli/problem.ts";
+import { InputError, type Problem } from "../problem/problem.ts";
 import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import { readInputFile } from "../scenario/files.ts";
 import { durationMs } from "../flow/schema.ts";

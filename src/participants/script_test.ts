@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { textDurationMs } from "../speech/utterance.ts";
-import { formatProblem } from "../cli/problem.ts";
+import { formatProblem } from "../problem/problem.ts";
 import { flowScenario, simulateFlowCall } from "../flow/_sim_call.ts";
-import { loadFlowFile } from "../flow/load.ts";
+import { loadFlowFile } from "../scenario/flow_file.ts";
 import { parseScript, ScriptAgent, ScriptSchema } from "./script.ts";
 
 const d = textDurationMs;

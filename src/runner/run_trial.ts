@@ -12,28 +12,22 @@ import type {
   SelfWorldSetup,
   ToolSpec,
 } from "../bridge/call.ts";
-import { RealClock, SimClock } from "../bridge/clock.ts";
+import { RealClock, SimClock } from "../clock/clock.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
-import { sendDtmfTool } from "../domains/common.ts";
+import { SEND_DTMF_TOOL, toolSpecs } from "../bridge/tool_specs.ts";
+import type { ParticipantFactory } from "../participants/participant_factory.ts";
 import { Environment } from "../env/environment.ts";
-import { openEnvironment, resolveDb } from "../env/open.ts";
-import { toolSpec, toolSpecs } from "../env/tool_specs.ts";
+import { openEnvironment, resolveDb } from "../scenario/open_environment.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
 import { TRIAL_RECORD_SCHEMA, type TrialKey, type TrialRecord } from "./trial_record.ts";
 import { boundRecord } from "./record_bounds.ts";
-import { CALLBENCH_VERSION } from "../cli/version.ts";
+import { CALLBENCH_VERSION } from "./version.ts";
 import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
 
-/** Makes the two ends of a trial's call. */
-export interface ParticipantFactory {
-  agent(scenario: Scenario, setup: CallSetup): Promise<Participant>;
-  user(scenario: Scenario, setup: CallSetup): Promise<Participant>;
-  /** Whether both ends are deterministic, so the call can run on a simulated clock. */
-  deterministic(scenario: Scenario): boolean;
-}
+export type { ParticipantFactory };
 
 export interface TrialPlan {
   scenario: Scenario;
@@ -59,12 +53,6 @@ export interface TrialPlan {
   /** Audio calls: the folder for `<trial>.wav` (`<out>/audio`); no recording unless set. */
   audioDir?: string;
 }
-
-/** The send_dtmf tool every agent may use to press keys (carried out by the bridge). */
-export const SEND_DTMF_TOOL: ToolSpec = toolSpec(sendDtmfTool);
-
-/** The tools of one side as an LLM sees them (defined in src/env/tool_specs.ts). */
-export { toolSpecs };
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   const wallStart = performance.now();

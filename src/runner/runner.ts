@@ -22,7 +22,7 @@ import { keyId, shardOf, trialKey } from "./trial_key.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
 import type { CallLimits } from "../bridge/bridge.ts";
 import { formatTranscript } from "./transcript.ts";
-import { InputError } from "../cli/problem.ts";
+import { InputError } from "../problem/problem.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import type { ParticipantOptions } from "../participants/registry.ts";
 import type { TrialPool } from "./worker_pool.ts";

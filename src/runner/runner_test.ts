@@ -397,7 +397,7 @@ Deno.test("an aborted run starts no more trials and writes none that end after t
 });
 
 Deno.test("records carry the callbench version and label; long turns are cut with a marker and a count", async () => {
-  const { CALLBENCH_VERSION } = await import("../cli/version.ts");
+  const { CALLBENCH_VERSION } = await import("./version.ts");
   const { MAX_TURN_CHARS } = await import("./record_bounds.ts");
   const s = counterScenario();
   const big = "x".repeat(1_000_000);

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { openEnvironment } from "../env/open.ts";
+import { openEnvironment } from "../scenario/open_environment.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
-import { selfWorldSetup, toolSpecs } from "./run_trial.ts";
+import { selfWorldSetup } from "./run_trial.ts";
+import { toolSpecs } from "../bridge/tool_specs.ts";
 
 const root = new DataRoot(BUNDLED_DATA_ROOT);
 

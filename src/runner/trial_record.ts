@@ -6,7 +6,11 @@
  * @module
  */
 import { z } from "zod";
-import { PARTICIPANT_ERROR_KINDS } from "../bridge/call.ts";
+import { ErrorKind, StopReason, TurnSchema } from "../bridge/outcome.ts";
+import { AssertionVerdictSchema } from "../scenario/scenario.ts";
+
+export { AssertionVerdictSchema, ErrorKind, StopReason, TurnSchema };
+export type { Turn } from "../bridge/outcome.ts";
 import {
   DbStateAssertionSchema,
   FlowExpectSchema,
@@ -27,47 +31,12 @@ export const TrialKeySchema = z.object({
 });
 export type TrialKey = z.infer<typeof TrialKeySchema>;
 
-export const ErrorKind = z.enum([
-  ...PARTICIPANT_ERROR_KINDS,
-  "setup_error",
-  "harness_error",
-  /** Audio calls: the TTS provider failed (src/speech/speech.ts). */
-  "tts_error",
-  /** Audio calls: the STT provider failed. */
-  "stt_error",
-]);
-export type ErrorKind = z.infer<typeof ErrorKind>;
-
-export const StopReason = z.enum([
-  "agent_end", // end_conversation or `<exit>` text
-  "agent_transfer", // a transfer-to-human tool
-  "agent_hangup", // the agent hung up (flows)
-  "user_hangup", // the caller side hung up (scripted/LLM caller, flow built-ins)
-  "max_duration",
-  "silence",
-  "max_turns",
-  "error",
-]);
-export type StopReason = z.infer<typeof StopReason>;
-
 /** One side's LLM usage over a trial: calls made and tokens spent. */
 export const UsageSchema = z.object({
   calls: z.number().int().nonnegative(),
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
 });
-
-export const TurnSchema = z.object({
-  speaker: z.enum(["agent", "user"]),
-  text: z.string(),
-  start_ms: z.number(),
-  end_ms: z.number(),
-  voice: z.enum(["MACHINE", "VOICE"]).optional(),
-  interrupted: z.boolean().optional(),
-  /** Characters cut from `text` (see `record_bounds.ts`); the text ends with a marker. */
-  truncated_chars: z.number().int().positive().optional(),
-});
-export type Turn = z.infer<typeof TurnSchema>;
 
 export const ToolCallSchema = z.object({
   side: z.enum(["agent", "user"]),
@@ -87,16 +56,6 @@ export const LatencySchema = z.object({
   response_ms: z.number(),
   /** Time to first token of the agent's LLM, where known. */
   ttft_ms: z.number().optional(),
-});
-
-export const AssertionVerdictSchema = z.object({
-  func_name: z.string(),
-  side: z.enum(["agent", "user"]),
-  passed: z.boolean(),
-  expected: z.unknown(),
-  actual: z.unknown(),
-  message: z.string().nullable(),
-  error: z.string().nullable(),
 });
 
 export const ParticipantInfoSchema = z.object({

@@ -8,7 +8,7 @@
 /// <reference lib="deno.worker" />
 import { DataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
-import { formatProblem } from "../cli/problem.ts";
+import { formatProblem } from "../problem/problem.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { participantFactory } from "../participants/registry.ts";
 import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { closest, InputError, type Problem } from "../cli/problem.ts";
+import { closest, InputError, type Problem } from "../problem/problem.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import type { DataRoot } from "./data_root.ts";

@@ -11,9 +11,8 @@
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deepFreeze } from "../env/deep_freeze.ts";
-import { InputError } from "../cli/problem.ts";
-import { locateJsonError } from "../cli/json_error.ts";
-import type { Io } from "../cli/io.ts";
+import { InputError } from "../problem/problem.ts";
+import { locateJsonError } from "../problem/json_error.ts";
 
 /** The bundled data root (`fixtures/`), used when none is given. */
 export const BUNDLED_DATA_ROOT = fileURLToPath(new URL("../../fixtures/", import.meta.url));
@@ -171,7 +170,10 @@ function jsonErrorLocation(text: string, e: Error): { line?: number; message: st
  * The data root of a command: `--data-root`, else `EVAL_DATA_ROOT`, else the bundled
  * fixtures. A missing folder names the path and how to set it.
  */
-export function openDataRoot(flag: string | undefined, io: Pick<Io, "env">): DataRoot {
+export function openDataRoot(
+  flag: string | undefined,
+  io: { env(name: string): string | undefined },
+): DataRoot {
   const fromEnv = io.env("EVAL_DATA_ROOT");
   const path = flag ?? fromEnv ?? BUNDLED_DATA_ROOT;
   let ok = false;

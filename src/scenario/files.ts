@@ -12,11 +12,11 @@
  */
 import { join } from "node:path";
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
-import { loadFlowFile } from "../flow/load.ts";
-import type { Problem } from "../cli/problem.ts";
+import { loadFlowFile } from "./flow_file.ts";
+import type { Problem } from "../problem/problem.ts";
 import { zodProblems } from "../schema/zod_problems.ts";
 import { type Scenario, ScenarioSchema } from "./scenario.ts";
-import { jsonErrorOffset } from "../cli/json_error.ts";
+import { jsonErrorOffset } from "../problem/json_error.ts";
 import { copyLines, fieldText as _fieldText, lineOf, rememberLines } from "./lines.ts";
 
 export interface ScenarioFilesLoad {

@@ -31,7 +31,7 @@ import { z } from "zod";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario } from "./scenario.ts";
 import type { Gold } from "./suite.ts";
-import { AssertionVerdictSchema } from "../runner/trial_record.ts";
+import { AssertionVerdictSchema } from "./scenario.ts";
 
 /** Bumped when the entry format changes. */
 const FORMAT = 1;

@@ -10,7 +10,7 @@
  * @module
  */
 import { dbHash, sha256Hex } from "../canonical/hash.ts";
-import { InputError, type Problem } from "../cli/problem.ts";
+import { InputError, type Problem } from "../problem/problem.ts";
 import type { Scenario } from "./scenario.ts";
 import { BUNDLED_DATA_ROOT, type DataRoot } from "./data_root.ts";
 import { resolve } from "node:path";

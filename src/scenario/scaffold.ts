@@ -12,7 +12,7 @@
  */
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { InputError } from "../cli/problem.ts";
+import { InputError } from "../problem/problem.ts";
 import type { Scenario } from "./scenario.ts";
 import type { DataRoot } from "./data_root.ts";
 import { initialWorldHash } from "./identity.ts";

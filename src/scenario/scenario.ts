@@ -6,6 +6,10 @@
  * @module
  */
 import { z } from "zod";
+import { FlowExpectSchema } from "../flow/schema.ts";
+
+export { FlowExpectSchema };
+export type { FlowExpect } from "../flow/schema.ts";
 
 export const SIGNALS = [
   "is_action_match",
@@ -40,6 +44,17 @@ export const DbStateAssertionSchema = z.object({
 }).strict();
 export type DbStateAssertionSpec = z.infer<typeof DbStateAssertionSchema>;
 
+/** A state assertion evaluated on a final world (`Environment.evaluate`). */
+export const AssertionVerdictSchema = z.object({
+  func_name: z.string(),
+  side: z.enum(["agent", "user"]),
+  passed: z.boolean(),
+  expected: z.unknown(),
+  actual: z.unknown(),
+  message: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
 /** A call the oracle agent makes, in order; `side: "user"` steps are the caller's phone. */
 export const ReferenceActionSchema = z.object({
   side: Side.default("agent"),
@@ -49,15 +64,6 @@ export const ReferenceActionSchema = z.object({
   compare_args: z.array(z.string()).nullish(),
 }).strict();
 export type ReferenceAction = z.infer<typeof ReferenceActionSchema>;
-
-/** Deterministic expectations on a flow trial (flows.md "Scoring a flow"). */
-export const FlowExpectSchema = z.object({
-  path: z.array(z.string()).optional(),
-  keys: z.string().optional(),
-  end: z.string().optional(),
-  message: z.enum(["left", "none"]).optional(),
-}).strict();
-export type FlowExpect = z.infer<typeof FlowExpectSchema>;
 
 /**
  * Where a world comes from: inline, or a path under the data root. A path may carry

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Problem } from "../cli/problem.ts";
+import type { Problem } from "../problem/problem.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { ReferenceAction, Scenario } from "./scenario.ts";
 import type { AssertionVerdict } from "../env/environment.ts";

@@ -1,23 +1,49 @@
 /**
- * Every suite callbench knows, and scenario selection (`--domain`, `--scenarios`,
+ * Every suite callbench knows, and scenario selection (by suite, by name, and
  * scenario files) shared by `list`, `gold` and `eval`.
  *
  * @module
  */
-import { closest, InputError, type Problem } from "../cli/problem.ts";
-import { listFlag } from "../cli/args.ts";
+import { closest, InputError, type Problem } from "../problem/problem.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario } from "./scenario.ts";
 import type { Suite } from "./suite.ts";
 import { checkRunnable } from "./check.ts";
 
-/** Suites in listing order. */
+/** The ids of the built-in suites, in listing order (loaded lazily by {@link allSuites}). */
+export const BUILTIN_SUITE_IDS: readonly string[] = [
+  "eva_airline",
+  "tau2_airline",
+  "tau2_retail",
+  "tau2_telecom",
+  "tau2_telecom_workflow",
+];
+
+const registered = new Map<string, Suite>();
+
+/**
+ * Makes a suite of your own (a dataset) available beside the built-in ones, by its id:
+ * `list`, `gold`, `eval` and {@link selectScenarios} find it like any other. A suite
+ * of a built-in suite's id takes that suite's place.
+ */
+export function registerSuite(suite: Suite): void {
+  registered.set(suite.id, suite);
+}
+
+/** Every suite's id: the built-in ones, then the registered ones, in listing order. */
+export function suiteIds(): string[] {
+  return [...new Set([...BUILTIN_SUITE_IDS, ...registered.keys()])];
+}
+
+/** Suites in listing order: the built-in ones, then the registered ones. */
 export async function allSuites(): Promise<Suite[]> {
   const [{ suite: eva }, { suites: tau2 }] = await Promise.all([
     import("./eva/suite.ts"),
     import("./tau2/suites.ts"),
   ]);
-  return [eva, ...tau2];
+  const builtIn = [eva, ...tau2].map((s) => registered.get(s.id) ?? s);
+  const ids = new Set(builtIn.map((s) => s.id));
+  return [...builtIn, ...[...registered.values()].filter((s) => !ids.has(s.id))];
 }
 
 export interface Selection {
@@ -29,21 +55,6 @@ export interface Selection {
   files?: string[];
   /** For `gold`: files may lack the expected hashes gold is asked to compute. */
   forGold?: boolean;
-}
-
-/** The flags that select scenarios, shared by `list`, `gold` and `eval`. */
-export const SELECTION_FLAGS = {
-  "data-root": { type: "string" },
-  domain: { type: "string", multiple: true },
-  scenarios: { type: "string", multiple: true },
-} as const;
-
-/** A selection from those flags (comma-separated or repeated) and scenario files. */
-export function selectionFromFlags(
-  values: { domain?: string[]; scenarios?: string[] },
-  files: string[] = [],
-): Selection {
-  return { domains: listFlag(values.domain), scenarios: listFlag(values.scenarios), files };
 }
 
 export interface Selected {

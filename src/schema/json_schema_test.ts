@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { END_CALL_TOOL } from "../participants/llm_user.ts";
-import { SEND_DTMF_TOOL } from "../runner/run_trial.ts";
+import { SEND_DTMF_TOOL } from "../bridge/tool_specs.ts";
 import { argumentsJsonSchema, NO_ARGUMENTS } from "./json_schema.ts";
 
 // What agents saw when these schemas were written by hand: the generated ones must

@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "zod";
-import { closest } from "../cli/problem.ts";
+import { closest } from "../problem/problem.ts";
 
 /** Keys from the root of a parsed value to one of its parts. */
 export type ValuePath = (string | number)[];

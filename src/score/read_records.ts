@@ -6,8 +6,8 @@
  * @module
  */
 import type { z } from "zod";
-import { inputs, readJsonl } from "../cli/jsonl.ts";
-import { InputError } from "../cli/problem.ts";
+import { inputs, readJsonl } from "../jsonl/jsonl.ts";
+import { InputError } from "../problem/problem.ts";
 
 /** Each valid record, with where it came from. */
 export async function* readRecords<S extends z.ZodType>(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { defineWebSocketHelper, WSContext, type WSEvents } from "hono/ws";
-import { settle } from "../bridge/clock.ts";
+import { settle } from "../clock/clock.ts";
 import { readFrame, writeFrame } from "../protocol/framing.ts";
 import { parseMessage, rtvi, type RtviMessage } from "../protocol/messages.ts";
 import { EchoParticipant } from "./_echo_participant.ts";

@@ -12,7 +12,7 @@ import { dbHashOrNull } from "../canonical/hash.ts";
 import type { Db, Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import { type CallResult, Environment } from "../env/environment.ts";
-import { toolSpecs } from "../env/tool_specs.ts";
+import { toolSpecs } from "../bridge/tool_specs.ts";
 import {
   type ApplyInitializationArgsSchema,
   type ApplyResult,

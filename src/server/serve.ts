@@ -5,7 +5,7 @@
  * @module
  */
 import { upgradeWebSocket } from "hono/deno";
-import { InputError } from "../cli/problem.ts";
+import { InputError } from "../problem/problem.ts";
 import { type AppOptions, createApp } from "./app.ts";
 import type { Session } from "./session.ts";
 import { SessionStore } from "./session_store.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import type { CallSetup, Clock } from "../bridge/call.ts";
-import { RealClock } from "../bridge/clock.ts";
+import { RealClock } from "../clock/clock.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { type Framing, MAX_FRAME_BYTES, readFrame, writeFrame } from "../protocol/framing.ts";

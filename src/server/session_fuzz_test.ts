@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { MAX_FRAME_BYTES } from "../protocol/framing.ts";
 import { rtvi } from "../protocol/messages.ts";
 import { EchoParticipant } from "./_echo_participant.ts";

@@ -4,7 +4,7 @@
  * call with an error, never as an unhandled rejection.
  */
 import assert from "node:assert/strict";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import type { CallEvent, CallLine, CallSetup, Participant } from "../bridge/call.ts";
 import { builtinFactory } from "../commands/serve.ts";
 import { writeFrame } from "../protocol/framing.ts";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { builtinFactory } from "../commands/serve.ts";
 import { writeFrame } from "../protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../protocol/messages.ts";

@@ -15,7 +15,7 @@
  * @module
  */
 import type { Clock } from "../bridge/call.ts";
-import { RealClock } from "../bridge/clock.ts";
+import { RealClock } from "../clock/clock.ts";
 import type { Session } from "./session.ts";
 
 /** Default time a session without a client is kept, ms. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { EchoParticipant } from "./_echo_participant.ts";
 import { FakeSocket } from "./_fake_socket.ts";
 import { Session } from "./session.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { dbHash } from "../canonical/hash.ts";
 import type { Side } from "../domains/domain.ts";
 import { type Framing, writeFrame } from "../protocol/framing.ts";

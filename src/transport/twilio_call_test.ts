@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SimClock } from "../bridge/clock.ts";
+import { SimClock } from "../clock/clock.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { voicedSignal } from "../audio/_test_signals.ts";
 import { Vad } from "../audio/vad.ts";

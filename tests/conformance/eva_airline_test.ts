@@ -19,7 +19,7 @@
  */
 import assert from "node:assert/strict";
 import { DataRoot } from "../../src/scenario/data_root.ts";
-import { openEnvironment } from "../../src/env/open.ts";
+import { openEnvironment } from "../../src/scenario/open_environment.ts";
 import { suite } from "../../src/scenario/eva/suite.ts";
 import {
   goldSteps,

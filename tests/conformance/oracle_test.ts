@@ -10,7 +10,7 @@ import { participantFactory } from "../../src/participants/registry.ts";
 import { runTrials } from "../../src/runner/runner.ts";
 import type { TrialRecord } from "../../src/runner/trial_record.ts";
 import { DATA_ROOT, requireDataRoot } from "./_data_root.ts";
-import { openEnvironment } from "../../src/env/open.ts";
+import { openEnvironment } from "../../src/scenario/open_environment.ts";
 import { scoreTrial } from "../../src/score/score_trial.ts";
 import { serve } from "../../src/server/serve.ts";
 import { builtinFactory } from "../../src/commands/serve.ts";

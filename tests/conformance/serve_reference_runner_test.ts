@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { builtinFactory } from "../../src/commands/serve.ts";
-import { openEnvironment } from "../../src/env/open.ts";
+import { openEnvironment } from "../../src/scenario/open_environment.ts";
 import { DataRoot } from "../../src/scenario/data_root.ts";
 import type { Scenario } from "../../src/scenario/scenario.ts";
 import { selectScenarios } from "../../src/scenario/suites.ts";

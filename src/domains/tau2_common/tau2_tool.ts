@@ -8,7 +8,6 @@
  * @module
  */
 import { z } from "zod";
-import { current } from "../../env/transaction.ts";
 import type {
   ActionRecord,
   Db,
@@ -18,6 +17,7 @@ import type {
   ToolErrorResult,
   ToolOutcome,
 } from "../domain.ts";
+import { readView } from "../domain.ts";
 
 export interface Tau2ToolSpec<S extends z.ZodRawShape> {
   name: string;
@@ -99,7 +99,7 @@ export function written(
  * every flight or user).
  */
 export function readOnly(db: Db): Db {
-  return current(db);
+  return readView(db);
 }
 
 /** `dict.get(key)`: own properties only, so ids like "constructor" find nothing. */

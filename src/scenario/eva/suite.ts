@@ -14,13 +14,13 @@
  */
 import { parseDocument } from "yaml";
 import { z } from "zod";
-import type { Problem } from "../../cli/problem.ts";
+import type { Problem } from "../../problem/problem.ts";
 import { dbHash } from "../../canonical/hash.ts";
 import type { DataRoot } from "../data_root.ts";
 import { type ReferenceAction, type Scenario, ScenarioSchema } from "../scenario.ts";
 import type { Gold, LoadResult, Suite } from "../suite.ts";
 import { EVA_TOOLS } from "../../domains/eva_airline/mod.ts";
-import { openEnvironment } from "../../env/open.ts";
+import { openEnvironment } from "../open_environment.ts";
 import {
   compareRegistrationOrder,
   type EvaRecord,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../data_root.ts";
-import { openEnvironment } from "../../env/open.ts";
+import { openEnvironment } from "../open_environment.ts";
 import { DATASET_FILE, EVA_AGENT_TOOLS, suite } from "./suite.ts";
 import { TRACE_FILE } from "./gold_trace.ts";
 

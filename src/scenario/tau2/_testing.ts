@@ -6,7 +6,7 @@
  * @module
  */
 import { BUNDLED_DATA_ROOT, DataRoot } from "../data_root.ts";
-import { InputError } from "../../cli/problem.ts";
+import { InputError } from "../../problem/problem.ts";
 
 /** A data root whose files are strings in memory. */
 export class MemoryDataRoot extends DataRoot {

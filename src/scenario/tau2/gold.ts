@@ -14,7 +14,7 @@
 import type { DataRoot } from "../data_root.ts";
 import type { Scenario } from "../scenario.ts";
 import type { Gold } from "../suite.ts";
-import { openEnvironment } from "../../env/open.ts";
+import { openEnvironment } from "../open_environment.ts";
 
 /**
  * The seed of a gold replay's Environment. Ids a tool mints from the seed (telecom

@@ -5,7 +5,7 @@
  *   deno bench --allow-read --allow-env=NODE_ENV,EVAL_DATA_ROOT src/scenario/tau2/gold_bench.ts
  */
 import { fileURLToPath } from "node:url";
-import { openEnvironment } from "../../env/open.ts";
+import { openEnvironment } from "../open_environment.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../data_root.ts";
 import type { Scenario } from "../scenario.ts";
 import { replayGold } from "./gold.ts";

@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, notEqual } from "node:assert/strict";
 import { dbHash } from "../../canonical/hash.ts";
-import { openEnvironment } from "../../env/open.ts";
+import { openEnvironment } from "../open_environment.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../data_root.ts";
 import { type Scenario, ScenarioSchema } from "../scenario.ts";
 import { replayGold } from "./gold.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Problem } from "../../cli/problem.ts";
+import type { Problem } from "../../problem/problem.ts";
 import type { DataRoot } from "../data_root.ts";
 import { type Tau2Task, Tau2TaskSchema } from "./task.ts";
 

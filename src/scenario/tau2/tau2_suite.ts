@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { closest, type Problem } from "../../cli/problem.ts";
+import { closest, type Problem } from "../../problem/problem.ts";
 import type { Domain, Side } from "../../domains/domain.ts";
 import { getDomain } from "../../domains/registry.ts";
 import type { DataRoot } from "../data_root.ts";

@@ -34,14 +34,19 @@ import {
   type Voice,
 } from "../bridge/call.ts";
 import { afterSaid, saidEnd } from "../speech/utterance.ts";
-import { InputError } from "../cli/problem.ts";
+import { InputError } from "../problem/problem.ts";
 import { DTMF_KEY } from "../dtmf/keys.ts";
 import type { Scenario } from "../scenario/scenario.ts";
-import { compileKeyPattern, isSingleKeyPattern } from "./key_pattern.ts";
-import type { PersonaSpeaker } from "./persona.ts";
-import { type FlowNode, type FlowNodes, FlowNodesSchema, isBuiltIn } from "./schema.ts";
-import { type FlowEndReason, type FlowTrace, PERSONA_START, type VoicemailBox } from "./trace.ts";
-import { drawVoicemailBox, VoicemailSession } from "./voicemail.ts";
+import { compileKeyPattern, isSingleKeyPattern } from "../flow/key_pattern.ts";
+import type { PersonaSpeaker } from "../flow/persona.ts";
+import { type FlowNode, type FlowNodes, FlowNodesSchema, isBuiltIn } from "../flow/schema.ts";
+import {
+  type FlowEndReason,
+  type FlowTrace,
+  PERSONA_START,
+  type VoicemailBox,
+} from "../flow/trace.ts";
+import { drawVoicemailBox, VoicemailSession } from "../flow/voicemail.ts";
 
 /** A node with routes plays at most this many times in a call. */
 export const VISIT_LIMIT = 3;

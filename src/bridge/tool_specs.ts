@@ -1,13 +1,16 @@
 /**
- * A domain's tools as an LLM sees them: name, description and JSON Schema of the
- * arguments (generated from the zod schemas). Used by the trial runner to set up each
- * side and by the bot server to answer the reference's `{toolName: ctorKwargs}` form.
+ * The tools a participant is offered, as an LLM sees them: JSON Schema from each
+ * tool's zod schema (src/schema/json_schema.ts).
  *
  * @module
  */
-import type { ToolSpec } from "../bridge/call.ts";
+import type { ToolSpec } from "./call.ts";
 import type { Domain, Side, ToolDef } from "../domains/domain.ts";
+import { sendDtmfTool } from "../domains/common.ts";
 import { argumentsJsonSchema } from "../schema/json_schema.ts";
+
+/** The send_dtmf tool every agent may use to press keys (carried out by the bridge). */
+export const SEND_DTMF_TOOL: ToolSpec = toolSpec(sendDtmfTool);
 
 /** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
 export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
@@ -21,6 +24,6 @@ export function toolSpecs(domain: Domain, side: Side, names: readonly string[]):
 }
 
 /** One tool as an LLM sees it (JSON Schema from its zod schema, computed once). */
-export function toolSpec(t: ToolDef): ToolSpec {
+function toolSpec(t: ToolDef): ToolSpec {
   return { name: t.name, description: t.description, parameters: argumentsJsonSchema(t.args) };
 }

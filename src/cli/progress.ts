@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { Io } from "../cli/io.ts";
-import type { TrialRecord } from "./trial_record.ts";
+import type { Io } from "./io.ts";
+import type { TrialRecord } from "../runner/trial_record.ts";
 
 export function progressBar(
   io: Pick<Io, "err" | "errPartial">,

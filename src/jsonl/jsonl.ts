@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { InputError } from "./problem.ts";
-import { parseJsonLocated } from "./json_error.ts";
+import { InputError } from "../problem/problem.ts";
+import { parseJsonLocated } from "../problem/json_error.ts";
 
 /** The longest line read (64 MiB): no record written by callbench comes near it. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;

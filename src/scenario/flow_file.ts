@@ -27,15 +27,15 @@ import {
   type Node as YamlNode,
   parseDocument,
 } from "yaml";
-import type { Problem } from "../cli/problem.ts";
-import { type Scenario, ScenarioSchema, type Signal } from "../scenario/scenario.ts";
-import { type FlowNodes, isBuiltIn } from "./schema.ts";
+import type { Problem } from "../problem/problem.ts";
+import { type Scenario, ScenarioSchema, type Signal } from "./scenario.ts";
+import { type FlowNodes, isBuiltIn } from "../flow/schema.ts";
 import {
   type FlowGroupScenario,
   validateFlowGroup,
   type ValidFlowGroup,
   type ValuePath,
-} from "./validate.ts";
+} from "../flow/validate.ts";
 
 export interface FlowFileLoad {
   scenarios: Scenario[];

@@ -6,10 +6,10 @@
  */
 import type { Db } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
-import type { DataRoot } from "../scenario/data_root.ts";
-import type { DbSource, Scenario } from "../scenario/scenario.ts";
-import { deepFreeze } from "./deep_freeze.ts";
-import { Environment } from "./environment.ts";
+import type { DataRoot } from "./data_root.ts";
+import type { DbSource, Scenario } from "./scenario.ts";
+import { deepFreeze } from "../env/deep_freeze.ts";
+import { Environment } from "../env/environment.ts";
 
 /** Resolves a DB source: inline documents are frozen, paths read once per process. */
 export function resolveDb(root: DataRoot, source: DbSource): Db {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { formatProblem } from "../cli/problem.ts";
-import { FLOW_MAX_DURATION_S, isFlowDocument, loadFlowFile } from "./load.ts";
+import { formatProblem } from "../problem/problem.ts";
+import { FLOW_MAX_DURATION_S, isFlowDocument, loadFlowFile } from "./flow_file.ts";
 
 const GROUP = `name: Parcel Depot
 nodes:

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { type CallLine, ParticipantError } from "../bridge/call.ts";
 import { textDurationMs } from "../speech/utterance.ts";
-import { flowScenario, simulateFlowCall, TimedAgent } from "./_sim_call.ts";
+import { flowScenario, simulateFlowCall, TimedAgent } from "../flow/_sim_call.ts";
 import {
   STAND_IN_OPENING,
   STAND_IN_PERSON_ACK,
   STAND_IN_SCREENER_ACK,
   UNAVAILABLE_PROMPT,
-} from "./caller.ts";
-import type { PersonaSpeaker } from "./persona.ts";
+} from "./flow_caller.ts";
+import type { PersonaSpeaker } from "../flow/persona.ts";
 
 const d = textDurationMs;
 const MENU = "For sales press 1. For anything else press another key.";

@@ -1,0 +1,46 @@
+/**
+ * How a call ended and what was said: the bridge's outcome, as the trial record
+ * stores it (`src/runner/trial_record.ts`).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { PARTICIPANT_ERROR_KINDS } from "./call.ts";
+
+/** Why a trial failed, when it did: a participant's error kinds and the harness's. */
+export const ErrorKind = z.enum([
+  ...PARTICIPANT_ERROR_KINDS,
+  "setup_error",
+  "harness_error",
+  /** Audio calls: the TTS provider failed (src/speech/speech.ts). */
+  "tts_error",
+  /** Audio calls: the STT provider failed. */
+  "stt_error",
+]);
+export type ErrorKind = z.infer<typeof ErrorKind>;
+
+/** Why the call ended. */
+export const StopReason = z.enum([
+  "agent_end", // end_conversation or `<exit>` text
+  "agent_transfer", // a transfer-to-human tool
+  "agent_hangup", // the agent hung up (flows)
+  "user_hangup", // the caller side hung up (scripted/LLM caller, flow built-ins)
+  "max_duration",
+  "silence",
+  "max_turns",
+  "error",
+]);
+export type StopReason = z.infer<typeof StopReason>;
+
+/** One utterance, as the listener heard it. */
+export const TurnSchema = z.object({
+  speaker: z.enum(["agent", "user"]),
+  text: z.string(),
+  start_ms: z.number(),
+  end_ms: z.number(),
+  voice: z.enum(["MACHINE", "VOICE"]).optional(),
+  interrupted: z.boolean().optional(),
+  /** Characters cut from `text` (see `record_bounds.ts`); the text ends with a marker. */
+  truncated_chars: z.number().int().positive().optional(),
+});
+export type Turn = z.infer<typeof TurnSchema>;

@@ -1,0 +1,168 @@
+/**
+ * Problems are data: a bad file line, scenario field or frame becomes a located
+ * `Problem`, and a command that meets one exits 2 with one line per problem.
+ *
+ * @module
+ */
+
+export interface Problem {
+  /** File (or input name such as `<stdin>`). */
+  file?: string;
+  /** 1-based line in that file. */
+  line?: number;
+  /** Scenario, node or record the problem is in. */
+  where?: string;
+  /** Dotted field path, e.g. `evaluation_criteria.actions[2].name`. */
+  field?: string;
+  message: string;
+  /** A suggestion, e.g. the closest known name. */
+  hint?: string;
+}
+
+/** One line: `file:line: where: field: message (hint)`. */
+export function formatProblem(p: Problem): string {
+  const loc = [
+    p.file && (p.line ? `${p.file}:${p.line}` : p.file),
+    p.where,
+    p.field && `field "${p.field}"`,
+  ]
+    .filter(Boolean).join(": ");
+  return (loc ? `${loc}: ` : "") + p.message + (p.hint ? ` (${p.hint})` : "");
+}
+
+/**
+ * A usage or input error: printed as one line per problem, exit code 2, no stack.
+ */
+export class InputError extends Error {
+  readonly problems: Problem[];
+  constructor(problems: Problem | Problem[] | string) {
+    const list = typeof problems === "string"
+      ? [{ message: problems }]
+      : Array.isArray(problems)
+      ? problems
+      : [problems];
+    super(list.map(formatProblem).join("\n"));
+    this.name = "InputError";
+    this.problems = list;
+  }
+}
+
+/** Longest name the closest-name search considers; a longer one gets no suggestion. */
+export const CLOSEST_MAX_NAME_CHARS = 256;
+/** Most candidates the search looks at. */
+export const CLOSEST_MAX_CANDIDATES = 100_000;
+/** Most steps (edit-distance cells, characters counted) the search takes in all. */
+export const CLOSEST_MAX_STEPS = 1_000_000;
+
+/**
+ * The closest of `candidates` to `name` (edit distance, ignoring case), if any is close
+ * enough. The work is bounded whatever the input: names over
+ * {@link CLOSEST_MAX_NAME_CHARS} get no suggestion; a candidate is skipped when a cheap
+ * lower bound (length, then letter counts) shows it cannot beat the best so far; each
+ * distance is computed in a band no wider than the best that could still win; and the
+ * search stops after {@link CLOSEST_MAX_CANDIDATES} candidates or
+ * {@link CLOSEST_MAX_STEPS} steps with the best found so far.
+ */
+export function closest(name: string, candidates: Iterable<string>): string | undefined {
+  if (name.length === 0 || name.length > CLOSEST_MAX_NAME_CHARS) return undefined;
+  const wanted = name.toLowerCase();
+  const wantedCounts = letterCounts(wanted);
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  let best: string | undefined;
+  let bestScore = limit + 1;
+  const budget = { steps: CLOSEST_MAX_STEPS };
+  let seen = 0;
+  for (const c of candidates) {
+    if (++seen > CLOSEST_MAX_CANDIDATES || budget.steps <= 0) break;
+    budget.steps -= 1 + (c.length >> 4);
+    const lower = c.toLowerCase();
+    if (lower === wanted) return c;
+    // A name contained in a candidate is close (`retail` -> `tau2_retail`), but a
+    // letter or two is contained in almost anything.
+    if (bestScore > 1 && name.length >= 3 && lower.includes(wanted)) {
+      best = c;
+      bestScore = 1;
+      continue;
+    }
+    // Only a strictly better distance can win: that bounds the work on this candidate.
+    const bound = bestScore - 1;
+    if (bound < 1 || Math.abs(lower.length - wanted.length) > bound) continue;
+    budget.steps -= lower.length;
+    if (bagDistance(wantedCounts, lower) > bound) continue;
+    const d = boundedEditDistance(...withoutCommonEnds(wanted, lower), bound, budget);
+    if (d <= bound) {
+      best = c;
+      bestScore = d;
+    }
+  }
+  return best;
+}
+
+/** Letter counts by char code (codes past 127 share one bucket, which keeps bounds low). */
+function letterCounts(s: string): Int32Array {
+  const counts = new Int32Array(129);
+  for (let i = 0; i < s.length; i++) counts[Math.min(s.charCodeAt(i), 128)]!++;
+  return counts;
+}
+
+/** A lower bound of the edit distance: the letters one has more of than the other. */
+function bagDistance(counts: Int32Array, s: string): number {
+  const diff = counts.slice();
+  for (let i = 0; i < s.length; i++) diff[Math.min(s.charCodeAt(i), 128)]!--;
+  let more = 0;
+  let fewer = 0;
+  for (const d of diff) {
+    if (d > 0) more += d;
+    else fewer -= d;
+  }
+  return Math.max(more, fewer);
+}
+
+/** `a` and `b` without their common prefix and suffix (which never change the distance). */
+function withoutCommonEnds(a: string, b: string): [string, string] {
+  const shorter = Math.min(a.length, b.length);
+  let start = 0;
+  while (start < shorter && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  let end = 0;
+  while (
+    end < shorter - start &&
+    a.charCodeAt(a.length - 1 - end) === b.charCodeAt(b.length - 1 - end)
+  ) end++;
+  return [a.slice(start, a.length - end), b.slice(start, b.length - end)];
+}
+
+/**
+ * Edit distance of `a` and `b` if it is at most `k`, else `k + 1`, computing only the
+ * diagonal band of width `2k + 1` (`|a.length - b.length| <= k` is assumed), each cell
+ * taken from `budget`; an exhausted budget also answers `k + 1`.
+ */
+function boundedEditDistance(a: string, b: string, k: number, budget: { steps: number }): number {
+  const over = k + 1;
+  const m = b.length;
+  let prev = new Int32Array(m + 1);
+  let cur = new Int32Array(m + 1);
+  for (let j = 0; j <= m; j++) prev[j] = j <= k ? j : over;
+  for (let i = 1; i <= a.length; i++) {
+    const lo = Math.max(1, i - k);
+    const hi = Math.min(m, i + k);
+    budget.steps -= hi - lo + 1;
+    if (budget.steps < 0) return over;
+    cur[lo - 1] = lo === 1 ? Math.min(i, over) : over;
+    let rowMin = cur[lo - 1]!;
+    const ai = a.charCodeAt(i - 1);
+    for (let j = lo; j <= hi; j++) {
+      let v = prev[j - 1]! + (ai === b.charCodeAt(j - 1) ? 0 : 1);
+      const up = prev[j]! + 1;
+      const left = cur[j - 1]! + 1;
+      if (up < v) v = up;
+      if (left < v) v = left;
+      if (v > over) v = over;
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (hi < m) cur[hi + 1] = over;
+    if (rowMin > k) return over;
+    [prev, cur] = [cur, prev];
+  }
+  return Math.min(prev[m]!, over);
+}
