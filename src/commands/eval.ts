@@ -1,16 +1,12 @@
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { intFlag, parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
+import { SELECTION_FLAGS } from "../cli/selection_flags.ts";
 import { readJsonl } from "../cli/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
-import {
-  type Selection,
-  SELECTION_FLAGS,
-  selectionFromFlags,
-  selectScenarios,
-} from "../scenario/suites.ts";
+import { type Selection, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
 import {
   type LlmSettings,
   participantFactory,
@@ -25,6 +21,138 @@ import { progressBar } from "../runner/progress.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join } from "node:path";
 
+/** Which scenarios run (else references from stdin). */
+const EVAL_SELECTION_FLAGS = {
+  ...SELECTION_FLAGS,
+  "data-root": {
+    ...SELECTION_FLAGS["data-root"],
+    description: "data laid out as <domain>/... (else EVAL_DATA_ROOT, else bundled fixtures)",
+  },
+  all: {
+    type: "boolean",
+    description: "every scenario of the data root (stdin is not read)",
+  },
+} as const satisfies FlagTable;
+
+/** Who is on the call. */
+const PARTICIPANT_FLAGS = {
+  agent: {
+    type: "string",
+    value: "A",
+    description: "oracle | noop | llm | navigator | script:FILE | ws://HOST:PORT/PATH\n" +
+      "(default: llm when an agent model is configured, else oracle)",
+  },
+  user: {
+    type: "string",
+    value: "U",
+    description: "auto (scripted; flow callee for flows) | scripted | llm | flow | ws://...",
+  },
+  "agent-model": {
+    type: "string",
+    value: "M",
+    description: "model of the llm agent (else CALLBENCH_AGENT_MODEL)",
+  },
+  "user-model": {
+    type: "string",
+    value: "M",
+    description: "model of the llm caller or flow persona (else CALLBENCH_USER_MODEL)",
+  },
+  "base-url": {
+    type: "string",
+    value: "URL",
+    description: "OpenAI-compatible base URL (else OPENAI_BASE_URL)",
+  },
+  "api-key-env": {
+    type: "string",
+    value: "NAME",
+    description: "environment variable holding the API key (default OPENAI_API_KEY)",
+  },
+  temperature: {
+    type: "string",
+    value: "T",
+    description: "sampling temperature of LLM participants",
+  },
+  "connect-attempts": {
+    type: "string",
+    value: "N",
+    description: "tries to reach a ws:// participant before the trial fails",
+    default: "3",
+  },
+  kick: {
+    type: "string",
+    value: "TEXT",
+    description: "text sent to a ws:// agent when the call starts (reference-style bots)",
+  },
+  "agent-world": {
+    type: "string",
+    value: "W",
+    description: "harness (default): callbench holds the world and runs every tool |\n" +
+      "self: the ws:// agent is a reference-style bot that holds its own world\n" +
+      '(configured as the reference runner does; it sends "Hello" unless --kick;\n' +
+      'the final hash is the bot\'s own claim: world_owner "agent")',
+  },
+} as const satisfies FlagTable;
+
+/** How the trials run and where they go. */
+const RUN_FLAGS = {
+  label: {
+    type: "string",
+    value: "NAME",
+    description: "names this configuration: recorded in each record, part of the\n" +
+      "config hash, shown by report (which never pools configurations)",
+  },
+  trials: {
+    type: "string",
+    value: "N",
+    description: "trials per scenario, each with its own seed",
+    default: "1",
+  },
+  concurrency: { type: "string", value: "C", description: "trials at once", default: "4" },
+  shard: {
+    type: "string",
+    value: "i/n",
+    description: "run only shard i of n (0-based; by a hash of the trial key)",
+  },
+  out: {
+    type: "string",
+    value: "DIR",
+    description: "append records to DIR/trials.jsonl, transcripts to DIR/transcripts/;\n" +
+      "a folder holding another configuration is refused (see --append)",
+  },
+  append: { type: "boolean", description: "allow --out DIR to hold other configurations too" },
+  resume: { type: "boolean", description: "skip trials already in DIR/trials.jsonl" },
+  "retry-errors": {
+    type: "boolean",
+    description: "with --resume: run infrastructure-error trials again (their new\n" +
+      "record supersedes the old one)",
+  },
+  "max-turns": {
+    type: "string",
+    value: "N",
+    description: "turn guard per call",
+    default: String(DEFAULT_LIMITS.maxTurns),
+  },
+  "min-agent-turns": {
+    type: "string",
+    value: "N",
+    description: "recorded for score: a trial whose agent spoke fewer turns fails\n" +
+      "(counts spoken agent turns, not LLM calls as the reference does)",
+  },
+  silence: {
+    type: "string",
+    value: "S",
+    description: "seconds of silence that end a call",
+    default: String(DEFAULT_LIMITS.silenceMs / 1000),
+  },
+} as const satisfies FlagTable;
+
+/** Every flag of eval: the sections above. */
+const FLAGS = {
+  ...EVAL_SELECTION_FLAGS,
+  ...PARTICIPANT_FLAGS,
+  ...RUN_FLAGS,
+} as const satisfies FlagTable;
+
 const help = `eval: run trials and print one trial record per line
 
 Usage: cli.ts eval [selection] [--agent A] [--user U] [--trials N] [--concurrency C]
@@ -32,26 +160,14 @@ Usage: cli.ts eval [selection] [--agent A] [--user U] [--trials N] [--concurrenc
 
 Selection (else scenario references from stdin, as "list" prints them; stdin that is a
 pipe or file with no reference is an error, exit 2; from a terminal, every scenario):
-  --data-root DIR     data laid out as <domain>/... (else EVAL_DATA_ROOT, else bundled fixtures)
-  --domain X          a suite (repeatable)           --scenarios a,b   exact names
-  FILE|DIR            scenario or flow files (validated before any call)
-  --all               every scenario of the data root (stdin is not read)
+${
+  flagRows(EVAL_SELECTION_FLAGS, {
+    extra: [["FILE|DIR", "scenario or flow files (validated before any call)"]],
+  })
+}
 
 Participants:
-  --agent A           oracle | noop | llm | navigator | script:FILE | ws://HOST:PORT/PATH
-                      (default: llm when an agent model is configured, else oracle)
-  --user U            auto (scripted; flow callee for flows) | scripted | llm | flow | ws://...
-  --agent-model M     model of the llm agent (else CALLBENCH_AGENT_MODEL)
-  --user-model M      model of the llm caller or flow persona (else CALLBENCH_USER_MODEL)
-  --base-url URL      OpenAI-compatible base URL (else OPENAI_BASE_URL)
-  --api-key-env NAME  environment variable holding the API key (default OPENAI_API_KEY)
-  --temperature T     sampling temperature of LLM participants
-  --connect-attempts N  tries to reach a ws:// participant before the trial fails (default 3)
-  --kick TEXT         text sent to a ws:// agent when the call starts (reference-style bots)
-  --agent-world W     harness (default): callbench holds the world and runs every tool |
-                      self: the ws:// agent is a reference-style bot that holds its own world
-                      (configured as the reference runner does; it sends "Hello" unless --kick;
-                      the final hash is the bot's own claim: world_owner "agent")
+${flagRows(PARTICIPANT_FLAGS)}
 
 Exit status: 0 when the trials ran (whatever their verdicts), 1 when every trial ended in an
 infrastructure error (e.g. the agent was unreachable) or stdout closed without --out (the run
@@ -59,23 +175,7 @@ stops), 2 for usage or input errors, 130 on Ctrl-C (it says what was recorded; -
 continues). With --out, a closed stdout does not stop the run.
 
 Run:
-  --label NAME        names this configuration: recorded in each record, part of the
-                      config hash, shown by report (which never pools configurations)
-  --trials N          trials per scenario, each with its own seed (default 1)
-  --concurrency C     trials at once (default 4)
-  --shard i/n         run only shard i of n (0-based; by a hash of the trial key)
-  --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/;
-                      a folder holding another configuration is refused (see --append)
-  --append            allow --out DIR to hold other configurations too
-  --resume            skip trials already in DIR/trials.jsonl
-  --retry-errors      with --resume: run infrastructure-error trials again (their new
-                      record supersedes the old one)
-  --max-turns N       turn guard per call (default ${DEFAULT_LIMITS.maxTurns})
-  --min-agent-turns N recorded for score: a trial whose agent spoke fewer turns fails
-                      (counts spoken agent turns, not LLM calls as the reference does)
-  --silence S         seconds of silence that end a call (default ${
-  DEFAULT_LIMITS.silenceMs / 1000
-})`;
+${flagRows(RUN_FLAGS)}`;
 
 const ScenarioRef = z.object({
   name: z.string().min(1),
@@ -87,32 +187,9 @@ const ScenarioRef = z.object({
 export const command: Command = {
   summary: "run trials and print one trial record per line",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, {
-      ...SELECTION_FLAGS,
-      agent: { type: "string" },
-      user: { type: "string" },
-      "agent-model": { type: "string" },
-      "user-model": { type: "string" },
-      "base-url": { type: "string" },
-      "api-key-env": { type: "string" },
-      temperature: { type: "string" },
-      "connect-attempts": { type: "string" },
-      kick: { type: "string" },
-      "agent-world": { type: "string" },
-      trials: { type: "string" },
-      concurrency: { type: "string" },
-      shard: { type: "string" },
-      out: { type: "string" },
-      resume: { type: "boolean" },
-      "retry-errors": { type: "boolean" },
-      append: { type: "boolean" },
-      label: { type: "string" },
-      all: { type: "boolean" },
-      "max-turns": { type: "string" },
-      "min-agent-turns": { type: "string" },
-      silence: { type: "string" },
-    });
+    const { values, positionals } = parseFlags(args, FLAGS);
     if (values.resume && !values.out) {
       throw new InputError({ field: "--resume", message: "needs --out DIR" });
     }
@@ -136,8 +213,12 @@ export const command: Command = {
         message: "self needs a ws:// agent (a bot that holds its own world)",
       });
     }
-    const trials = intFlag("trials", values.trials, 1);
-    const concurrency = intFlag("concurrency", values.concurrency, 4);
+    const trials = intFlag("trials", values.trials, Number(FLAGS.trials.default));
+    const concurrency = intFlag(
+      "concurrency",
+      values.concurrency,
+      Number(FLAGS.concurrency.default),
+    );
     const shard = parseShard(values.shard);
     const silence = values.silence === undefined
       ? DEFAULT_LIMITS.silenceMs / 1000
@@ -155,7 +236,11 @@ export const command: Command = {
       : intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
     const participants = {
       ...participantOptions({ ...values, agent: values.agent ?? defaultAgent(values, io) }, io),
-      connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 3),
+      connectAttempts: intFlag(
+        "connect-attempts",
+        values["connect-attempts"],
+        Number(FLAGS["connect-attempts"].default),
+      ),
       ...(values.kick !== undefined ? { kick: values.kick } : {}),
     };
     // A script agent is read and checked before any call; its text shapes the calls.

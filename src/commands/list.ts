@@ -1,19 +1,26 @@
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
+import { SELECTION_FLAGS } from "../cli/selection_flags.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
-import { SELECTION_FLAGS, selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
+import { selectionFromFlags, selectScenarios } from "../scenario/suites.ts";
+
+const FLAGS = {
+  ...SELECTION_FLAGS,
+  domain: {
+    ...SELECTION_FLAGS.domain,
+    description:
+      "a suite: eva_airline, tau2_airline, tau2_retail, tau2_telecom, tau2_telecom_workflow",
+  },
+} as const satisfies FlagTable;
 
 const help = `list: print one scenario reference per line
 
 Usage: cli.ts list [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE.yaml|DIR ...]
 
-  --data-root DIR   data laid out as <domain>/... (else EVAL_DATA_ROOT, else the bundled fixtures)
-  --domain X        a suite: eva_airline, tau2_airline, tau2_retail, tau2_telecom, tau2_telecom_workflow
-  --scenarios a,b   exact scenario names
-  FILE|DIR          scenario or flow files (YAML or JSON)
+${flagRows(FLAGS, { extra: [["FILE|DIR", "scenario or flow files (YAML or JSON)"]] })}
 
 Each line: {"name","domain","suite","source","data_root","scenario_sha256"}; eval reads them
 back, and refuses a reference whose scenario_sha256 (a fingerprint of the scenario as
@@ -24,10 +31,9 @@ the rest are listed; problems in the files you name exit 2.`;
 export const command: Command = {
   summary: "list scenarios (one JSON reference per line)",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, {
-      ...SELECTION_FLAGS,
-    });
+    const { values, positionals } = parseFlags(args, FLAGS);
     const root = openDataRoot(values["data-root"], io);
     // Expected states are not printed: none is computed.
     const sel = await selectScenarios(root, selectionFromFlags(values, positionals), {
