@@ -82,6 +82,6 @@ export { type Verdict, VerdictSchema } from "./src/score/verdict.ts";
 export { summarize } from "./src/report/summary.ts";
 
 // The bot server: mount `createApp` on any Hono runtime (Deno, or Node with
-// @hono/node-server and @hono/node-ws), or let `serve` listen on Deno.
-export { createApp } from "./src/server/app.ts";
-export { serve } from "./src/server/serve.ts";
+// @hono/node-server and @hono/node-ws; `./server` is the same without the rest of the
+// library). Listening on Deno is `serve` from `./serve`: not loaded from here.
+export { type AppOptions, createApp } from "./src/server/app.ts";
