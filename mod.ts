@@ -27,61 +27,82 @@
 export { canonicalJson } from "./src/canonical/canonical_json.ts";
 export { dbHash, dbHashOrNull } from "./src/canonical/hash.ts";
 
-// Domains and the trial's world.
+// Domains: the tools and world of a trial. `registerDomain` adds one.
 export type {
   ActionRecord,
   Db,
   Domain,
+  InitFunction,
+  Predicate,
   Side,
+  SyncDeltas,
   ToolContext,
   ToolDef,
+  ToolEffect,
+  ToolErrorResult,
   ToolOutcome,
 } from "./src/domains/domain.ts";
 export { getDomain, registerDomain } from "./src/domains/registry.ts";
 export { endConversationTool } from "./src/domains/common.ts";
-export { type CallResult, Environment, type World } from "./src/env/environment.ts";
-export { openEnvironment } from "./src/scenario/open_environment.ts";
 
-// Scenarios.
+// Scenarios and suites.
 export { type Scenario, ScenarioSchema } from "./src/scenario/scenario.ts";
 export { DataRoot, openDataRoot } from "./src/scenario/data_root.ts";
-export { registerSuite, type Selection, selectScenarios } from "./src/scenario/suites.ts";
-export { loadScenarioFiles } from "./src/scenario/files.ts";
-export { loadFlowFile } from "./src/scenario/flow_file.ts";
+export {
+  registerSuite,
+  type Selected,
+  type Selection,
+  type SelectOptions,
+  selectScenarios,
+} from "./src/scenario/suites.ts";
+export { loadScenarioFiles, type ScenarioFilesLoad } from "./src/scenario/files.ts";
+export { type FlowFileLoad, loadFlowFile } from "./src/scenario/flow_file.ts";
 
-// Calls: participants, the bridge and clocks.
+// Participants: the interface a participant implements, and the built-ins by name.
 export type {
   CallEvent,
   CallLine,
   CallSetup,
+  CallTime,
   Clock,
   Participant,
+  ParticipantErrorKind,
+  ParticipantInfo,
+  SelfWorldReport,
+  SelfWorldSetup,
+  ToolCallReply,
   ToolSpec,
+  Usage,
 } from "./src/bridge/call.ts";
+export type { SaidUtterance, Voice } from "./src/speech/utterance.ts";
 export { ParticipantError } from "./src/bridge/call.ts";
 export { RealClock, SimClock } from "./src/clock/clock.ts";
-export { type CallOutcome, runCall } from "./src/bridge/bridge.ts";
-export { participantFactory } from "./src/participants/registry.ts";
-export { OracleAgent } from "./src/participants/oracle.ts";
-export { NoopAgent } from "./src/participants/noop.ts";
-export { ScriptedUser } from "./src/participants/scripted_user.ts";
-export { NavigatorAgent } from "./src/participants/navigator.ts";
-export { ScriptAgent } from "./src/participants/script.ts";
-export { LlmAgent } from "./src/participants/llm_agent.ts";
-export { LlmUser } from "./src/participants/llm_user.ts";
-export { RemoteParticipant } from "./src/participants/remote.ts";
-export { FlowCaller } from "./src/participants/flow_caller.ts";
-export { OpenAiClient } from "./src/llm/openai.ts";
+export { participantFactory, type ParticipantOptions } from "./src/participants/registry.ts";
+export type { ParticipantFactory } from "./src/participants/participant_factory.ts";
 
 // Running, scoring and reporting.
-export { runTrial } from "./src/runner/run_trial.ts";
-export { planTrials, runTrials } from "./src/runner/runner.ts";
-export { type TrialRecord, TrialRecordSchema } from "./src/runner/trial_record.ts";
-export { scoreTrial } from "./src/score/score_trial.ts";
+export { planTrials, type RunOptions, type RunSummary, runTrials } from "./src/runner/runner.ts";
+export {
+  type ErrorKind,
+  type StopReason,
+  type TrialKey,
+  type TrialRecord,
+  TrialRecordSchema,
+  type Turn,
+} from "./src/runner/trial_record.ts";
+export { type ScoreOptions, scoreTrial } from "./src/score/score_trial.ts";
 export { type Verdict, VerdictSchema } from "./src/score/verdict.ts";
-export { summarize } from "./src/report/summary.ts";
+export {
+  type Report,
+  type ReportedVerdict,
+  summarize,
+  type SummaryOptions,
+} from "./src/report/summary.ts";
+export { renderMarkdown } from "./src/report/markdown.ts";
+export { renderHtml } from "./src/report/html.ts";
 
 // The bot server: mount `createApp` on any Hono runtime (Deno, or Node with
-// @hono/node-server and @hono/node-ws), or let `serve` listen on Deno.
-export { createApp } from "./src/server/app.ts";
-export { serve } from "./src/server/serve.ts";
+// @hono/node-server and @hono/node-ws; `./server` is the same without the rest of the
+// library). Listening on Deno is `serve` from `./serve`: not loaded from here.
+export { type AppOptions, createApp } from "./src/server/app.ts";
+export type { HostedParticipantFactory } from "./src/server/session.ts";

@@ -29,13 +29,17 @@ export interface Io {
   onInterrupt?(handler: () => void): () => void;
 }
 
+import type { FlagTable } from "./args.ts";
+
 export type CommandMain = (args: string[], io: Io) => Promise<number>;
 
 export interface Command {
   /** One-line summary for `callbench --help`. */
   summary: string;
-  /** Full help text for `callbench <command> --help`. */
+  /** Full help text for `callbench <command> --help`: its "Flags" rows come from `flags`. */
   help: string;
+  /** Every flag `main` accepts (the table it parses with; see `src/cli/args.ts`). */
+  flags: FlagTable;
   main: CommandMain;
 }
 

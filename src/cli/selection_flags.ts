@@ -1,18 +1,27 @@
 /**
- * The flags that select scenarios (`--data-root`, `--domain`, `--scenarios`) of
- * `list`, `gold` and `eval`, and the selection they make (src/scenario/suites.ts).
+ * The scenario-selection flags shared by `list`, `eval` and `gold` (a flag table; see
+ * `args.ts`). Commands may override a row's description by spreading.
  *
  * @module
  */
-import { listFlag } from "./args.ts";
+import { type FlagTable, listFlag } from "./args.ts";
 import type { Selection } from "../scenario/suites.ts";
 
-/** The flags that select scenarios, shared by `list`, `gold` and `eval`. */
+/** `--data-root`, `--domain` (repeatable) and `--scenarios` (comma-separated or repeated). */
 export const SELECTION_FLAGS = {
-  "data-root": { type: "string" },
-  domain: { type: "string", multiple: true },
-  scenarios: { type: "string", multiple: true },
-} as const;
+  "data-root": {
+    type: "string",
+    value: "DIR",
+    description: "data laid out as <domain>/... (else EVAL_DATA_ROOT, else the bundled fixtures)",
+  },
+  domain: { type: "string", value: "X", multiple: true, description: "a suite (repeatable)" },
+  scenarios: {
+    type: "string",
+    value: "a,b",
+    multiple: true,
+    description: "exact scenario names",
+  },
+} as const satisfies FlagTable;
 
 /** A selection from those flags (comma-separated or repeated) and scenario files. */
 export function selectionFromFlags(

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { intFlag, parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import type { Scenario } from "../scenario/scenario.ts";
@@ -16,9 +16,31 @@ import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
 
 const BUNDLED_FLOWS = fileURLToPath(new URL("../../scenarios/flows/", import.meta.url));
 
+const FLAGS = {
+  "data-root": {
+    type: "string",
+    value: "DIR",
+    description: "the scenarios the oracle and noop agents run (default: the bundled fixtures)",
+  },
+  flows: {
+    type: "string",
+    value: "DIR",
+    description: "the flow files the navigator agent runs (default: the bundled flows)",
+  },
+  trials: {
+    type: "string",
+    value: "N",
+    description: "trials per flow scenario",
+    default: "5",
+  },
+} as const satisfies FlagTable;
+
 const help = `demo: run the bundled scenarios end to end and print a summary
 
 Usage: cli.ts demo [--data-root DIR] [--flows DIR] [--trials N]
+
+Flags:
+${flagRows(FLAGS)}
 
 Runs, in-process and on a simulated clock:
   - the oracle agent against the scripted caller on every scenario of the data root
@@ -33,13 +55,10 @@ The same runs as a pipeline: cli.ts list | cli.ts eval --agent oracle | cli.ts s
 export const command: Command = {
   summary: "run the bundled scenarios end to end",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values } = parseFlags(args, {
-      "data-root": { type: "string" },
-      flows: { type: "string" },
-      trials: { type: "string" },
-    });
-    const trials = intFlag("trials", values.trials, 5);
+    const { values } = parseFlags(args, FLAGS);
+    const trials = intFlag("trials", values.trials, Number(FLAGS.trials.default));
     const t0 = performance.now();
     const root = openDataRoot(values["data-root"], io);
     const worlds = await selectScenarios(root, {});

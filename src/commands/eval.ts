@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { intFlag, parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../jsonl/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
@@ -29,6 +29,206 @@ import {
 } from "../speech/speech_options.ts";
 import { isFliteVoice } from "../speech/_flite_wasi.ts";
 
+/** Which scenarios run (else references from stdin). */
+const EVAL_SELECTION_FLAGS = {
+  ...SELECTION_FLAGS,
+  "data-root": {
+    ...SELECTION_FLAGS["data-root"],
+    description: "data laid out as <domain>/... (else EVAL_DATA_ROOT, else bundled fixtures)",
+  },
+  all: {
+    type: "boolean",
+    description: "every scenario of the data root (stdin is not read)",
+  },
+} as const satisfies FlagTable;
+
+/** Who is on the call. */
+const PARTICIPANT_FLAGS = {
+  agent: {
+    type: "string",
+    value: "A",
+    description: "oracle | noop | llm | navigator | script:FILE | ws://HOST:PORT/PATH\n" +
+      "(default: llm when an agent model is configured, else oracle)",
+  },
+  user: {
+    type: "string",
+    value: "U",
+    description: "auto (scripted; flow callee for flows) | scripted | llm | flow | ws://...",
+  },
+  "agent-model": {
+    type: "string",
+    value: "M",
+    description: "model of the llm agent (else CALLBENCH_AGENT_MODEL)",
+  },
+  "user-model": {
+    type: "string",
+    value: "M",
+    description: "model of the llm caller or flow persona (else CALLBENCH_USER_MODEL)",
+  },
+  "base-url": {
+    type: "string",
+    value: "URL",
+    description: "OpenAI-compatible base URL (else OPENAI_BASE_URL)",
+  },
+  "api-key-env": {
+    type: "string",
+    value: "NAME",
+    description: "environment variable holding the API key (default OPENAI_API_KEY)",
+  },
+  temperature: {
+    type: "string",
+    value: "T",
+    description: "sampling temperature of LLM participants",
+  },
+  "connect-attempts": {
+    type: "string",
+    value: "N",
+    description: "tries to reach a ws:// participant before the trial fails",
+    default: "3",
+  },
+  kick: {
+    type: "string",
+    value: "TEXT",
+    description: "text sent to a ws:// agent when the call starts (reference-style bots)",
+  },
+  framing: {
+    type: "string",
+    value: "F",
+    description: "the ws:// agent's wire: json (default; RTVI JSON text frames) |\n" +
+      "protobuf (RTVI in pipecat protobuf frames) | twilio (Twilio Media\n" +
+      "Streams: callbench plays Twilio; audio only). Else the URL's ?framing=",
+  },
+  "agent-world": {
+    type: "string",
+    value: "W",
+    description: "harness (default): callbench holds the world and runs every tool |\n" +
+      "self: the ws:// agent is a reference-style bot that holds its own world\n" +
+      '(configured as the reference runner does; it sends "Hello" unless --kick;\n' +
+      'the final hash is the bot\'s own claim: world_owner "agent")',
+  },
+} as const satisfies FlagTable;
+
+/** How the trials run and where they go. */
+const RUN_FLAGS = {
+  label: {
+    type: "string",
+    value: "NAME",
+    description: "names this configuration: recorded in each record, part of the\n" +
+      "config hash, shown by report (which never pools configurations)",
+  },
+  trials: {
+    type: "string",
+    value: "N",
+    description: "trials per scenario, each with its own seed",
+    default: "1",
+  },
+  concurrency: {
+    type: "string",
+    value: "C",
+    description: "trials at once, spread across the workers",
+    default: "4",
+  },
+  workers: {
+    type: "string",
+    value: "W",
+    description: "Workers running trials, each with its own event loop and its own\n" +
+      `copy of the worlds (default: the number of cores, ${defaultWorkers()};\n` +
+      "never more than C); 0 or 1 runs them in this thread",
+  },
+  shard: {
+    type: "string",
+    value: "i/n",
+    description: "run only shard i of n (0-based; by a hash of the trial key)",
+  },
+  out: {
+    type: "string",
+    value: "DIR",
+    description: "append records to DIR/trials.jsonl, transcripts to DIR/transcripts/;\n" +
+      "a folder holding another configuration is refused (see --append)",
+  },
+  append: { type: "boolean", description: "allow --out DIR to hold other configurations too" },
+  resume: { type: "boolean", description: "skip trials already in DIR/trials.jsonl" },
+  "retry-errors": {
+    type: "boolean",
+    description: "with --resume: run infrastructure-error trials again (their new\n" +
+      "record supersedes the old one)",
+  },
+  "max-turns": {
+    type: "string",
+    value: "N",
+    description: "turn guard per call",
+    default: String(DEFAULT_LIMITS.maxTurns),
+  },
+  "min-agent-turns": {
+    type: "string",
+    value: "N",
+    description: "recorded for score: a trial whose agent spoke fewer turns fails\n" +
+      "(counts spoken agent turns, not LLM calls as the reference does)",
+  },
+  silence: {
+    type: "string",
+    value: "S",
+    description: "seconds of silence that end a call",
+    default: String(DEFAULT_LIMITS.silenceMs / 1000),
+  },
+} as const satisfies FlagTable;
+
+/** Audio calls. */
+const AUDIO_FLAGS = {
+  audio: {
+    type: "boolean",
+    description: "synthesize every utterance; the record gets an audio block, and with\n" +
+      "--out each trial's stereo recording goes to DIR/audio/<trial>.wav",
+  },
+  tts: {
+    type: "string",
+    value: "P",
+    description: "flite (default, offline) | openai (POST /v1/audio/speech)",
+  },
+  "tts-model": { type: "string", value: "M", description: "the openai TTS model" },
+  "tts-base-url": {
+    type: "string",
+    value: "URL",
+    description: "its base URL (else OPENAI_BASE_URL)",
+  },
+  "agent-voice": {
+    type: "string",
+    value: "V",
+    description: "the agent's voice (flite: slt rms awb kal16 kal; default rms)",
+  },
+  "user-voice": { type: "string", value: "V", description: "the caller's voice (default slt)" },
+  stt: {
+    type: "string",
+    value: "P",
+    description: "transcript (default: the listener gets the speaker's own text) |\n" +
+      "openai (the agent's audio is transcribed for the caller)",
+  },
+  "stt-model": { type: "string", value: "M", description: "the openai STT model" },
+  "stt-base-url": {
+    type: "string",
+    value: "URL",
+    description: "its base URL (else OPENAI_BASE_URL)",
+  },
+  dtmf: {
+    type: "string",
+    value: "M",
+    description: "inband (default: keys and beeps are tones, heard by detectors) | event",
+  },
+  "barge-in": {
+    type: "string",
+    value: "P",
+    description: "chance per agent utterance that the scripted caller cuts in (seeded)",
+  },
+} as const satisfies FlagTable;
+
+/** Every flag of eval: the sections above. */
+const FLAGS = {
+  ...EVAL_SELECTION_FLAGS,
+  ...PARTICIPANT_FLAGS,
+  ...RUN_FLAGS,
+  ...AUDIO_FLAGS,
+} as const satisfies FlagTable;
+
 const help = `eval: run trials and print one trial record per line
 
 Usage: cli.ts eval [selection] [--agent A] [--user U] [--trials N] [--concurrency C]
@@ -36,42 +236,17 @@ Usage: cli.ts eval [selection] [--agent A] [--user U] [--trials N] [--concurrenc
 
 Selection (else scenario references from stdin, as "list" prints them; stdin that is a
 pipe or file with no reference is an error, exit 2; from a terminal, every scenario):
-  --data-root DIR     data laid out as <domain>/... (else EVAL_DATA_ROOT, else bundled fixtures)
-  --domain X          a suite (repeatable)           --scenarios a,b   exact names
-  FILE|DIR            scenario or flow files (validated before any call)
-  --all               every scenario of the data root (stdin is not read)
+${
+  flagRows(EVAL_SELECTION_FLAGS, {
+    extra: [["FILE|DIR", "scenario or flow files (validated before any call)"]],
+  })
+}
 
 Participants:
-  --agent A           oracle | noop | llm | navigator | script:FILE | ws://HOST:PORT/PATH
-                      (default: llm when an agent model is configured, else oracle)
-  --user U            auto (scripted; flow callee for flows) | scripted | llm | flow | ws://...
-  --agent-model M     model of the llm agent (else CALLBENCH_AGENT_MODEL)
-  --user-model M      model of the llm caller or flow persona (else CALLBENCH_USER_MODEL)
-  --base-url URL      OpenAI-compatible base URL (else OPENAI_BASE_URL)
-  --api-key-env NAME  environment variable holding the API key (default OPENAI_API_KEY)
-  --temperature T     sampling temperature of LLM participants
-  --connect-attempts N  tries to reach a ws:// participant before the trial fails (default 3)
-  --kick TEXT         text sent to a ws:// agent when the call starts (reference-style bots)
-  --framing F         the ws:// agent's wire: json (default; RTVI JSON text frames) |
-                      protobuf (RTVI in pipecat protobuf frames) | twilio (Twilio Media
-                      Streams: callbench plays Twilio; audio only). Else the URL's ?framing=
-  --agent-world W     harness (default): callbench holds the world and runs every tool |
-                      self: the ws:// agent is a reference-style bot that holds its own world
-                      (configured as the reference runner does; it sends "Hello" unless --kick;
-                      the final hash is the bot's own claim: world_owner "agent")
+${flagRows(PARTICIPANT_FLAGS)}
 
 Audio (--audio: both sides speak; deterministic ends run on the simulated clock):
-  --audio             synthesize every utterance; the record gets an audio block, and with
-                      --out each trial's stereo recording goes to DIR/audio/<trial>.wav
-  --tts P             flite (default, offline) | openai (POST /v1/audio/speech)
-  --tts-model M       the openai TTS model        --tts-base-url URL  (else OPENAI_BASE_URL)
-  --agent-voice V     the agent's voice (flite: slt rms awb kal16 kal; default rms)
-  --user-voice V      the caller's voice (default slt)
-  --stt P             transcript (default: the listener gets the speaker's own text) |
-                      openai (the agent's audio is transcribed for the caller)
-  --stt-model M       the openai STT model        --stt-base-url URL  (else OPENAI_BASE_URL)
-  --dtmf M            inband (default: keys and beeps are tones, heard by detectors) | event
-  --barge-in P        chance per agent utterance that the scripted caller cuts in (seeded)
+${flagRows(AUDIO_FLAGS)}
 
 Exit status: 0 when the trials ran (whatever their verdicts), 1 when every trial ended in an
 infrastructure error (e.g. the agent was unreachable) or stdout closed without --out (the run
@@ -79,26 +254,7 @@ stops), 2 for usage or input errors, 130 on Ctrl-C (it says what was recorded; -
 continues). With --out, a closed stdout does not stop the run.
 
 Run:
-  --label NAME        names this configuration: recorded in each record, part of the
-                      config hash, shown by report (which never pools configurations)
-  --trials N          trials per scenario, each with its own seed (default 1)
-  --concurrency C     trials at once (default 4), spread across the workers
-  --workers W         Workers running trials, each with its own event loop and its own
-                      copy of the worlds (default: the number of cores, ${defaultWorkers()};
-                      never more than C); 0 or 1 runs them in this thread
-  --shard i/n         run only shard i of n (0-based; by a hash of the trial key)
-  --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/;
-                      a folder holding another configuration is refused (see --append)
-  --append            allow --out DIR to hold other configurations too
-  --resume            skip trials already in DIR/trials.jsonl
-  --retry-errors      with --resume: run infrastructure-error trials again (their new
-                      record supersedes the old one)
-  --max-turns N       turn guard per call (default ${DEFAULT_LIMITS.maxTurns})
-  --min-agent-turns N recorded for score: a trial whose agent spoke fewer turns fails
-                      (counts spoken agent turns, not LLM calls as the reference does)
-  --silence S         seconds of silence that end a call (default ${
-  DEFAULT_LIMITS.silenceMs / 1000
-})`;
+${flagRows(RUN_FLAGS)}`;
 
 const ScenarioRef = z.object({
   name: z.string().min(1),
@@ -110,45 +266,9 @@ const ScenarioRef = z.object({
 export const command: Command = {
   summary: "run trials and print one trial record per line",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, {
-      ...SELECTION_FLAGS,
-      agent: { type: "string" },
-      user: { type: "string" },
-      "agent-model": { type: "string" },
-      "user-model": { type: "string" },
-      "base-url": { type: "string" },
-      "api-key-env": { type: "string" },
-      temperature: { type: "string" },
-      "connect-attempts": { type: "string" },
-      kick: { type: "string" },
-      framing: { type: "string" },
-      "agent-world": { type: "string" },
-      trials: { type: "string" },
-      concurrency: { type: "string" },
-      workers: { type: "string" },
-      shard: { type: "string" },
-      out: { type: "string" },
-      resume: { type: "boolean" },
-      "retry-errors": { type: "boolean" },
-      append: { type: "boolean" },
-      label: { type: "string" },
-      all: { type: "boolean" },
-      "max-turns": { type: "string" },
-      "min-agent-turns": { type: "string" },
-      silence: { type: "string" },
-      audio: { type: "boolean" },
-      tts: { type: "string" },
-      "tts-model": { type: "string" },
-      "tts-base-url": { type: "string" },
-      "agent-voice": { type: "string" },
-      "user-voice": { type: "string" },
-      stt: { type: "string" },
-      "stt-model": { type: "string" },
-      "stt-base-url": { type: "string" },
-      dtmf: { type: "string" },
-      "barge-in": { type: "string" },
-    });
+    const { values, positionals } = parseFlags(args, FLAGS);
     if (values.resume && !values.out) {
       throw new InputError({ field: "--resume", message: "needs --out DIR" });
     }
@@ -183,8 +303,12 @@ export const command: Command = {
     if (framing !== undefined && !/^wss?:\/\//.test(values.agent ?? "")) {
       throw new InputError({ field: "--framing", message: "needs a ws:// agent" });
     }
-    const trials = intFlag("trials", values.trials, 1);
-    const concurrency = intFlag("concurrency", values.concurrency, 4);
+    const trials = intFlag("trials", values.trials, Number(FLAGS.trials.default));
+    const concurrency = intFlag(
+      "concurrency",
+      values.concurrency,
+      Number(FLAGS.concurrency.default),
+    );
     const workers = intFlag("workers", values.workers, defaultWorkers(), 0);
     const shard = parseShard(values.shard);
     const silence = values.silence === undefined
@@ -203,7 +327,11 @@ export const command: Command = {
       : intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
     const participants = {
       ...participantOptions({ ...values, agent: values.agent ?? defaultAgent(values, io) }, io),
-      connectAttempts: intFlag("connect-attempts", values["connect-attempts"], 3),
+      connectAttempts: intFlag(
+        "connect-attempts",
+        values["connect-attempts"],
+        Number(FLAGS["connect-attempts"].default),
+      ),
       ...(values.kick !== undefined ? { kick: values.kick } : {}),
       ...(framing !== undefined ? { framing } : {}),
     };

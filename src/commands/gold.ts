@@ -1,14 +1,19 @@
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { replayGold } from "../scenario/tau2/gold.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 
+const FLAGS = SELECTION_FLAGS;
+
 const help = `gold: each scenario's expected end state and the reference calls that reach it
 
 Usage: cli.ts gold [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE|DIR ...]
+
+Flags:
+${flagRows(FLAGS, { extra: [["FILE|DIR", "scenario files (replayed: see below)"]] })}
 
 Prints per scenario {"name","domain","expected_db_sha256","expected_user_db_sha256"?,
 "reference_actions":[...]} plus, where the suite has them, the state assertions on the
@@ -23,10 +28,9 @@ expect.db_sha256 to gate it on db_state_match. Exit 2 when a reference call fail
 export const command: Command = {
   summary: "expected hashes and reference calls per scenario",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, {
-      ...SELECTION_FLAGS,
-    });
+    const { values, positionals } = parseFlags(args, FLAGS);
     const root = openDataRoot(values["data-root"], io);
     // Each selected scenario's gold is computed (or read from the cache) below.
     const sel = await selectScenarios(root, {

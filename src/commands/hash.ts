@@ -1,14 +1,21 @@
 import { join } from "node:path";
 import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { canonicalJson } from "../canonical/canonical_json.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { parseJsonLocated } from "../problem/json_error.ts";
 
+const FLAGS = {
+  canonical: { type: "boolean", description: "also print the canonical string that is hashed" },
+} as const satisfies FlagTable;
+
 const help = `hash: the reference harness's canonical DB hash of JSON documents
 
 Usage: cli.ts hash [--canonical] [FILE... | FOLDER... | -]
+
+Flags:
+${flagRows(FLAGS)}
 
 Prints {"input","sha256"} per input (stdin when no file or "-"); --canonical adds the
 canonical string that is hashed. A FOLDER is a sharded database, as the reference
@@ -18,8 +25,9 @@ exits 2 naming the input, line and column.`;
 export const command: Command = {
   summary: "the reference's canonical DB hash of JSON documents",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, { canonical: { type: "boolean" } });
+    const { values, positionals } = parseFlags(args, FLAGS);
     const inputs = positionals.length > 0 ? positionals : ["-"];
     for (const input of inputs) {
       const doc = input === "-"

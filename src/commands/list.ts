@@ -1,20 +1,25 @@
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { selectScenarios, suiteIds } from "../scenario/suites.ts";
 import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 
+const FLAGS = {
+  ...SELECTION_FLAGS,
+  domain: {
+    ...SELECTION_FLAGS.domain,
+    description: `a suite: ${suiteIds().join(", ")}`,
+  },
+} as const satisfies FlagTable;
+
 const help = `list: print one scenario reference per line
 
 Usage: cli.ts list [--data-root DIR] [--domain X]... [--scenarios a,b] [FILE.yaml|DIR ...]
 
-  --data-root DIR   data laid out as <domain>/... (else EVAL_DATA_ROOT, else the bundled fixtures)
-  --domain X        a suite: ${suiteIds().join(", ")}
-  --scenarios a,b   exact scenario names
-  FILE|DIR          scenario or flow files (YAML or JSON)
+${flagRows(FLAGS, { extra: [["FILE|DIR", "scenario or flow files (YAML or JSON)"]] })}
 
 Each line: {"name","domain","suite","source","data_root","scenario_sha256"}; eval reads them
 back, and refuses a reference whose scenario_sha256 (a fingerprint of the scenario as
@@ -25,10 +30,9 @@ the rest are listed; problems in the files you name exit 2.`;
 export const command: Command = {
   summary: "list scenarios (one JSON reference per line)",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, {
-      ...SELECTION_FLAGS,
-    });
+    const { values, positionals } = parseFlags(args, FLAGS);
     const root = openDataRoot(values["data-root"], io);
     // Expected states are not printed: none is computed.
     const sel = await selectScenarios(root, selectionFromFlags(values, positionals), {

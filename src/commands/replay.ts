@@ -1,16 +1,35 @@
 import { z } from "zod";
 import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../jsonl/jsonl.ts";
 import { parseJsonLocated } from "../problem/json_error.ts";
 import { getDomain } from "../domains/registry.ts";
 import { deepFreeze } from "../env/deep_freeze.ts";
 import { Environment } from "../env/environment.ts";
 
+const FLAGS = {
+  domain: { type: "string", value: "X", description: "the domain whose tools run (required)" },
+  db: {
+    type: "string",
+    value: "FILE",
+    description: "the agent-side database: a JSON file or a folder of shards (required)",
+  },
+  "user-db": { type: "string", value: "FILE", description: "the user-side database, if any" },
+  today: {
+    type: "string",
+    value: "YYYY-MM-DD",
+    description: "the world's date (default: the db's _current_date, else 2024-05-15)",
+  },
+  seed: { type: "string", value: "S", description: "the world's random seed", default: "replay" },
+} as const satisfies FlagTable;
+
 const help = `replay: run tool calls against a world and print results and the final hash
 
 Usage: cli.ts replay --domain X --db FILE [--user-db FILE] [--today YYYY-MM-DD] [--seed S] < calls.jsonl
+
+Flags:
+${flagRows(FLAGS)}
 
 Each input line: {"tool": name, "args": {...}, "side": "agent"|"user"} (side defaults to
 agent), or a reference action as gold prints it ({"name", "arguments", "side"}). --db may
@@ -36,14 +55,9 @@ const CallLine = z.union([
 export const command: Command = {
   summary: "run tool calls from stdin against a world",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values } = parseFlags(args, {
-      domain: { type: "string" },
-      db: { type: "string" },
-      "user-db": { type: "string" },
-      today: { type: "string" },
-      seed: { type: "string" },
-    });
+    const { values } = parseFlags(args, FLAGS);
     if (!values.domain) throw new InputError({ field: "--domain", message: "required" });
     if (!values.db) throw new InputError({ field: "--db", message: "required" });
     const domain = await getDomain(values.domain);
@@ -62,7 +76,7 @@ export const command: Command = {
       ...(userDb ? { user_db: deepFreeze(userDb) } : {}),
     }, {
       today,
-      seed: values.seed ?? "replay",
+      seed: values.seed ?? FLAGS.seed.default,
     });
     for await (const { line, value } of readJsonl(io.stdin)) {
       const parsed = CallLine.safeParse(value);

@@ -1,11 +1,31 @@
 import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { VerdictSchema } from "../score/verdict.ts";
 import { readRecords } from "../score/read_records.ts";
 import { type ReportedVerdict, summarize, VerdictSet } from "../report/summary.ts";
 import { renderMarkdown } from "../report/markdown.ts";
 import { renderHtml } from "../report/html.ts";
+
+const FLAGS = {
+  format: {
+    type: "string",
+    value: "F",
+    description: "json (default; one line), md (Markdown for a pull-request comment), or\n" +
+      "html (one self-contained page: charts, sortable table, transcripts)",
+  },
+  "exclude-errors": {
+    type: "boolean",
+    description: "leave infrastructure-error trials out (they count as failures\n" +
+      "otherwise; they are counted by kind either way)",
+  },
+  "min-success-rate": {
+    type: "string",
+    value: "X",
+    description: "exit 1 when the success rate is below X (0 to 1); with several\n" +
+      "configurations, when any configuration's is",
+  },
+} as const satisfies FlagTable;
 
 const help = `report: verdicts in, a summary out
 
@@ -21,12 +41,8 @@ for pass^1, per suite and overall; agent response latency and time to first toke
 Verdicts are grouped by configuration (eval --label and config hash): each gets its own
 figures, and pass^k is never computed across configurations.
 
-  --format F            json (default; one line), md (Markdown for a pull-request comment), or
-                        html (one self-contained page: charts, sortable table, transcripts)
-  --exclude-errors      leave infrastructure-error trials out (they count as failures
-                        otherwise; they are counted by kind either way)
-  --min-success-rate X  exit 1 when the success rate is below X (0 to 1); with several
-                        configurations, when any configuration's is`;
+Flags:
+${flagRows(FLAGS)}`;
 
 const FORMATS = ["json", "md", "html"] as const;
 
@@ -36,12 +52,9 @@ const VerdictWithoutTurns = VerdictSchema.omit({ turns: true, tool_calls: true }
 export const command: Command = {
   summary: "verdicts in, a summary out (json, md, html)",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, {
-      format: { type: "string" },
-      "exclude-errors": { type: "boolean" },
-      "min-success-rate": { type: "string" },
-    });
+    const { values, positionals } = parseFlags(args, FLAGS);
     const format = values.format ?? "json";
     if (!(FORMATS as readonly string[]).includes(format)) {
       throw new InputError({

@@ -5,20 +5,35 @@
  * @module
  */
 import type { Command } from "../cli/io.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { closest, formatProblem, InputError } from "../cli/problem.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 import { scaffoldFiles, writeScaffold } from "../scenario/scaffold.ts";
 import { allSuites } from "../scenario/suites.ts";
 
+const FLAGS = {
+  domain: { type: "string", value: "X", description: "the suite to scaffold, e.g. eva_airline" },
+  out: {
+    type: "string",
+    value: "DIR",
+    description: "where to write <scenario name>.yaml files (created if needed)",
+  },
+  "data-root": {
+    type: "string",
+    value: "DIR",
+    description: "data laid out as <domain>/... (else EVAL_DATA_ROOT, else the bundled fixtures)",
+  },
+  force: {
+    type: "boolean",
+    description: "overwrite files that differ from what would be written (edited ones)",
+  },
+} as const satisfies FlagTable;
+
 const help = `scaffold: write a suite's scenarios as editable YAML scenario files
 
 Usage: cli.ts scaffold --domain X --out DIR [--data-root DIR] [--force]
 
-  --domain X        the suite to scaffold, e.g. eva_airline
-  --out DIR         where to write <scenario name>.yaml files (created if needed)
-  --data-root DIR   data laid out as <domain>/... (else EVAL_DATA_ROOT, else the bundled fixtures)
-  --force           overwrite files that differ from what would be written (edited ones)
+${flagRows(FLAGS)}
 
 Deterministic and idempotent: re-running writes the same bytes. A file that differs
 on disk is kept unless --force. Each file is one scenario document that list, eval
@@ -31,13 +46,9 @@ benchmark's prose: keep them out of version control unless its licence allows.`;
 export const command: Command = {
   summary: "write editable scenario files from a dataset",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, {
-      domain: { type: "string" },
-      out: { type: "string" },
-      "data-root": { type: "string" },
-      force: { type: "boolean" },
-    });
+    const { values, positionals } = parseFlags(args, FLAGS);
     if (positionals.length > 0) {
       throw new InputError({ message: `unexpected argument "${positionals[0]}" (see --help)` });
     }

@@ -1,16 +1,28 @@
 import { z } from "zod";
 import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { ScenarioSchema } from "../scenario/scenario.ts";
 import { FlowGroupSchema } from "../flow/schema.ts";
 import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
 import { VERDICT_SCHEMA, VerdictSchema } from "../score/verdict.ts";
 import { REPORT_SCHEMA, ReportSchema } from "../report/summary.ts";
 
+const FLAGS = {
+  out: {
+    type: "string",
+    value: "DIR",
+    description: "where to write the files",
+    default: "schemas/",
+  },
+} as const satisfies FlagTable;
+
 const help = `schema: write JSON Schemas of callbench's files and records
 
 Usage: cli.ts schema [--out DIR]
+
+Flags:
+${flagRows(FLAGS)}
 
 Writes, generated from the zod schemas that validate them:
   scenario.schema.json       scenario files (as written: defaults optional)
@@ -66,8 +78,9 @@ export function schemaText(entry: (typeof SCHEMA_FILES)[number]): string {
 export const command: Command = {
   summary: "write JSON Schemas for scenario and flow files, trial records, verdicts and reports",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, { out: { type: "string" } });
+    const { values, positionals } = parseFlags(args, FLAGS);
     if (positionals.length > 0) {
       throw new InputError({ message: `unexpected argument ${JSON.stringify(positionals[0])}` });
     }

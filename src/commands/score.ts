@@ -1,12 +1,56 @@
 import type { Command, Io } from "../cli/io.ts";
 import { readKeyEnv } from "../cli/secret_env.ts";
 import { InputError } from "../cli/problem.ts";
-import { intFlag, parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { OpenAiClient } from "../llm/openai.ts";
 import { type TrialRecord, TrialRecordSchema } from "../runner/trial_record.ts";
 import { judgedAssertions, type JudgeOptions, judgeTrial, needsJudge } from "../score/judge.ts";
 import { readRecords } from "../score/read_records.ts";
 import { scoreTrial } from "../score/score_trial.ts";
+
+const FLAGS = {
+  "min-agent-turns": {
+    type: "string",
+    value: "N",
+    description: "fail trials whose agent spoke fewer than N turns (default: what\n" +
+      "eval recorded, else 0: off)",
+  },
+} as const satisfies FlagTable;
+
+/** The opt-in judge's flags (their own help section). */
+const JUDGE_FLAGS = {
+  "judge-model": { type: "string", value: "M", description: "the judge's model" },
+  "judge-base-url": {
+    type: "string",
+    value: "URL",
+    description: "the judge's OpenAI-compatible base URL",
+  },
+  "judge-api-key-env": {
+    type: "string",
+    value: "NAME",
+    description: "environment variable holding the key",
+    default: "JUDGE_API_KEY",
+  },
+  "judge-threshold": {
+    type: "string",
+    value: "T",
+    description: "judge_passed = score >= T (0 to 1)",
+  },
+  "judge-concurrency": {
+    type: "string",
+    value: "C",
+    description: "trials judged at once",
+    default: "4",
+  },
+  "judge-attempts": {
+    type: "string",
+    value: "N",
+    description: "requests per trial when a reply does not parse",
+    default: "3",
+  },
+} as const satisfies FlagTable;
+
+const ALL_FLAGS = { ...FLAGS, ...JUDGE_FLAGS } as const satisfies FlagTable;
 
 const help = `score: trial records in, one verdict per line out
 
@@ -19,16 +63,13 @@ order: every signal, is_successful (strict AND of the scenario's success_signals
 apply, "N/A" when none does), the breakdown, and the evidence. Without a judge it is
 offline and deterministic: the same records give byte-identical verdicts.
 
-  --min-agent-turns N   fail trials whose agent spoke fewer than N turns (default: what
-                        eval recorded, else 0: off)
+Flags:
+${flagRows(FLAGS)}
 
 The judge is opt-in: it runs only with both --judge-model and --judge-base-url (an
 OpenAI-compatible server), on trials with NL assertions or flow agent_expectations (all
 trials with --judge-threshold). Without it those signals do not apply.
-  --judge-api-key-env NAME   environment variable holding the key (default JUDGE_API_KEY)
-  --judge-threshold T        judge_passed = score >= T (0 to 1)
-  --judge-concurrency C      trials judged at once (default 4)
-  --judge-attempts N         requests per trial when a reply does not parse (default 3)
+${flagRows(JUDGE_FLAGS)}
 
 A judge that cannot answer makes the verdict an infrastructure error (kind judge_error),
 never a failed assertion. Invalid records exit 2 naming file, line and field.`;
@@ -36,22 +77,19 @@ never a failed assertion. Invalid records exit 2 naming file, line and field.`;
 export const command: Command = {
   summary: "trial records in, one verdict per trial out",
   help,
+  flags: ALL_FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, {
-      "min-agent-turns": { type: "string" },
-      "judge-model": { type: "string" },
-      "judge-base-url": { type: "string" },
-      "judge-api-key-env": { type: "string" },
-      "judge-threshold": { type: "string" },
-      "judge-concurrency": { type: "string" },
-      "judge-attempts": { type: "string" },
-    });
+    const { values, positionals } = parseFlags(args, ALL_FLAGS);
     // Unset: each record's own `eval --min-agent-turns`, else 0 (off).
     const minAgentTurns = values["min-agent-turns"] === undefined
       ? undefined
       : intFlag("min-agent-turns", values["min-agent-turns"], 0, 0);
     const judge = judgeOptions(values, io);
-    const concurrency = intFlag("judge-concurrency", values["judge-concurrency"], 4);
+    const concurrency = intFlag(
+      "judge-concurrency",
+      values["judge-concurrency"],
+      Number(JUDGE_FLAGS["judge-concurrency"].default),
+    );
     const records = readRecords(positionals, io.stdin, TrialRecordSchema, "trial record");
 
     let unjudged = 0;
@@ -122,11 +160,16 @@ function judgeOptions(
       });
     }
   }
-  const keyEnv = (values["judge-api-key-env"] as string | undefined) ?? "JUDGE_API_KEY";
+  const keyEnv = (values["judge-api-key-env"] as string | undefined) ??
+    JUDGE_FLAGS["judge-api-key-env"].default;
   const apiKey = readKeyEnv(io, keyEnv, "--judge-api-key-env");
   return {
     model: new OpenAiClient({ baseUrl, model, ...(apiKey ? { apiKey } : {}) }),
     ...(threshold !== undefined ? { threshold } : {}),
-    maxAttempts: intFlag("judge-attempts", values["judge-attempts"] as string | undefined, 3),
+    maxAttempts: intFlag(
+      "judge-attempts",
+      values["judge-attempts"] as string | undefined,
+      Number(JUDGE_FLAGS["judge-attempts"].default),
+    ),
   };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Command, Io } from "../cli/io.ts";
-import { intFlag, parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { InputError } from "../cli/problem.ts";
 import { findKind } from "../participants/kinds.ts";
 import { type DataRoot, openDataRoot } from "../scenario/data_root.ts";
@@ -18,6 +18,72 @@ import { DEFAULT_MAX_KEPT_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../server/se
 import type { HostedParticipantFactory } from "../server/session.ts";
 import { envWithKey } from "../cli/secret_env.ts";
 import { modelSettings } from "../llm/model_settings.ts";
+
+const FLAGS = {
+  host: {
+    type: "string",
+    value: "H",
+    description: "address to bind (default 127.0.0.1); any non-loopback address\nneeds a token",
+  },
+  port: { type: "string", value: "N", description: "port (default 8765; 0 picks a free one)" },
+  token: {
+    type: "string",
+    value: "T",
+    description: "bearer token required on /ws, and for /health to show more than\n" +
+      "its status (default: CALLBENCH_TOKEN; a blank one is refused)",
+  },
+  agent: {
+    type: "string",
+    value: "NAME",
+    description: `participant hosted when the URL names none (default ${DEFAULT_AGENT}): noop,\n` +
+      "oracle (plays the named scenario's reference actions), navigator or llm",
+  },
+  "agent-model": {
+    type: "string",
+    value: "M",
+    description: "model of a hosted llm agent (else CALLBENCH_AGENT_MODEL)",
+  },
+  "user-model": {
+    type: "string",
+    value: "M",
+    description: "model of a hosted llm caller (else CALLBENCH_USER_MODEL)",
+  },
+  "base-url": {
+    type: "string",
+    value: "URL",
+    description: "OpenAI-compatible base URL of those models (else OPENAI_BASE_URL)",
+  },
+  "api-key-env": {
+    type: "string",
+    value: "N",
+    description: "environment variable holding its API key (default OPENAI_API_KEY)",
+  },
+  "data-root": {
+    type: "string",
+    value: "D",
+    description: "where the oracle finds scenarios and apply_initialization finds\n" +
+      "db_path (default EVAL_DATA_ROOT, else the bundled fixtures)",
+  },
+  "max-sessions": {
+    type: "string",
+    value: "N",
+    description: "sessions with a client at once",
+    default: "10000",
+  },
+  "session-idle": {
+    type: "string",
+    value: "S",
+    description:
+      "seconds a session without a client is kept for its next\nconnection (0 frees it at once)",
+    default: String(DEFAULT_SESSION_IDLE_MS / 1000),
+  },
+  "kept-sessions": {
+    type: "string",
+    value: "N",
+    description: "sessions kept without a client at once (past it the longest idle\nis freed)",
+    default: String(DEFAULT_MAX_KEPT_SESSIONS),
+  },
+} as const satisfies FlagTable;
 
 const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
@@ -34,44 +100,12 @@ understood and answered in kind. Tool calls go back to the client
 with apply_initialization.
 
 Flags:
-  --host H         address to bind (default 127.0.0.1); any non-loopback address
-                   needs a token
-  --port N         port (default 8765; 0 picks a free one)
-  --token T        bearer token required on /ws, and for /health to show more than
-                   its status (default: CALLBENCH_TOKEN; a blank one is refused)
-  --agent NAME     participant hosted when the URL names none (default ${DEFAULT_AGENT}): noop,
-                   oracle (plays the named scenario's reference actions), navigator or llm
-  --agent-model M  model of a hosted llm agent (else CALLBENCH_AGENT_MODEL)
-  --user-model M   model of a hosted llm caller (else CALLBENCH_USER_MODEL)
-  --base-url URL   OpenAI-compatible base URL of those models (else OPENAI_BASE_URL)
-  --api-key-env N  environment variable holding its API key (default OPENAI_API_KEY)
-  --data-root D    where the oracle finds scenarios and apply_initialization finds
-                   db_path (default EVAL_DATA_ROOT, else the bundled fixtures)
-  --max-sessions N sessions with a client at once (default 10000)
-  --session-idle S seconds a session without a client is kept for its next
-                   connection (default ${DEFAULT_SESSION_IDLE_MS / 1000}; 0 frees it at once)
-  --kept-sessions N sessions kept without a client at once (default
-                   ${DEFAULT_MAX_KEPT_SESSIONS}; past it the longest idle is freed)
+${flagRows(FLAGS)}
 
 Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM. A port in use, an
 address it cannot bind or a bad token is one line on stderr and exit 2. Each session
 holds at most 8 MiB of context history and 4 MiB of shared state: a frame past either
 gets an error-response and the session goes on.`;
-
-const FLAGS = {
-  host: { type: "string" },
-  port: { type: "string" },
-  token: { type: "string" },
-  agent: { type: "string" },
-  "data-root": { type: "string" },
-  "max-sessions": { type: "string" },
-  "agent-model": { type: "string" },
-  "user-model": { type: "string" },
-  "session-idle": { type: "string" },
-  "kept-sessions": { type: "string" },
-  "base-url": { type: "string" },
-  "api-key-env": { type: "string" },
-} as const;
 
 /** Model settings for a hosted `llm` agent. */
 export interface HostedLlm {
@@ -184,7 +218,11 @@ export async function runServe(
     token,
     defaultAgent: agent,
     dataRoot,
-    maxSessions: intFlag("max-sessions", values["max-sessions"], 10_000),
+    maxSessions: intFlag(
+      "max-sessions",
+      values["max-sessions"],
+      Number(FLAGS["max-sessions"].default),
+    ),
     keep: {
       idleMs: idle * 1000,
       maxKept: intFlag("kept-sessions", values["kept-sessions"], DEFAULT_MAX_KEPT_SESSIONS, 0),
@@ -231,6 +269,7 @@ async function untilSignalled<T>(fn: (stop: AbortSignal) => Promise<T>): Promise
 export const command: Command = {
   summary: "serve built-in agents over RTVI WebSocket",
   help: HELP,
+  flags: FLAGS,
   main: (args: string[], io: Io) =>
     untilSignalled((stop) => runServe(args, io, builtinFactory, stop)),
 };

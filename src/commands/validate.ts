@@ -4,15 +4,26 @@
  * @module
  */
 import type { Command } from "../cli/io.ts";
-import { parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { loadScenarioFiles } from "../scenario/files.ts";
 import { checkRunnable } from "../scenario/check.ts";
 import { openDataRoot } from "../scenario/data_root.ts";
 
+const FLAGS = {
+  "data-root": {
+    type: "string",
+    value: "DIR",
+    description: "where the scenarios' worlds are (else EVAL_DATA_ROOT, else the bundled fixtures)",
+  },
+} as const satisfies FlagTable;
+
 const help = `validate: check scenario and flow files
 
 Usage: cli.ts validate [--data-root DIR] FILE|FOLDER...
+
+Flags:
+${flagRows(FLAGS)}
 
 Loads every scenario file (YAML or JSON; a folder's .yaml, .yml and .json files) and
 every flow file (scenarios.yaml groups: see "Flows" in the README) and checks them as
@@ -25,8 +36,9 @@ scenario or node, and the field.`;
 export const command: Command = {
   summary: "check scenario and flow files; located errors",
   help,
+  flags: FLAGS,
   async main(args, io) {
-    const { values, positionals } = parseFlags(args, { "data-root": { type: "string" } });
+    const { values, positionals } = parseFlags(args, FLAGS);
     if (positionals.length === 0) {
       throw new InputError({
         message: "validate needs at least one file or folder",

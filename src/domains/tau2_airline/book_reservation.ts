@@ -8,9 +8,8 @@
 import { choice, integer, list, text } from "../tau2_common/fields.ts";
 import { failure, tau2Tool, written } from "../tau2_common/tau2_tool.ts";
 import { cabin, flightSegment, passenger, payment } from "./params.ts";
+import { priceLeg } from "./legs.ts";
 import {
-  findFlight,
-  findFlightInstance,
   findUser,
   type FlightInstance,
   type Reservation,
@@ -61,31 +60,11 @@ export const bookReservation = tau2Tool({
     const flights: ReservationFlight[] = [];
     const legs: FlightInstance[] = [];
     for (const leg of args.flights) {
-      const flight = findFlight(db, leg.flight_number);
-      if (!flight) return failure("not_found", `Flight ${leg.flight_number} not found`);
-      const instance = findFlightInstance(db, leg.flight_number, leg.date);
-      if (!instance) {
-        return failure("not_found", `Flight ${leg.flight_number} not found on date ${leg.date}`);
-      }
-      if (instance.status !== "available") {
-        return failure(
-          "value_error",
-          `Flight ${leg.flight_number} not available on date ${leg.date}`,
-        );
-      }
-      if ((instance.available_seats?.[args.cabin] ?? 0) < travellers) {
-        return failure("value_error", `Not enough seats on flight ${leg.flight_number}`);
-      }
-      const price = instance.prices?.[args.cabin] ?? 0;
-      flights.push({
-        flight_number: leg.flight_number,
-        origin: flight.origin,
-        destination: flight.destination,
-        date: leg.date,
-        price,
-      });
-      legs.push(instance);
-      totalPrice += price * travellers;
+      const priced = priceLeg(db, leg, args.cabin, travellers, "not_found");
+      if ("failure" in priced) return priced.failure;
+      flights.push(priced.flight);
+      legs.push(priced.instance);
+      totalPrice += priced.cost;
     }
     if (args.insurance === "yes") totalPrice += INSURANCE_PER_PASSENGER * travellers;
     totalPrice += NONFREE_BAG_PRICE * args.nonfree_baggages;

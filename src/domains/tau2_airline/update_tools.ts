@@ -10,9 +10,8 @@ import { integer, list, text } from "../tau2_common/fields.ts";
 import { failure, tau2Tool, toolError, written } from "../tau2_common/tau2_tool.ts";
 import { NONFREE_BAG_PRICE } from "./book_reservation.ts";
 import { cabin, flightSegment, passenger, paymentId } from "./params.ts";
+import { priceLeg } from "./legs.ts";
 import {
-  findFlight,
-  findFlightInstance,
   findReservation,
   findUser,
   type Payment,
@@ -144,27 +143,10 @@ export const updateReservationFlights = tau2Tool({
         flights.push({ ...kept });
         continue;
       }
-      const flight = findFlight(db, leg.flight_number);
-      if (!flight) return failure("not_found", `Flight ${leg.flight_number} not found`);
-      const instance = findFlightInstance(db, leg.flight_number, leg.date);
-      if (!instance || instance.status !== "available") {
-        return failure(
-          "value_error",
-          `Flight ${leg.flight_number} not available on date ${leg.date}`,
-        );
-      }
-      if ((instance.available_seats?.[args.cabin] ?? 0) < travellers) {
-        return failure("value_error", `Not enough seats on flight ${leg.flight_number}`);
-      }
-      const price = instance.prices?.[args.cabin] ?? 0;
-      flights.push({
-        flight_number: leg.flight_number,
-        origin: flight.origin,
-        destination: flight.destination,
-        date: leg.date,
-        price,
-      });
-      totalPrice += price * travellers;
+      const priced = priceLeg(db, leg, args.cabin, travellers, "not_available");
+      if ("failure" in priced) return priced.failure;
+      flights.push(priced.flight);
+      totalPrice += priced.cost;
     }
     totalPrice -= existing.reduce((sum, f) => sum + (f.price ?? 0), 0) * travellers;
     const charged = chargeForUpdate(user, args.payment_id, totalPrice);

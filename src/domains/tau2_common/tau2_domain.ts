@@ -22,9 +22,15 @@ export function tau2Domain(
     id,
     tools: [...tools, endConversationTool],
     validationError(tool: ToolDef, error: z.ZodError, args: unknown) {
-      return validationError(error, args, (path) => {
-        if (path.length > 1) return models[String(path[0])] ?? "Params";
-        return paramsModelName(tool);
+      // Airline and retail declare integers, and name the model a wrong object is for.
+      return validationError(error, args, {
+        number: "int",
+        object: (path) => ({
+          error: `Input should be a valid dictionary or instance of ${
+            path.length > 1 ? models[String(path[0])] ?? "Params" : paramsModelName(tool)
+          }`,
+          type: "model_type",
+        }),
       });
     },
   };
