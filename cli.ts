@@ -31,7 +31,7 @@ export const COMMANDS: Record<
   demo: lazy("demo", "run the bundled scenarios end to end"),
   schema: lazy(
     "schema",
-    "write JSON Schemas for scenario and flow files, trial records, verdicts and reports",
+    "write JSON Schemas for scenario and flow files, trial records, verdicts, reports and wire messages",
   ),
 };
 

@@ -34,13 +34,17 @@ export type StopReason = z.infer<typeof StopReason>;
 
 /** One utterance, as the listener heard it. */
 export const TurnSchema = z.object({
-  speaker: z.enum(["agent", "user"]),
-  text: z.string(),
-  start_ms: z.number(),
-  end_ms: z.number(),
-  voice: z.enum(["MACHINE", "VOICE"]).optional(),
-  interrupted: z.boolean().optional(),
+  speaker: z.enum(["agent", "user"]).describe("who spoke: the agent under test or the caller"),
+  text: z.string().describe("the words of the utterance (as heard, when interrupted)"),
+  start_ms: z.number().describe("when the utterance began, ms since the call started"),
+  end_ms: z.number().describe("when it ended (or was cut off), ms since the call started"),
+  voice: z.enum(["MACHINE", "VOICE"]).optional().describe(
+    "who the speaker sounds like (flows: a machine such as a menu or voicemail, or a person)",
+  ),
+  interrupted: z.boolean().optional().describe("the utterance was cut off before its end"),
   /** Characters cut from `text` (see `record_bounds.ts`); the text ends with a marker. */
-  truncated_chars: z.number().int().positive().optional(),
+  truncated_chars: z.number().int().positive().optional().describe(
+    "characters cut from text to bound the record; the text ends with a marker",
+  ),
 });
 export type Turn = z.infer<typeof TurnSchema>;

@@ -7,6 +7,7 @@ import { FlowGroupSchema } from "../flow/schema.ts";
 import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
 import { VERDICT_SCHEMA, VerdictSchema } from "../score/verdict.ts";
 import { REPORT_SCHEMA, ReportSchema } from "../report/summary.ts";
+import { WIRE_MESSAGES, wireSchemaFile } from "../protocol/wire_schemas.ts";
 
 const FLAGS = {
   out: {
@@ -30,10 +31,21 @@ Writes, generated from the zod schemas that validate them:
   trial_record.schema.json   what eval prints
   verdict.schema.json        what score prints
   report.schema.json         what report --format json prints
+  wire/*.schema.json         every wire message, one file per type (and per client-message
+                             handler): client.*, server.*, twilio.*, twilio-agent.*
+  wire/index.json            the list of wire messages: file, direction, type, t, summary
 into DIR (default schemas/), and prints one {"file","title"} line per file.`;
 
-/** Each schema file: its name, title, zod schema and which side of parsing it describes. */
-export const SCHEMA_FILES = [
+/** One schema file: its path under the output folder, title, zod schema and parsing side. */
+export interface SchemaFile {
+  file: string;
+  title: string;
+  schema: z.ZodType;
+  io: "input" | "output";
+}
+
+/** Each record schema file: its name, title, zod schema and which side of parsing it describes. */
+export const RECORD_SCHEMA_FILES = [
   {
     file: "scenario.schema.json",
     title: "callbench scenario",
@@ -64,10 +76,39 @@ export const SCHEMA_FILES = [
     schema: ReportSchema,
     io: "output",
   },
-] as const;
+] as const satisfies readonly SchemaFile[];
 
-/** The JSON Schema text of one entry of `SCHEMA_FILES`. */
-export function schemaText(entry: (typeof SCHEMA_FILES)[number]): string {
+/** Each wire message's schema file (as a receiver reads it: defaulted fields optional). */
+export const WIRE_SCHEMA_FILES: readonly SchemaFile[] = WIRE_MESSAGES.map((m) => ({
+  file: `wire/${wireSchemaFile(m)}`,
+  title: `callbench wire: ${m.direction} ${m.type}${m.t ? ` ${m.t}` : ""}`,
+  schema: m.schema,
+  io: "input",
+}));
+
+/** Every schema file `schema` writes. */
+export const SCHEMA_FILES: readonly SchemaFile[] = [...RECORD_SCHEMA_FILES, ...WIRE_SCHEMA_FILES];
+
+/** `wire/index.json`: the wire messages, each with its file and one line on its use. */
+export const WIRE_INDEX_FILE = "wire/index.json";
+
+/** The text of `wire/index.json`. */
+export function wireIndexText(): string {
+  const messages = WIRE_MESSAGES.map((m) => ({
+    file: wireSchemaFile(m),
+    direction: m.direction,
+    type: m.type,
+    ...(m.t ? { t: m.t } : {}),
+    summary: m.summary,
+  }));
+  const about = "callbench wire messages: client = RTVI client to bot, server = bot to " +
+    "client, twilio = Twilio (played by callbench) to the agent, twilio-agent = agent to " +
+    "Twilio. See PROTOCOL.md.";
+  return JSON.stringify({ about, messages }, null, 2) + "\n";
+}
+
+/** The JSON Schema text of one schema file. */
+export function schemaText(entry: SchemaFile): string {
   const { $schema, ...json } = z.toJSONSchema(entry.schema, {
     target: "draft-2020-12",
     io: entry.io,
@@ -76,7 +117,8 @@ export function schemaText(entry: (typeof SCHEMA_FILES)[number]): string {
 }
 
 export const command: Command = {
-  summary: "write JSON Schemas for scenario and flow files, trial records, verdicts and reports",
+  summary:
+    "write JSON Schemas for scenario and flow files, trial records, verdicts, reports and wire messages",
   help,
   flags: FLAGS,
   async main(args, io) {
@@ -90,10 +132,22 @@ export const command: Command = {
     } catch (e) {
       throw new InputError({ file: dir, message: `cannot create: ${(e as Error).message}` });
     }
-    for (const entry of SCHEMA_FILES) {
+    try {
+      await Deno.mkdir(`${dir}/wire`, { recursive: true });
+    } catch (e) {
+      throw new InputError({
+        file: `${dir}/wire`,
+        message: `cannot create: ${(e as Error).message}`,
+      });
+    }
+    const files = [
+      ...SCHEMA_FILES.map((entry) => ({ ...entry, text: () => schemaText(entry) })),
+      { file: WIRE_INDEX_FILE, title: "callbench wire messages", text: wireIndexText },
+    ];
+    for (const entry of files) {
       const path = `${dir}/${entry.file}`;
       try {
-        await Deno.writeTextFile(path, schemaText(entry));
+        await Deno.writeTextFile(path, entry.text());
       } catch (e) {
         throw new InputError({ file: path, message: `cannot write: ${(e as Error).message}` });
       }

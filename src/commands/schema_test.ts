@@ -1,6 +1,13 @@
 import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
 import { memoryIo } from "../cli/io.ts";
-import { command, SCHEMA_FILES, schemaText } from "./schema.ts";
+import {
+  command,
+  RECORD_SCHEMA_FILES,
+  SCHEMA_FILES,
+  schemaText,
+  WIRE_INDEX_FILE,
+  wireIndexText,
+} from "./schema.ts";
 
 Deno.test("schema writes one JSON Schema per record type and lists them", async () => {
   const dir = await Deno.makeTempDir();
@@ -9,7 +16,7 @@ Deno.test("schema writes one JSON Schema per record type and lists them", async 
     equal(await command.main(["--out", `${dir}/out`], io), 0);
     assertEquals(
       io.stdout.map((l) => JSON.parse(l).file),
-      SCHEMA_FILES.map((f) => `${dir}/out/${f.file}`),
+      [...SCHEMA_FILES.map((f) => f.file), WIRE_INDEX_FILE].map((f) => `${dir}/out/${f}`),
     );
     const verdict = JSON.parse(await Deno.readTextFile(`${dir}/out/verdict.schema.json`));
     equal(verdict.$schema, "https://json-schema.org/draft/2020-12/schema");
@@ -21,7 +28,7 @@ Deno.test("schema writes one JSON Schema per record type and lists them", async 
 });
 
 Deno.test("the scenario schema describes files as written: defaulted fields are optional", () => {
-  const scenario = JSON.parse(schemaText(SCHEMA_FILES[0]));
+  const scenario = JSON.parse(schemaText(RECORD_SCHEMA_FILES[0]));
   ok(scenario.required.includes("name"));
   ok(!scenario.required.includes("today"));
 });
@@ -31,8 +38,32 @@ Deno.test("the committed schemas are the generated ones", async () => {
     const committed = await Deno.readTextFile(
       new URL(`../../schemas/${entry.file}`, import.meta.url),
     );
-    equal(committed, schemaText(entry), `schemas/${entry.file} is stale: run cli.ts schema`);
+    equal(committed, schemaText(entry), `schemas/${entry.file} is stale: run deno task schema`);
   }
+  const index = await Deno.readTextFile(
+    new URL(`../../schemas/${WIRE_INDEX_FILE}`, import.meta.url),
+  );
+  equal(index, wireIndexText(), `schemas/${WIRE_INDEX_FILE} is stale: run deno task schema`);
+  // No file is left over from a message type that is gone.
+  const wanted = new Set(SCHEMA_FILES.map((f) => f.file));
+  for await (const e of Deno.readDir(new URL("../../schemas/wire/", import.meta.url))) {
+    if (e.name === "index.json") continue;
+    ok(wanted.has(`wire/${e.name}`), `schemas/wire/${e.name} is no longer generated`);
+  }
+});
+
+Deno.test("a wire schema spells the envelope and the handler's arguments", () => {
+  const entry = SCHEMA_FILES.find((f) =>
+    f.file === "wire/client.client-message.update_system_prompt.schema.json"
+  );
+  ok(entry, "no update_system_prompt schema");
+  const json = JSON.parse(schemaText(entry));
+  equal(json.properties.label.const, "rtvi-ai");
+  equal(json.properties.type.const, "client-message");
+  const d = json.properties.data.properties.d;
+  equal(d.properties.tools.type, "string");
+  ok(d.required.includes("prompt"));
+  ok(!d.required.includes("tools"), "tools has a default, so a sender may leave it out");
 });
 
 Deno.test("flow files get a JSON Schema of their own", () => {

@@ -35,9 +35,14 @@ export const ResetArgsSchema = z.looseObject({});
 export const UpdateSystemPromptArgsSchema = z.looseObject({
   prompt: z.string(),
   /** JSON string: `{toolName: ctorKwargs}` (reference) or an array of tool specs (ours). */
-  tools: z.string().default("{}"),
-  add_suffix: z.boolean().default(true),
-  tool_domain: z.string().default("default"),
+  tools: z.string().default("{}").describe(
+    "JSON-encoded string (not an array): a list of tool specs {name, description, parameters} " +
+      "or the reference's object {ToolClassName: constructor kwargs}",
+  ),
+  add_suffix: z.boolean().default(true).describe(
+    "the reference appends its own instructions to the prompt when true",
+  ),
+  tool_domain: z.string().default("default").describe("the domain: eva_airline, tau2_retail, ..."),
   /** Extension: the scenario's name, for participants that play a scenario. */
   scenario: z.string().optional(),
   /** Extension: which end the hosted participant plays. */
@@ -60,7 +65,9 @@ export const InitActionArgSchema = z.looseObject({
 
 export const ApplyInitializationArgsSchema = z.looseObject({
   domain: z.string().default("default"),
-  shared_state_init: z.string().default("{}"),
+  shared_state_init: z.string().default("{}").describe(
+    "JSON-encoded object: db_path (relative to the bot's data root) or db, today, other keys",
+  ),
   /** Checked by the handler, so a non-list is a failure reply rather than an error. */
   actions: z.unknown().default([]),
 });

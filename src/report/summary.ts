@@ -33,7 +33,7 @@ const Rate = z.object({
   passed: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
   /** passed / total; `null` when total is 0. */
-  rate: z.number().nullable(),
+  rate: z.number().nullable().describe("passed / total; null when total is 0."),
 });
 export type Rate = z.infer<typeof Rate>;
 
@@ -41,13 +41,15 @@ export const AggregateSchema = z.object({
   scenarios: z.number().int().nonnegative(),
   trials: z.number().int().nonnegative(),
   /** `is_successful` over trials where it is boolean. */
-  success: Rate,
+  success: Rate.describe("is_successful over trials where it is boolean."),
   task_success: Rate,
   /** Trials whose `is_successful` is `"N/A"` (no whitelisted signal applied). */
-  not_applicable: z.number().int().nonnegative(),
+  not_applicable: z.number().int().nonnegative().describe(
+    'Trials whose is_successful is "N/A" (no whitelisted signal applied).',
+  ),
   insufficient_agent_turns: z.number().int().nonnegative(),
   /** Each signal over the trials where it applies. */
-  signals: z.record(Signal, Rate),
+  signals: z.record(Signal, Rate).describe("Each signal over the trials where it applies."),
   assertions: z.object({ db_state: Rate, nl: Rate }),
   judge_score_mean: z.number().nullable(),
   pass_hat_k: z.array(z.object({
@@ -56,15 +58,21 @@ export const AggregateSchema = z.object({
     pass_power_k: z.number(),
   })),
   /** Bootstrap 95% interval of pass^1 over scenarios (seeded). */
-  pass_1_ci95: z.tuple([z.number(), z.number()]).nullable(),
+  pass_1_ci95: z.tuple([z.number(), z.number()]).nullable().describe(
+    "Bootstrap 95% interval of pass^1 over scenarios (seeded).",
+  ),
   latency: LatencyStatsSchema,
   ttft: LatencyStatsSchema,
   /** Trials whose call ran on the simulated clock (their latencies are 0 ms, not measured). */
-  simulated_clock_trials: z.number().int().nonnegative(),
+  simulated_clock_trials: z.number().int().nonnegative().describe(
+    "Trials whose call ran on the simulated clock (their latencies are 0 ms, not measured).",
+  ),
   usage: z.object({ agent: UsageSchema, user: UsageSchema }),
   duration_ms: z.object({ total: z.number(), mean: z.number().nullable() }),
   /** Infrastructure-error trials by kind. */
-  errors: z.record(z.string(), z.number().int().positive()),
+  errors: z.record(z.string(), z.number().int().positive()).describe(
+    "Infrastructure-error trials by kind.",
+  ),
   voice: z.object({
     trials_flagged: z.number().int().nonnegative(),
     flags: z.number().int().nonnegative(),
@@ -75,21 +83,25 @@ export type Aggregate = z.infer<typeof AggregateSchema>;
 export const ScenarioRowSchema = z.object({
   scenario: z.string(),
   /** The configuration the row is about (one row per scenario and configuration). */
-  label: z.string().nullable(),
+  label: z.string().nullable().describe(
+    "The configuration the row is about (one row per scenario and configuration).",
+  ),
   config_hash: z.string(),
   suite: z.string(),
   domain: z.string(),
   trials: z.number().int().nonnegative(),
   successes: z.number().int().nonnegative(),
   /** Trials with a boolean verdict. */
-  scored: z.number().int().nonnegative(),
+  scored: z.number().int().nonnegative().describe("Trials with a boolean verdict."),
   success_rate: z.number().nullable(),
   /** C(c,K)/C(n,K) at the report's K. */
-  pass_hat_k: z.number().nullable(),
+  pass_hat_k: z.number().nullable().describe("C(c,K)/C(n,K) at the report's K."),
   errors: z.number().int().nonnegative(),
   latency_p50_ms: z.number().nullable(),
   /** Signals that failed in any trial, with how many trials. */
-  failed_signals: z.partialRecord(Signal, z.number().int().positive()),
+  failed_signals: z.partialRecord(Signal, z.number().int().positive()).describe(
+    "Signals that failed in any trial, with how many trials.",
+  ),
   trials_detail: z.array(z.object({
     trial: z.number().int().nonnegative(),
     seed: z.string(),
@@ -99,7 +111,9 @@ export const ScenarioRowSchema = z.object({
     error_kind: z.string().optional(),
     stop_reason: z.string(),
     /** The agent reported its own world (`--agent-world self`): its claim, unchecked. */
-    self_reported: z.literal(true).optional(),
+    self_reported: z.literal(true).optional().describe(
+      "The agent reported its own world (--agent-world self): its claim, unchecked.",
+    ),
     failed: z.array(Signal),
     turns: z.number().int().nonnegative(),
     duration_ms: z.number(),
@@ -115,7 +129,7 @@ export const ConfigurationSchema = z.object({
   participants: z.object({ agent: ParticipantInfoSchema, user: ParticipantInfoSchema })
     .nullable(),
   /** This configuration's K of pass^k. */
-  k_max: z.number().int().nonnegative(),
+  k_max: z.number().int().nonnegative().describe("This configuration's K of pass^k."),
   overall: AggregateSchema,
 });
 export type Configuration = z.infer<typeof ConfigurationSchema>;
@@ -123,19 +137,27 @@ export type Configuration = z.infer<typeof ConfigurationSchema>;
 export const ReportSchema = z.object({
   schema: z.literal(REPORT_SCHEMA),
   /** Error trials were left out of the aggregates (`--exclude-errors`). */
-  exclude_errors: z.boolean(),
+  exclude_errors: z.boolean().describe(
+    "Error trials were left out of the aggregates (--exclude-errors).",
+  ),
   /** Verdicts read, and how many a later verdict with the same trial key replaced. */
   input: z.object({
     verdicts: z.number().int().nonnegative(),
     duplicates: z.number().int().nonnegative(),
     excluded_errors: z.number().int().nonnegative(),
     /** Infrastructure-error trials by kind, excluded or not. */
-    errors: z.record(z.string(), z.number().int().positive()),
+    errors: z.record(z.string(), z.number().int().positive()).describe(
+      "Infrastructure-error trials by kind, excluded or not.",
+    ),
   }),
   /** The K of pass^k: the fewest scored trials of any scenario (0 over configurations). */
-  k_max: z.number().int().nonnegative(),
+  k_max: z.number().int().nonnegative().describe(
+    "The K of pass^k: the fewest scored trials of any scenario (0 over configurations).",
+  ),
   /** Each configuration read, by label then config hash. */
-  configurations: z.array(ConfigurationSchema),
+  configurations: z.array(ConfigurationSchema).describe(
+    "Each configuration read, by label then config hash.",
+  ),
   overall: AggregateSchema,
   latency_histogram: HistogramSchema.nullable(),
   by_suite: z.record(z.string(), AggregateSchema),

@@ -22,47 +22,65 @@ import { AudioBlockSchema } from "./audio_block.ts";
 export const TRIAL_RECORD_SCHEMA = "callbench.trial/1";
 
 export const TrialKeySchema = z.object({
-  scenario: z.string(),
-  trial: z.number().int().nonnegative(),
+  scenario: z.string().describe("the scenario's name"),
+  trial: z.number().int().nonnegative().describe(
+    "0-based index of the trial among its scenario's trials",
+  ),
   /** Hex seed derived from (scenario, trial, config hash) with SHA-256. */
-  seed: z.string(),
+  seed: z.string().describe("hex seed derived from (scenario, trial, config hash) with SHA-256"),
   /** Hash of the run configuration that shapes a call (participants, models, limits). */
-  config_hash: z.string(),
+  config_hash: z.string().describe(
+    "hash of the run configuration that shapes a call (participants, models, limits, label)",
+  ),
 });
 export type TrialKey = z.infer<typeof TrialKeySchema>;
 
 /** One side's LLM usage over a trial: calls made and tokens spent. */
 export const UsageSchema = z.object({
-  calls: z.number().int().nonnegative(),
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative().describe(
+    "LLM calls made (or metrics.tokens entries received)",
+  ),
+  prompt_tokens: z.number().int().nonnegative().describe("prompt tokens, summed over the calls"),
+  completion_tokens: z.number().int().nonnegative().describe(
+    "completion tokens, summed over the calls",
+  ),
 });
 
 export const ToolCallSchema = z.object({
-  side: z.enum(["agent", "user"]),
-  name: z.string(),
-  arguments: z.unknown(),
-  result: z.unknown(),
-  ok: z.boolean(),
-  at_ms: z.number(),
+  side: z.enum(["agent", "user"]).describe("which side called the tool"),
+  name: z.string().describe("the tool called (an alias is recorded under the tool it names)"),
+  arguments: z.unknown().describe("the arguments as the participant sent them"),
+  result: z.unknown().describe("what the tool returned (an error result when ok is false)"),
+  ok: z.boolean().describe("the tool succeeded (a failed call changes nothing)"),
+  at_ms: z.number().describe("when the call was made, ms since the call started"),
   /** Characters cut from `arguments` and `result` (a cut one is the start of its JSON). */
-  truncated_chars: z.number().int().positive().optional(),
+  truncated_chars: z.number().int().positive().optional().describe(
+    "characters cut from arguments and result to bound the record (a cut one is the start of its JSON)",
+  ),
 });
 
 export const LatencySchema = z.object({
   /** Index into `turns` of the agent turn measured. */
-  turn: z.number().int().nonnegative(),
+  turn: z.number().int().nonnegative().describe(
+    "0-based index into the record's turns of the agent turn measured",
+  ),
   /** End of the caller's utterance to the agent's first output. */
-  response_ms: z.number(),
+  response_ms: z.number().describe(
+    "ms from the end of the caller's utterance to the start of this agent turn",
+  ),
   /** Time to first token of the agent's LLM, where known. */
-  ttft_ms: z.number().optional(),
+  ttft_ms: z.number().optional().describe(
+    "ms to the first token of the agent's LLM reply, where known (metrics ttfb for remote agents)",
+  ),
 });
 
 export const ParticipantInfoSchema = z.object({
-  kind: z.string(),
-  url: z.string().optional(),
-  model: z.string().optional(),
-  settings: z.record(z.string(), z.unknown()).optional(),
+  kind: z.string().describe("participant kind: oracle, llm, scripted, remote, ..."),
+  url: z.string().optional().describe("a remote participant's URL (its token left out)"),
+  model: z.string().optional().describe("the LLM model, for LLM participants"),
+  settings: z.record(z.string(), z.unknown()).optional().describe(
+    "settings that shape the participant (temperature, framing, ...)",
+  ),
 });
 
 export const TrialRecordSchema = z.object({
@@ -72,34 +90,57 @@ export const TrialRecordSchema = z.object({
   key: TrialKeySchema,
   /** `eval --label`: names the configuration in reports (part of its config hash). */
   label: z.string().optional(),
-  domain: z.string(),
-  suite: z.string(),
-  status: z.enum(["completed", "error"]),
+  domain: z.string().describe("the domain whose tools and world the call used (eva_airline, ...)"),
+  suite: z.string().describe("the suite the scenario belongs to"),
+  status: z.enum(["completed", "error"]).describe(
+    "completed: the call ran to a stop reason; error: an infrastructure error (see error)",
+  ),
   /**
    * Who held the world: `harness` (callbench ran every tool, the default) or `agent`
    * (`eval --agent-world self`: the bot ran its own tools, and `final.db_sha256` and
    * `actions` are what it reported, its own claim, not checked by the harness).
    */
   world_owner: z.enum(["harness", "agent"]).default("harness"),
-  error: z.object({ kind: ErrorKind, message: z.string() }).optional(),
-  stop_reason: StopReason,
+  error: z.object({ kind: ErrorKind, message: z.string() }).optional().describe(
+    "why the trial ended in error (status error); kinds in PROTOCOL.md",
+  ),
+  stop_reason: StopReason.describe(
+    "why the call ended: agent_end (end_conversation, server-message end, <exit>), " +
+      "agent_transfer, agent_hangup, user_hangup, max_duration, silence, max_turns, error",
+  ),
   /** The agent ended the call (reference `[EXIT]`). */
-  clean_exit: z.boolean(),
-  started_at: z.string(),
+  clean_exit: z.boolean().describe(
+    "the agent ended the call (agent_end, agent_transfer, agent_hangup): the reference's [EXIT]",
+  ),
+  started_at: z.string().describe("wall-clock start of the trial, ISO 8601"),
   /** Call time (simulated or real), ms. */
-  duration_ms: z.number(),
-  turns: z.array(TurnSchema),
-  dtmf: z.array(z.object({ side: z.enum(["agent", "user"]), keys: z.string(), at_ms: z.number() })),
-  tool_calls: z.array(ToolCallSchema),
+  duration_ms: z.number().describe(
+    "length of the call in call time (simulated or real, see clock), ms",
+  ),
+  turns: z.array(TurnSchema).describe("the utterances of both sides, in order of start"),
+  dtmf: z.array(z.object({
+    side: z.enum(["agent", "user"]),
+    keys: z.string().describe("the keys pressed, 0-9 * # A-D"),
+    at_ms: z.number().describe("ms since the call started"),
+  })).describe("key presses of both sides, in order"),
+  tool_calls: z.array(ToolCallSchema).describe("every tool call of both sides, in order"),
   /** Side-stamped action records of successful writes, in order. */
-  actions: z.array(z.record(z.string(), z.unknown())),
+  actions: z.array(z.record(z.string(), z.unknown())).describe(
+    "side-stamped action records of successful write tools, in order",
+  ),
   final: z.object({
-    db_sha256: z.string().nullable(),
-    user_db_sha256: z.string().nullable().optional(),
-  }),
-  assertions: z.array(AssertionVerdictSchema),
-  latency: z.array(LatencySchema),
-  usage: z.object({ agent: UsageSchema, user: UsageSchema }),
+    db_sha256: z.string().nullable().describe(
+      "canonical SHA-256 of the agent-side database after the call (the reference's hash)",
+    ),
+    user_db_sha256: z.string().nullable().optional().describe(
+      "the same for the caller-side database (telecom)",
+    ),
+  }).describe("the world's final hashes"),
+  assertions: z.array(AssertionVerdictSchema).describe(
+    "the scenario's state assertions, evaluated on the final world",
+  ),
+  latency: z.array(LatencySchema).describe("one entry per agent turn that answered the caller"),
+  usage: z.object({ agent: UsageSchema, user: UsageSchema }).describe("LLM usage per side"),
   participants: z.object({ agent: ParticipantInfoSchema, user: ParticipantInfoSchema }),
   /** The flow trace (flow scenarios). */
   flow: z.record(z.string(), z.unknown()).optional(),
@@ -121,7 +162,11 @@ export const TrialRecordSchema = z.object({
       disallow_extra_items: z.boolean(),
     }).partial().optional(),
   }),
-  timings: z.object({ setup_ms: z.number(), call_ms: z.number(), wall_ms: z.number() }),
+  timings: z.object({
+    setup_ms: z.number().describe("wall-clock ms to prepare the world and participants"),
+    call_ms: z.number().describe("wall-clock ms of the call"),
+    wall_ms: z.number().describe("wall-clock ms of the whole trial"),
+  }).describe("wall-clock timings of the harness (not call time)"),
   /**
    * The clock the call ran on: `simulated` when both ends are deterministic (call time
    * jumps from timer to timer, so latencies are 0 ms and say nothing of speed), `real`

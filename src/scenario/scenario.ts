@@ -46,13 +46,13 @@ export type DbStateAssertionSpec = z.infer<typeof DbStateAssertionSchema>;
 
 /** A state assertion evaluated on a final world (`Environment.evaluate`). */
 export const AssertionVerdictSchema = z.object({
-  func_name: z.string(),
-  side: z.enum(["agent", "user"]),
+  func_name: z.string().describe("the state assertion's predicate"),
+  side: z.enum(["agent", "user"]).describe("whose database it was evaluated on"),
   passed: z.boolean(),
-  expected: z.unknown(),
-  actual: z.unknown(),
-  message: z.string().nullable(),
-  error: z.string().nullable(),
+  expected: z.unknown().describe("the value the assertion expects"),
+  actual: z.unknown().describe("the value found in the final database"),
+  message: z.string().nullable().describe("the predicate's explanation, if any"),
+  error: z.string().nullable().describe("why the predicate could not be evaluated, if so"),
 });
 
 /** A call the oracle agent makes, in order; `side: "user"` steps are the caller's phone. */

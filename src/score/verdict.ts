@@ -46,13 +46,15 @@ export type Signals = z.infer<typeof SignalsSchema>;
 
 export const SuccessBreakdownSchema = z.object({
   /** Whitelisted signals that passed. */
-  passed: z.array(Signal),
+  passed: z.array(Signal).describe("Whitelisted signals that passed."),
   /** Whitelisted signals that failed. */
-  failed: z.array(Signal),
+  failed: z.array(Signal).describe("Whitelisted signals that failed."),
   /** Whitelisted signals that do not apply to this trial. */
-  not_applicable: z.array(Signal),
+  not_applicable: z.array(Signal).describe("Whitelisted signals that do not apply to this trial."),
   /** Signals outside the whitelist that were computed (informational). */
-  excluded: z.array(Signal),
+  excluded: z.array(Signal).describe(
+    "Signals outside the whitelist that were computed (informational).",
+  ),
 });
 export type SuccessBreakdown = z.infer<typeof SuccessBreakdownSchema>;
 
@@ -64,7 +66,7 @@ const PassCount = z.object({
 
 export const NlVerdictSchema = z.object({
   /** 1-based, as the judge numbers the assertions. */
-  index: z.number().int().positive(),
+  index: z.number().int().positive().describe("1-based, as the judge numbers the assertions."),
   assertion: z.string(),
   passed: z.boolean(),
   reason: z.string(),
@@ -74,14 +76,20 @@ export type NlVerdict = z.infer<typeof NlVerdictSchema>;
 export const JudgeResultSchema = z.object({
   model: z.string(),
   /** Completed: the judge answered; error: it could not (an infrastructure error). */
-  status: z.enum(["completed", "error"]),
+  status: z.enum(["completed", "error"]).describe(
+    "Completed: the judge answered; error: it could not (an infrastructure error).",
+  ),
   score: z.number().nullable(),
   reason: z.string(),
   threshold: z.number().optional(),
   /** One per assertion (NL assertions, then the flow's `agent_expectations`). */
-  nl_assertion_verdicts: z.array(NlVerdictSchema),
+  nl_assertion_verdicts: z.array(NlVerdictSchema).describe(
+    "One per assertion (NL assertions, then the flow's agent_expectations).",
+  ),
   /** The reply lacked a verdict for some assertion (those count as failed). */
-  incomplete: z.boolean().optional(),
+  incomplete: z.boolean().optional().describe(
+    "The reply lacked a verdict for some assertion (those count as failed).",
+  ),
   attempts: z.number().int().nonnegative(),
   error: z.string().optional(),
   usage: z.object({
@@ -93,24 +101,30 @@ export type JudgeResult = z.infer<typeof JudgeResultSchema>;
 
 export const VoiceFlagSchema = z.object({
   /** Index into `turns`. */
-  turn: z.number().int().nonnegative(),
+  turn: z.number().int().nonnegative().describe(
+    "0-based index into the verdict's (and the record's) turns.",
+  ),
   /** `identifier`: a code read in canonical form; `journey_id`: an internal id read aloud. */
-  kind: z.enum(["identifier", "journey_id"]),
+  kind: z.enum(["identifier", "journey_id"]).describe(
+    "identifier: a code read in canonical form; journey_id: an internal id read aloud.",
+  ),
   /** The identifier as it appears in the text. */
-  identifier: z.string(),
+  identifier: z.string().describe("The identifier as it appears in the text."),
   /** The turn also spells it ("next to its spelling") rather than only saying it. */
-  spelled: z.boolean(),
+  spelled: z.boolean().describe(
+    'The turn also spells it ("next to its spelling") rather than only saying it.',
+  ),
   /** The offending text: the identifier with some context. */
-  text: z.string(),
+  text: z.string().describe("The offending text: the identifier with some context."),
 });
 export type VoiceFlag = z.infer<typeof VoiceFlagSchema>;
 
 export const VerdictTurnSchema = z.object({
   speaker: z.enum(["agent", "user"]),
   text: z.string(),
-  start_ms: z.number(),
-  end_ms: z.number(),
-  interrupted: z.boolean().optional(),
+  start_ms: z.number().describe("when the utterance began, ms since the call started"),
+  end_ms: z.number().describe("when it ended (or was cut off), ms since the call started"),
+  interrupted: z.boolean().optional().describe("the utterance was cut off"),
 });
 export type VerdictTurn = z.infer<typeof VerdictTurnSchema>;
 
@@ -119,11 +133,11 @@ export const VerdictToolCallSchema = z.object({
   side: z.enum(["agent", "user"]),
   name: z.string(),
   /** The arguments as JSON text. */
-  arguments: z.string(),
+  arguments: z.string().describe("The arguments as JSON text."),
   /** The result as JSON text. */
-  result: z.string(),
+  result: z.string().describe("The result as JSON text."),
   ok: z.boolean(),
-  at_ms: z.number(),
+  at_ms: z.number().describe("when the call was made, ms since the call started"),
 });
 export type VerdictToolCall = z.infer<typeof VerdictToolCallSchema>;
 
@@ -132,8 +146,8 @@ export const TOOL_JSON_MAX = 2000;
 
 export const VerdictDetailsSchema = z.object({
   db_state: z.object({
-    expected_sha256: z.string(),
-    actual_sha256: z.string().nullable(),
+    expected_sha256: z.string().describe("the scenario's expected hash of the final agent-side db"),
+    actual_sha256: z.string().nullable().describe("the record's final hash (null: no world)"),
     match: z.boolean(),
   }).optional(),
   /** The caller-side DB (telecom): compared when expected, never gating (as the reference). */
@@ -147,9 +161,12 @@ export const VerdictDetailsSchema = z.object({
     reference_count: z.number().int().nonnegative(),
     prediction_count: z.number().int().nonnegative(),
     /** Reference actions no prediction matched: index and tool name. */
-    unmatched: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string() })),
+    unmatched: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string() }))
+      .describe("Reference actions no prediction matched: index and tool name."),
     /** Failed on `disallow_extra_items`: the lists differ in length. */
-    length_mismatch: z.boolean().optional(),
+    length_mismatch: z.boolean().optional().describe(
+      "Failed on disallow_extra_items: the lists differ in length.",
+    ),
   }).optional(),
   nl_assertion: PassCount.optional(),
   judge: JudgeResultSchema.optional(),
@@ -159,16 +176,18 @@ export const VerdictDetailsSchema = z.object({
 export type VerdictDetails = z.infer<typeof VerdictDetailsSchema>;
 
 export const VerdictMetricsSchema = z.object({
-  turns: z.number().int().nonnegative(),
-  agent_turns: z.number().int().nonnegative(),
-  duration_ms: z.number(),
+  turns: z.number().int().nonnegative().describe("utterances of both sides"),
+  agent_turns: z.number().int().nonnegative().describe("utterances of the agent"),
+  duration_ms: z.number().describe("length of the call in call time (simulated or real), ms"),
   /** Response latency of each measured agent turn, ms. */
-  latency_ms: z.array(z.number()),
+  latency_ms: z.array(z.number()).describe("Response latency of each measured agent turn, ms."),
   /** Time to first token of each agent turn where known, ms. */
-  ttft_ms: z.array(z.number()),
+  ttft_ms: z.array(z.number()).describe("Time to first token of each agent turn where known, ms."),
   usage: z.object({ agent: UsageSchema, user: UsageSchema }),
   /** The record's clock (`simulated`: latencies are not measured); absent when unknown. */
-  clock: z.enum(["simulated", "real"]).optional(),
+  clock: z.enum(["simulated", "real"]).optional().describe(
+    "The record's clock (simulated: latencies are not measured); absent when unknown.",
+  ),
 });
 export type VerdictMetrics = z.infer<typeof VerdictMetricsSchema>;
 
@@ -179,7 +198,9 @@ export const VerdictSchema = z.object({
   seed: z.string(),
   config_hash: z.string(),
   /** The record's `eval --label` (the configuration's name), when it had one. */
-  label: z.string().optional(),
+  label: z.string().optional().describe(
+    "The record's eval --label (the configuration's name), when it had one.",
+  ),
   /** Who took part (absent in verdicts of older versions). */
   participants: z.object({ agent: ParticipantInfoSchema, user: ParticipantInfoSchema })
     .optional(),
@@ -189,16 +210,24 @@ export const VerdictSchema = z.object({
   error: z.object({ kind: VerdictErrorKind, message: z.string() }).optional(),
   stop_reason: StopReason,
   /** Strict AND of the applicable whitelisted signals; `"N/A"` when none applies. */
-  is_successful: z.union([z.boolean(), z.literal("N/A")]),
+  is_successful: z.union([z.boolean(), z.literal("N/A")]).describe(
+    'Strict AND of the applicable whitelisted signals; "N/A" when none applies.',
+  ),
   /** No whitelisted signal other than `clean_exit` failed (when `is_successful` is boolean). */
-  is_task_successful: z.boolean().optional(),
+  is_task_successful: z.boolean().optional().describe(
+    "No whitelisted signal other than clean_exit failed (when is_successful is boolean).",
+  ),
   /** The agent spoke fewer turns than `--min-agent-turns`. */
-  insufficient_agent_turns: z.literal(true).optional(),
+  insufficient_agent_turns: z.literal(true).optional().describe(
+    "The agent spoke fewer turns than --min-agent-turns.",
+  ),
   /**
    * The agent held its own world (`eval --agent-world self`, record `world_owner:
    * "agent"`): the final hash and actions scored are its own report, not the harness's.
    */
-  self_reported: z.literal(true).optional(),
+  self_reported: z.literal(true).optional().describe(
+    'The agent held its own world (eval --agent-world self, record world_owner: "agent"): the final hash and actions scored are its own report, not the harness\'s.',
+  ),
   success_signals: z.array(Signal),
   signals: SignalsSchema,
   success_breakdown: SuccessBreakdownSchema,
@@ -206,6 +235,8 @@ export const VerdictSchema = z.object({
   metrics: VerdictMetricsSchema,
   turns: z.array(VerdictTurnSchema),
   /** Absent in verdicts written before tool calls were carried. */
-  tool_calls: z.array(VerdictToolCallSchema).optional(),
+  tool_calls: z.array(VerdictToolCallSchema).optional().describe(
+    "Absent in verdicts written before tool calls were carried.",
+  ),
 });
 export type Verdict = z.infer<typeof VerdictSchema>;

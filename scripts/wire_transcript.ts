@@ -1,0 +1,63 @@
+/**
+ * Prints the frames of one real eva call on the wire (PROTOCOL.md's worked
+ * transcript): the served oracle, reached through a recording proxy by `eval`'s RTVI
+ * client with the scripted caller, in JSON framing. Long strings are cut with an
+ * explicit `…[N more chars]` note.
+ *
+ * Usage: deno run --allow-read --allow-net=127.0.0.1 --allow-env scripts/wire_transcript.ts [SCENARIO]
+ *
+ * @module
+ */
+import { builtinFactory } from "../src/commands/serve.ts";
+import { participantFactory } from "../src/participants/registry.ts";
+import { runTrial } from "../src/runner/run_trial.ts";
+import { trialKey } from "../src/runner/trial_key.ts";
+import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
+import { selectScenarios } from "../src/scenario/suites.ts";
+import { serve } from "../src/server/serve.ts";
+import { wireRecorder } from "../tests/_wire_recorder.ts";
+
+const name = Deno.args[0] ?? "eva_airline__1_4_1";
+const root = new DataRoot(BUNDLED_DATA_ROOT);
+const server = serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  factory: builtinFactory(root),
+  dataRoot: root,
+});
+const recorder = wireRecorder(server.url.replace(/\/ws$/, ""));
+const { scenarios } = await selectScenarios(root, { scenarios: [name] });
+const record = await runTrial({
+  scenario: scenarios[0]!,
+  key: trialKey(name, 0, "transcript"),
+  root,
+  limits: { silenceMs: 30_000, maxTurns: 200 },
+  participants: participantFactory({
+    agent: recorder.url("/ws?agent=oracle"),
+    user: "scripted",
+    agentModel: {},
+    userModel: {},
+    connectAttempts: 1,
+  }),
+});
+await recorder.close();
+await server.shutdown();
+
+const MAX = 160;
+const cut = (v: unknown): unknown => {
+  if (typeof v === "string") {
+    return v.length > MAX ? `${v.slice(0, MAX)}…[${v.length - MAX} more chars]` : v;
+  }
+  if (Array.isArray(v)) return v.map(cut);
+  if (typeof v === "object" && v !== null) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x)]));
+  }
+  return v;
+};
+for (const f of recorder.frames) {
+  console.log(`${f.from === "client" ? "→" : "←"} ${JSON.stringify(cut(f.message))}`);
+}
+console.error(
+  `# ${name}: ${record.status}, stop_reason ${record.stop_reason}, ${record.turns.length} turns, ` +
+    `db ${record.final.db_sha256 === record.expect.db_sha256 ? "matches" : "differs from"} gold`,
+);
