@@ -17,6 +17,7 @@ import {
   type ParticipantOptions,
 } from "../participants/registry.ts";
 import { runTrials } from "../runner/runner.ts";
+import { workersPayOffAt } from "../runner/worker_count.ts";
 import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
@@ -24,7 +25,7 @@ import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.
 import { progressBar } from "../runner/progress.ts";
 import { isWireFraming, WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 
 const help = `eval: run trials and print one trial record per line
 
@@ -68,8 +69,12 @@ Run:
   --trials N          trials per scenario, each with its own seed (default 1)
   --concurrency C     trials at once (default 4), spread across the workers
   --workers W         Workers running trials, each with its own event loop and its own
-                      copy of the worlds (default: the number of cores, ${defaultWorkers()};
-                      never more than C); 0 or 1 runs them in this thread
+                      copy of the worlds (never more than C); 0 or 1 runs them here.
+                      Default: one per core (${defaultWorkers()}) when the run has at least ${
+  workersPayOffAt(Math.max(2, defaultWorkers()))
+}
+                      simulated-clock trials (they pay back the Workers' start-up), else
+                      none; real-clock calls (ws://, llm) run here unless W is given
   --shard i/n         run only shard i of n (0-based; by a hash of the trial key)
   --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/;
                       a folder holding another configuration is refused (see --append)
@@ -158,6 +163,8 @@ export const command: Command = {
     }
     const trials = intFlag("trials", values.trials, 1);
     const concurrency = intFlag("concurrency", values.concurrency, 4);
+    // Omitted: up to one per core, used only when the run pays their start-up back.
+    const autoWorkers = values.workers === undefined;
     const workers = intFlag("workers", values.workers, defaultWorkers(), 0);
     const shard = parseShard(values.shard);
     const silence = values.silence === undefined
@@ -247,11 +254,7 @@ export const command: Command = {
       concurrency,
       ...(workers > 1
         ? {
-          workers: {
-            count: workers,
-            participants,
-            files: (selection.files ?? []).map((f) => resolve(f)),
-          },
+          workers: { count: workers, participants, ...(autoWorkers ? { auto: true } : {}) },
         }
         : {}),
       shard,
@@ -331,7 +334,7 @@ export const command: Command = {
   },
 };
 
-/** `--workers` omitted: one per core. */
+/** `--workers` omitted: at most one per core (`worker_count.ts` decides how many). */
 function defaultWorkers(): number {
   return Math.max(1, navigator.hardwareConcurrency || 1);
 }
