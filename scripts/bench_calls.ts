@@ -10,8 +10,9 @@
 import { fileURLToPath } from "node:url";
 import { DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
+import { defaultGoldCacheDir } from "../src/scenario/gold_cache.ts";
 import { participantFactory } from "../src/participants/registry.ts";
-import { runTrials } from "../src/runner/runner.ts";
+import { planTrials, runTrials } from "../src/runner/runner.ts";
 import { TrialPool } from "../src/runner/worker_pool.ts";
 import type { TrialRecord } from "../src/runner/trial_record.ts";
 import { serve } from "../src/server/serve.ts";
@@ -30,7 +31,9 @@ const rootPath = candidates.find((p) => {
   }
 })!;
 const root = new DataRoot(rootPath);
+const selectStart = performance.now();
 const { scenarios } = await selectScenarios(root, {});
+const selectMs = performance.now() - selectStart;
 const limits = { silenceMs: 30_000, maxTurns: 400 };
 
 async function run(
@@ -73,39 +76,55 @@ function report(label: string, { records, seconds }: { records: TrialRecord[]; s
   );
 }
 
-console.log(`data root: ${rootPath} (${scenarios.length} scenarios)`);
+console.log(
+  `data root: ${rootPath} (${scenarios.length} scenarios; selection and expected states ` +
+    `${selectMs.toFixed(0)} ms, gold cache ${defaultGoldCacheDir() ? "on" : "off"})`,
+);
 await run("oracle", 8); // warm-up: parse worlds, compile
 report("in-process (--workers 1), concurrency 1", await run("oracle", 1));
 report("in-process (--workers 1), concurrency 8", await run("oracle", 8));
-// Each pass starts its Workers, which load the selection and parse the worlds
-// themselves: the first figure includes that start-up, as an eval run would.
+// Workers: start-up (from `new Worker` to ready: module graph, then the Worker's own
+// parse of the worlds; it is sent the scenarios, so it selects nothing and replays no
+// gold) apart from steady-state trials/s (every trial sent once all are ready).
 const cores = navigator.hardwareConcurrency;
-report(`workers 2 (${cores} cores), concurrency 2, with start-up`, await run("oracle", 2, 2));
-report(`workers 2 (${cores} cores), concurrency 8, with start-up`, await run("oracle", 8, 2));
-{
+async function pooled(count: number, concurrency: number): Promise<void> {
   const options = { agent: "oracle", user: "scripted", agentModel: {}, userModel: {} };
   const t0 = performance.now();
   const pool = new TrialPool({
-    count: 2,
-    scenarios: new Map(scenarios.map((s) => [s.name, s])),
-    root,
+    count,
     setup: {
       dataRoot: root.path,
-      scenarios: scenarios.map((s) => s.name),
-      files: [],
+      scenarios,
       participants: options,
       trial: { limits },
       modules: [],
     },
   });
   await pool.ready();
+  const startMs = performance.now() - t0;
+  const parts = pool.startups.map((s) =>
+    `module ${s.moduleMs.toFixed(0)} + init ${s.initMs.toFixed(0)} = ${s.readyMs.toFixed(0)} ms`
+  ).join("; ");
+  const todo = planTrials(scenarios, 1, "bench-pool");
+  const records: TrialRecord[] = [];
+  const t1 = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < todo.length) records.push(await pool.run(todo[next++]!));
+  }));
+  const seconds = (performance.now() - t1) / 1000;
   pool.close();
   console.log(
-    `workers 2: start-up alone (each loads the selection) ${
-      (performance.now() - t0).toFixed(0)
-    } ms`,
+    `workers ${count} (${cores} cores), c${concurrency}: start-up ${
+      startMs.toFixed(0)
+    } ms (${parts})`,
   );
+  report(`workers ${count}, c${concurrency}, steady state`, { records, seconds });
 }
+await pooled(2, 2);
+await pooled(2, 8);
+// As an eval run would: start-up included.
+report(`workers 2 (${cores} cores), concurrency 8, with start-up`, await run("oracle", 8, 2));
 // Three trials per scenario: the Workers' start-up weighs less.
 report("in-process (--workers 1), c8, 3 trials", await run("oracle", 8, 1, 3));
 report(`workers 2 (${cores} cores), c8, 3 trials`, await run("oracle", 8, 2, 3));
