@@ -8,6 +8,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { cpuUsage } from "node:process";
 import { DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
 import { defaultGoldCacheDir } from "../src/scenario/gold_cache.ts";
@@ -41,10 +42,11 @@ async function run(
   concurrency: number,
   workers = 1,
   trials = 1,
-): Promise<{ records: TrialRecord[]; seconds: number }> {
+): Promise<Measured> {
   const records: TrialRecord[] = [];
   const options = { agent, user: "scripted", agentModel: {}, userModel: {} };
   const t0 = performance.now();
+  const cpu0 = cpuUsage();
   await runTrials({
     scenarios,
     root,
@@ -56,14 +58,27 @@ async function run(
     onRecord: (r) => void records.push(r),
     ...(workers > 1 ? { workers: { count: workers, participants: options } } : {}),
   });
-  return { records, seconds: (performance.now() - t0) / 1000 };
+  return { records, seconds: (performance.now() - t0) / 1000, cpu: cpuSince(cpu0) };
 }
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
 }
 
-function report(label: string, { records, seconds }: { records: TrialRecord[]; seconds: number }) {
+/** A pass: its records, wall seconds and CPU seconds of the whole process (all threads). */
+interface Measured {
+  records: TrialRecord[];
+  seconds: number;
+  cpu: number;
+}
+
+/** CPU seconds (user + system) of the process since `from`, every thread included. */
+function cpuSince(from: NodeJS.CpuUsage): number {
+  const d = cpuUsage(from);
+  return (d.user + d.system) / 1e6;
+}
+
+function report(label: string, { records, seconds, cpu }: Measured) {
   const perTurn = records.filter((r) => r.turns.length > 0).map((r) =>
     r.timings.call_ms / r.turns.length
   )
@@ -71,7 +86,9 @@ function report(label: string, { records, seconds }: { records: TrialRecord[]; s
   const turns = records.reduce((n, r) => n + r.turns.length, 0);
   console.log(
     `${label.padEnd(34)} ${records.length} trials, ${turns} turns in ${seconds.toFixed(2)} s: ` +
-      `${(records.length / seconds).toFixed(1)} trials/s; harness ms per relayed turn ` +
+      `${(records.length / seconds).toFixed(1)} trials/s, CPU ${
+        (1000 * cpu / records.length).toFixed(2)
+      } ms/trial; harness ms per relayed turn ` +
       `p50 ${quantile(perTurn, 0.5).toFixed(3)} p99 ${quantile(perTurn, 0.99).toFixed(3)}`,
   );
 }
@@ -80,7 +97,8 @@ console.log(
   `data root: ${rootPath} (${scenarios.length} scenarios; selection and expected states ` +
     `${selectMs.toFixed(0)} ms, gold cache ${defaultGoldCacheDir() ? "on" : "off"})`,
 );
-await run("oracle", 8); // warm-up: parse worlds, compile
+// The first pass is a cold process's (JIT, worlds, per-scenario caches), as a Worker's is.
+report("in-process, concurrency 8, cold (first pass)", await run("oracle", 8));
 report("in-process (--workers 1), concurrency 1", await run("oracle", 1));
 report("in-process (--workers 1), concurrency 8", await run("oracle", 8));
 // Workers: start-up (from `new Worker` to ready: module graph, then the Worker's own
@@ -108,6 +126,7 @@ async function pooled(count: number, concurrency: number): Promise<void> {
   const todo = planTrials(scenarios, 1, "bench-pool");
   const records: TrialRecord[] = [];
   const t1 = performance.now();
+  const cpu1 = cpuUsage();
   let next = 0;
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < todo.length) records.push(await pool.run(todo[next++]!));
@@ -119,7 +138,11 @@ async function pooled(count: number, concurrency: number): Promise<void> {
       startMs.toFixed(0)
     } ms (${parts})`,
   );
-  report(`workers ${count}, c${concurrency}, steady state`, { records, seconds });
+  report(`workers ${count}, c${concurrency}, steady state`, {
+    records,
+    seconds,
+    cpu: cpuSince(cpu1),
+  });
 }
 await pooled(2, 2);
 await pooled(2, 8);
