@@ -73,8 +73,9 @@ Run:
                       Default: one per core (${defaultWorkers()}) when the run has at least ${
   workersPayOffAt(Math.max(2, defaultWorkers()))
 }
-                      simulated-clock trials (they pay back the Workers' start-up), else
-                      none; real-clock calls (ws://, llm) run here unless W is given
+                      simulated-clock trials (they pay back the Workers' start-up) and
+                      the load average leaves cores idle, else none; real-clock calls
+                      (ws://, llm) run here unless W is given
   --shard i/n         run only shard i of n (0-based; by a hash of the trial key)
   --out DIR           append records to DIR/trials.jsonl, transcripts to DIR/transcripts/;
                       a folder holding another configuration is refused (see --append)

@@ -26,7 +26,7 @@ import { InputError } from "../cli/problem.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import type { ParticipantOptions } from "../participants/registry.ts";
 import type { TrialPool } from "./worker_pool.ts";
-import { defaultWorkerCount } from "./worker_count.ts";
+import { defaultWorkerCount, loadAverage } from "./worker_count.ts";
 
 /**
  * Trials on a pool of Workers, each with its own event loop (see `worker_pool.ts`).
@@ -222,7 +222,13 @@ function _workerCount(
     }
     if (d) n++;
   }
-  return defaultWorkerCount({ max: w.count, concurrency: lanes, deterministicTrials: n });
+  const load = loadAverage();
+  return defaultWorkerCount({
+    max: w.count,
+    concurrency: lanes,
+    deterministicTrials: n,
+    ...(load !== undefined ? { loadAverage: load } : {}),
+  });
 }
 
 /** Starts the Workers for the trials to do and waits until each is ready. */

@@ -22,3 +22,17 @@ Deno.test("worker count: Workers only from the trial count that pays back their 
   // No deterministic trial (real-clock calls): in-process.
   assert.equal(defaultWorkerCount({ max: 8, concurrency: 8, deterministicTrials: 0 }), 1);
 });
+
+Deno.test("worker count: no more Workers than the cores the load average leaves idle", () => {
+  const many = workersPayOffAt(2) * 10;
+  const run = (loadAverage: number) =>
+    defaultWorkerCount({ max: 2, concurrency: 8, deterministicTrials: many, loadAverage });
+  assert.equal(run(0.2), 2); // an idle 2-core machine
+  assert.equal(run(1), 2); // one core busy: ours and the idle one
+  assert.equal(run(1.5), 1);
+  assert.equal(run(8), 1); // a shared, saturated machine: in-process
+  // 8 cores, 5 busy: 4 Workers (3 idle plus ours), and their own threshold applies.
+  const input = { max: 8, concurrency: 8, deterministicTrials: workersPayOffAt(4) };
+  assert.equal(defaultWorkerCount({ ...input, loadAverage: 5 }), 4);
+  assert.equal(defaultWorkerCount({ ...input, deterministicTrials: workersPayOffAt(4) - 1 }), 8);
+});
