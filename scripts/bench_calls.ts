@@ -8,10 +8,12 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { cpuUsage } from "node:process";
 import { DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
+import { defaultGoldCacheDir } from "../src/scenario/gold_cache.ts";
 import { participantFactory } from "../src/participants/registry.ts";
-import { runTrials } from "../src/runner/runner.ts";
+import { planTrials, runTrials } from "../src/runner/runner.ts";
 import { TrialPool } from "../src/runner/worker_pool.ts";
 import type { TrialRecord } from "../src/runner/trial_record.ts";
 import { serve } from "../src/server/serve.ts";
@@ -30,7 +32,9 @@ const rootPath = candidates.find((p) => {
   }
 })!;
 const root = new DataRoot(rootPath);
+const selectStart = performance.now();
 const { scenarios } = await selectScenarios(root, {});
+const selectMs = performance.now() - selectStart;
 const limits = { silenceMs: 30_000, maxTurns: 400 };
 
 async function run(
@@ -38,10 +42,11 @@ async function run(
   concurrency: number,
   workers = 1,
   trials = 1,
-): Promise<{ records: TrialRecord[]; seconds: number }> {
+): Promise<Measured> {
   const records: TrialRecord[] = [];
   const options = { agent, user: "scripted", agentModel: {}, userModel: {} };
   const t0 = performance.now();
+  const cpu0 = cpuUsage();
   await runTrials({
     scenarios,
     root,
@@ -53,14 +58,27 @@ async function run(
     onRecord: (r) => void records.push(r),
     ...(workers > 1 ? { workers: { count: workers, participants: options } } : {}),
   });
-  return { records, seconds: (performance.now() - t0) / 1000 };
+  return { records, seconds: (performance.now() - t0) / 1000, cpu: cpuSince(cpu0) };
 }
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
 }
 
-function report(label: string, { records, seconds }: { records: TrialRecord[]; seconds: number }) {
+/** A pass: its records, wall seconds and CPU seconds of the whole process (all threads). */
+interface Measured {
+  records: TrialRecord[];
+  seconds: number;
+  cpu: number;
+}
+
+/** CPU seconds (user + system) of the process since `from`, every thread included. */
+function cpuSince(from: NodeJS.CpuUsage): number {
+  const d = cpuUsage(from);
+  return (d.user + d.system) / 1e6;
+}
+
+function report(label: string, { records, seconds, cpu }: Measured) {
   const perTurn = records.filter((r) => r.turns.length > 0).map((r) =>
     r.timings.call_ms / r.turns.length
   )
@@ -68,44 +86,68 @@ function report(label: string, { records, seconds }: { records: TrialRecord[]; s
   const turns = records.reduce((n, r) => n + r.turns.length, 0);
   console.log(
     `${label.padEnd(34)} ${records.length} trials, ${turns} turns in ${seconds.toFixed(2)} s: ` +
-      `${(records.length / seconds).toFixed(1)} trials/s; harness ms per relayed turn ` +
+      `${(records.length / seconds).toFixed(1)} trials/s, CPU ${
+        (1000 * cpu / records.length).toFixed(2)
+      } ms/trial; harness ms per relayed turn ` +
       `p50 ${quantile(perTurn, 0.5).toFixed(3)} p99 ${quantile(perTurn, 0.99).toFixed(3)}`,
   );
 }
 
-console.log(`data root: ${rootPath} (${scenarios.length} scenarios)`);
-await run("oracle", 8); // warm-up: parse worlds, compile
+console.log(
+  `data root: ${rootPath} (${scenarios.length} scenarios; selection and expected states ` +
+    `${selectMs.toFixed(0)} ms, gold cache ${defaultGoldCacheDir() ? "on" : "off"})`,
+);
+// The first pass is a cold process's (JIT, worlds, per-scenario caches), as a Worker's is.
+report("in-process, concurrency 8, cold (first pass)", await run("oracle", 8));
 report("in-process (--workers 1), concurrency 1", await run("oracle", 1));
 report("in-process (--workers 1), concurrency 8", await run("oracle", 8));
-// Each pass starts its Workers, which load the selection and parse the worlds
-// themselves: the first figure includes that start-up, as an eval run would.
+// Workers: start-up (from `new Worker` to ready: module graph, then the Worker's own
+// parse of the worlds; it is sent the scenarios, so it selects nothing and replays no
+// gold) apart from steady-state trials/s (every trial sent once all are ready).
 const cores = navigator.hardwareConcurrency;
-report(`workers 2 (${cores} cores), concurrency 2, with start-up`, await run("oracle", 2, 2));
-report(`workers 2 (${cores} cores), concurrency 8, with start-up`, await run("oracle", 8, 2));
-{
+async function pooled(count: number, concurrency: number): Promise<void> {
   const options = { agent: "oracle", user: "scripted", agentModel: {}, userModel: {} };
   const t0 = performance.now();
   const pool = new TrialPool({
-    count: 2,
-    scenarios: new Map(scenarios.map((s) => [s.name, s])),
-    root,
+    count,
     setup: {
       dataRoot: root.path,
-      scenarios: scenarios.map((s) => s.name),
-      files: [],
+      scenarios,
       participants: options,
       trial: { limits },
       modules: [],
     },
   });
   await pool.ready();
+  const startMs = performance.now() - t0;
+  const parts = pool.startups.map((s) =>
+    `module ${s.moduleMs.toFixed(0)} + init ${s.initMs.toFixed(0)} = ${s.readyMs.toFixed(0)} ms`
+  ).join("; ");
+  const todo = planTrials(scenarios, 1, "bench-pool");
+  const records: TrialRecord[] = [];
+  const t1 = performance.now();
+  const cpu1 = cpuUsage();
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < todo.length) records.push(await pool.run(todo[next++]!));
+  }));
+  const seconds = (performance.now() - t1) / 1000;
   pool.close();
   console.log(
-    `workers 2: start-up alone (each loads the selection) ${
-      (performance.now() - t0).toFixed(0)
-    } ms`,
+    `workers ${count} (${cores} cores), c${concurrency}: start-up ${
+      startMs.toFixed(0)
+    } ms (${parts})`,
   );
+  report(`workers ${count}, c${concurrency}, steady state`, {
+    records,
+    seconds,
+    cpu: cpuSince(cpu1),
+  });
 }
+await pooled(2, 2);
+await pooled(2, 8);
+// As an eval run would: start-up included.
+report(`workers 2 (${cores} cores), concurrency 8, with start-up`, await run("oracle", 8, 2));
 // Three trials per scenario: the Workers' start-up weighs less.
 report("in-process (--workers 1), c8, 3 trials", await run("oracle", 8, 1, 3));
 report(`workers 2 (${cores} cores), c8, 3 trials`, await run("oracle", 8, 2, 3));

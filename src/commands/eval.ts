@@ -13,6 +13,7 @@ import {
   type ParticipantOptions,
 } from "../participants/registry.ts";
 import { runTrials } from "../runner/runner.ts";
+import { workersPayOffAt } from "../runner/worker_count.ts";
 import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
@@ -20,7 +21,7 @@ import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.
 import { progressBar } from "../cli/progress.ts";
 import { isWireFraming, WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   closeSpeech,
   defaultSpeechOptions,
@@ -132,8 +133,13 @@ const RUN_FLAGS = {
     type: "string",
     value: "W",
     description: "Workers running trials, each with its own event loop and its own\n" +
-      `copy of the worlds (default: the number of cores, ${defaultWorkers()};\n` +
-      "never more than C); 0 or 1 runs them in this thread",
+      "copy of the worlds (never more than C); 0 or 1 runs them here.\n" +
+      `Default: one per core (${defaultWorkers()}) when the run has at least ${
+        workersPayOffAt(Math.max(2, defaultWorkers()))
+      }\n` +
+      "simulated-clock trials (they pay back the Workers' start-up) and\n" +
+      "the load average leaves cores idle, else none; real-clock calls\n" +
+      "(ws://, llm) run here unless W is given",
   },
   shard: {
     type: "string",
@@ -309,6 +315,8 @@ export const command: Command = {
       values.concurrency,
       Number(FLAGS.concurrency.default),
     );
+    // Omitted: up to one per core, used only when the run pays their start-up back.
+    const autoWorkers = values.workers === undefined;
     const workers = intFlag("workers", values.workers, defaultWorkers(), 0);
     const shard = parseShard(values.shard);
     const silence = values.silence === undefined
@@ -407,11 +415,7 @@ export const command: Command = {
       concurrency,
       ...(workers > 1
         ? {
-          workers: {
-            count: workers,
-            participants,
-            files: (selection.files ?? []).map((f) => resolve(f)),
-          },
+          workers: { count: workers, participants, ...(autoWorkers ? { auto: true } : {}) },
         }
         : {}),
       shard,
@@ -494,7 +498,7 @@ export const command: Command = {
   },
 };
 
-/** `--workers` omitted: one per core. */
+/** `--workers` omitted: at most one per core (`worker_count.ts` decides how many). */
 function defaultWorkers(): number {
   return Math.max(1, navigator.hardwareConcurrency || 1);
 }

@@ -26,21 +26,25 @@ import { InputError } from "../problem/problem.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import type { ParticipantOptions } from "../participants/registry.ts";
 import type { TrialPool } from "./worker_pool.ts";
+import { defaultWorkerCount, loadAverage } from "./worker_count.ts";
 
 /**
  * Trials on a pool of Workers, each with its own event loop (see `worker_pool.ts`).
- * Each Worker rebuilds the selection from these (never from live objects): the
- * scenarios by name from the data root at `root.path` and `files`, the participants
- * from `participants`. So `RunOptions.participants` must be the factory of these
- * options, and every scenario must be one that selection reproduces (checked by hash).
+ * Each Worker is sent the scenarios to run (structured-cloned, expected hashes
+ * included) and builds its participants from `participants`, so
+ * `RunOptions.participants` must be the factory of these options. It reads the
+ * worlds from the data root at `root.path`.
  */
 export interface WorkerOptions {
   /** Workers to start; 0 or 1 runs the trials in-process. Never more than the concurrency. */
   count: number;
+  /**
+   * `count` is the most to use, and the run uses them only when its deterministic
+   * trials are enough to pay back their start-up (`worker_count.ts`); else in-process.
+   */
+  auto?: boolean;
   /** Serializable participant options, as given to `participantFactory`. */
   participants: ParticipantOptions;
-  /** Scenario and flow files of the selection. */
-  files?: string[];
   /** Module URLs each Worker imports first (to register a library's own domains). */
   modules?: string[];
   /** Replacements for Workers that break, in all (default 2 per Worker). */
@@ -134,7 +138,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   let pool: TrialPool | undefined;
   const stopPool = () => pool?.close();
   try {
-    const count = Math.min(opts.workers?.count ?? 0, lanes);
+    const count = _workerCount(opts, lanes, todo);
     if (opts.workers && count > 1 && !stopped()) {
       pool = await _startPool(opts, opts.workers, count, todo);
       opts.signal?.addEventListener("abort", stopPool);
@@ -205,7 +209,34 @@ function _trialOptions(
   };
 }
 
-/** Starts the Workers for the trials to do and waits until each has loaded them. */
+/** Workers for this run: `workers.count` (at most `lanes`), or the default rule's. */
+function _workerCount(
+  opts: RunOptions,
+  lanes: number,
+  todo: { scenario: Scenario; key: TrialKey }[],
+): number {
+  const w = opts.workers;
+  if (!w) return 0;
+  if (!w.auto) return Math.min(w.count, lanes);
+  const deterministic = new Map<Scenario, boolean>();
+  let n = 0;
+  for (const t of todo) {
+    let d = deterministic.get(t.scenario);
+    if (d === undefined) {
+      deterministic.set(t.scenario, d = opts.participants.deterministic(t.scenario));
+    }
+    if (d) n++;
+  }
+  const load = loadAverage();
+  return defaultWorkerCount({
+    max: w.count,
+    concurrency: lanes,
+    deterministicTrials: n,
+    ...(load !== undefined ? { loadAverage: load } : {}),
+  });
+}
+
+/** Starts the Workers for the trials to do and waits until each is ready. */
 async function _startPool(
   opts: RunOptions,
   workers: WorkerOptions,
@@ -216,13 +247,10 @@ async function _startPool(
   const scenarios = new Map(todo.map((t) => [t.scenario.name, t.scenario]));
   const pool = new TrialPool({
     count,
-    scenarios,
-    root: opts.root,
     ...(workers.maxRestarts !== undefined ? { maxRestarts: workers.maxRestarts } : {}),
     setup: {
       dataRoot: opts.root.path,
-      scenarios: [...scenarios.keys()],
-      files: workers.files ?? [],
+      scenarios: [...scenarios.values()],
       participants: workers.participants,
       trial: _trialOptions(opts),
       modules: workers.modules ?? [],

@@ -1,24 +1,22 @@
 /**
- * A trial Worker: its own event loop, its own data root and frozen worlds. It loads
- * the selection once (`init`), then runs every `trial` it is sent at once (the pool
- * bounds how many) and answers each with its record.
+ * A trial Worker: its own event loop, its own frozen worlds. `init` gives it the
+ * runner's scenarios themselves, so it selects nothing and replays no gold; it opens
+ * the data root only to read and freeze the worlds those scenarios name (once, at
+ * `init`). Then it runs every `trial` it is sent at once (the pool bounds how many)
+ * and answers each with its record.
  *
  * @module
  */
 /// <reference lib="deno.worker" />
 import { DataRoot } from "../scenario/data_root.ts";
-import { selectScenarios } from "../scenario/suites.ts";
-import { formatProblem } from "../problem/problem.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { participantFactory } from "../participants/registry.ts";
 import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";
 import type { TrialKey } from "./trial_record.ts";
-import {
-  type FromWorker,
-  scenarioFingerprint,
-  ToWorkerSchema,
-  type WorkerSetup,
-} from "./worker_protocol.ts";
+import { type FromWorker, ToWorkerSchema, type WorkerSetup } from "./worker_protocol.ts";
+
+/** When this Worker's module graph had loaded (its first line runs after its imports). */
+const loadedAt = performance.timeOrigin + performance.now();
 
 type TrialOptions = Omit<TrialPlan, "scenario" | "key" | "root" | "participants">;
 
@@ -43,11 +41,17 @@ async function init(setup: WorkerSetup): Promise<Loaded> {
     if (typeof mod.onTrialStart === "function") onTrialStart.push(mod.onTrialStart);
   }
   const root = new DataRoot(setup.dataRoot);
-  const sel = await selectScenarios(root, { scenarios: setup.scenarios, files: setup.files });
-  if (sel.fileProblems.length > 0) {
-    throw new Error(sel.fileProblems.map((p) => formatProblem(p)).join("; "));
+  const scenarios = new Map(setup.scenarios.map((s) => [s.name, s]));
+  // Every world now, so the trials find them parsed; one that does not open fails
+  // only its own trials, when they open it, as in-process.
+  for (const s of scenarios.values()) {
+    for (const w of [s.world.db, s.world.user_db]) {
+      if (!w || !("path" in w)) continue;
+      try {
+        root.db(w.path);
+      } catch { /* reported by the trial */ }
+    }
   }
-  const scenarios = new Map(sel.scenarios.map((s) => [s.name, s]));
   return {
     setup,
     root,
@@ -74,11 +78,10 @@ self.addEventListener("unhandledrejection", (event) => {
 self.onmessage = (event: MessageEvent<unknown>) => {
   const msg = ToWorkerSchema.parse(event.data);
   if (msg.type === "init") {
+    const t0 = performance.now();
     init(msg.setup).then((l) => {
       loaded = l;
-      const sha256: Record<string, string> = {};
-      for (const [name, s] of l.scenarios) sha256[name] = scenarioFingerprint(s, l.root);
-      post({ type: "ready", sha256 });
+      post({ type: "ready", loadedAt, initMs: performance.now() - t0 });
     }, (e) => post({ type: "init_error", message: e instanceof Error ? e.message : String(e) }));
     return;
   }

@@ -9,18 +9,17 @@
  * the trials it had not started go to the others. `close` stops every Worker at once:
  * the trials in flight are dropped (their promises reject with an `AbortError`).
  *
+ * Each Worker is sent the scenarios themselves (`WorkerSetup.scenarios`), so it
+ * needs no selection, scenario file or gold of its own: what it runs is the runner's
+ * scenario by construction, and no identity check is needed. Its start-up is its
+ * module graph and its own parse of the worlds (`startups`).
+ *
  * @module
  */
 import type { Scenario } from "../scenario/scenario.ts";
-import type { DataRoot } from "../scenario/data_root.ts";
 import { failedRecord } from "./run_trial.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
-import {
-  type FromWorker,
-  scenarioFingerprint,
-  type ToWorker,
-  type WorkerSetup,
-} from "./worker_protocol.ts";
+import type { FromWorker, ToWorker, WorkerSetup } from "./worker_protocol.ts";
 
 /** One trial for the pool. */
 export interface PoolTask {
@@ -36,10 +35,20 @@ interface Pending {
   sent: boolean;
 }
 
+/** Where one Worker's start-up went, in ms of wall time. */
+export interface WorkerStartup {
+  /** From `new Worker` until its module graph had loaded. */
+  moduleMs: number;
+  /** Its `init`: the setup's modules and its parse of the worlds. */
+  initMs: number;
+  /** From `new Worker` until it was ready for trials. */
+  readyMs: number;
+}
+
 interface Slot {
   worker: Worker;
   state: "starting" | "ready" | "dead";
-  /** Settles when the Worker has loaded the selection (rejects if it could not). */
+  /** Settles when the Worker is ready for trials (rejects if it could not start). */
   ready: Promise<void>;
   inflight: Map<number, Pending>;
 }
@@ -48,12 +57,8 @@ interface Slot {
 export interface PoolOptions {
   /** Workers to start (at least 1). */
   count: number;
-  /** Sent to each Worker; its scenarios are checked against the runner's by hash. */
+  /** Sent to each Worker (structured-cloned): the scenarios it may run, and how. */
   setup: WorkerSetup;
-  /** The runner's scenarios by name (a Worker that loads another one is refused). */
-  scenarios: Map<string, Scenario>;
-  /** The runner's data root (at `setup.dataRoot`). */
-  root: DataRoot;
   /** Replacements for broken Workers, in all (default 2 per Worker). */
   maxRestarts?: number;
 }
@@ -66,6 +71,7 @@ export class TrialPool {
   #nextId = 0;
   #restarts = 0;
   #closed = false;
+  readonly #startups: WorkerStartup[] = [];
 
   constructor(opts: PoolOptions) {
     this.#opts = opts;
@@ -77,7 +83,12 @@ export class TrialPool {
     return this.#restarts;
   }
 
-  /** Settles when every Worker has loaded the selection; rejects if one could not. */
+  /** The start-up of each Worker that became ready, in the order they did. */
+  get startups(): readonly WorkerStartup[] {
+    return this.#startups;
+  }
+
+  /** Settles when every Worker is ready; rejects if one could not start. */
   async ready(): Promise<void> {
     await Promise.all(this.#slots.map((s) => s.ready));
   }
@@ -131,6 +142,7 @@ export class TrialPool {
   }
 
   #spawn(): Slot {
+    const spawnedAt = performance.timeOrigin + performance.now();
     const worker = new Worker(WORKER_URL, { type: "module" });
     let settle!: { resolve: () => void; reject: (e: Error) => void };
     const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
@@ -139,11 +151,11 @@ export class TrialPool {
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const msg = event.data;
       if (msg.type === "ready") {
-        const wrong = this.#mismatch(msg.sha256);
-        if (wrong) {
-          this.#kill(slot, wrong, settle.reject);
-          return;
-        }
+        this.#startups.push({
+          moduleMs: msg.loadedAt - spawnedAt,
+          initMs: msg.initMs,
+          readyMs: performance.timeOrigin + performance.now() - spawnedAt,
+        });
         slot.state = "ready";
         settle.resolve();
       } else if (msg.type === "crashed") {
@@ -151,7 +163,7 @@ export class TrialPool {
       } else if (msg.type === "init_error") {
         this.#kill(
           slot,
-          `a trial worker could not load the selection: ${msg.message}`,
+          `a trial worker could not start: ${msg.message}`,
           settle.reject,
         );
       } else {
@@ -198,20 +210,6 @@ export class TrialPool {
 
   #maxRestarts(): number {
     return this.#opts.maxRestarts ?? 2 * Math.max(1, this.#opts.count);
-  }
-
-  /** A Worker that loaded other scenarios than the runner's (files changed meanwhile). */
-  #mismatch(sha256: Record<string, string>): string | undefined {
-    for (const name of this.#opts.setup.scenarios) {
-      const mine = this.#opts.scenarios.get(name);
-      if (!mine) continue;
-      if (sha256[name] !== scenarioFingerprint(mine, this.#opts.root)) {
-        return `a trial worker loaded scenario "${name}" ${
-          sha256[name] ? "with other contents" : "not at all"
-        } (a library caller must pass scenarios its selection reproduces)`;
-      }
-    }
-    return undefined;
   }
 
   #failed(task: PoolTask, message: string): TrialRecord {

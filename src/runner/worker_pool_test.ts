@@ -6,6 +6,7 @@ import { participantFactory, type ParticipantOptions } from "../participants/reg
 import { type RunOptions, runTrials } from "./runner.ts";
 import type { TrialRecord } from "./trial_record.ts";
 import { keyId } from "./trial_key.ts";
+import { loadAverage, workersPayOffAt } from "./worker_count.ts";
 
 const root = new DataRoot(BUNDLED_DATA_ROOT);
 const { scenarios } = await selectScenarios(root, {});
@@ -171,23 +172,96 @@ Deno.test("workers: abort stops every Worker, even one stuck in a trial", async 
   assert.notEqual(got[0]!.key.scenario, stuck);
 });
 
-Deno.test("workers: a selection a Worker cannot reproduce is refused before any trial", async () => {
-  const renamed = { ...scenarios[0]!, prompt_note: "changed" } as (typeof scenarios)[number];
+Deno.test("workers: a Worker runs the scenarios it is sent; it selects nothing (a data root with only the worlds)", async () => {
+  // The Worker's data root holds the worlds and nothing a suite could load from, and
+  // one scenario is edited in memory: the Worker must run exactly what it is sent.
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const s of scenarios) {
+      for (const w of [s.world.db, s.world.user_db]) {
+        if (!w || !("path" in w)) continue;
+        const stem = w.path.replace(/\.json$/, "");
+        const file = root.exists(`${stem}.json`) ? `${stem}.json` : stem;
+        await Deno.mkdir(join(dir, file, ".."), { recursive: true });
+        await new Deno.Command("cp", { args: ["-r", root.resolve(file), join(dir, file)] })
+          .output();
+      }
+    }
+    const bare = new DataRoot(dir);
+    assert.equal((await selectScenarios(bare, {})).scenarios.length, 0, "no suite in the root");
+    const edited = scenarios.map((s, i) =>
+      i === 0 ? { ...s, expect: { ...s.expect, db_sha256: "0".repeat(64) } } : s
+    );
+    const inProcess: TrialRecord[] = [];
+    await runTrials(options({ scenarios: edited, onRecord: (r) => void inProcess.push(r) }));
+    const pooled: TrialRecord[] = [];
+    await runTrials(options({
+      scenarios: edited,
+      root: bare,
+      onRecord: (r) => void pooled.push(r),
+      workers: { count: 2, participants: oracle },
+    }));
+    assert.equal(pooled.length, scenarios.length * 2);
+    const verdicts = (rs: TrialRecord[]) =>
+      new Map(
+        rs.map((r) => [keyId(r.key), JSON.stringify([r.status, r.final, r.assertions, r.expect])]),
+      );
+    assert.deepEqual(verdicts(pooled), verdicts(inProcess));
+    // The edited expectation reached the Worker (the run's records carry it).
+    const first = pooled.filter((r) => r.key.scenario === edited[0]!.name);
+    assert.ok(first.length === 2 && first.every((r) => r.expect.db_sha256 === "0".repeat(64)));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("workers: a Worker that cannot start is refused before any trial", async () => {
   await assert.rejects(
     () =>
       runTrials(options({
-        scenarios: [renamed],
         onRecord: () => assert.fail("no trial may run"),
-        workers: { count: 2, participants: oracle },
+        workers: { count: 2, participants: oracle, modules: ["file:///nonexistent/domain.ts"] },
       })),
-    /loaded scenario ".*" with other contents/,
+    /a trial worker could not start/,
   );
-  await assert.rejects(
-    () =>
-      runTrials(options({
-        onRecord: () => assert.fail("no trial may run"),
-        workers: { count: 2, participants: oracle, files: ["/nonexistent/scenario.yaml"] },
-      })),
-    /could not load the selection/,
-  );
+});
+
+Deno.test("workers: left to the default rule, a small run and a real-clock run stay in-process; a big deterministic one uses Workers", async () => {
+  // A module no Worker can import: a run that starts Workers is refused, so a run that
+  // completes ran in-process.
+  const broken = ["file:///nonexistent/domain.ts"];
+  const auto = { count: 2, auto: true, participants: oracle, modules: broken };
+  const small: TrialRecord[] = [];
+  await runTrials(options({ workers: auto, onRecord: (r) => void small.push(r) }));
+  assert.equal(small.length, scenarios.length * 2);
+  const big = Math.ceil(workersPayOffAt(2) / scenarios.length);
+  // Run with --allow-sys, a busy machine keeps even a big run in-process (worker_count_test).
+  const load = loadAverage();
+  const idle = load === undefined || load <= 1;
+  if (idle) {
+    await assert.rejects(
+      () =>
+        runTrials(options({
+          trials: big,
+          workers: auto,
+          onRecord: () => assert.fail("no trial may run"),
+        })),
+      /a trial worker could not start/,
+    );
+  }
+  // The same big run, its calls on the real clock: in-process (stopped after one).
+  const stop = new AbortController();
+  const real: TrialRecord[] = [];
+  await runTrials(options({
+    trials: big,
+    participants: { ...participantFactory(oracle), deterministic: () => false },
+    workers: auto,
+    signal: stop.signal,
+    onRecord: (r) => {
+      real.push(r);
+      stop.abort();
+    },
+  }));
+  assert.equal(real.length, 1);
+  assert.equal(real[0]!.clock, "real");
 });

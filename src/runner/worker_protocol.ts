@@ -1,24 +1,15 @@
 /**
  * The messages between the runner and its trial Workers (`worker_pool.ts`,
- * `trial_worker.ts`). A Worker gets what rebuilds the selection and the participants
- * on its own (data root path, scenario names and files, participant options): never
- * live objects, so it reads and freezes its own copy of each world.
+ * `trial_worker.ts`). A Worker is sent the runner's selected scenarios themselves
+ * (plain data, structured-cloned, expected hashes included), the data root's path and
+ * the participant options: it selects nothing and replays no gold, and it reads and
+ * freezes its own copy of each world the scenarios name.
  *
  * @module
  */
 import { z } from "zod";
 import type { TrialRecord } from "./trial_record.ts";
 import type { Scenario } from "../scenario/scenario.ts";
-import type { DataRoot } from "../scenario/data_root.ts";
-import { scenarioSha256 } from "../scenario/identity.ts";
-
-/**
- * A scenario's `scenario_sha256` as `root` holds it: both threads compare it to know
- * they run the same scenario (the fingerprint may cover the worlds' bytes in `root`).
- */
-export function scenarioFingerprint(scenario: Scenario, root: DataRoot): string {
-  return (scenarioSha256 as (s: Scenario, r: DataRoot) => string)(scenario, root);
-}
 
 const LlmSettingsSchema = z.object({
   baseUrl: z.string().optional(),
@@ -41,12 +32,13 @@ export const ParticipantOptionsSchema = z.object({
 
 /** What a Worker needs before its first trial. */
 export const WorkerSetupSchema = z.object({
-  /** The data root's path; the Worker opens it itself. */
+  /** The data root's path; the Worker reads the scenarios' worlds from it. */
   dataRoot: z.string(),
-  /** The scenarios it may be asked to run, by name. */
-  scenarios: z.array(z.string()),
-  /** Scenario and flow files of the selection. */
-  files: z.array(z.string()),
+  /**
+   * The scenarios it may be asked to run, as the runner holds them (already
+   * validated and with their expected hashes filled, so not parsed again here).
+   */
+  scenarios: z.array(z.custom<Scenario>((v) => typeof v === "object" && v !== null)),
   participants: ParticipantOptionsSchema,
   /**
    * The rest of each trial's plan (`TrialPlan` but the scenario, key, root and
@@ -82,8 +74,12 @@ export type ToWorker = z.infer<typeof ToWorkerSchema>;
 
 /** From a Worker to the runner (records are built by `runTrial`, so not re-parsed). */
 export type FromWorker =
-  /** The selection loaded; the hash of each scenario, to check it is the runner's. */
-  | { type: "ready"; sha256: Record<string, string> }
+  /**
+   * Ready for trials. `loadedAt`: when its module graph had loaded (epoch ms, as
+   * `performance.timeOrigin + performance.now()`); `initMs`: how long `init` took (the
+   * setup's modules and parsing the worlds).
+   */
+  | { type: "ready"; loadedAt: number; initMs: number }
   | { type: "init_error"; message: string }
   | { type: "record"; id: number; record: TrialRecord }
   | { type: "trial_error"; id: number; message: string }
