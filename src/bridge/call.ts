@@ -159,7 +159,7 @@ export interface ParticipantInfo {
   settings?: Record<string, unknown>;
 }
 
-/** One end of a call (the agent under test or the caller): started, fed events, closed by the bridge. */
+/** One end of a call (agent under test or caller): started, fed events, then closed. */
 export interface Participant {
   /** How the trial record describes this participant. */
   readonly info: ParticipantInfo;

@@ -18,7 +18,7 @@ export interface Clock {
   now(): CallTime;
   /** Runs `fn` after `ms` unless cancelled; returns the cancel function. */
   timer(ms: number, fn: () => void): () => void;
-  /** Resolves after `ms` of this clock's time; rejects with the signal's reason if aborted first. */
+  /** Resolves after `ms` of this clock's time; rejects with the signal's reason on abort. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /**
    * A clock that drives itself (simulated): fires its timers one after the other once

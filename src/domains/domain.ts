@@ -71,7 +71,7 @@ export interface ToolDef<A = any> {
   readonly aliases?: readonly string[];
   /** The side whose database the tool acts on, and who may call it. */
   readonly side: Side;
-  /** `read` looks the world up, `write` changes it, `system` acts on the call (end, transfer, keys). */
+  /** `read` looks the world up, `write` changes it, `system` acts on the call. */
   readonly kind: "read" | "write" | "system";
   /** What the tool does to the call, if anything (see `ToolEffect`). */
   readonly effect?: ToolEffect;
@@ -79,7 +79,7 @@ export interface ToolDef<A = any> {
   readonly description: string;
   /** Argument schema; unknown extra arguments are rejected where the reference does. */
   readonly args: z.ZodType<A>;
-  /** Runs the tool on validated arguments against `ctx.db`, a draft that a failed outcome rolls back. */
+  /** Runs the tool on validated arguments; `ctx.db` is a draft a failed outcome rolls back. */
   run(args: A, ctx: ToolContext): ToolOutcome;
 }
 

@@ -27,7 +27,7 @@ export const AGENT_KINDS: readonly string[] = kindUsages("agent");
 /** User specs `eval --user` accepts, for help texts. */
 export const USER_KINDS: readonly string[] = kindUsages("user");
 
-/** The two ends of a run by spec, for `participantFactory`; serializable (Workers rebuild from it). */
+/** Both ends of a run by spec, for `participantFactory`; serializable (Workers rebuild it). */
 export interface ParticipantOptions {
   /** The agent spec, as `eval --agent` takes it (`oracle`, `llm`, `script:FILE`, `ws://...`). */
   agent: string;

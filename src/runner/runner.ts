@@ -89,7 +89,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called with each finished record, in completion order, after it is written. */
   onRecord: (record: TrialRecord) => void | Promise<void>;
-  /** Called before the first trial with `(0, total)`, then after each `onRecord` with the count run so far. */
+  /** Called with `(0, total)` first, then after each `onRecord` with the count run so far. */
   onProgress?: (done: number, total: number, record?: TrialRecord) => void;
   /** Run the trials on Workers (default: in-process, on this event loop). */
   workers?: WorkerOptions;

@@ -93,7 +93,7 @@ export const SERVER_ABOUT = { library: "callbench", library_version: "0.1.0" } a
 
 type Handler = (d: unknown) => unknown;
 
-/** One client's session with one hosted participant; it outlives a client and can be attached again. */
+/** One hosted participant's session; it outlives its client and can be attached again. */
 export class Session {
   readonly #options: SessionOptions;
   readonly #clock: Clock;

@@ -62,7 +62,7 @@ export class SessionStore {
   /** Sessions with a client now, by key. */
   readonly #attached = new Map<string, Set<Session>>();
 
-  /** A store with these limits (defaults `DEFAULT_SESSION_IDLE_MS`, `DEFAULT_MAX_KEPT_SESSIONS`). */
+  /** A store with these limits (default `DEFAULT_SESSION_IDLE_MS`, `DEFAULT_MAX_KEPT_SESSIONS`). */
   constructor(options: SessionStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.#maxKept = options.maxKept ?? DEFAULT_MAX_KEPT_SESSIONS;
