@@ -61,9 +61,9 @@ export type ToolErrorResult = {
  */
 export type ToolEffect = "end_call" | "transfer" | "dtmf";
 
+/** One tool of a domain: its name, schema and pure implementation. */
 // A domain's tools take different arguments; `any` lets one list hold them all.
 // deno-lint-ignore no-explicit-any
-/** One tool of a domain: its name, schema and pure implementation. */
 export interface ToolDef<A = any> {
   /** The upstream snake_case name, which the LLM sees. */
   readonly name: string;

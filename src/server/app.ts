@@ -38,8 +38,8 @@ import { sessionKey, SessionStore, type SessionStoreOptions } from "./session_st
 
 /** How `createApp` builds the bot server. */
 export interface AppOptions {
-  // deno-lint-ignore no-explicit-any
   /** The runtime's WebSocket upgrade (`hono/deno`, or `@hono/node-ws` on Node). */
+  // deno-lint-ignore no-explicit-any
   upgradeWebSocket: UpgradeWebSocket<any, any>;
   /** Makes the participant a session hosts, by name and side. */
   factory: HostedParticipantFactory;
