@@ -55,6 +55,10 @@ export {
   type SelectOptions,
   selectScenarios,
 } from "./src/scenario/suites.ts";
+export type { Gold, LoadOptions, LoadResult, Suite } from "./src/scenario/suite.ts";
+export { type ReferenceAction, ReferenceActionSchema } from "./src/scenario/scenario.ts";
+export type { AssertionVerdict } from "./src/env/environment.ts";
+export type { Problem } from "./src/problem/problem.ts";
 export { loadScenarioFiles, type ScenarioFilesLoad } from "./src/scenario/files.ts";
 export { type FlowFileLoad, loadFlowFile } from "./src/scenario/flow_file.ts";
 
@@ -75,26 +79,47 @@ export type {
   Usage,
 } from "./src/bridge/call.ts";
 export type { SaidUtterance, Voice } from "./src/speech/utterance.ts";
-export { ParticipantError } from "./src/bridge/call.ts";
+export { PARTICIPANT_ERROR_KINDS, ParticipantError } from "./src/bridge/call.ts";
 export { RealClock, SimClock } from "./src/clock/clock.ts";
-export { participantFactory, type ParticipantOptions } from "./src/participants/registry.ts";
+export {
+  type LlmSettings,
+  participantFactory,
+  type ParticipantOptions,
+} from "./src/participants/registry.ts";
+export { WIRE_FRAMINGS, type WireFraming } from "./src/transport/mapping.ts";
 export type { ParticipantFactory } from "./src/participants/participant_factory.ts";
 
 // Running, scoring and reporting.
-export { planTrials, type RunOptions, type RunSummary, runTrials } from "./src/runner/runner.ts";
+export {
+  planTrials,
+  type RunOptions,
+  type RunSummary,
+  runTrials,
+  type WorkerOptions,
+} from "./src/runner/runner.ts";
+export type { CallLimits } from "./src/bridge/bridge.ts";
+export { type SpeechOptions, SpeechOptionsSchema } from "./src/speech/speech_options.ts";
 export {
   type ErrorKind,
   type StopReason,
   type TrialKey,
+  TrialKeySchema,
   type TrialRecord,
   TrialRecordSchema,
   type Turn,
+  TurnSchema,
 } from "./src/runner/trial_record.ts";
 export { type ScoreOptions, scoreTrial } from "./src/score/score_trial.ts";
-export { type Verdict, VerdictSchema } from "./src/score/verdict.ts";
+export {
+  type JudgeResult,
+  JudgeResultSchema,
+  type Verdict,
+  VerdictSchema,
+} from "./src/score/verdict.ts";
 export {
   type Report,
   type ReportedVerdict,
+  ReportSchema,
   summarize,
   type SummaryOptions,
 } from "./src/report/summary.ts";

@@ -26,3 +26,6 @@ export {
   DEFAULT_MAX_SESSIONS,
 } from "./src/server/app.ts";
 export type { HostedParticipantFactory } from "./src/server/session.ts";
+export type { Session, SessionOptions, SessionSocket } from "./src/server/session.ts";
+export type { SessionStore, SessionStoreOptions } from "./src/server/session_store.ts";
+export type { Framing } from "./src/protocol/framing.ts";

@@ -30,6 +30,7 @@ import { detectDtmf, dtmfTones } from "../audio/dtmf.ts";
 import { beepTone, detectBeeps } from "../audio/beep.ts";
 import { type LineUtterance, PendingSaid, SpeechChannel } from "./speech_channel.ts";
 
+/** The limits that end a call. */
 export interface CallLimits {
   /** The call ends here (reason `max_duration`). */
   maxDurationMs: number;

@@ -31,7 +31,9 @@ export type CallEvent =
 
 /** A tool the participant may call, as an LLM sees it. */
 export interface ToolSpec {
+  /** The tool's name, as the LLM calls it. */
   name: string;
+  /** What the tool does, for the LLM. */
   description: string;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
@@ -39,12 +41,15 @@ export interface ToolSpec {
 
 /** What the bridge tells a participant before the call. */
 export interface CallSetup {
+  /** Which end of the call this participant is. */
   side: Side;
   /** The scenario's name (an agent learns no more of the scenario than its name). */
   scenario: string;
+  /** The scenario's domain name (`getDomain` looks it up). */
   domain: string;
   /** System prompt for this side. */
   prompt: string;
+  /** The tools this side may call; empty when it calls none. */
   tools: ToolSpec[];
   /** Free data the agent is given (flows: `userdata`). */
   userdata?: Record<string, unknown>;
@@ -82,26 +87,35 @@ export interface SelfWorldSetup {
 export interface SelfWorldReport {
   /** The bot's own hash of its final DB: its claim, not checked by the harness. */
   db_hash: string | null;
+  /** The bot's final DB, when `include_db` was asked for. */
   db?: Record<string, unknown> | null;
+  /** The bot's own log of the actions it took on its world, in order. */
   actions: Record<string, unknown>[];
   /** `get_context_history`'s context, when the bot gave one. */
   context?: unknown;
 }
 
+/** The harness's answer to `CallLine.callTool`. */
 export interface ToolCallReply {
+  /** Whether the tool ran without error. */
   ok: boolean;
   /** What the participant should see (falsy results already wrapped). */
   result: unknown;
 }
 
+/** LLM token counts, as the OpenAI API reports them. */
 export interface Usage {
+  /** Tokens in the prompt. */
   prompt_tokens: number;
+  /** Tokens in the completion. */
   completion_tokens: number;
 }
 
 /** How a participant acts on the call. Every method is safe to call after the end. */
 export interface CallLine {
+  /** Which end of the call this line belongs to. */
   readonly side: Side;
+  /** The call's clock (simulated or real); times on this line are read from it. */
   readonly clock: Clock;
   /**
    * Speak. The other end hears the text when the utterance ends (its length in time
@@ -135,13 +149,19 @@ export interface CallLine {
 
 /** How the trial record describes a participant. */
 export interface ParticipantInfo {
+  /** The participant kind (its registry name, e.g. `oracle`, `llm`, `remote`). */
   kind: string;
+  /** The agent's address, for remote participants. */
   url?: string;
+  /** The LLM model name, for LLM-driven participants. */
   model?: string;
+  /** Other settings that shape its behaviour (sampling, script source, ...). */
   settings?: Record<string, unknown>;
 }
 
+/** One end of a call (agent under test or caller): started, fed events, then closed. */
 export interface Participant {
+  /** How the trial record describes this participant. */
   readonly info: ParticipantInfo;
   /** Connect and configure. Throwing fails the trial with `setup_error`. */
   start(line: CallLine, setup: CallSetup): Promise<void>;
@@ -171,6 +191,7 @@ export const PARTICIPANT_ERROR_KINDS = [
   "user_error",
   "model_error",
 ] as const;
+/** One of `PARTICIPANT_ERROR_KINDS`. */
 export type ParticipantErrorKind = typeof PARTICIPANT_ERROR_KINDS[number];
 
 /** Whether `kind` names one of the participant error kinds. */
@@ -183,6 +204,7 @@ export function isParticipantErrorKind(kind: unknown): kind is ParticipantErrorK
  * unreachable, garbage on the wire): the trial ends with this error kind.
  */
 export class ParticipantError extends Error {
+  /** `kind`: the trial's error kind; `message`: what broke, for the record. */
   constructor(
     readonly kind: ParticipantErrorKind,
     message: string,

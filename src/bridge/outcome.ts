@@ -17,6 +17,7 @@ export const ErrorKind = z.enum([
   /** Audio calls: the STT provider failed. */
   "stt_error",
 ]);
+/** Why a trial failed: one of the `ErrorKind` values. */
 export type ErrorKind = z.infer<typeof ErrorKind>;
 
 /** Why the call ended. */
@@ -30,6 +31,7 @@ export const StopReason = z.enum([
   "max_turns",
   "error",
 ]);
+/** Why the call ended: one of the `StopReason` values. */
 export type StopReason = z.infer<typeof StopReason>;
 
 /** One utterance, as the listener heard it. */
@@ -47,4 +49,5 @@ export const TurnSchema = z.object({
     "characters cut from text to bound the record; the text ends with a marker",
   ),
 });
+/** One utterance, as the listener heard it (times in ms since the call started). */
 export type Turn = z.infer<typeof TurnSchema>;

@@ -14,9 +14,11 @@ export type CallTime = number;
 export interface Clock {
   /** Simulated clocks jump from timer to timer; real ones follow the wall clock. */
   readonly simulated: boolean;
+  /** The current call time: ms since the call started (since the clock was made). */
   now(): CallTime;
   /** Runs `fn` after `ms` unless cancelled; returns the cancel function. */
   timer(ms: number, fn: () => void): () => void;
+  /** Resolves after `ms` of this clock's time; rejects with the signal's reason on abort. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /**
    * A clock that drives itself (simulated): fires its timers one after the other once

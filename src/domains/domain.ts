@@ -8,6 +8,7 @@
  */
 import type { z } from "zod";
 
+/** One end of a call: the agent under test or the (simulated) caller. */
 export type Side = "agent" | "user";
 
 /** A database document: plain JSON. */
@@ -60,6 +61,7 @@ export type ToolErrorResult = {
  */
 export type ToolEffect = "end_call" | "transfer" | "dtmf";
 
+/** One tool of a domain: its name, schema and pure implementation. */
 // A domain's tools take different arguments; `any` lets one list hold them all.
 // deno-lint-ignore no-explicit-any
 export interface ToolDef<A = any> {
@@ -67,13 +69,17 @@ export interface ToolDef<A = any> {
   readonly name: string;
   /** Other accepted names (the reference's class-style names). */
   readonly aliases?: readonly string[];
+  /** The side whose database the tool acts on, and who may call it. */
   readonly side: Side;
+  /** `read` looks the world up, `write` changes it, `system` acts on the call. */
   readonly kind: "read" | "write" | "system";
   /** What the tool does to the call, if anything (see `ToolEffect`). */
   readonly effect?: ToolEffect;
+  /** What the tool does, as the LLM sees it. */
   readonly description: string;
   /** Argument schema; unknown extra arguments are rejected where the reference does. */
   readonly args: z.ZodType<A>;
+  /** Runs the tool on validated arguments; `ctx.db` is a draft a failed outcome rolls back. */
   run(args: A, ctx: ToolContext): ToolOutcome;
 }
 
@@ -86,6 +92,7 @@ export type InitFunction = (db: Db, args: Record<string, unknown>, ctx: ToolCont
 /** Dotted-path deltas per side, as the reference's sync emits them. */
 export type SyncDeltas = { agent: Record<string, unknown>; user: Record<string, unknown> };
 
+/** A domain: its tools and, where the benchmark has them, predicates, init functions and sync. */
 export interface Domain {
   /** Tool-registry namespace, e.g. `eva_airline`, `tau2_telecom`. */
   readonly id: string;

@@ -64,13 +64,21 @@ export interface DbStateAssertion {
   message?: string | null;
 }
 
+/** One `db_state_assertion` evaluated on a final state. */
 export interface AssertionVerdict {
+  /** The predicate's name. */
   func_name: string;
+  /** The side whose database it was evaluated on. */
   side: Side;
+  /** Whether the predicate's value equals `expected` (Python equality). */
   passed: boolean;
+  /** The assertion's `assert_value`. */
   expected: unknown;
+  /** What the predicate returned (`null` when it could not run). */
   actual: unknown;
+  /** The assertion's own message, if it has one. */
   message: string | null;
+  /** Why the predicate could not be evaluated (unknown predicate, no database, a throw). */
   error: string | null;
 }
 

@@ -14,11 +14,17 @@ import type { Scenario } from "../scenario/scenario.ts";
 
 /** Model settings for LLM participants (agent, caller, flow persona). */
 export interface LlmSettings {
+  /** Base URL of an OpenAI-compatible chat completions API. */
   baseUrl?: string;
+  /** The API key sent to it, if the endpoint needs one. */
   apiKey?: string;
+  /** The model name sent with each request. */
   model?: string;
+  /** Sampling temperature (the API's default when absent). */
   temperature?: number;
+  /** Cap on tokens per reply (`max_tokens`). */
   maxTokens?: number;
+  /** Sampling seed, for endpoints that honour one. */
   seed?: number;
 }
 

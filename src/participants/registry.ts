@@ -27,10 +27,15 @@ export const AGENT_KINDS: readonly string[] = kindUsages("agent");
 /** User specs `eval --user` accepts, for help texts. */
 export const USER_KINDS: readonly string[] = kindUsages("user");
 
+/** Both ends of a run by spec, for `participantFactory`; serializable (Workers rebuild it). */
 export interface ParticipantOptions {
+  /** The agent spec, as `eval --agent` takes it (`oracle`, `llm`, `script:FILE`, `ws://...`). */
   agent: string;
+  /** The user spec, as `eval --user` takes it (`auto`, `scripted`, `llm`, `flow`, `ws://...`). */
   user: string;
+  /** Model settings of the agent side (LLM kinds). */
   agentModel: LlmSettings;
+  /** Model settings of the user side (LLM caller, flow persona). */
   userModel: LlmSettings;
   /** Remote participants: connection attempts before `agent_unreachable` (default 5). */
   connectAttempts?: number;

@@ -5,6 +5,7 @@
  * @module
  */
 
+/** A located problem with an input: where it is, what is wrong, and a hint. */
 export interface Problem {
   /** File (or input name such as `<stdin>`). */
   file?: string;
@@ -14,6 +15,7 @@ export interface Problem {
   where?: string;
   /** Dotted field path, e.g. `evaluation_criteria.actions[2].name`. */
   field?: string;
+  /** What is wrong, in one sentence. */
   message: string;
   /** A suggestion, e.g. the closest known name. */
   hint?: string;

@@ -8,6 +8,7 @@
 import { decodeFrame, encodeMessageFrame, ProtobufError } from "./protobuf.ts";
 import type { RtviMessage } from "./messages.ts";
 
+/** How an RTVI message is framed: JSON text, or pipecat protobuf bytes. */
 export type Framing = "json" | "protobuf";
 
 /** Frames over this many bytes are refused (the reference bot's cap is about 1 MB). */

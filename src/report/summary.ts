@@ -134,6 +134,7 @@ export const ConfigurationSchema = z.object({
 });
 export type Configuration = z.infer<typeof ConfigurationSchema>;
 
+/** The report over a set of verdicts, version `REPORT_SCHEMA` (`callbench report`'s JSON). */
 export const ReportSchema = z.object({
   schema: z.literal(REPORT_SCHEMA),
   /** Error trials were left out of the aggregates (`--exclude-errors`). */
@@ -163,6 +164,7 @@ export const ReportSchema = z.object({
   by_suite: z.record(z.string(), AggregateSchema),
   scenarios: z.array(ScenarioRowSchema),
 });
+/** A report, as `summarize` returns it and `ReportSchema` parses it. */
 export type Report = z.infer<typeof ReportSchema>;
 
 /** A configuration (label + config hash) as one string. */
@@ -202,12 +204,15 @@ export class VerdictSet<V extends Pick<Verdict, "scenario" | "trial" | "seed" | 
 /** What `summarize` reads of a verdict (the transcript is not needed). */
 export type ReportedVerdict = Omit<Verdict, "turns"> & { turns?: Verdict["turns"] };
 
+/** How `summarize` builds the report. */
 export interface SummaryOptions {
+  /** Leave infrastructure-error trials out of every aggregate (still counted in `errors`). */
   excludeErrors?: boolean;
   /** Seed of the pass^1 bootstrap. Default 1. */
   seed?: number;
   /** Counts to carry into `input` (from a `VerdictSet`). */
   read?: number;
+  /** Verdicts dropped as duplicates of a trial key (from a `VerdictSet`), carried into `input`. */
   duplicates?: number;
 }
 

@@ -52,22 +52,33 @@ export interface WorkerOptions {
 }
 import type { SpeechOptions } from "../speech/speech_options.ts";
 
+/** What `runTrials` runs, where it writes, and how it reports. */
 export interface RunOptions {
+  /** The scenarios to run; a name given twice runs once. */
   scenarios: Scenario[];
+  /** The data root the scenarios' files and DBs are read from. */
   root: DataRoot;
+  /** Builds both participants of each trial. */
   participants: ParticipantFactory;
+  /** Identifies this configuration: part of every trial key and seed, and checked against `out`. */
   configHash: string;
   /** `eval --label`: recorded in each record (the caller puts it in `configHash` too). */
   label?: string;
+  /** Trials per scenario (trial indexes 0 to `trials - 1`). */
   trials: number;
+  /** Trials run at once (at least 1). */
   concurrency: number;
+  /** Run only the trials of shard `index` (0-based) out of `count`, chosen by trial key. */
   shard?: { index: number; count: number };
+  /** Output folder: `trials.jsonl` and one transcript per trial (nothing written without it). */
   out?: string;
+  /** Skip the trials `out` already holds a record of. */
   resume?: boolean;
   /** With `resume`: run again the trials whose newest record is an infrastructure error. */
   retryErrors?: boolean;
   /** Allow `out` to hold trials of other configurations. */
   append?: boolean;
+  /** Silence and turn limits of each call (the duration limit comes from the scenario). */
   limits: Omit<CallLimits, "maxDurationMs">;
   /** Recorded in each trial's expectations for `score`. */
   minAgentTurns?: number;
@@ -82,15 +93,21 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called with each finished record, in completion order, after it is written. */
   onRecord: (record: TrialRecord) => void | Promise<void>;
+  /** Called with `(0, total)` first, then after each `onRecord` with the count run so far. */
   onProgress?: (done: number, total: number, record?: TrialRecord) => void;
   /** Run the trials on Workers (default: in-process, on this event loop). */
   workers?: WorkerOptions;
 }
 
+/** What `runTrials` did. */
 export interface RunSummary {
+  /** Trials in this shard's plan. */
   planned: number;
+  /** Planned trials skipped because `out` already held them (`resume`). */
   skipped: number;
+  /** Trials run and recorded. */
   run: number;
+  /** Of those run, the trials whose record has status `error`. */
   errors: number;
 }
 
@@ -115,6 +132,7 @@ export function planTrials(
   return plan;
 }
 
+/** Runs every planned trial not already done and reports what it did (see the module doc). */
 export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   const plan = planTrials(opts.scenarios, opts.trials, opts.configHash, opts.shard);
   let done = new Set<string>();

@@ -21,6 +21,7 @@ import { AudioBlockSchema } from "./audio_block.ts";
 
 export const TRIAL_RECORD_SCHEMA = "callbench.trial/1";
 
+/** What identifies a trial across runs, shards and resumes (see `trial_key.ts`). */
 export const TrialKeySchema = z.object({
   scenario: z.string().describe("the scenario's name"),
   trial: z.number().int().nonnegative().describe(
@@ -33,6 +34,7 @@ export const TrialKeySchema = z.object({
     "hash of the run configuration that shapes a call (participants, models, limits, label)",
   ),
 });
+/** What identifies a trial: scenario, trial index, seed and config hash. */
 export type TrialKey = z.infer<typeof TrialKeySchema>;
 
 /** One side's LLM usage over a trial: calls made and tokens spent. */
@@ -83,6 +85,7 @@ export const ParticipantInfoSchema = z.object({
   ),
 });
 
+/** The trial record, version `callbench.trial/1`: one line of `trials.jsonl`. */
 export const TrialRecordSchema = z.object({
   schema: z.literal(TRIAL_RECORD_SCHEMA),
   /** The callbench that ran the trial (absent in records of older versions). */
@@ -181,4 +184,5 @@ export const TrialRecordSchema = z.object({
    */
   audio: AudioBlockSchema.optional().describe("Audio calls: what the call sounded like"),
 });
+/** One trial's record: what the call did and what scoring needs. */
 export type TrialRecord = z.infer<typeof TrialRecordSchema>;

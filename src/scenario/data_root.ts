@@ -17,7 +17,9 @@ import { locateJsonError } from "../problem/json_error.ts";
 /** The bundled data root (`fixtures/`), used when none is given. */
 export const BUNDLED_DATA_ROOT = fileURLToPath(new URL("../../fixtures/", import.meta.url));
 
+/** A data root on disk: reads and caches its files, refusing paths that lead out of it. */
 export class DataRoot {
+  /** The folder, as given. */
   readonly path: string;
   /** Parsed files by real path (a folder of shards by its real path and `/`). */
   readonly #json = new Map<string, unknown>();
@@ -25,6 +27,7 @@ export class DataRoot {
   readonly #text = new Map<string, string>();
   #realRoot?: string;
 
+  /** A data root at `path` (nothing is read until asked). */
   constructor(path: string) {
     this.path = path;
   }
@@ -76,6 +79,7 @@ export class DataRoot {
     return real;
   }
 
+  /** Whether `rel` names something inside the root (false too for a path that leaves it). */
   exists(rel: string): boolean {
     try {
       Deno.statSync(this.resolve(rel));

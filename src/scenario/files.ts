@@ -19,7 +19,9 @@ import { type Scenario, ScenarioSchema } from "./scenario.ts";
 import { jsonErrorOffset } from "../problem/json_error.ts";
 import { copyLines, fieldText as _fieldText, lineOf, rememberLines } from "./lines.ts";
 
+/** What `loadScenarioFiles` read: the scenarios, and the problems met. */
 export interface ScenarioFilesLoad {
+  /** The scenarios of the files that loaded. */
   scenarios: Scenario[];
   /** Problems that keep a file's scenarios from loading. */
   problems: Problem[];

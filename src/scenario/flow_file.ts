@@ -37,9 +37,13 @@ import {
   type ValuePath,
 } from "../flow/validate.ts";
 
+/** What `loadFlowFile` read: the flow's scenarios, and the problems met. */
 export interface FlowFileLoad {
+  /** The scenarios the flow file defines (none when it has problems). */
   scenarios: Scenario[];
+  /** Problems that keep the flow from loading. */
   problems: Problem[];
+  /** Problems worth knowing that do not stop a run. */
   warnings: Problem[];
 }
 

@@ -63,6 +63,7 @@ export const ReferenceActionSchema = z.object({
   /** Which arguments `is_action_match` compares (tau2 `compare_args`); absent = all. */
   compare_args: z.array(z.string()).nullish(),
 }).strict();
+/** A call the oracle agent makes (see `ReferenceActionSchema`). */
 export type ReferenceAction = z.infer<typeof ReferenceActionSchema>;
 
 /**
@@ -79,6 +80,7 @@ export const DbSourceSchema = z.union([
 ]);
 export type DbSource = z.infer<typeof DbSourceSchema>;
 
+/** A scenario: one call to simulate, its world, its two sides and what success means. */
 export const ScenarioSchema = z.object({
   /** Unique, `<suite>__<id>` by convention. */
   name: z.string().min(1),
@@ -152,6 +154,7 @@ export const ScenarioSchema = z.object({
   }).strict().optional(),
 }).strict();
 
+/** A parsed scenario (defaults filled in). */
 export type Scenario = z.infer<typeof ScenarioSchema>;
 
 /** Whether `s` is `YYYY-MM-DD` naming a day of the calendar (`2024-02-30` is not). */

@@ -11,17 +11,25 @@ import type { ReferenceAction, Scenario } from "./scenario.ts";
 import type { AssertionVerdict } from "../env/environment.ts";
 import type { ActionRecord } from "../domains/domain.ts";
 
+/** What a suite's `load` returns: the scenarios that loaded and a problem per bad entry. */
 export interface LoadResult {
+  /** The scenarios that loaded. */
   scenarios: Scenario[];
+  /** One located problem per entry that did not load. */
   problems: Problem[];
 }
 
 /** A scenario's gold: the expected end state and the calls that reach it. */
 export interface Gold {
+  /** The scenario's name. */
   name: string;
+  /** Its tool-registry domain. */
   domain: string;
+  /** Canonical hash of the agent-side DB after the reference calls (`null`: no DB). */
   expected_db_sha256: string | null;
+  /** The same for the user-side DB, where the domain has one (tau2 telecom). */
   expected_user_db_sha256?: string | null;
+  /** The calls that reach the expected state, in order. */
   reference_actions: ReferenceAction[];
   /** Action records the reference calls produce, side-stamped (tau2). */
   reference_records?: ActionRecord[];
@@ -41,6 +49,7 @@ export interface LoadOptions {
   expected?: boolean;
 }
 
+/** A named set of scenarios: where its data lives, how it loads, and its gold. */
 export interface Suite {
   /** Name prefix and aggregation bucket, e.g. `tau2_telecom_workflow`. */
   readonly id: string;

@@ -46,6 +46,7 @@ export async function allSuites(): Promise<Suite[]> {
   return [...builtIn, ...[...registered.values()].filter((s) => !ids.has(s.id))];
 }
 
+/** Which scenarios `selectScenarios` picks: by suite, by name, from files. */
 export interface Selection {
   /** Suite ids (`--domain`); none = every suite present in the data root. */
   domains?: string[];
@@ -57,12 +58,15 @@ export interface Selection {
   forGold?: boolean;
 }
 
+/** What `selectScenarios` picked, and the problems it met. */
 export interface Selected {
+  /** The picked scenarios: the files' first (winning over a namesake), in asked order if named. */
   scenarios: Scenario[];
   /** Problems of data-root entries that did not load (the rest did): warnings. */
   problems: Problem[];
   /** Problems of the scenario files given: the user's own input, so errors. */
   fileProblems: Problem[];
+  /** The suite each data-root scenario came from, by scenario name. */
   suites: Map<string, Suite>;
 }
 

@@ -21,6 +21,7 @@ import { computeSignals } from "./signals.ts";
 import { composeSuccess } from "./success.ts";
 import { type JudgeResult, TOOL_JSON_MAX, type Verdict, VERDICT_SCHEMA } from "./verdict.ts";
 
+/** What `scoreTrial` needs besides the record. */
 export interface ScoreOptions {
   /** Fail trials whose agent spoke fewer turns than this. Default 0. */
   minAgentTurns?: number;

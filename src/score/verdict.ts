@@ -73,6 +73,7 @@ export const NlVerdictSchema = z.object({
 });
 export type NlVerdict = z.infer<typeof NlVerdictSchema>;
 
+/** What the LLM judge made of a trial's natural-language assertions. */
 export const JudgeResultSchema = z.object({
   model: z.string(),
   /** Completed: the judge answered; error: it could not (an infrastructure error). */
@@ -97,6 +98,7 @@ export const JudgeResultSchema = z.object({
     completion_tokens: z.number().int().nonnegative(),
   }).optional(),
 });
+/** The judge's result for one trial (see `JudgeResultSchema`). */
 export type JudgeResult = z.infer<typeof JudgeResultSchema>;
 
 export const VoiceFlagSchema = z.object({
@@ -191,6 +193,7 @@ export const VerdictMetricsSchema = z.object({
 });
 export type VerdictMetrics = z.infer<typeof VerdictMetricsSchema>;
 
+/** A trial's verdict, version `VERDICT_SCHEMA`: what `score` writes per trial. */
 export const VerdictSchema = z.object({
   schema: z.literal(VERDICT_SCHEMA),
   scenario: z.string(),
@@ -239,4 +242,5 @@ export const VerdictSchema = z.object({
     "Absent in verdicts written before tool calls were carried.",
   ),
 });
+/** One trial's verdict (see `VerdictSchema`). */
 export type Verdict = z.infer<typeof VerdictSchema>;

@@ -36,9 +36,12 @@ import {
 } from "./session.ts";
 import { sessionKey, SessionStore, type SessionStoreOptions } from "./session_store.ts";
 
+/** How `createApp` builds the bot server. */
 export interface AppOptions {
+  /** The runtime's WebSocket upgrade (`hono/deno`, or `@hono/node-ws` on Node). */
   // deno-lint-ignore no-explicit-any
   upgradeWebSocket: UpgradeWebSocket<any, any>;
+  /** Makes the participant a session hosts, by name and side. */
   factory: HostedParticipantFactory;
   /** The agent hosted when the URL names none. */
   defaultAgent?: string;
@@ -46,6 +49,7 @@ export interface AppOptions {
   agents?: readonly string[];
   /** When set, `/ws` needs `Authorization: Bearer <token>` or `?token=<token>`. */
   token?: string;
+  /** Where a session's `apply_initialization` finds `db_path`; without it, paths are refused. */
   dataRoot?: DataRoot;
   /** Sessions at once; more are refused with 503. */
   maxSessions?: number;
@@ -57,14 +61,18 @@ export interface AppOptions {
   keep?: SessionStoreOptions;
   /** A clock per session (tests); the wall clock by default. */
   clock?: () => Clock;
+  /** Limits and lookups given to every session (see `SessionOptions`). */
   session?: Pick<
     SessionOptions,
     "domains" | "toolTimeoutMs" | "maxFrameBytes" | "maxHistoryBytes" | "maxSharedStateBytes"
   >;
+  /** Diagnostics, one line each (never protocol data); silent by default. */
   log?: (line: string) => void;
 }
 
+/** The agent hosted when the URL names none. */
 export const DEFAULT_AGENT = "oracle";
+/** Sessions at once when `maxSessions` is not given. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
 
 /** The bot server app. It never listens. */

@@ -10,15 +10,19 @@ import { type AppOptions, createApp } from "./app.ts";
 import type { Session } from "./session.ts";
 import { SessionStore } from "./session_store.ts";
 
+/** How `serve` listens: the app's options and the address. */
 export interface ServeOptions extends Omit<AppOptions, "upgradeWebSocket" | "sessions" | "store"> {
+  /** The address to bind; other than loopback, `token` is required. */
   hostname: string;
   /** 0 picks a free port. */
   port: number;
 }
 
+/** A listening server, from `serve`. */
 export interface RunningServer {
   /** The WebSocket endpoint, e.g. `ws://127.0.0.1:8765/ws`. */
   readonly url: string;
+  /** The port bound (the one picked when 0 was asked). */
   readonly port: number;
   /** Sessions with a client now. */
   readonly sessions: ReadonlySet<Session>;

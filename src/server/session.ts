@@ -52,11 +52,15 @@ export type { HostedParticipantFactory };
 
 /** All a session needs of its socket. */
 export interface SessionSocket {
+  /** Sends one frame to the client (text: JSON framing; bytes: protobuf). */
   send(data: string | Uint8Array<ArrayBuffer>): void;
+  /** Closes the socket with a WebSocket close code and reason. */
   close(code?: number, reason?: string): void;
 }
 
+/** How a session is made: what it hosts and its limits. */
 export interface SessionOptions {
+  /** Makes the hosted participant when a call starts. */
   factory: HostedParticipantFactory;
   /**
    * Which participant this session hosts, on which side of the call, and the scenario
@@ -71,6 +75,7 @@ export interface SessionOptions {
   clock?: Clock;
   /** How long a tool call waits for the client's result. */
   toolTimeoutMs?: number;
+  /** Largest frame accepted from the client, bytes (default `MAX_FRAME_BYTES`, 1 MiB). */
   maxFrameBytes?: number;
   /**
    * Bytes (UTF-8 JSON) the context history may hold; a frame that would take the
@@ -88,6 +93,7 @@ export const SERVER_ABOUT = { library: "callbench", library_version: "0.1.0" } a
 
 type Handler = (d: unknown) => unknown;
 
+/** One hosted participant's session; it outlives its client and can be attached again. */
 export class Session {
   readonly #options: SessionOptions;
   readonly #clock: Clock;
@@ -107,6 +113,7 @@ export class Session {
   readonly #history: ContextHistory;
   readonly #host: HostedParticipant;
 
+  /** A session on `socket` (or none yet: `attach` one later). */
   constructor(socket: SessionSocket | undefined, options: SessionOptions) {
     this.#socket = socket;
     this.#options = options;

@@ -23,6 +23,7 @@ export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
 /** Default number of sessions kept without a client. */
 export const DEFAULT_MAX_KEPT_SESSIONS = 64;
 
+/** How long and how many sessions without a client are kept. */
 export interface SessionStoreOptions {
   /** How long a session without a client is kept (0: never kept). */
   idleMs?: number;
@@ -30,6 +31,7 @@ export interface SessionStoreOptions {
   maxKept?: number;
   /** The clock of the idle timers (tests inject a simulated one). */
   clock?: Clock;
+  /** Diagnostics, one line each (a session freed, ...). */
   log?: (line: string) => void;
 }
 
@@ -60,6 +62,7 @@ export class SessionStore {
   /** Sessions with a client now, by key. */
   readonly #attached = new Map<string, Set<Session>>();
 
+  /** A store with these limits (default `DEFAULT_SESSION_IDLE_MS`, `DEFAULT_MAX_KEPT_SESSIONS`). */
   constructor(options: SessionStoreOptions = {}) {
     this.#idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.#maxKept = options.maxKept ?? DEFAULT_MAX_KEPT_SESSIONS;

@@ -44,6 +44,7 @@ export const SpeechOptionsSchema = z.object({
   ),
   sample_rate: z.number().int().positive().describe("The line's audio rate (Hz)"),
 });
+/** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
 export type SpeechOptions = z.infer<typeof SpeechOptionsSchema>;
 
 /** The defaults of `eval --audio`: flite, voices rms (agent) and slt (caller), transcripts, in-band keys. */

@@ -22,6 +22,7 @@ import type { Connector } from "./ws_client.ts";
 
 /** The framings `--framing` takes. */
 export const WIRE_FRAMINGS = ["json", "protobuf", "twilio"] as const;
+/** One of `WIRE_FRAMINGS`: how a remote participant's messages go on the wire. */
 export type WireFraming = typeof WIRE_FRAMINGS[number];
 
 /** Whether `value` names a framing. */
