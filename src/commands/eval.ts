@@ -355,6 +355,7 @@ export const command: Command = {
     const factory = participantFactory({
       ...participants,
       ...(speech && speech.barge_in > 0 ? { bargeIn: speech.barge_in } : {}),
+      ...(speech ? { audio: true } : {}),
     });
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.

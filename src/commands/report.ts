@@ -38,6 +38,10 @@ shards and a retried trial's newest verdict wins, and prints: success and task-s
 k = 1..K (K = fewest trials of any scenario) with (c/n)^k and a bootstrap 95% interval
 for pass^1, per suite and overall; agent response latency and time to first token
 (p50/p90/p95/max); tokens per side; infrastructure errors by kind; a per-scenario table.
+Audio runs (eval --audio) add voice-to-voice latency by VAD beside the reference's two
+latencies, time to first audio and barge-in yield time (p50/p90/p95). Written into the
+eval --out folder (report --format html > OUT/report.html), the HTML page plays each
+trial's recording (OUT/audio/<trial>.wav) beside its transcript.
 Verdicts are grouped by configuration (eval --label and config hash): each gets its own
 figures, and pass^k is never computed across configurations.
 

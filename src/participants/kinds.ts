@@ -52,6 +52,8 @@ export interface KindContext {
   framing?: WireFraming;
   /** Audio calls: the scripted caller's chance per agent utterance to cut in (`--barge-in`). */
   bargeIn?: number;
+  /** The call is an audio call (`eval --audio`): the scenario's `user.barge_in` applies. */
+  audio?: boolean;
 }
 
 /** One participant kind. */
@@ -187,6 +189,15 @@ export const PARTICIPANT_KINDS: readonly ParticipantKind[] = [
         opening: user.opening,
         knownInfo: user.known_info,
         ...(ctx.bargeIn ? { bargeIn: ctx.bargeIn } : {}),
+        // The scenario's barge-ins are for audio calls only.
+        ...(ctx.audio && user.barge_in
+          ? {
+            bargeIns: user.barge_in.map((b) => ({
+              agentUtterance: b.agent_utterance,
+              atMs: b.at_ms,
+            })),
+          }
+          : {}),
       });
     },
   },

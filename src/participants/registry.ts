@@ -45,6 +45,8 @@ export interface ParticipantOptions {
   framing?: WireFraming;
   /** Audio calls: the scripted caller's chance per agent utterance to cut in (`--barge-in`). */
   bargeIn?: number;
+  /** The calls are audio calls (`eval --audio`): scenarios' `user.barge_in` applies. */
+  audio?: boolean;
 }
 
 /** The kind a user spec plays in `scenario` (`auto` and `scripted` are the flow callee on flows). */
@@ -90,6 +92,7 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
         kick: opts.kick,
         ...(opts.framing !== undefined ? { framing: opts.framing } : {}),
         ...(opts.bargeIn ? { bargeIn: opts.bargeIn } : {}),
+        ...(opts.audio ? { audio: true } : {}),
       });
   return {
     deterministic: (scenario) =>

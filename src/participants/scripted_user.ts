@@ -29,6 +29,12 @@ export interface ScriptedUserOptions {
    * you say that again?") at a seeded point 0.4-1.2 s into it. Never two in a row.
    */
   bargeIn?: number;
+  /**
+   * Audio calls: barge-ins the scenario asks for (`user.barge_in`): cut in on the
+   * agent's `agentUtterance`-th utterance (from 1), `atMs` into it, if it is still
+   * speaking then. Those utterances get no seeded `bargeIn` roll.
+   */
+  bargeIns?: readonly { agentUtterance: number; atMs: number }[];
 }
 
 /** What the scripted caller says when it cuts in. */
@@ -38,7 +44,11 @@ const GENERIC = new Set(["your", "the", "and", "for", "with", "what", "number", 
 
 export class ScriptedUser implements Participant {
   readonly info: ParticipantInfo = { kind: "scripted" };
-  readonly #opts: Required<ScriptedUserOptions>;
+  readonly #opts: Required<Omit<ScriptedUserOptions, "bargeIns">>;
+  /** Agent utterance (from 1) -> ms into it, of the scenario's barge-ins. */
+  readonly #planned = new Map<number, number>();
+  /** The agent's utterances heard beginning so far. */
+  #agentUtterances = 0;
   #rng: () => number = () => 1;
   #agentSpeaking = false;
   #cutIn = false;
@@ -56,7 +66,18 @@ export class ScriptedUser implements Participant {
       patience: options.patience ?? 8,
       bargeIn: options.bargeIn ?? 0,
     };
-    if (this.#opts.bargeIn > 0) this.info.settings = { barge_in: this.#opts.bargeIn };
+    for (const b of options.bargeIns ?? []) {
+      if (!this.#planned.has(b.agentUtterance)) this.#planned.set(b.agentUtterance, b.atMs);
+    }
+    const settings: Record<string, unknown> = {};
+    if (this.#opts.bargeIn > 0) settings.barge_in = this.#opts.bargeIn;
+    if (this.#planned.size > 0) {
+      settings.barge_in_at = [...this.#planned].map(([n, ms]) => ({
+        agent_utterance: n,
+        at_ms: ms,
+      }));
+    }
+    if (Object.keys(settings).length > 0) this.info.settings = settings;
   }
 
   start(line: CallLine, setup: CallSetup): Promise<void> {
@@ -89,6 +110,9 @@ export class ScriptedUser implements Participant {
   }
 
   #maybeBargeIn(): void {
+    const n = ++this.#agentUtterances;
+    const planned = this.#planned.get(n);
+    if (planned !== undefined) return this.#plannedBargeIn(n, planned);
     const p = this.#opts.bargeIn;
     if (p <= 0 || this.#cutIn || this.#leaving) return;
     const roll = this.#rng();
@@ -97,6 +121,19 @@ export class ScriptedUser implements Participant {
     const line = this.#line!;
     line.clock.timer(delay, () => {
       if (this.#over || !this.#agentSpeaking || this.#cutIn) return;
+      this.#cutIn = true;
+      line.say(BARGE_IN_TEXT);
+    });
+  }
+
+  /** The scenario's barge-in on agent utterance `n`, `atMs` into it (asked for: even on a repeat). */
+  #plannedBargeIn(n: number, atMs: number): void {
+    if (this.#leaving) return;
+    const line = this.#line!;
+    line.clock.timer(atMs, () => {
+      if (this.#over || this.#leaving || !this.#agentSpeaking || this.#agentUtterances !== n) {
+        return;
+      }
       this.#cutIn = true;
       line.say(BARGE_IN_TEXT);
     });

@@ -15,7 +15,7 @@
  */
 import { SIGNALS } from "../scenario/scenario.ts";
 import type { Histogram } from "./latency_stats.ts";
-import { percent, ratio } from "./markdown.ts";
+import { AUDIO_METRICS, audioClockNote, audioScopes, percent, ratio } from "./markdown.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import { type Aggregate, type Report, type ReportedVerdict, trialKeyOf } from "./summary.ts";
 
@@ -40,10 +40,12 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
     ),
     _figure("Success by suite", suiteSuccessChart(report)),
     `</section>`,
+    _audioSection(report),
     _signalsTable(o),
     _scenarioTable(report, transcripts.index),
     `<dialog id="transcript"><form method="dialog"><button class="close">Close</button></form>` +
-    `<h2 id="transcript-title"></h2><p id="transcript-meta"></p><ol id="transcript-turns"></ol></dialog>`,
+    `<h2 id="transcript-title"></h2><p id="transcript-meta"></p><div id="transcript-audio"></div>` +
+    `<ol id="transcript-turns"></ol></dialog>`,
     `<script type="application/json" id="transcripts">${_jsonInHtml(transcripts.data)}</script>`,
     `<script>${SCRIPT}</script>`,
   ];
@@ -219,6 +221,42 @@ function _cards(report: Report): string {
   ].join("") + `</section>`;
 }
 
+/** Audio calls: cards for the headline figures, and p50/p90/p95 of each, overall and per suite. */
+function _audioSection(report: Report): string {
+  const scopes = audioScopes(report);
+  const o = report.overall.audio;
+  if (!o || scopes.length === 0) return "";
+  const card = (label: string, value: string, note: string) =>
+    `<div class="card"><div class="value">${_esc(value)}</div><div class="label">${
+      _esc(label)
+    }</div><div class="note">${_esc(note)}</div></div>`;
+  const pair = (s: LatencyStats) => `${_ms(s.p50_ms)} / ${_ms(s.p95_ms)}`;
+  const cards = `<div class="cards" id="audio-cards">` +
+    card("p50 / p95 voice-to-voice", pair(o.v2v), `ms, VAD · ${o.v2v.count} agent turns`) +
+    card("p50 / p95 time to first audio", pair(o.ttfa), `ms · ${o.ttfa.count} calls`) +
+    card(
+      "p50 / p95 barge-in yield",
+      pair(o.barge_in_yield),
+      `ms · yielded ${o.barge_ins.yielded} of ${o.barge_ins.count} barge-ins`,
+    ) + `</div>`;
+  const rows = scopes.flatMap(([scope, a]) =>
+    AUDIO_METRICS.map((m) => {
+      const st = a[m.key];
+      return `<tr data-scope="${_esc(scope)}" data-metric="${m.key}"><td>${_esc(scope)}</td>` +
+        `<td>${_esc(m.name)}</td><td>${st.count}</td><td>${_ms(st.p50_ms)}</td>` +
+        `<td>${_ms(st.p90_ms)}</td><td>${_ms(st.p95_ms)}</td><td>${_ms(st.max_ms)}</td></tr>`;
+    })
+  ).join("");
+  const defs = AUDIO_METRICS.map((m) => `<dt>${_esc(m.name)}</dt><dd>${_esc(m.definition)}</dd>`)
+    .join("");
+  const note = audioClockNote(report.overall);
+  return `<section id="audio"><h2>Audio (${o.trials} calls)</h2>${cards}` +
+    (note ? `<p class="note">${_esc(note)}</p>` : "") +
+    `<table id="audio-table"><thead><tr><th>scope</th><th>metric</th><th>count</th>` +
+    `<th>p50 ms</th><th>p90 ms</th><th>p95 ms</th><th>max ms</th></tr></thead>` +
+    `<tbody>${rows}</tbody></table><dl class="definitions">${defs}</dl></section>`;
+}
+
 function _signalsTable(o: Aggregate): string {
   const rows = SIGNALS.filter((s) => o.signals[s]!.total > 0).map((s) => {
     const r = o.signals[s]!;
@@ -339,6 +377,20 @@ interface TranscriptEntry {
   turns: [string, string, number, number][];
   /** [side, name, arguments JSON, result JSON, ok, at_ms] */
   tools: [string, string, string, string, boolean, number][];
+  /** The call's recording, relative to the report (written into the `eval --out` folder). */
+  wav?: string;
+}
+
+/**
+ * A recording path the page may play: relative, inside the folder (as `eval --out`
+ * writes them, `audio/<trial>.wav`); anything else is not linked.
+ */
+export function playableWav(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_./-]*\.wav$/.test(path) || path.split("/").includes("..")) {
+    return undefined;
+  }
+  return path;
 }
 
 function _transcripts(report: Report, verdicts: readonly ReportedVerdict[]) {
@@ -370,6 +422,7 @@ function _transcripts(report: Report, verdicts: readonly ReportedVerdict[]) {
         c.ok,
         c.at_ms,
       ]),
+      ...(playableWav(v.metrics.audio?.wav) ? { wav: v.metrics.audio!.wav } : {}),
     });
   }
   return { index, data };
@@ -459,6 +512,11 @@ dialog li.tool{background:#f5f7fa;border-radius:4px;padding:2px 6px}dialog li.to
 dialog li.tool.failed .who{color:#c53030}
 dialog code{font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
 dialog code.result{display:block;color:#4a5568}
+#transcript-audio{position:sticky;top:0;background:#fff;padding:4px 0;z-index:1}
+#transcript-audio audio{width:100%}
+dialog button.t{border:0;background:none;padding:0;cursor:pointer;text-decoration:underline dotted}
+#audio .definitions dt{font-weight:600;margin-top:4px}#audio .definitions dd{margin:0 0 0 16px;color:#5b6475}
+#audio p.note{color:#5b6475}
 .close{float:right}
 @media (max-width:900px){body{margin:12px}th,td{padding:4px 6px}}
 `;
@@ -468,6 +526,9 @@ const SCRIPT = `
   const data = JSON.parse(document.getElementById("transcripts").textContent);
   const dlg = document.getElementById("transcript");
   const fmt = (ms) => (ms / 1000).toFixed(1) + "s";
+  // Closing the transcript stops its recording.
+  dlg.addEventListener("close", () => document.querySelectorAll("#transcript-audio audio")
+    .forEach((a) => a.pause()));
   document.querySelectorAll("button.trial").forEach((b) => b.addEventListener("click", () => {
     const t = data[Number(b.dataset.i)];
     if (!t) return;
@@ -478,11 +539,28 @@ const SCRIPT = `
     const el = (tag, cls, text) => {
       const e = document.createElement(tag); e.className = cls; e.textContent = text; return e;
     };
+    // The call's recording, beside its transcript: a turn's time seeks it there.
+    const box = document.getElementById("transcript-audio");
+    let player = null;
+    if (t.wav) {
+      player = document.createElement("audio");
+      player.controls = true;
+      player.preload = "metadata";
+      player.setAttribute("src", t.wav);
+      box.replaceChildren(player);
+    } else {
+      box.replaceChildren();
+    }
     const turns = t.turns.map(([who, text, start, end]) => {
       const li = document.createElement("li");
       li.className = who;
-      li.append(el("span", "who", who), el("span", "t", fmt(start) + "–" + fmt(end)),
-        document.createTextNode(text));
+      const time = el(player ? "button" : "span", "t", fmt(start) + "–" + fmt(end));
+      if (player) {
+        time.type = "button";
+        time.title = "play from here";
+        time.addEventListener("click", () => { player.currentTime = start / 1000; player.play(); });
+      }
+      li.append(el("span", "who", who), time, document.createTextNode(text));
       return [start, li];
     });
     const tools = t.tools.map(([side, name, args, result, ok, at]) => {

@@ -9,7 +9,7 @@
  */
 import { SIGNALS } from "../scenario/scenario.ts";
 import type { LatencyStats } from "./latency_stats.ts";
-import type { Aggregate, Configuration, Rate, Report } from "./summary.ts";
+import type { Aggregate, AudioAggregate, Configuration, Rate, Report } from "./summary.ts";
 
 /** Renders the report as Markdown. */
 export function renderMarkdown(report: Report): string {
@@ -139,6 +139,8 @@ export function renderMarkdown(report: Report): string {
     "",
   );
 
+  lines.push(...audioLines(report));
+
   lines.push("### Tokens", "");
   lines.push(
     ...table(
@@ -188,6 +190,98 @@ export function renderMarkdown(report: Report): string {
     );
   }
   return lines.join("\n");
+}
+
+/** The audio figures' names and what each measures, in the order the report shows them. */
+export const AUDIO_METRICS: readonly {
+  key: keyof Pick<AudioAggregate, "v2v" | "ref_frame" | "ref_segment" | "ttfa" | "barge_in_yield">;
+  name: string;
+  definition: string;
+}[] = [
+  {
+    key: "v2v",
+    name: "voice-to-voice (VAD)",
+    definition: "callbench's: end of the caller's voiced audio to the agent's first voiced " +
+      "audio, both found by VAD",
+  },
+  {
+    key: "ref_frame",
+    name: "reference live",
+    definition: "the reference's live latency: the agent's first audio frame after the " +
+      "caller stopped speaking (bot-stopped-speaking)",
+  },
+  {
+    key: "ref_segment",
+    name: "reference post-hoc",
+    definition: "the reference's post-hoc latency: agent segment start − (caller segment " +
+      "end − 0.3 s)",
+  },
+  {
+    key: "ttfa",
+    name: "time to first audio",
+    definition: "call start to the agent's first voiced audio, one per call",
+  },
+  {
+    key: "barge_in_yield",
+    name: "barge-in yield",
+    definition: "the caller's start over the agent to the end of the agent's audio",
+  },
+];
+
+/** Audio figures by scope: `overall`, then each suite that has audio calls. */
+export function audioScopes(report: Report): [string, AudioAggregate][] {
+  const out: [string, AudioAggregate][] = [];
+  if (report.overall.audio) out.push(["overall", report.overall.audio]);
+  for (const [suite, a] of Object.entries(report.by_suite)) {
+    if (a.audio) out.push([suite, a.audio]);
+  }
+  return out;
+}
+
+/** A note when audio latencies come from the simulated clock (no agent think time). */
+export function audioClockNote(o: Aggregate): string | undefined {
+  if (!o.audio || o.simulated_clock_trials === 0) return undefined;
+  return `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock: the ` +
+    "agent answers at once there, so these latencies are the audio's own leading and " +
+    "trailing silence (the reference's live latency is 0 ms), not a measured agent delay.";
+}
+
+/** The Audio section: p50/p90/p95 of each audio figure, overall and per suite. */
+function audioLines(report: Report): string[] {
+  const scopes = audioScopes(report);
+  if (scopes.length === 0) return [];
+  const o = report.overall.audio!;
+  const lines = ["### Audio", ""];
+  lines.push(
+    `${o.trials} audio calls · ${o.barge_ins.count} barge-ins, the agent yielded in ` +
+      `${o.barge_ins.yielded}.`,
+    "",
+    ...AUDIO_METRICS.map((m) => `- **${m.name}**: ${m.definition}.`),
+    "",
+  );
+  const note = audioClockNote(report.overall);
+  if (note) lines.push(note, "");
+  lines.push(
+    ...table(
+      ["scope", "metric", "count", "p50 ms", "p90 ms", "p95 ms", "max ms"],
+      scopes.flatMap(([scope, a]) =>
+        AUDIO_METRICS.map((m) => {
+          const s = a[m.key];
+          return [
+            scope,
+            m.name,
+            String(s.count),
+            ms(s.p50_ms),
+            ms(s.p90_ms),
+            ms(s.p95_ms),
+            ms(s.max_ms),
+          ];
+        })
+      ),
+    ),
+    "",
+  );
+  return lines;
 }
 
 /** The configuration line, or a table of configurations when there are several. */

@@ -1,7 +1,7 @@
 import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
-import { trialRecord } from "../score/_trial_fixture.ts";
+import { audioBlock, trialRecord } from "../score/_trial_fixture.ts";
 import { scoreTrial } from "../score/score_trial.ts";
-import { renderHtml } from "./html.ts";
+import { playableWav, renderHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { summarize } from "./summary.ts";
 
@@ -125,4 +125,101 @@ Deno.test("renderMarkdown() says when the latencies are the simulated clock's", 
   const sim = scoreTrial({ ...trialRecord(), clock: "simulated" });
   ok(renderMarkdown(summarize([sim])).includes("Every call ran on the simulated clock"));
   ok(!renderMarkdown(summarize([scoreTrial(trialRecord())])).includes("simulated clock"));
+});
+
+/** Two suites of audio calls and one text call. */
+function audioVerdicts() {
+  const call = (scenario: string, trial: number, v2v: number[], ttfa: number, yields: number[]) =>
+    scoreTrial(trialRecord({
+      key: { scenario, trial },
+      suite: scenario.split("__")[0]!,
+      audio: audioBlock({
+        turns: v2v.map((ms, i) => ({
+          turn: 2 * i,
+          v2v_ms: ms,
+          ref_frame_ms: ms - 40,
+          ref_segment_ms: ms + 260,
+        })),
+        ttfa_ms: ttfa,
+        barge_ins: yields.map((ms) => ({ at_ms: 900, agent_turn: 0, yielded: true, yield_ms: ms })),
+        wav: `audio/${scenario}__t${trial}__0123456789ab.wav`,
+      }),
+    }));
+  return [
+    call("air__a", 0, [310, 420], 150, [35]),
+    call("air__a", 1, [330, 480], 170, []),
+    call("shop__c", 0, [900, 1100], 260, [60, 75]),
+    scoreTrial(trialRecord({ key: { scenario: "shop__text", trial: 0 }, suite: "shop" })),
+  ];
+}
+
+Deno.test("renderMarkdown() shows audio p50/p90/p95 per suite and overall, naming each latency definition", () => {
+  const md = renderMarkdown(summarize(audioVerdicts()));
+  ok(md.includes("### Audio"), md);
+  ok(md.includes("3 audio calls · 3 barge-ins, the agent yielded in 3."), md);
+  ok(md.includes("- **voice-to-voice (VAD)**: callbench's: end of the caller's voiced audio"));
+  ok(md.includes("- **reference live**: the reference's live latency"));
+  ok(md.includes("- **reference post-hoc**: the reference's post-hoc latency"));
+  // Overall v2v: 310 330 420 480 900 1100 -> p50 sorted[3], p90/p95 sorted[5].
+  ok(md.includes("| overall | voice-to-voice (VAD) | 6 | 480 | 1100 | 1100 | 1100 |"), md);
+  ok(md.includes("| overall | reference live | 6 | 440 | 1060 | 1060 | 1060 |"), md);
+  ok(md.includes("| overall | reference post-hoc | 6 | 740 | 1360 | 1360 | 1360 |"), md);
+  ok(md.includes("| overall | time to first audio | 3 | 170 | 260 | 260 | 260 |"), md);
+  ok(md.includes("| overall | barge-in yield | 3 | 60 | 75 | 75 | 75 |"), md);
+  ok(md.includes("| air | voice-to-voice (VAD) | 4 | 420 | 480 | 480 | 480 |"), md);
+  ok(md.includes("| shop | time to first audio | 1 | 260 | 260 | 260 | 260 |"), md);
+  ok(md.includes("| air | barge-in yield | 1 | 35 | 35 | 35 | 35 |"), md);
+  // Text calls only: no audio section.
+  ok(!renderMarkdown(report).includes("### Audio"));
+});
+
+Deno.test("renderHtml() has an audio card and table naming the latency definitions, and carries each recording", () => {
+  const all = audioVerdicts();
+  const html = renderHtml(summarize(all), all);
+  ok(html.includes('<section id="audio"><h2>Audio (3 calls)</h2>'), "audio section");
+  ok(
+    html.includes('<div class="value">480 / 1100</div><div class="label">p50 / p95 voice-to-voice'),
+  );
+  ok(html.includes('<div class="value">170 / 260</div><div class="label">p50 / p95 time to first'));
+  ok(html.includes('<div class="value">60 / 75</div><div class="label">p50 / p95 barge-in yield'));
+  ok(
+    html.includes(
+      '<tr data-scope="air" data-metric="v2v"><td>air</td><td>voice-to-voice (VAD)</td>' +
+        "<td>4</td><td>420</td><td>480</td><td>480</td><td>480</td></tr>",
+    ),
+    "per-suite row",
+  );
+  ok(html.includes('<tr data-scope="overall" data-metric="ref_segment">'));
+  ok(html.includes("<dt>reference live</dt><dd>the reference&#39;s live latency"));
+  // The recordings ride along with the transcripts; the text call has none.
+  const data = JSON.parse(
+    html.match(/<script type="application\/json" id="transcripts">(.*?)<\/script>/s)![1]!,
+  ) as { scenario: string; wav?: string }[];
+  assertEquals(
+    data.map((t) => t.wav ?? null),
+    [
+      "audio/air__a__t0__0123456789ab.wav",
+      "audio/air__a__t1__0123456789ab.wav",
+      "audio/shop__c__t0__0123456789ab.wav",
+      null,
+    ],
+  );
+  // Text calls only: no audio section.
+  ok(!renderHtml(report, verdicts).includes('id="audio"'));
+});
+
+Deno.test("playableWav() links only relative paths inside the folder", () => {
+  equal(playableWav("audio/a__t0__0123.wav"), "audio/a__t0__0123.wav");
+  for (
+    const bad of [
+      "/etc/x.wav",
+      "javascript:alert(1).wav",
+      "../x.wav",
+      "audio/../../x.wav",
+      "a b.wav",
+    ]
+  ) {
+    equal(playableWav(bad), undefined, bad);
+  }
+  equal(playableWav(undefined), undefined);
 });

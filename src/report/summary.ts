@@ -37,6 +37,33 @@ const Rate = z.object({
 });
 export type Rate = z.infer<typeof Rate>;
 
+/**
+ * Audio calls' figures, pooled over the group's trials that have them: three latency
+ * definitions (ours by VAD, the reference's live and post-hoc ones), time to first
+ * audio, and how long the agent took to stop when the caller barged in.
+ */
+export const AudioAggregateSchema = z.object({
+  trials: z.number().int().positive().describe("Trials with audio figures"),
+  v2v: LatencyStatsSchema.describe(
+    "Voice-to-voice latency (VAD): end of the caller's voiced audio to the agent's first voiced audio",
+  ),
+  ref_frame: LatencyStatsSchema.describe(
+    "The reference's live latency: the agent's first audio frame after the caller stopped speaking",
+  ),
+  ref_segment: LatencyStatsSchema.describe(
+    "The reference's post-hoc latency: agent segment start − (caller segment end − 0.3 s)",
+  ),
+  ttfa: LatencyStatsSchema.describe("Time to first audio of the call, one sample per trial"),
+  barge_in_yield: LatencyStatsSchema.describe(
+    "Per barge-in: the caller's start to the end of the agent's audio",
+  ),
+  barge_ins: z.object({
+    count: z.number().int().nonnegative(),
+    yielded: z.number().int().nonnegative().describe("The agent stopped before its end"),
+  }),
+});
+export type AudioAggregate = z.infer<typeof AudioAggregateSchema>;
+
 export const AggregateSchema = z.object({
   scenarios: z.number().int().nonnegative(),
   trials: z.number().int().nonnegative(),
@@ -77,6 +104,10 @@ export const AggregateSchema = z.object({
     trials_flagged: z.number().int().nonnegative(),
     flags: z.number().int().nonnegative(),
   }),
+  /** Audio calls' figures (`eval --audio`); absent when no trial of the group has them. */
+  audio: AudioAggregateSchema.optional().describe(
+    "Audio calls' figures (eval --audio); absent when no trial of the group has them.",
+  ),
 });
 export type Aggregate = z.infer<typeof AggregateSchema>;
 
@@ -354,6 +385,7 @@ export function aggregate(
   }
 
   const counts = options.passHatK === false ? [] : [..._scenarioCounts(verdicts).values()];
+  const audio = audioAggregate(verdicts);
   return {
     scenarios: new Set(verdicts.map((v) => v.scenario)).size,
     trials: verdicts.length,
@@ -379,6 +411,39 @@ export function aggregate(
     },
     errors: _sortedCounts(errors),
     voice: { trials_flagged: trialsFlagged, flags },
+    ...(audio ? { audio } : {}),
+  };
+}
+
+/** The audio figures pooled over the verdicts that have them; undefined when none has. */
+export function audioAggregate(verdicts: readonly ReportedVerdict[]): AudioAggregate | undefined {
+  const v2v: number[] = [];
+  const frame: number[] = [];
+  const segment: number[] = [];
+  const ttfa: number[] = [];
+  const yields: number[] = [];
+  let trials = 0;
+  let yielded = 0;
+  for (const v of verdicts) {
+    const a = v.metrics.audio;
+    if (!a) continue;
+    trials++;
+    v2v.push(...a.v2v_ms);
+    frame.push(...a.ref_frame_ms);
+    segment.push(...a.ref_segment_ms);
+    if (a.ttfa_ms !== null) ttfa.push(a.ttfa_ms);
+    yields.push(...a.barge_in_yield_ms);
+    yielded += a.barge_ins_yielded;
+  }
+  if (trials === 0) return undefined;
+  return {
+    trials,
+    v2v: latencyStats(v2v),
+    ref_frame: latencyStats(frame),
+    ref_segment: latencyStats(segment),
+    ttfa: latencyStats(ttfa),
+    barge_in_yield: latencyStats(yields),
+    barge_ins: { count: yields.length, yielded },
   };
 }
 

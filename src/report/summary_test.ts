@@ -1,5 +1,5 @@
 import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
-import { trialRecord } from "../score/_trial_fixture.ts";
+import { audioBlock, trialRecord } from "../score/_trial_fixture.ts";
 import { scoreTrial } from "../score/score_trial.ts";
 import type { Verdict } from "../score/verdict.ts";
 import { ReportSchema, summarize, VerdictSet } from "./summary.ts";
@@ -203,4 +203,67 @@ Deno.test("summarize(): a retried trial's newest verdict wins over its error", (
   assertEquals(r.overall.success, { passed: 1, total: 1, rate: 1 });
   assertEquals(r.overall.errors, {});
   equal(r.input.duplicates, 1);
+});
+
+/** An audio verdict with these per-turn v2v latencies, TTFA and barge-in yields. */
+function audioVerdict(
+  scenario: string,
+  trial: number,
+  v2v: number[],
+  ttfa: number | null,
+  yields: number[],
+): Verdict {
+  return verdict(scenario, trial, true, {
+    audio: audioBlock({
+      turns: v2v.map((ms, i) => ({
+        turn: 2 * i,
+        v2v_ms: ms,
+        ref_frame_ms: ms - 40,
+        ref_segment_ms: ms + 260,
+      })),
+      ttfa_ms: ttfa,
+      barge_ins: yields.map((ms, i) => ({
+        at_ms: 1000 * (i + 1),
+        agent_turn: 0,
+        yielded: ms < 500,
+        yield_ms: ms,
+      })),
+    }),
+  });
+}
+
+Deno.test("summarize() gives p50/p90/p95 of voice-to-voice latency, TTFA and barge-in yield per suite and overall", () => {
+  const r = summarize([
+    audioVerdict("air__a", 0, [100, 200, 300], 150, [20]),
+    audioVerdict("air__a", 1, [400, 500], 250, [30, 900]),
+    audioVerdict("shop__c", 0, [1000, 1100, 1200, 1300, 1400], null, []),
+    // A text call in the same suite: it adds no audio figures.
+    verdict("shop__d", 0, true),
+  ]);
+  assertEquals(ReportSchema.safeParse(r).success, true);
+  const o = r.overall.audio!;
+  equal(o.trials, 3);
+  // 10 v2v samples sorted 100..500, 1000..1400: p50 = sorted[5], p90 = sorted[9], p95 = sorted[9].
+  assertEquals([o.v2v.count, o.v2v.p50_ms, o.v2v.p90_ms, o.v2v.p95_ms], [10, 1000, 1400, 1400]);
+  // The reference's definitions ride along, each from its own field.
+  equal(o.ref_frame.p50_ms, 960);
+  equal(o.ref_segment.p50_ms, 1260);
+  // TTFA: one sample per trial that heard the agent (150, 250).
+  assertEquals([o.ttfa.count, o.ttfa.p50_ms, o.ttfa.max_ms], [2, 250, 250]);
+  assertEquals([o.barge_in_yield.count, o.barge_in_yield.p50_ms], [3, 30]);
+  assertEquals(o.barge_ins, { count: 3, yielded: 2 });
+  const air = r.by_suite.air!.audio!;
+  assertEquals([air.v2v.count, air.v2v.p50_ms, air.v2v.p90_ms], [5, 300, 500]);
+  assertEquals([air.ttfa.p50_ms, air.barge_in_yield.p95_ms], [250, 900]);
+  const shop = r.by_suite.shop!.audio!;
+  assertEquals([shop.trials, shop.v2v.p50_ms, shop.ttfa.count], [1, 1200, 0]);
+  equal(shop.ttfa.p50_ms, null);
+  assertEquals(shop.barge_ins, { count: 0, yielded: 0 });
+});
+
+Deno.test("summarize() of text calls only has no audio figures", () => {
+  const r = summarize(known());
+  equal("audio" in r.overall, false);
+  equal(Object.values(r.by_suite).some((a) => "audio" in a), false);
+  assertEquals(ReportSchema.safeParse(r).success, true);
 });

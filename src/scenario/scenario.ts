@@ -80,6 +80,17 @@ export const DbSourceSchema = z.union([
 ]);
 export type DbSource = z.infer<typeof DbSourceSchema>;
 
+/** One barge-in the scenario asks of the scripted caller (audio calls). */
+export const BargeInSchema = z.object({
+  agent_utterance: z.number().int().positive().describe(
+    "Which of the agent's utterances to interrupt, counting from 1 (its greeting, when it speaks first, is 1)",
+  ),
+  at_ms: z.number().nonnegative().describe(
+    "How far into that utterance the caller starts speaking, ms (none if it is over by then)",
+  ),
+}).strict();
+export type BargeIn = z.infer<typeof BargeInSchema>;
+
 /** A scenario: one call to simulate, its world, its two sides and what success means. */
 export const ScenarioSchema = z.object({
   /** Unique, `<suite>__<id>` by convention. */
@@ -127,6 +138,11 @@ export const ScenarioSchema = z.object({
     start: z.string().optional(),
     /** Persona instructions (a flow scenario without `start`). */
     instructions: z.string().optional(),
+    /** Audio calls: the scripted caller cuts in on these agent utterances. */
+    barge_in: z.array(BargeInSchema).optional().describe(
+      "Audio calls (eval --audio): the scripted caller cuts in on these agent utterances " +
+        '("Sorry, could you say that again?"); ignored in text calls',
+    ),
   }).strict().default({ prompt: "", tools: [], known_info: {} }),
 
   /** What is checked after the call; never sent to the agent. */

@@ -5,6 +5,7 @@
  * @module
  */
 import { TRIAL_RECORD_SCHEMA, type TrialRecord } from "../runner/trial_record.ts";
+import type { AudioBlock } from "../runner/audio_block.ts";
 
 /** Fields a test may override; `expect` and `key` are merged, not replaced. */
 export type TrialOverrides =
@@ -52,5 +53,26 @@ export function trialRecord(overrides: TrialOverrides = {}): TrialRecord {
     },
     timings: { setup_ms: 1, call_ms: 12_000, wall_ms: 5 },
     ...rest,
+  };
+}
+
+/** An audio block for `trialRecord({ audio })`: two measured agent turns and one barge-in. */
+export function audioBlock(overrides: Partial<AudioBlock> = {}): AudioBlock {
+  return {
+    tts: { provider: "flite", voices: { agent: "rms", user: "slt" } },
+    stt: "transcript",
+    dtmf: "event",
+    sample_rate: 16_000,
+    sides: { agent: { sent_s: 3, received_s: 2 }, user: { sent_s: 2, received_s: 3 } },
+    ttfa_ms: 180,
+    turns: [
+      { turn: 2, v2v_ms: 640, ref_frame_ms: 600, ref_segment_ms: 900 },
+    ],
+    barge_ins: [{ at_ms: 5_000, agent_turn: 2, yielded: true, yield_ms: 40 }],
+    silence: { count: 0, total_ms: 0, max_ms: 500 },
+    talk_over_ms: 40,
+    tones: [],
+    wav: "audio/demo__one__t0__0123456789ab.wav",
+    ...overrides,
   };
 }

@@ -17,9 +17,16 @@
  * @module
  */
 import type { TrialRecord } from "../runner/trial_record.ts";
+import type { AudioBlock } from "../runner/audio_block.ts";
 import { computeSignals } from "./signals.ts";
 import { composeSuccess } from "./success.ts";
-import { type JudgeResult, TOOL_JSON_MAX, type Verdict, VERDICT_SCHEMA } from "./verdict.ts";
+import {
+  type JudgeResult,
+  TOOL_JSON_MAX,
+  type Verdict,
+  VERDICT_SCHEMA,
+  type VerdictAudio,
+} from "./verdict.ts";
 
 /** What `scoreTrial` needs besides the record. */
 export interface ScoreOptions {
@@ -80,6 +87,7 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
       ...(record.clock ? { clock: record.clock } : {}),
       ttft_ms: record.latency.flatMap((l) => (l.ttft_ms === undefined ? [] : [l.ttft_ms])),
       usage: record.usage,
+      ...(record.audio ? { audio: audioMetrics(record.audio) } : {}),
     },
     turns: record.turns.map((t) => ({
       speaker: t.speaker,
@@ -96,6 +104,20 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
       ok: c.ok,
       at_ms: c.at_ms,
     })),
+  };
+}
+
+/** The audio figures a verdict carries, from the record's `audio` block. */
+export function audioMetrics(a: AudioBlock): VerdictAudio {
+  return {
+    v2v_ms: a.turns.map((t) => t.v2v_ms),
+    ref_frame_ms: a.turns.map((t) => t.ref_frame_ms),
+    ref_segment_ms: a.turns.map((t) => t.ref_segment_ms),
+    ttfa_ms: a.ttfa_ms,
+    barge_in_yield_ms: a.barge_ins.map((b) => b.yield_ms),
+    barge_ins_yielded: a.barge_ins.filter((b) => b.yielded).length,
+    talk_over_ms: a.talk_over_ms,
+    ...(a.wav !== undefined ? { wav: a.wav } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { deepEqual as assertEquals, equal } from "node:assert/strict";
-import { trialRecord } from "./_trial_fixture.ts";
+import { audioBlock, trialRecord } from "./_trial_fixture.ts";
 import { countAgentTurns, scoreTrial } from "./score_trial.ts";
 import { VerdictSchema } from "./verdict.ts";
 
@@ -120,4 +120,40 @@ Deno.test("scoreTrial() carries the participants and the label, so a dashboard n
   equal(v.label, "v2");
   assertEquals(v.participants, participants);
   equal(VerdictSchema.safeParse(v).success, true);
+});
+
+Deno.test("scoreTrial() carries an audio call's latencies, TTFA, barge-in yields and recording", () => {
+  const v = scoreTrial(trialRecord({
+    audio: audioBlock({
+      turns: [
+        { turn: 0, v2v_ms: 420, ref_frame_ms: 400, ref_segment_ms: 700 },
+        { turn: 2, v2v_ms: 650.5, ref_frame_ms: 610, ref_segment_ms: 910 },
+      ],
+      barge_ins: [
+        { at_ms: 2_500, agent_turn: 0, yielded: true, yield_ms: 35 },
+        { at_ms: 5_100, agent_turn: 2, yielded: false, yield_ms: 900 },
+      ],
+    }),
+  }));
+  assertEquals(VerdictSchema.safeParse(v).success, true);
+  assertEquals(v.metrics.audio, {
+    v2v_ms: [420, 650.5],
+    ref_frame_ms: [400, 610],
+    ref_segment_ms: [700, 910],
+    ttfa_ms: 180,
+    barge_in_yield_ms: [35, 900],
+    barge_ins_yielded: 1,
+    talk_over_ms: 40,
+    wav: "audio/demo__one__t0__0123456789ab.wav",
+  });
+  // No recording written (no --out, or it failed): no path.
+  const bare = scoreTrial(trialRecord({ audio: audioBlock({ wav: undefined, ttfa_ms: null }) }));
+  equal("wav" in bare.metrics.audio!, false);
+  equal(bare.metrics.audio!.ttfa_ms, null);
+});
+
+Deno.test("scoreTrial() of a text call has no audio metrics, and its verdict still parses", () => {
+  const v = scoreTrial(trialRecord());
+  equal("audio" in v.metrics, false);
+  assertEquals(VerdictSchema.safeParse(v).success, true);
 });

@@ -177,6 +177,37 @@ export const VerdictDetailsSchema = z.object({
 });
 export type VerdictDetails = z.infer<typeof VerdictDetailsSchema>;
 
+/**
+ * What the report needs of an audio call (the record's `audio` block): the three
+ * latency definitions per agent turn, time to first audio, each barge-in's yield time,
+ * and where the recording is.
+ */
+export const VerdictAudioSchema = z.object({
+  v2v_ms: z.array(z.number()).describe(
+    "Voice-to-voice latency per agent turn: end of the caller's voiced audio to the agent's first voiced audio (VAD), ms",
+  ),
+  ref_frame_ms: z.array(z.number()).describe(
+    "The reference's live latency per agent turn: its first audio frame after the caller stopped speaking, ms",
+  ),
+  ref_segment_ms: z.array(z.number()).describe(
+    "The reference's post-hoc latency per agent turn: segment start − (caller segment end − 0.3 s), ms",
+  ),
+  ttfa_ms: z.number().nullable().describe(
+    "Time to first audio: call start to the agent's first voiced audio (null: the agent never spoke)",
+  ),
+  barge_in_yield_ms: z.array(z.number()).describe(
+    "Per barge-in: from the caller's start to the end of the agent's audio, ms",
+  ),
+  barge_ins_yielded: z.number().int().nonnegative().describe(
+    "Barge-ins after which the agent stopped before its utterance's end",
+  ),
+  talk_over_ms: z.number().describe("Time both sides' audio was voiced at once, ms"),
+  wav: z.string().optional().describe(
+    "The stereo recording, relative to the eval --out folder (audio/<trial>.wav)",
+  ),
+});
+export type VerdictAudio = z.infer<typeof VerdictAudioSchema>;
+
 export const VerdictMetricsSchema = z.object({
   turns: z.number().int().nonnegative().describe("utterances of both sides"),
   agent_turns: z.number().int().nonnegative().describe("utterances of the agent"),
@@ -189,6 +220,10 @@ export const VerdictMetricsSchema = z.object({
   /** The record's clock (`simulated`: latencies are not measured); absent when unknown. */
   clock: z.enum(["simulated", "real"]).optional().describe(
     "The record's clock (simulated: latencies are not measured); absent when unknown.",
+  ),
+  /** Audio calls (`eval --audio`): the record's audio figures; absent for text calls. */
+  audio: VerdictAudioSchema.optional().describe(
+    "Audio calls (eval --audio): the record's audio figures; absent for text calls.",
   ),
 });
 export type VerdictMetrics = z.infer<typeof VerdictMetricsSchema>;
