@@ -236,7 +236,7 @@ export class Session {
     } while (inbox !== this.#inbox || work !== this.#work);
   }
 
-  /** Resolves once the audio in flight (utterances, turns) is done (tests). */
+  /** Resolves once the VAD has loaded and the turns heard so far are delivered (tests). */
   async audioIdle(): Promise<void> {
     await this.#audio?.idle();
     await this.idle();

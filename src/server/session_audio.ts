@@ -362,9 +362,16 @@ export class SessionAudio {
     this.#turnSamples = 0;
   }
 
-  /** Waits for the utterances and turns in flight (tests, shutdown). */
+  /**
+   * Waits for the VAD to load and the turns in flight to be delivered (tests). Speech
+   * being played is not waited for: it ends on the clock.
+   */
   async idle(): Promise<void> {
-    await Promise.all([this.#speaking, this.#delivering]);
+    let delivering;
+    do {
+      delivering = this.#delivering;
+      await Promise.all([this.#vadLoading, delivering]);
+    } while (delivering !== this.#delivering);
   }
 
   /** Frees the VAD; nothing more is said or heard. */
