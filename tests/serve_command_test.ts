@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { rtvi } from "../src/protocol/messages.ts";
+import { cli } from "./_cli.ts";
 import { RawClient } from "./_wire.ts";
 
 const ENV =
@@ -229,5 +230,21 @@ Deno.test("serve --audio under the serve task's own permissions speaks flite aud
     child.kill("SIGTERM");
     await child.status;
     await rest;
+  }
+});
+
+Deno.test("serve refuses a bad --audio-rate, --voice, --tts or --stt in one line (exit 2)", async () => {
+  for (
+    const [args, pattern] of [
+      [["--audio-rate", "12345"], /--audio-rate.*12345/],
+      [["--voice", "nobody"], /--voice.*nobody/],
+      [["--tts", "espeak"], /--tts.*espeak/],
+      [["--stt", "whisper"], /--stt.*whisper/],
+      [["--stt", "openai"], /--base-url/],
+    ] as const
+  ) {
+    const r = await cli(["serve", "--port", "0", "--audio", ...args], "", { OPENAI_BASE_URL: "" });
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, pattern);
   }
 });
