@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { rtvi } from "../src/protocol/messages.ts";
-import { cli } from "./_cli.ts";
 import { RawClient } from "./_wire.ts";
 
 const ENV =
@@ -243,7 +242,7 @@ Deno.test("serve refuses a bad --audio-rate, --voice, --tts or --stt in one line
       [["--stt", "openai"], /--base-url/],
     ] as const
   ) {
-    const r = await cli(["serve", "--port", "0", "--audio", ...args], "", { OPENAI_BASE_URL: "" });
+    const r = await cli(["serve", "--port", "0", "--audio", ...args], { OPENAI_BASE_URL: "" });
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, pattern);
   }
