@@ -187,3 +187,63 @@ Deno.test("eval against serve's oracle (both framings) and scripted caller over 
     await stderr;
   }
 });
+
+Deno.test("serve --audio under the serve task's own permissions speaks flite audio to a JSON client", async () => {
+  // The permissions of `deno task serve`, read from deno.json: flite needs no more.
+  const tasks = JSON.parse(await Deno.readTextFile("deno.json")).tasks;
+  const words = String(tasks.serve.command).split(" ");
+  const perms = words.slice(words.indexOf("run") + 1, words.indexOf("cli.ts"));
+  assert.ok(perms.every((p) => p.startsWith("--allow-") && p !== "--allow-all"), perms.join(" "));
+  assert.ok(!perms.includes("--allow-write"), "unbounded write");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...perms, "cli.ts", "serve", "--port", "0", "--agent", "noop", "--audio"],
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let url: string | undefined;
+  while (url === undefined) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+    url = /listening on (ws:\/\/\S+) \(audio\)/.exec(text)?.[1];
+  }
+  const rest = (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })();
+  try {
+    assert.ok(url, text);
+    const client = new RawClient(url);
+    await client.opened;
+    client.send(rtvi("client-ready", { version: "2.1.0" }, "r1"));
+    await client.next((m) => m.type === "bot-ready");
+    client.send(rtvi("send-text", { content: "hello" }, "s1"));
+    const audio = await client.next((m) => m.type === "bot-tts-audio", 20_000);
+    const data = audio.data as { audio: string; sample_rate: number };
+    assert.equal(data.sample_rate, 24000);
+    assert.ok(Uint8Array.fromBase64(data.audio).length > 0);
+    assert.ok(!client.received.some((m) => m.type === "error"), JSON.stringify(client.received));
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await rest;
+  }
+});
+
+Deno.test("serve refuses a bad --audio-rate, --voice, --tts or --stt in one line (exit 2)", async () => {
+  for (
+    const [args, pattern] of [
+      [["--audio-rate", "12345"], /--audio-rate.*12345/],
+      [["--voice", "nobody"], /--voice.*nobody/],
+      [["--tts", "espeak"], /--tts.*espeak/],
+      [["--stt", "whisper"], /--stt.*whisper/],
+      [["--stt", "openai"], /--base-url/],
+    ] as const
+  ) {
+    const r = await cli(["serve", "--port", "0", "--audio", ...args], { OPENAI_BASE_URL: "" });
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+  }
+});

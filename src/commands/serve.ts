@@ -17,7 +17,14 @@ import { checkToken, serve } from "../server/serve.ts";
 import { DEFAULT_MAX_KEPT_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../server/session_store.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
 import { envWithKey } from "../cli/secret_env.ts";
-import { modelSettings } from "../llm/model_settings.ts";
+import { type ModelSettings, modelSettings } from "../llm/model_settings.ts";
+import { AUDIO_SAMPLE_RATES } from "../protocol/audio_payload.ts";
+import type { AppAudio } from "../server/app.ts";
+import { DEFAULT_OUTPUT_RATE } from "../server/session_audio.ts";
+import type { SttProvider, TtsProvider } from "../speech/speech.ts";
+import { FLITE_VOICES, FliteTts, isFliteVoice } from "../speech/tts_flite.ts";
+import { OpenAiTts } from "../speech/tts_openai.ts";
+import { OpenAiStt } from "../speech/stt_openai.ts";
 
 const FLAGS = {
   host: {
@@ -83,11 +90,54 @@ const FLAGS = {
     description: "sessions kept without a client at once (past it the longest idle\nis freed)",
     default: String(DEFAULT_MAX_KEPT_SESSIONS),
   },
+  audio: {
+    type: "boolean",
+    description: "hosted participants speak and hear audio: each utterance is\n" +
+      "synthesized and sent in real time (pipecat AudioRawFrames to a\n" +
+      "protobuf client, RTVI bot-tts-audio to a JSON one) between\n" +
+      "bot-started-speaking and bot-stopped-speaking; the client's audio\n" +
+      "(AudioRawFrame or raw-audio, any rate) is heard through a VAD, and the\n" +
+      "end of its speech is a turn. ?audio=1 or ?audio=0 chooses per session",
+  },
+  voice: {
+    type: "string",
+    value: "V",
+    description: `TTS voice (flite: ${Object.keys(FLITE_VOICES).join(", ")}; default slt)`,
+  },
+  "audio-rate": {
+    type: "string",
+    value: "HZ",
+    description: "rate of the audio sent (what the reference expects)",
+    default: String(DEFAULT_OUTPUT_RATE),
+  },
+  tts: {
+    type: "string",
+    value: "P",
+    description: "flite (offline, default) or openai (--base-url, --tts-model)",
+  },
+  "tts-model": {
+    type: "string",
+    value: "M",
+    description: "model of --tts openai (default gpt-4o-mini-tts)",
+  },
+  stt: {
+    type: "string",
+    value: "P",
+    description: "openai: transcribe the client's turns (--base-url, --stt-model) when\n" +
+      "the client sends no text for them; without it their words are\n" +
+      'unknown ("") and the participant is told it heard speech',
+  },
+  "stt-model": {
+    type: "string",
+    value: "M",
+    description: "model of --stt openai (default whisper-1)",
+  },
 } as const satisfies FlagTable;
 
 const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
 Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
+                    [--audio [--voice V] [--audio-rate HZ] [--tts flite|openai] [--stt openai]]
 
 Each session hosts one participant: ?agent=NAME (noop, oracle, navigator, llm) or
 ?user=NAME (scripted, llm) picks it, else --agent; ?scenario=NAME is the scenario it
@@ -106,6 +156,88 @@ Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM. A port in us
 address it cannot bind or a bad token is one line on stderr and exit 2. Each session
 holds at most 8 MiB of context history and 4 MiB of shared state: a frame past either
 gets an error-response and the session goes on.`;
+
+type ServeFlags = ReturnType<typeof parseFlags<typeof FLAGS>>["values"];
+
+/**
+ * The audio `serve` offers (`--audio`, or `?audio=1` per session): the TTS (and STT)
+ * providers the flags name, made on the first audio session and shared by all.
+ */
+export function audioServing(
+  values: ServeFlags,
+  speech: ModelSettings,
+): { audio: AppAudio; close(): Promise<void> } {
+  const rate = intFlag("audio-rate", values["audio-rate"], DEFAULT_OUTPUT_RATE);
+  if (!AUDIO_SAMPLE_RATES.includes(rate)) {
+    throw new InputError({
+      field: "--audio-rate",
+      message: `unsupported rate ${rate} Hz`,
+      hint: `one of ${AUDIO_SAMPLE_RATES.join(", ")}`,
+    });
+  }
+  const provider = values.tts ?? "flite";
+  if (provider !== "flite" && provider !== "openai") {
+    throw new InputError({
+      field: "--tts",
+      message: `unknown TTS "${provider}"`,
+      hint: "flite or openai",
+    });
+  }
+  if (values.stt !== undefined && values.stt !== "openai") {
+    throw new InputError({
+      field: "--stt",
+      message: `unknown STT "${values.stt}"`,
+      hint: "openai",
+    });
+  }
+  const voice = values.voice;
+  if (provider === "flite" && voice !== undefined && !isFliteVoice(voice)) {
+    throw new InputError({
+      field: "--voice",
+      message: `unknown flite voice "${voice}"`,
+      hint: Object.keys(FLITE_VOICES).join(", "),
+    });
+  }
+  const needsUrl = provider === "openai" || values.stt === "openai";
+  if (needsUrl && !speech.baseUrl) {
+    throw new InputError({
+      field: provider === "openai" ? "--tts" : "--stt",
+      message: "openai speech needs --base-url (or OPENAI_BASE_URL)",
+    });
+  }
+  let tts: TtsProvider | undefined;
+  let stt: SttProvider | undefined;
+  const makeTts = (): TtsProvider =>
+    tts ??= provider === "openai"
+      ? new OpenAiTts({
+        baseUrl: speech.baseUrl!,
+        ...(speech.apiKey ? { apiKey: speech.apiKey } : {}),
+        ...(values["tts-model"] ? { model: values["tts-model"] } : {}),
+        ...(voice ? { voice } : {}),
+        sampleRate: rate,
+      })
+      : new FliteTts({ ...(voice && isFliteVoice(voice) ? { voice } : {}), sampleRate: rate });
+  const makeStt = (): SttProvider | undefined => {
+    if (values.stt !== "openai") return undefined;
+    return stt ??= new OpenAiStt({
+      baseUrl: speech.baseUrl!,
+      ...(speech.apiKey ? { apiKey: speech.apiKey } : {}),
+      ...(values["stt-model"] ? { model: values["stt-model"] } : {}),
+    });
+  };
+  return {
+    audio: {
+      enabled: values.audio === true,
+      options: () => {
+        const s = makeStt();
+        return { tts: makeTts(), outputRate: rate, ...(s ? { stt: s } : {}) };
+      },
+    },
+    close: async () => {
+      await tts?.close();
+    },
+  };
+}
 
 /** Model settings for a hosted `llm` agent. */
 export interface HostedLlm {
@@ -206,6 +338,11 @@ export async function runServe(
   const token = values.token ?? io.env("CALLBENCH_TOKEN");
   checkToken(token, values.token !== undefined ? "--token" : "CALLBENCH_TOKEN");
   const dataRoot = openDataRoot(values["data-root"], io);
+  const speechModel = modelSettings("agent", {
+    baseUrl: values["base-url"],
+    apiKeyEnv: values["api-key-env"],
+  }, envWithKey(io, values["api-key-env"], "--api-key-env"));
+  const speech = audioServing(values, speechModel);
   const idle = values["session-idle"] === undefined
     ? DEFAULT_SESSION_IDLE_MS / 1000
     : Number(values["session-idle"]);
@@ -240,9 +377,10 @@ export async function runServe(
         apiKeyEnv: values["api-key-env"],
       }, envWithKey(io, values["api-key-env"], "--api-key-env")),
     ),
+    audio: speech.audio,
     log: (line) => io.err(line),
   });
-  io.err(`callbench serve: listening on ${server.url}`);
+  io.err(`callbench serve: listening on ${server.url}${speech.audio.enabled ? " (audio)" : ""}`);
   const stopped = new Promise<void>((resolve) => {
     if (stop.aborted) resolve();
     stop.addEventListener("abort", () => resolve(), { once: true });
@@ -250,6 +388,7 @@ export async function runServe(
   await Promise.race([stopped, server.finished]);
   io.err("callbench serve: stopping");
   await server.shutdown();
+  await speech.close();
   return 0;
 }
 

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Domain } from "../domains/domain.ts";
 import { readFrame } from "../protocol/framing.ts";
 import { parseMessage, type RtviMessage } from "../protocol/messages.ts";
+import { decodePipecatFrame, type PipecatAudioFrame } from "../protocol/protobuf.ts";
 import type { SessionSocket } from "./session.ts";
 
 export class FakeSocket implements SessionSocket {
@@ -26,14 +27,24 @@ export class FakeSocket implements SessionSocket {
     this.closedWith = { code, reason };
   }
 
-  /** Every message sent so far, decoded. */
+  /** Every message sent so far, decoded (audio frames left out: see `audio`). */
   messages(): RtviMessage[] {
-    return this.frames.map((f) => {
+    return this.frames.flatMap((f) => {
       const frame = readFrame(f);
+      if (frame.ok && "skipped" in frame && frame.skipped === "audio") return [];
       if (!frame.ok || !("text" in frame)) throw new Error(`undecodable frame from the session`);
       const parsed = parseMessage(frame.text);
       if (!parsed.ok || !parsed.message) throw new Error(`not an RTVI message: ${frame.text}`);
-      return parsed.message;
+      return [parsed.message];
+    });
+  }
+
+  /** The pipecat AudioRawFrames sent so far, decoded. */
+  audio(): PipecatAudioFrame[] {
+    return this.frames.flatMap((f) => {
+      if (typeof f === "string") return [];
+      const r = decodePipecatFrame(f);
+      return r.ok && r.frame.kind === "audio" ? [r.frame] : [];
     });
   }
 

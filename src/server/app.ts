@@ -34,7 +34,16 @@ import {
   type SessionOptions,
   type SessionSocket,
 } from "./session.ts";
+import type { SessionAudioOptions } from "./session_audio.ts";
 import { sessionKey, SessionStore, type SessionStoreOptions } from "./session_store.ts";
+
+/** How the app's sessions speak and hear audio (`serve --audio`). */
+export interface AppAudio {
+  /** Sessions are audio sessions unless the URL says `?audio=0` (false: only with `?audio=1`). */
+  enabled: boolean;
+  /** The audio options of a new audio session (providers are shared, made on first use). */
+  options: () => SessionAudioOptions;
+}
 
 /** How `createApp` builds the bot server. */
 export interface AppOptions {
@@ -59,6 +68,8 @@ export interface AppOptions {
   store?: SessionStore;
   /** How sessions are kept between connections, when no `store` is given. */
   keep?: SessionStoreOptions;
+  /** Audio sessions; without it, `?audio=1` is refused and audio frames are ignored. */
+  audio?: AppAudio;
   /** A clock per session (tests); the wall clock by default. */
   clock?: () => Clock;
   /** Limits and lookups given to every session (see `SessionOptions`). */
@@ -101,6 +112,8 @@ export function createApp(options: AppOptions): Hono {
     }
     const choice = chooseParticipant(c.req.query("agent"), c.req.query("user"), options);
     if ("error" in choice) return c.json({ error: choice.error }, 400);
+    const audio = wantsAudio(c.req.query("audio"), options.audio);
+    if (typeof audio === "object") return c.json(audio, 400);
     const { key, named } = sessionKey(c.req.url);
     if (named) {
       // A named session has one client at a time, and hosts what it was made for.
@@ -134,6 +147,7 @@ export function createApp(options: AppOptions): Hono {
       ...(scenario !== undefined ? { scenario } : {}),
     };
     const { key } = sessionKey(c.req.url);
+    const audio = wantsAudio(c.req.query("audio"), options.audio) === true;
     let session: Session | undefined;
     let socket: SessionSocket | undefined;
     const id = ++opened;
@@ -158,6 +172,7 @@ export function createApp(options: AppOptions): Hono {
           participant,
           dataRoot: options.dataRoot,
           clock: options.clock?.(),
+          ...(audio && options.audio ? { audio: options.audio.options() } : {}),
           log,
         });
       }
@@ -197,6 +212,18 @@ function chooseParticipant(
     return { error: `unknown participant "${name}" (known: ${options.agents.join(", ")})` };
   }
   return { name, side };
+}
+
+/** Whether a session is an audio one: `?audio=1|0` (also true/false), else the server's default. */
+function wantsAudio(
+  query: string | undefined,
+  audio: AppAudio | undefined,
+): boolean | { error: string } {
+  if (query === undefined) return audio?.enabled ?? false;
+  const on = ["1", "true"].includes(query) ? true : ["0", "false"].includes(query) ? false : null;
+  if (on === null) return { error: `?audio= takes 1 or 0, not "${query}"` };
+  if (on && !audio) return { error: "this server has no audio (serve --audio)" };
+  return on;
 }
 
 /** Whether the request carries the token, compared in constant time. */

@@ -183,3 +183,34 @@ Deno.test("a full server refuses new sessions with 503", async () => {
   assert.equal(res.status, 503);
   assert.match((await res.json()).error, /server full \(1 sessions\)/);
 });
+
+Deno.test("?audio=1|0 chooses audio per session; a bad value or no audio on the server is 400", async () => {
+  const tts = {
+    info: { provider: "fake" },
+    synthesize: () => Promise.reject(new Error("not used")),
+    close: () => Promise.resolve(),
+  };
+  const made: number[] = [];
+  const withAudio = setup({
+    audio: { enabled: false, options: () => (made.push(1), { tts }) },
+  });
+  for (const [query, audio] of [["", false], ["&audio=1", true], ["&audio=0", false]] as const) {
+    assert.equal((await withAudio.app.request(`/ws?agent=noop${query}`, WS)).status, 200);
+    const u = withAudio.upgraded.at(-1)!;
+    u.events.onOpen?.(new Event("open"), u.ws);
+    const session = [...withAudio.sessions].at(-1)!;
+    assert.equal(session.audio, audio, query);
+  }
+  assert.equal(made.length, 1, "providers are asked for by audio sessions only");
+  const bad = await withAudio.app.request("/ws?agent=noop&audio=yes", WS);
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).error, /audio= takes 1 or 0/);
+  const none = setup();
+  const refused = await none.app.request("/ws?agent=noop&audio=1", WS);
+  assert.equal(refused.status, 400);
+  assert.match((await refused.json()).error, /no audio/);
+  const on = setup({ audio: { enabled: true, options: () => ({ tts }) } });
+  await on.app.request("/ws?agent=noop", WS);
+  on.upgraded[0]!.events.onOpen?.(new Event("open"), on.upgraded[0]!.ws);
+  assert.equal([...on.sessions][0]!.audio, true, "--audio makes every session an audio one");
+});

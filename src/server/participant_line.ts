@@ -17,6 +17,7 @@ import type {
   Clock,
   Participant,
   ParticipantError,
+  SaidUtterance,
   ToolCallReply,
   Usage,
   Voice,
@@ -44,6 +45,13 @@ export interface LineOutlet {
   legacy(): boolean;
   /** Runs `fn` after the session's queued work. */
   schedule(fn: () => Promise<void>): void;
+  /**
+   * Audio sessions: says `text` as audio, calling `started` before its first chunk
+   * and `stopped` once it has played out. Absent: speech is text only.
+   */
+  speak?(text: string, hooks: { started(): void; stopped(): void }): SaidUtterance;
+  /** Audio sessions: cuts off the utterance playing now. */
+  interrupt?(): void;
   log(line: string): void;
 }
 
@@ -235,10 +243,12 @@ export class HostedParticipant {
       side: this.side,
       clock: this.#o.clock,
       say: (text: string, options?: { voice?: Voice; ttftMs?: number }) => {
-        if (live()) this.#say(text, options?.voice, options?.ttftMs);
+        if (live()) return this.#say(text, options?.voice, options?.ttftMs);
       },
       stopSpeaking: () => {
-        if (live()) out.send(rtvi("bot-interrupted"));
+        if (!live()) return;
+        out.interrupt?.();
+        out.send(rtvi("bot-interrupted"));
       },
       press: (keys: string) => {
         if (!live()) return;
@@ -281,15 +291,15 @@ export class HostedParticipant {
   }
 
   /**
-   * An utterance: started, its text (2.x `bot-output` and `bot-tts-text`), stopped.
+   * An utterance: started, its text (2.x `bot-output` and `bot-tts-text`), stopped;
+   * in an audio session, its audio paced out between started and stopped.
    */
-  #say(text: string, voice?: Voice, ttftMs?: number): void {
+  #say(text: string, voice?: Voice, ttftMs?: number): SaidUtterance | void {
     const out = this.#o.outlet;
     if (ttftMs !== undefined) {
       out.send(rtvi("metrics", { ttfb: [{ processor: "llm", value: ttftMs / 1000 }] }));
     }
     this.#zeroUsage();
-    out.send(rtvi("bot-started-speaking"));
     const output = out.legacy() ? { text, spoken: true } : {
       text,
       spoken: true,
@@ -297,10 +307,16 @@ export class HostedParticipant {
       aggregated_by: "sentence",
       spoken_status: "completed",
     };
-    out.send(rtvi("bot-output", { ...output, ...(voice ? { voice } : {}) }));
-    out.send(rtvi("bot-tts-text", { text }));
-    out.send(rtvi("bot-stopped-speaking"));
+    const started = () => {
+      out.send(rtvi("bot-started-speaking"));
+      out.send(rtvi("bot-output", { ...output, ...(voice ? { voice } : {}) }));
+      out.send(rtvi("bot-tts-text", { text }));
+    };
+    const stopped = () => out.send(rtvi("bot-stopped-speaking"));
     this.#o.history.remember({ role: "assistant", content: text });
+    if (out.speak) return out.speak(text, { started, stopped });
+    started();
+    stopped();
   }
 
   /**

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { CallSetup, Clock } from "../bridge/call.ts";
+import type { CallEvent, CallSetup, Clock } from "../bridge/call.ts";
 import { RealClock } from "../clock/clock.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
@@ -29,9 +29,16 @@ import {
   UpdateSystemPromptArgsSchema,
 } from "../protocol/handlers.ts";
 import { checkValueLimits } from "../protocol/limits.ts";
+import type { AudioProblem, PcmAudio } from "../protocol/audio_payload.ts";
+import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
+import { pcm16ToBytes } from "../audio/pcm.ts";
+import type { SpeechError } from "../speech/speech.ts";
 import {
+  botTtsAudioMessage,
   ClientMessageDataSchema,
   ClientReadyDataSchema,
+  decodeRawAudio,
+  decodeRawAudioBatch,
   DtmfDataSchema,
   FunctionCallResultDataSchema,
   issues,
@@ -46,6 +53,7 @@ import { clientText } from "./client_text.ts";
 import { ContextHistory, DEFAULT_MAX_HISTORY_BYTES, jsonBytes } from "./context_history.ts";
 import { DEFAULT_MAX_SHARED_STATE_BYTES, describe, HostedWorld } from "./hosted_world.ts";
 import { HostedParticipant, type HostedParticipantFactory } from "./participant_line.ts";
+import { SessionAudio, type SessionAudioOptions } from "./session_audio.ts";
 
 export { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SHARED_STATE_BYTES };
 export type { HostedParticipantFactory };
@@ -84,6 +92,11 @@ export interface SessionOptions {
   maxHistoryBytes?: number;
   /** Bytes (UTF-8 JSON) of `apply_initialization` shared state kept per scenario. */
   maxSharedStateBytes?: number;
+  /**
+   * Audio (`serve --audio`): the participant speaks synthesized audio and hears the
+   * client's audio (VAD turn-taking). Absent: text only, and audio frames are ignored.
+   */
+  audio?: SessionAudioOptions;
   /** Diagnostics (never protocol data). */
   log?: (line: string) => void;
 }
@@ -93,6 +106,20 @@ export const SERVER_ABOUT = { library: "callbench", library_version: "0.1.0" } a
 
 type Handler = (d: unknown) => unknown;
 
+const BEFORE_HANDSHAKE = "audio before the handshake: send client-ready first";
+
+/** A refused protobuf frame, for the client. */
+function frameProblem(problem: AudioProblem): string {
+  return problem.message.startsWith("invalid protobuf frame")
+    ? problem.message
+    : `invalid audio frame (${problem.code}): ${problem.message}`;
+}
+
+/** A refused RTVI audio message, for the client. */
+function audioProblemText(problem: AudioProblem): string {
+  return `invalid audio (${problem.code}): ${problem.message}`;
+}
+
 /** One hosted participant's session; it outlives its client and can be attached again. */
 export class Session {
   readonly #options: SessionOptions;
@@ -101,6 +128,8 @@ export class Session {
   #socket?: SessionSocket;
   #framing: Framing = "json";
   #legacy = false;
+  /** The connection sent `client-ready` (audio before it is refused). */
+  #handshaken = false;
   /** Freed: nothing more is handled or sent. */
   #closed = false;
 
@@ -112,6 +141,7 @@ export class Session {
   readonly #world: HostedWorld;
   readonly #history: ContextHistory;
   readonly #host: HostedParticipant;
+  readonly #audio?: SessionAudio;
 
   /** A session on `socket` (or none yet: `attach` one later). */
   constructor(socket: SessionSocket | undefined, options: SessionOptions) {
@@ -126,6 +156,17 @@ export class Session {
       log,
     });
     this.#history = new ContextHistory(options.maxHistoryBytes ?? DEFAULT_MAX_HISTORY_BYTES);
+    if (options.audio) {
+      this.#audio = new SessionAudio(options.audio, {
+        clock: this.#clock,
+        sendAudio: (samples, rate) => this.#sendAudio(samples, rate),
+        speechStarted: (at) => this.#heard({ type: "speech_start", at }),
+        turn: (text, at) => this.#heard({ type: "speech", at, text }),
+        speechError: (e) => this.#speechError(e),
+        log,
+      });
+    }
+    const audio = this.#audio;
     this.#host = new HostedParticipant(options.participant.side, {
       factory: options.factory,
       name: options.participant.name,
@@ -142,9 +183,20 @@ export class Session {
             this.#log(`releasing a failed participant: ${describe(e)}`)
           );
         },
+        ...(audio
+          ? {
+            speak: (text, hooks) => audio.speak(text, hooks),
+            interrupt: () => audio.interrupt(),
+          }
+          : {}),
         log,
       },
     });
+  }
+
+  /** Whether the hosted participant speaks and hears audio. */
+  get audio(): boolean {
+    return this.#audio !== undefined;
   }
 
   /** The framing of the last frame received (replies use it). */
@@ -191,6 +243,12 @@ export class Session {
     } while (inbox !== this.#inbox || work !== this.#work);
   }
 
+  /** Resolves once the VAD has loaded and the turns heard so far are delivered (tests). */
+  async audioIdle(): Promise<void> {
+    await this.#audio?.idle();
+    await this.idle();
+  }
+
   /**
    * A new client takes this session over (the reference's bots keep their state across
    * reconnects): prompt, tools, world, context and actions are as the last one left them.
@@ -200,6 +258,7 @@ export class Session {
     this.#socket = socket;
     this.#framing = "json";
     this.#legacy = false;
+    this.#handshaken = false;
   }
 
   /**
@@ -209,6 +268,8 @@ export class Session {
   detach(socket?: SessionSocket): void {
     if (socket !== undefined && socket !== this.#socket) return;
     this.#socket = undefined;
+    this.#handshaken = false;
+    this.#audio?.reset();
     this.#host.failPending("disconnected", "The client disconnected.");
   }
 
@@ -216,6 +277,7 @@ export class Session {
   async closed(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#audio?.close();
     this.#host.failPending("disconnected", "The client disconnected.");
     await this.#host.end("client disconnected");
   }
@@ -231,11 +293,39 @@ export class Session {
   // ---- incoming -----------------------------------------------------------------
 
   #dispatch(data: string | ArrayBufferLike | ArrayBufferView): void {
-    const frame = readFrame(data, this.#options.maxFrameBytes ?? MAX_FRAME_BYTES);
-    this.#framing = frame.framing;
-    if (!frame.ok) return this.#error(frame.error);
-    if ("skipped" in frame) return;
-    const parsed = parseMessage(frame.text);
+    const maxBytes = this.#options.maxFrameBytes ?? MAX_FRAME_BYTES;
+    let text: string;
+    if (this.#audio && typeof data !== "string") {
+      const bytes = ArrayBuffer.isView(data)
+        ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+        : new Uint8Array(data);
+      this.#framing = "protobuf";
+      if (bytes.length > maxBytes) {
+        return this.#error(`frame too large: ${bytes.length} bytes (limit ${maxBytes})`);
+      }
+      const decoded = decodePipecatFrame(bytes);
+      if (!decoded.ok) return this.#error(frameProblem(decoded.problem));
+      const frame = decoded.frame;
+      switch (frame.kind) {
+        case "audio":
+          return this.#onAudio(frame, undefined);
+        case "text":
+        case "transcription":
+          if (!this.#handshaken) return this.#error(BEFORE_HANDSHAKE);
+          return this.#audio.words(frame.text);
+        case "interruption":
+          return;
+        case "message":
+          text = frame.data;
+      }
+    } else {
+      const frame = readFrame(data, maxBytes);
+      this.#framing = frame.framing;
+      if (!frame.ok) return this.#error(frame.error);
+      if ("skipped" in frame) return;
+      text = frame.text;
+    }
+    const parsed = parseMessage(text);
     if (!parsed.ok) {
       return parsed.id !== undefined
         ? this.#errorResponse(parsed.id, parsed.error)
@@ -246,6 +336,14 @@ export class Session {
     const problem = checkValueLimits(msg.data);
     if (problem) return this.#reply(msg, undefined, `Invalid message: data ${problem}`);
     if (msg.type === "llm-function-call-result") return this.#onFunctionCallResult(msg);
+    if (msg.type === "client-ready") this.#handshaken = true;
+    if (this.#audio && (msg.type === "raw-audio" || msg.type === "raw-audio-batch")) {
+      const audio = msg.type === "raw-audio"
+        ? decodeRawAudio(msg.data)
+        : decodeRawAudioBatch(msg.data);
+      if (!audio.ok) return this.#errorResponse(msg.id, audioProblemText(audio.problem));
+      return this.#onAudio(audio.value, msg.id);
+    }
     this.#work = this.#work.then(() => this.#handle(msg)).catch((e) => this.#fault(msg, e));
   }
 
@@ -295,6 +393,10 @@ export class Session {
     const data = SendTextDataSchema.safeParse(msg.data);
     if (!data.success) return this.#reply(msg, undefined, `Invalid message: ${issues(data.error)}`);
     const { content, voice, interrupted } = data.data;
+    if (this.#audio && data.data.options?.run_immediately === false) {
+      // Words for the turn the client is speaking: they go with its end (VAD).
+      return this.#audio.words(content);
+    }
     const entry = { role: "user", content };
     const bytes = jsonBytes(entry);
     if (!this.#history.hasRoom(bytes)) {
@@ -324,6 +426,32 @@ export class Session {
     if (!data.success) return this.#reply(msg, undefined, `Invalid message: ${issues(data.error)}`);
     const taken = this.#host.toolResult(data.data.tool_call_id, data.data.result);
     if (!taken.ok) this.#reply(msg, undefined, taken.error);
+  }
+
+  /** One chunk of the client's audio: heard once the connection has shaken hands. */
+  #onAudio(audio: PcmAudio, id: string | undefined): void {
+    if (!this.#handshaken) return this.#errorResponse(id, BEFORE_HANDSHAKE);
+    this.#audio!.hear(audio);
+  }
+
+  /** What the VAD heard, delivered in order with the other messages, once the call is on. */
+  #heard(event: CallEvent): void {
+    this.#work = this.#work.then(async () => {
+      if (this.#closed) return;
+      try {
+        if (!(await this.#ensureParticipant())) return;
+      } catch (e) {
+        return this.#error(describe(e));
+      }
+      this.#host.startCall();
+      if (event.type === "speech" && event.text) {
+        const entry = { role: "user", content: event.text };
+        const bytes = jsonBytes(entry);
+        if (!this.#history.hasRoom(bytes)) return this.#error(this.#history.fullMessage(bytes));
+        this.#history.remember(entry, bytes);
+      }
+      this.#host.deliver(event);
+    }).catch((e) => this.#log(`delivering what was heard failed: ${describe(e)}`));
   }
 
   // ---- client-message handlers ----------------------------------------------------
@@ -417,6 +545,32 @@ export class Session {
   }
 
   // ---- outgoing ------------------------------------------------------------------
+
+  /** Speech as the client speaks: AudioRawFrames (protobuf) or `bot-tts-audio` (JSON). */
+  #sendAudio(samples: Int16Array, sampleRate: number): void {
+    if (this.#closed || !this.#socket) return;
+    const audio = { pcm: pcm16ToBytes(samples), sampleRate, numChannels: 1 };
+    try {
+      this.#socket.send(
+        this.#framing === "protobuf"
+          ? encodeAudioFrame(audio)
+          : writeFrame(botTtsAudioMessage(audio), "json"),
+      );
+    } catch (e) {
+      this.#log(`send failed: ${describe(e)}`);
+    }
+  }
+
+  /** A TTS or STT failure: a non-fatal `error` of that kind; the call goes on. */
+  #speechError(e: SpeechError): void {
+    this.#send(rtvi("error", {
+      error: this.#clientText(
+        `${e.provider} ${e.kind === "tts_error" ? "TTS" : "STT"} failed: ${e.message}`,
+      ),
+      fatal: false,
+      kind: e.kind,
+    }));
+  }
 
   #send(message: RtviMessage): void {
     if (this.#closed || !this.#socket) return;
