@@ -59,6 +59,10 @@ export class RemoteParticipant implements Participant {
     return this.#inner?.worldReport?.() ?? Promise.resolve({ db_hash: null, actions: [] });
   }
 
+  applySyncDelta(delta: Record<string, unknown>): void {
+    this.#inner?.applySyncDelta?.(delta);
+  }
+
   async close(): Promise<void> {
     await this.#inner?.close();
   }

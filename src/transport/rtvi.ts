@@ -80,6 +80,8 @@ export class RtviParticipant implements Participant {
   });
   /** `--agent-world self`: the bot owns its world. */
   #selfWorld?: SelfWorldSetup;
+  /** The domain named in the self-world setup, for in-call `apply_sync_delta`. */
+  #selfWorldDomain = "default";
   /** When the newest connection opened, on the line's clock. */
   #connectedAt = 0;
   #cancelKick = () => {};
@@ -164,6 +166,7 @@ export class RtviParticipant implements Participant {
    */
   async #configureSelfWorld(setup: CallSetup, world: SelfWorldSetup): Promise<void> {
     this.#selfWorld = world;
+    this.#selfWorldDomain = setup.domain;
     this.#send(rtvi("client-message", { t: "reset", d: {} }, this.#id("reset")));
     this.#send(rtvi("client-message", {
       t: "update_system_prompt",
@@ -204,6 +207,19 @@ export class RtviParticipant implements Participant {
     await setupConnection.close(1000, "configured");
     await this.#line!.clock.sleep(SELF_WORLD_PAUSE_MS);
     await this.#connect();
+  }
+
+  /**
+   * `--agent-world self`, during the call: a sync delta for the bot's own world, sent
+   * as the reference bridge sends it, without waiting for the reply (§7.3).
+   */
+  applySyncDelta(delta: Record<string, unknown>): void {
+    if (!this.#selfWorld || this.#closing) return;
+    this.#line?.trace({ type: "sync_delta", side: "agent", delta });
+    this.#send(rtvi("client-message", {
+      t: "apply_sync_delta",
+      d: { domain: this.#selfWorldDomain, delta },
+    }, this.#id("apply_sync_delta_agent")));
   }
 
   /** A `{success, errors}` reply that says no fails the setup. */
@@ -526,10 +542,13 @@ export class RtviParticipant implements Participant {
     if ("type" in m && m.type === "beep") return line.beep();
     if ("type" in m && m.type === "action-applied") {
       const action = (m as { action?: unknown }).action;
+      line.trace({ type: "action_applied", action });
       if (typeof action === "object" && action !== null && !Array.isArray(action)) {
         this.#applied.push(action as Record<string, unknown>);
+        // Its world is the bot's: the bridge's shadow follows it (dual-control sync).
+        if (this.#selfWorld) line.applied?.(action as Record<string, unknown>);
       }
-      return line.trace({ type: "action_applied", action });
+      return;
     }
     if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
     const exit = "text" in m && typeof m.text === "string" ? EXIT_TAG.exec(m.text) : null;
