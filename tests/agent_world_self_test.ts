@@ -1,119 +1,20 @@
 /**
  * `eval --agent-world self`: callbench drives a reference-style bot that holds its own
  * world, the way the reference runner does (reference-harness.md §1.4). The stand-in
- * bot here holds a real eva world (the bundled fixtures' data root, which it shares
- * with the run) and runs its tools with callbench's own domain code. A second stand-in
- * misreports its final hash: the record carries that claim as the agent's own.
+ * bot here (`./_reference_bot.ts`) keeps its state per URL across connections and
+ * takes one client at a time, as the reference's bots do; it holds a real eva world
+ * (the bundled fixtures' data root, which it shares with the run) and runs its tools
+ * with callbench's own domain code. A second stand-in misreports its final hash: the
+ * record carries that claim as the agent's own.
  */
 import assert from "node:assert/strict";
 import { run } from "../cli.ts";
 import { memoryIo } from "../src/cli/io.ts";
-import { dbHash } from "../src/canonical/hash.ts";
-import { getDomain } from "../src/domains/registry.ts";
-import { Environment } from "../src/env/environment.ts";
-import { rtvi } from "../src/protocol/messages.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
+import { referenceBot } from "./_reference_bot.ts";
 
 const SCENARIO = "eva_airline__1_4_1";
-
-interface Received {
-  t: string;
-  d: Record<string, unknown>;
-}
-
-/**
- * A reference-style bot: one shared state that outlives connections, the six custom
- * handlers, its own tools on its own world. Its "LLM" plays `plan` when the caller
- * first speaks, then ends the call with EndConversationTool.
- */
-function standInBot(plan: { name: string; arguments: unknown }[], misreport = false) {
-  const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const received: Received[] = [];
-  const sockets: WebSocket[] = [];
-  const state: { tools: string[]; env?: Environment; spoke: boolean } = {
-    tools: [],
-    spoke: false,
-  };
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
-    const { socket, response } = Deno.upgradeWebSocket(req);
-    sockets.push(socket);
-    const send = (type: string, data?: unknown, id?: string) =>
-      socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify(rtvi(type, data, id)));
-    const reply = (id: string, t: string, d: unknown) => send("server-response", { t, d }, id);
-    const say = (text: string) => {
-      send("bot-started-speaking");
-      for (const word of text.split(" ")) send("bot-tts-text", { text: word });
-      send("bot-stopped-speaking");
-    };
-    socket.onmessage = async (e) => {
-      const msg = JSON.parse(e.data as string);
-      if (msg.type === "client-ready") return send("bot-ready", { version: "2.1.0" }, msg.id);
-      if (msg.type === "client-message") {
-        const { t, d } = msg.data as Received;
-        received.push({ t, d });
-        if (t === "reset") return reply(msg.id, t, true);
-        if (t === "update_system_prompt") {
-          state.tools = Object.keys(JSON.parse(d.tools as string));
-          return reply(msg.id, t, true);
-        }
-        if (t === "apply_initialization") {
-          const init = JSON.parse(d.shared_state_init as string);
-          const domain = await getDomain(d.domain as string);
-          // db_path is relative to the data root the bot shares with the run.
-          const db = root.db(init.db_path);
-          state.env = new Environment(domain, { db }, { today: "2026-03-20", seed: "bot" });
-          const r = state.env.initialize(d.actions as never);
-          return reply(msg.id, t, { success: r.errors.length === 0, errors: r.errors });
-        }
-        if (t === "get_context_history") {
-          // A JSON string literal of the JSON list: what the reference bridge eval()s.
-          return reply(msg.id, t, {
-            context: JSON.stringify(JSON.stringify([{ role: "system" }])),
-          });
-        }
-        if (t === "get_scenario_summary") {
-          const env = state.env!;
-          const actions = env.actions.map(({ side: _side, ...a }) => a);
-          return reply(msg.id, t, {
-            actions,
-            db_hash: misreport ? "0".repeat(64) : dbHash(env.db),
-            ...(d.include_db ? { db: env.db } : {}),
-          });
-        }
-        return send("error-response", { error: `unknown message type: ${t}` }, msg.id);
-      }
-      if (msg.type !== "send-text") return;
-      if (msg.data.content === "Hello") return say("Thank you for calling, how can I help?");
-      if (state.spoke) return;
-      state.spoke = true;
-      const env = state.env!;
-      for (const call of plan) {
-        // The reference names its tools by class; callbench's domain code knows both.
-        const tool = env.tool("agent", call.name)!;
-        const offered = state.tools.find((n) => n === tool.name || tool.aliases?.includes(n));
-        assert.ok(offered, `${call.name} was offered as ${JSON.stringify(state.tools)}`);
-        const before = env.actions.length;
-        env.call("agent", offered, call.arguments);
-        for (const action of env.actions.slice(before)) {
-          const { side: _side, ...record } = action;
-          send("server-message", { type: "action-applied", action: record, tool_domain: "eva" });
-        }
-      }
-      say("All done, goodbye.");
-      send("server-message", { text: "<exit>The task is finished.</exit>" });
-    };
-    return response;
-  });
-  return {
-    url: `ws://127.0.0.1:${server.addr.port}/ws`,
-    received,
-    async stop() {
-      for (const s of sockets) if (s.readyState === WebSocket.OPEN) s.close();
-      await server.shutdown();
-    },
-  };
-}
 
 async function scenario() {
   const { scenarios } = await selectScenarios(new DataRoot(BUNDLED_DATA_ROOT), {
@@ -136,19 +37,33 @@ Deno.test("--agent-world self: a bot holding a real eva world is driven as the r
   const sc = await scenario();
   const plan = (sc.expect.reference_actions ?? []).filter((a) => a.side === "agent");
   assert.ok(plan.length > 0);
-  const bot = standInBot(plan);
+  const bot = referenceBot({ plan });
   try {
     const record = await evalSelf(bot.url);
     assert.equal(record.status, "completed", JSON.stringify(record.error));
-    // The reference's order and shapes.
-    assert.deepEqual(bot.received.map((r) => r.t), [
+    // The reference's order and shapes: configured on one connection, which is
+    // closed, and the call run on a second one (§1.4 steps 2-9, 12).
+    const handlers = (c: number) =>
+      bot.received.filter((r) => r.connection === c).map((r) => r.t ?? r.type);
+    assert.deepEqual(handlers(0), [
+      "client-ready",
       "reset",
       "update_system_prompt",
       "apply_initialization",
-      "get_context_history",
-      "get_scenario_summary",
     ]);
-    const prompt = bot.received[1]!.d;
+    const run1 = handlers(1);
+    assert.deepEqual(run1.slice(0, 2), ["client-ready", "send-text"]);
+    assert.deepEqual(run1.slice(-2), ["get_context_history", "get_scenario_summary"]);
+    assert.ok(!run1.includes("reset") && !run1.includes("update_system_prompt"), `${run1}`);
+    assert.ok(!run1.includes("disconnect-bot"), "a reference bot's pipeline outlives the call");
+    assert.deepEqual(bot.refused, [], "the setup connection was closed before the call");
+    assert.equal(Math.max(...bot.received.map((r) => r.connection)), 1);
+    // The "Hello" kick, 1 s after the run connection opened (the reference's delay).
+    const kick = bot.received.find((r) => r.connection === 1 && r.type === "send-text")!;
+    assert.equal(kick.content, "Hello");
+    assert.ok(kick.atMs >= 950, `kick after ${kick.atMs} ms`);
+    const received = bot.received.filter((r) => r.t !== undefined);
+    const prompt = received[1]!.d!;
     assert.deepEqual(Object.keys(prompt).sort(), ["add_suffix", "prompt", "tool_domain", "tools"]);
     assert.equal(prompt.tool_domain, "eva_airline");
     const tools = JSON.parse(prompt.tools as string);
@@ -158,11 +73,11 @@ Deno.test("--agent-world self: a bot holding a real eva world is driven as the r
     );
     assert.deepEqual(tools.GetReservationTool, {});
     assert.ok(!("send_dtmf" in tools));
-    const init = bot.received[2]!.d;
+    const init = received[2]!.d!;
     assert.deepEqual(JSON.parse(init.shared_state_init as string), {
       db_path: "eva_airline/1.4.1.json",
     });
-    assert.equal(bot.received[4]!.d.include_db, sc.expect.db_state_assertions.length > 0);
+    assert.equal(received.at(-1)!.d!.include_db, sc.expect.db_state_assertions.length > 0);
     // The bot's own hash is the final one, and it is the expected one.
     assert.equal(record.world_owner, "agent");
     assert.equal(record.final.db_sha256, sc.expect.db_sha256);
@@ -206,7 +121,7 @@ Deno.test("--agent-world self: a bot holding a real eva world is driven as the r
 Deno.test("--agent-world self: a bot that misreports its hash is recorded as the agent's own claim", async () => {
   const sc = await scenario();
   const plan = (sc.expect.reference_actions ?? []).filter((a) => a.side === "agent");
-  const bot = standInBot(plan, true);
+  const bot = referenceBot({ plan, misreport: true });
   try {
     const record = await evalSelf(bot.url);
     assert.equal(record.status, "completed", JSON.stringify(record.error));

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Side } from "../domains/domain.ts";
+import type { Side, SyncDeltas } from "../domains/domain.ts";
 import { isExitText, LINE_TOOLS } from "../domains/common.ts";
 import { DTMF_KEYS_TEXT, isDtmfKeys } from "../dtmf/keys.ts";
 import { deliverableResult, type Environment } from "../env/environment.ts";
@@ -284,6 +284,7 @@ class Call {
         this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
       },
       callTool: (name, args) => this.#callTool(side, name, args),
+      applied: (action) => this.#replayApplied(side, action),
       hangUp: (reason, options) => {
         if (this.#ended) return;
         if (side === "agent" && options?.agentEnd) return this.#agentEnd("agent_end", reason);
@@ -545,6 +546,7 @@ class Call {
       return Promise.resolve({ ok, result });
     }
     const r = this.#spec.env.call(side, name, args);
+    this.#propagate(r.sync);
     this.#outcome.toolCalls.push({
       side,
       name: r.tool,
@@ -561,6 +563,40 @@ class Call {
       );
     }
     return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
+  }
+
+  /**
+   * `--agent-world self`: a write the agent bot applied to its own world, replayed on
+   * the trial's copy of the agent's world (the reference bridge's shadow, §7.3) so
+   * the caller's phone follows it. Only dual-control domains react, as there; a
+   * replay that fails is noted and skipped.
+   */
+  #replayApplied(side: Side, action: Record<string, unknown>): void {
+    const { env, agentSetup } = this.#spec;
+    if (this.#ended || side !== "agent" || !agentSetup.agent_world) return;
+    if (!env.domain.sync || !env.userDb) return;
+    const r = typeof action.name === "string"
+      ? env.call("agent", action.name, action.arguments ?? {})
+      : undefined;
+    if (!r?.ok) {
+      this.#outcome.traces.agent.push({
+        type: "shadow_replay_failed",
+        action,
+        ...(r ? { result: r.result } : {}),
+        at_ms: this.#now(),
+      });
+      return;
+    }
+    this.#propagate(r.sync);
+  }
+
+  /**
+   * `--agent-world self`: the agent's side of a sync goes to the bot that owns it;
+   * the caller's side is the trial's world, already in line.
+   */
+  #propagate(sync: SyncDeltas | undefined): void {
+    if (!this.#spec.agentSetup.agent_world || !sync) return;
+    if (Object.keys(sync.agent).length > 0) this.#spec.agent.applySyncDelta?.(sync.agent);
   }
 
   #setup(side: Side): CallSetup {

@@ -141,6 +141,13 @@ export interface CallLine {
   hangUp(reason?: string, options?: { agentEnd?: boolean }): void;
   /** Count LLM token usage for this side. */
   usage(u: Usage): void;
+  /**
+   * `--agent-world self`: the bot applied this write to its own world (its
+   * `action-applied` record). The bridge replays it on the trial's copy of the
+   * agent's world, the reference bridge's shadow, and propagates the cross-side sync
+   * (dual-control domains; elsewhere nothing happens).
+   */
+  applied?(action: Record<string, unknown>): void;
   /** Record a participant-side trace entry (flows put their trace here). */
   trace(entry: Record<string, unknown>): void;
   /** This end broke (socket closed, garbage, unreachable): the trial ends in error. */
@@ -172,6 +179,11 @@ export interface Participant {
    * and before `close` (`get_context_history`, then `get_scenario_summary`).
    */
   worldReport?(): Promise<SelfWorldReport>;
+  /**
+   * `--agent-world self`, dual-control domains: what a sync changed on the agent's
+   * side during the call, for the bot's own world (`apply_sync_delta`, not awaited).
+   */
+  applySyncDelta?(delta: Record<string, unknown>): void;
   /** Release resources; called once, after the call. */
   close(): Promise<void>;
   /** Optional: what a simulated far end did (flows), stored as the record's `flow`. */

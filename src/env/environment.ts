@@ -48,6 +48,8 @@ export interface CallResult {
   result: unknown;
   record?: ActionRecord;
   exit?: string;
+  /** Dual-control domains: the cross-side sync that followed the write, per side. */
+  sync?: SyncDeltas;
 }
 
 export interface InitAction {
@@ -151,11 +153,19 @@ export class Environment {
       throw e;
     }
     this.#commit(tx);
+    let sync: SyncDeltas | undefined;
     if (record) {
       this.actions.push(record);
-      this.sync();
+      sync = this.sync();
     }
-    return { ok: true, tool: tool.name, result, record, exit: outcome.exit };
+    return {
+      ok: true,
+      tool: tool.name,
+      result,
+      record,
+      exit: outcome.exit,
+      ...(sync ? { sync } : {}),
+    };
   }
 
   /**

@@ -59,6 +59,11 @@ export class RemoteParticipant implements Participant {
     return this.#inner?.worldReport?.() ?? Promise.resolve({ db_hash: null, actions: [] });
   }
 
+  /** `--agent-world self`: an in-call sync delta for the bot's own world (the mapping's). */
+  applySyncDelta(delta: Record<string, unknown>): void {
+    this.#inner?.applySyncDelta?.(delta);
+  }
+
   async close(): Promise<void> {
     await this.#inner?.close();
   }

@@ -55,6 +55,10 @@ import { WsClient } from "./ws_client.ts";
 const CLIENT_ABOUT = { library: "callbench", library_version: "0.1.0" } as const;
 const DEFAULT_REPLY_TIMEOUT_MS = 15_000;
 const DEFAULT_PROMPT_REPLY_WAIT_MS = 1000;
+/** `--agent-world self`: the runner's pause between setup and call (`--pause`). */
+const SELF_WORLD_PAUSE_MS = 500;
+/** `--agent-world self`: the "Hello" kick, this long after the call's connection opened. */
+const SELF_WORLD_KICK_MS = 1000;
 
 /** The RTVI mapping (`--framing json|protobuf`). */
 export const rtviMapping: WireMapping = (options) => new RtviParticipant(options);
@@ -76,6 +80,13 @@ export class RtviParticipant implements Participant {
   });
   /** `--agent-world self`: the bot owns its world. */
   #selfWorld?: SelfWorldSetup;
+  /** The domain named in the self-world setup, for in-call `apply_sync_delta`. */
+  #selfWorldDomain = "default";
+  /** When the newest connection opened, on the line's clock. */
+  #connectedAt = 0;
+  #cancelKick = () => {};
+  /** The connection whose close is heard (the setup connection is closed on purpose). */
+  #connection?: object;
   /** `action-applied` records the bot announced (self-owned world). */
   readonly #applied: Record<string, unknown>[] = [];
   /** The call is over (hangup heard, or the bot ended it): a closed socket is no failure. */
@@ -92,27 +103,7 @@ export class RtviParticipant implements Participant {
 
   async start(line: CallLine, setup: CallSetup): Promise<void> {
     this.#line = line;
-    this.#client = await WsClient.connect({
-      url: this.#options.connectUrl,
-      shownUrl: this.#options.shownUrl,
-      side: this.#side,
-      clock: line.clock,
-      connectAttempts: this.#options.connectAttempts,
-      retryDelayMs: this.#options.retryDelayMs,
-      connectTimeoutMs: this.#options.connectTimeoutMs,
-      maxFrameBytes: this.#maxFrameBytes(),
-      connect: this.#options.connect,
-      onFrame: (data) => this.#onFrame(data),
-      onGarbage: (what) => this.#garbage(what),
-      onClosed: (event) => this.#onSocketClosed(event),
-    });
-    this.#readyId = this.#id("client_ready");
-    const ready = await this.#request(
-      rtvi("client-ready", { version: PROTOCOL_VERSION, about: CLIENT_ABOUT }, this.#readyId),
-      "bot-ready",
-    );
-    const about = BotReadyDataSchema.safeParse(ready.data);
-    if (about.success) this.#botVersion = about.data.version;
+    await this.#connect();
     if (setup.agent_world) return this.#configureSelfWorld(setup, setup.agent_world);
     const tools = this.#options.toolsFormat === "names"
       ? Object.fromEntries(setup.tools.map((t) => [t.name, {}]))
@@ -168,11 +159,14 @@ export class RtviParticipant implements Participant {
    * `--agent-world self`: configures a bot that owns its world as the reference
    * runner does (reference-harness.md §1.4): `reset`, `update_system_prompt` with the
    * reference's tools object (not awaited), `apply_initialization` (awaited: a
-   * refusal or `success:false` fails the setup), and for telecom `apply_sync_delta`.
-   * The bot runs its own tools; its final state is pulled by `worldReport`.
+   * refusal or `success:false` fails the setup), and for telecom `apply_sync_delta`;
+   * then it closes that connection and, after the runner's pause, opens the one the
+   * call runs on (`client-ready` again). The bot runs its own tools; its final state
+   * is pulled by `worldReport` on the call's connection.
    */
   async #configureSelfWorld(setup: CallSetup, world: SelfWorldSetup): Promise<void> {
     this.#selfWorld = world;
+    this.#selfWorldDomain = setup.domain;
     this.#send(rtvi("client-message", { t: "reset", d: {} }, this.#id("reset")));
     this.#send(rtvi("client-message", {
       t: "update_system_prompt",
@@ -205,6 +199,27 @@ export class RtviParticipant implements Participant {
       );
       this.#checkSuccess("apply_sync_delta", sync);
     }
+    // As the reference runner: disconnect, pause, and run the call on a fresh
+    // connection; the bot keeps its state across reconnects (§1.1). No
+    // `disconnect-bot`: it would end a reference bot's pipeline.
+    const setupConnection = this.#client!;
+    this.#connection = undefined;
+    await setupConnection.close(1000, "configured");
+    await this.#line!.clock.sleep(SELF_WORLD_PAUSE_MS);
+    await this.#connect();
+  }
+
+  /**
+   * `--agent-world self`, during the call: a sync delta for the bot's own world, sent
+   * as the reference bridge sends it, without waiting for the reply (§7.3).
+   */
+  applySyncDelta(delta: Record<string, unknown>): void {
+    if (!this.#selfWorld || this.#closing) return;
+    this.#line?.trace({ type: "sync_delta", side: "agent", delta });
+    this.#send(rtvi("client-message", {
+      t: "apply_sync_delta",
+      d: { domain: this.#selfWorldDomain, delta },
+    }, this.#id("apply_sync_delta_agent")));
   }
 
   /** A `{success, errors}` reply that says no fails the setup. */
@@ -253,6 +268,41 @@ export class RtviParticipant implements Participant {
     };
   }
 
+  /**
+   * Opens a connection and greets the bot (`client-ready`, then its `bot-ready`). Only
+   * the newest connection's close is heard: the self-world setup connection is
+   * closed on purpose.
+   */
+  async #connect(): Promise<void> {
+    const line = this.#line!;
+    const connection = {};
+    this.#connection = connection;
+    this.#client = await WsClient.connect({
+      url: this.#options.connectUrl,
+      shownUrl: this.#options.shownUrl,
+      side: this.#side,
+      clock: line.clock,
+      connectAttempts: this.#options.connectAttempts,
+      retryDelayMs: this.#options.retryDelayMs,
+      connectTimeoutMs: this.#options.connectTimeoutMs,
+      maxFrameBytes: this.#maxFrameBytes(),
+      connect: this.#options.connect,
+      onFrame: (data) => this.#onFrame(data),
+      onGarbage: (what) => this.#garbage(what),
+      onClosed: (event) => {
+        if (connection === this.#connection) this.#onSocketClosed(event);
+      },
+    });
+    this.#connectedAt = line.clock.now();
+    this.#readyId = this.#id("client_ready");
+    const ready = await this.#request(
+      rtvi("client-ready", { version: PROTOCOL_VERSION, about: CLIENT_ABOUT }, this.#readyId),
+      "bot-ready",
+    );
+    const about = BotReadyDataSchema.safeParse(ready.data);
+    if (about.success) this.#botVersion = about.data.version;
+  }
+
   /** How long `start` waits for the reply to `update_system_prompt` before going on. */
   #promptReplyWaitMs(): number {
     return this.#options.promptReplyWaitMs ?? DEFAULT_PROMPT_REPLY_WAIT_MS;
@@ -281,10 +331,19 @@ export class RtviParticipant implements Participant {
         const kick = this.#options.kick ?? (this.#selfWorld ? "Hello" : undefined);
         if (event.type === "call_start" && kick !== undefined) {
           const content = kick;
-          this.#send(rtvi("send-text", {
-            content,
-            options: { run_immediately: true, audio_response: true },
-          }, this.#id("send_text")));
+          const sendKick = () => {
+            if (this.#ended || this.#closing) return;
+            this.#send(rtvi("send-text", {
+              content,
+              options: { run_immediately: true, audio_response: true },
+            }, this.#id("send_text")));
+          };
+          // The reference runner kicks 1 s after the call's connection opened.
+          const clock = this.#line!.clock;
+          if (this.#selfWorld) {
+            const wait = Math.max(0, this.#connectedAt + SELF_WORLD_KICK_MS - clock.now());
+            this.#cancelKick = clock.timer(wait, sendKick);
+          } else sendKick();
         }
       }
     }
@@ -298,11 +357,15 @@ export class RtviParticipant implements Participant {
 
   async close(): Promise<void> {
     this.#closing = true;
+    this.#cancelKick();
     this.#turns.cancel();
     this.#requests.rejectAll(new ParticipantError("agent_disconnected", "closed"));
     const client = this.#client;
     if (!client || client.closed) return;
-    if (client.open) this.#send(rtvi("disconnect-bot", {}, this.#id("disconnect")));
+    // A reference bot's pipeline must outlive the call: it gets no `disconnect-bot`.
+    if (client.open && !this.#selfWorld) {
+      this.#send(rtvi("disconnect-bot", {}, this.#id("disconnect")));
+    }
     await client.close(1000, "call over");
   }
 
@@ -479,10 +542,13 @@ export class RtviParticipant implements Participant {
     if ("type" in m && m.type === "beep") return line.beep();
     if ("type" in m && m.type === "action-applied") {
       const action = (m as { action?: unknown }).action;
+      line.trace({ type: "action_applied", action });
       if (typeof action === "object" && action !== null && !Array.isArray(action)) {
         this.#applied.push(action as Record<string, unknown>);
+        // Its world is the bot's: the bridge's shadow follows it (dual-control sync).
+        if (this.#selfWorld) line.applied?.(action as Record<string, unknown>);
       }
-      return line.trace({ type: "action_applied", action });
+      return;
     }
     if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
     const exit = "text" in m && typeof m.text === "string" ? EXIT_TAG.exec(m.text) : null;
