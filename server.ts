@@ -20,6 +20,7 @@
  * @module
  */
 export {
+  type AppAudio,
   type AppOptions,
   createApp,
   DEFAULT_AGENT,
@@ -29,3 +30,16 @@ export type { HostedParticipantFactory } from "./src/server/session.ts";
 export type { Session, SessionOptions, SessionSocket } from "./src/server/session.ts";
 export type { SessionStore, SessionStoreOptions } from "./src/server/session_store.ts";
 export type { Framing } from "./src/protocol/framing.ts";
+export type { SessionAudioOptions } from "./src/server/session_audio.ts";
+export {
+  type SpeechError,
+  speechErrorSchema,
+  type SpeechProviderInfo,
+  type SttProvider,
+  type SttRequest,
+  type SttResult,
+  type TtsProvider,
+  type TtsRequest,
+  type TtsResult,
+} from "./src/speech/speech.ts";
+export type { Pcm16 } from "./src/audio/pcm.ts";

@@ -18,6 +18,7 @@
 
 /** Signed 16-bit PCM. Stereo samples are interleaved (left, right, left, ...). */
 export interface Pcm16 {
+  /** The samples, interleaved when stereo. */
   readonly samples: Int16Array;
   /** Samples per second per channel. */
   readonly sampleRate: number;

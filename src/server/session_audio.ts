@@ -40,6 +40,7 @@ const MAX_PENDING_MS = 10_000;
 
 /** How a session speaks and listens. */
 export interface SessionAudioOptions {
+  /** Synthesizes the hosted participant's words. */
   tts: TtsProvider;
   /** Transcribes the far end's turns when the client sends no text for them. */
   stt?: SttProvider;

@@ -15,6 +15,7 @@ export const speechErrorSchema = z.object({
   message: z.string().describe("What went wrong, in one line"),
   status: z.number().int().optional().describe("The HTTP status, when a server answered"),
 });
+/** Why synthesis or transcription failed (see `speechErrorSchema`). */
 export type SpeechError = z.infer<typeof speechErrorSchema>;
 
 /** Synthesized speech, or why there is none. */
@@ -29,38 +30,51 @@ export type SttResult = { ok: true; text: string } | { ok: false; error: SpeechE
 export interface SpeechProviderInfo {
   /** "flite", "openai", "transcript". */
   provider: string;
+  /** The provider's model, when it has one (openai). */
   model?: string;
+  /** The voice spoken (TTS). */
   voice?: string;
   /** Output (TTS) or expected input (STT) rate, when fixed. */
   sampleRate?: number;
 }
 
+/** What to say. */
 export interface TtsRequest {
+  /** The words, as the speaker says them. */
   text: string;
   /** The provider's default voice unless given (one voice per participant). */
   voice?: string;
+  /** Stops the synthesis (the result is then a `tts_error`). */
   signal?: AbortSignal;
 }
 
 /** Text to speech. `synthesize` never throws: failures are `{ ok: false }`. */
 export interface TtsProvider {
+  /** How records name it. */
   readonly info: SpeechProviderInfo;
+  /** The request's words as PCM16 audio, or why not. */
   synthesize(request: TtsRequest): Promise<TtsResult>;
+  /** Releases what it holds (a Worker, a cache). */
   close(): Promise<void>;
 }
 
+/** An audio turn to transcribe. */
 export interface SttRequest {
+  /** The turn's audio. */
   audio: Pcm16;
   /** A language hint (ISO 639-1), when known. */
   language?: string;
   /** Words to expect (names, codes), passed as the provider's prompt. */
   prompt?: string;
+  /** Stops the transcription (the result is then an `stt_error`). */
   signal?: AbortSignal;
 }
 
 /** Speech to text. `transcribe` never throws: failures are `{ ok: false }`. */
 export interface SttProvider {
+  /** How records name it. */
   readonly info: SpeechProviderInfo;
+  /** The turn's words, or why not. */
   transcribe(request: SttRequest): Promise<SttResult>;
 }
 
