@@ -68,13 +68,43 @@ function _text(value: unknown, spaced: boolean): string {
       return formatPythonNumber(value);
     case "boolean":
       return value ? "true" : "false";
-    case "object":
+    case "object": {
       if (value === null) return "null";
-      if (Array.isArray(value)) return _arrayText(value, spaced);
-      return _cachedObjectText(value as Record<string, unknown>, spaced);
+      const out: string[] = [];
+      _emit(value, spaced, out);
+      // join copies the parts into one flat string: no rope for a hash to walk.
+      return out.length === 1 ? out[0]! : out.join("");
+    }
     default:
       // undefined and functions do not occur in JSON documents.
       return "null";
+  }
+}
+
+/**
+ * Appends the canonical text of `value` to `out`, part by part. Parts are joined
+ * once, by the caller, rather than concatenated with `+=`: concatenation builds a
+ * rope of as many nodes as the text has parts, which V8 must walk again to flatten
+ * it before hashing.
+ */
+function _emit(value: unknown, spaced: boolean, out: string[]): void {
+  switch (typeof value) {
+    case "string":
+      out.push(_stringText(value));
+      return;
+    case "number":
+      out.push(formatPythonNumber(value));
+      return;
+    case "boolean":
+      out.push(value ? "true" : "false");
+      return;
+    case "object":
+      if (value === null) out.push("null");
+      else if (Array.isArray(value)) _emitArray(value, spaced, out);
+      else _emitObject(value as Record<string, unknown>, spaced, out);
+      return;
+    default:
+      out.push("null");
   }
 }
 
@@ -106,37 +136,51 @@ function _isNullWord(s: string): boolean {
   return l === "none" || l === "null";
 }
 
-function _arrayText(a: readonly unknown[], spaced: boolean): string {
-  if (a.length === 0) return "[]";
-  const sep = spaced ? ", " : ",";
-  let out = "[";
-  for (let i = 0; i < a.length; i++) {
-    if (i > 0) out += sep;
-    out += _text(a[i], spaced);
+function _emitArray(a: readonly unknown[], spaced: boolean, out: string[]): void {
+  if (a.length === 0) {
+    out.push("[]");
+    return;
   }
-  return out + "]";
+  const sep = spaced ? ", " : ",";
+  out.push("[");
+  for (let i = 0; i < a.length; i++) {
+    if (i > 0) out.push(sep);
+    _emit(a[i], spaced, out);
+  }
+  out.push("]");
 }
 
-function _sortedArrayText(a: readonly unknown[], spaced: boolean): string {
+function _emitSortedArray(a: readonly unknown[], spaced: boolean, out: string[]): void {
   const keyed = a.map((v) => ({ key: _text(v, true), v }));
   keyed.sort((x, y) => compareCodePoints(x.key, y.key));
-  if (spaced) return "[" + keyed.map((k) => k.key).join(", ") + "]";
-  return "[" + keyed.map((k) => _text(k.v, false)).join(",") + "]";
+  out.push("[");
+  for (let i = 0; i < keyed.length; i++) {
+    if (i > 0) out.push(spaced ? ", " : ",");
+    if (spaced) out.push(keyed[i]!.key);
+    else _emit(keyed[i]!.v, false, out);
+  }
+  out.push("]");
 }
 
-function _cachedObjectText(o: Record<string, unknown>, spaced: boolean): string {
+function _emitObject(o: Record<string, unknown>, spaced: boolean, out: string[]): void {
+  // Only frozen objects are cached. isFrozen answers at once for an extensible
+  // object, so a fresh document costs no cache lookup per object.
+  if (!Object.isFrozen(o)) {
+    _emitObjectBody(o, Object.keys(o), spaced, out);
+    return;
+  }
   const cache = spaced ? spacedCache : compactCache;
-  const hit = cache.get(o);
-  if (hit !== undefined) return hit;
-  const text = _objectText(o, Object.keys(o), spaced);
-  if (Object.isFrozen(o)) {
-    // Flatten before caching: a text built by `+=` is a rope, and every later hash
-    // of a world sharing this record would walk the rope's nodes again, and a
-    // parent's text built from it would be a rope of ropes.
+  let text = cache.get(o);
+  if (text === undefined) {
+    const own: string[] = [];
+    _emitObjectBody(o, Object.keys(o), spaced, own);
+    text = own.join("");
+    // A joined text is flat; made sure of, since every later hash of a world sharing
+    // this record would otherwise walk a rope's nodes again.
     _flatten(text);
     cache.set(o, text);
   }
-  return text;
+  out.push(text);
 }
 
 /** The cached canonical text of a frozen object, if any (tests check it is flat). */
@@ -182,25 +226,38 @@ function _sortedKeys(keys: string[]): string[] {
   return astral ? keys.sort(compareCodePoints) : keys.sort();
 }
 
+/** A top-level value's text, flat. */
 function _valueText(k: string, v: unknown, spaced: boolean): string {
-  return Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k)
-    ? _sortedArrayText(v, spaced)
-    : _text(v, spaced);
+  if (!(Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k))) return _text(v, spaced);
+  const out: string[] = [];
+  _emitSortedArray(v, spaced, out);
+  return out.join("");
 }
 
-function _objectText(o: Record<string, unknown>, keys: string[], spaced: boolean): string {
-  if (keys.length === 0) return "{}";
+function _emitValue(k: string, v: unknown, spaced: boolean, out: string[]): void {
+  if (Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k)) _emitSortedArray(v, spaced, out);
+  else _emit(v, spaced, out);
+}
+
+function _emitObjectBody(
+  o: Record<string, unknown>,
+  keys: string[],
+  spaced: boolean,
+  out: string[],
+): void {
+  if (keys.length === 0) {
+    out.push("{}");
+    return;
+  }
   _sortedKeys(keys);
   const sep = spaced ? ", " : ",";
   const colon = spaced ? ": " : ":";
-  let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    if (i > 0) out += sep;
-    out += _keyText(k).text + colon;
-    out += _valueText(k, o[k], spaced);
+    out.push(i === 0 ? "{" : sep, _keyText(k).text, colon);
+    _emitValue(k, o[k], spaced, out);
   }
-  return out + "}";
+  out.push("}");
 }
 
 // deno-lint-ignore no-control-regex
