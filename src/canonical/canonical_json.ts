@@ -30,26 +30,9 @@ const spacedCache = new WeakMap<object, string>();
 
 /** The canonical string of a database document (what is hashed). */
 export function canonicalJson(doc: unknown): string {
-  return canonicalPieces(doc).join("");
-}
-
-/**
- * The canonical string of a database document in pieces whose concatenation is
- * {@link canonicalJson}: the top-level punctuation and keys, and each top-level
- * value's text (flat, and cached when the value is frozen). A hash takes them one
- * by one, so the document's text is never built as one string.
- */
-export function canonicalPieces(doc: unknown): string[] {
-  if (!isPlainObject(doc)) return [_text(doc, false)];
-  const keys = _sortedKeys(Object.keys(doc).filter((k) => !EXCLUDED_TOP_LEVEL_KEYS.has(k)));
-  if (keys.length === 0) return ["{}"];
   const pieces: string[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    pieces.push((i === 0 ? "{" : ",") + _keyText(k).text + ":", _valueText(k, doc[k], false));
-  }
-  pieces.push("}");
-  return pieces;
+  canonicalStream(doc, (piece) => void pieces.push(piece));
+  return pieces.join("");
 }
 
 /**
@@ -70,10 +53,9 @@ function _text(value: unknown, spaced: boolean): string {
       return value ? "true" : "false";
     case "object": {
       if (value === null) return "null";
-      const out: string[] = [];
+      const out = new Writer();
       _emit(value, spaced, out);
-      // join copies the parts into one flat string: no rope for a hash to walk.
-      return out.length === 1 ? out[0]! : out.join("");
+      return out.text;
     }
     default:
       // undefined and functions do not occur in JSON documents.
@@ -82,12 +64,55 @@ function _text(value: unknown, spaced: boolean): string {
 }
 
 /**
- * Appends the canonical text of `value` to `out`, part by part. Parts are joined
- * once, by the caller, rather than concatenated with `+=`: concatenation builds a
- * rope of as many nodes as the text has parts, which V8 must walk again to flatten
- * it before hashing.
+ * Where canonical text is written: a string grown by `+=`, handed to `flush` (a
+ * hash) whenever it passes {@link FLUSH_CHARS}, so a streamed document's text is
+ * never held whole and each rope that V8 flattens is small and still in cache.
  */
-function _emit(value: unknown, spaced: boolean, out: string[]): void {
+class Writer {
+  text = "";
+  constructor(readonly flush?: (text: string) => void) {}
+
+  push(part: string): void {
+    this.text += part;
+    if (this.flush !== undefined && this.text.length >= FLUSH_CHARS) {
+      this.flush(this.text);
+      this.text = "";
+    }
+  }
+
+  end(): void {
+    if (this.flush !== undefined && this.text.length > 0) this.flush(this.text);
+    this.text = "";
+  }
+}
+
+/** How much text a streaming writer gathers before it is flushed. */
+const FLUSH_CHARS = 1 << 15;
+
+/**
+ * Streams the canonical text of a database document to `write` in pieces (of about
+ * 32 K chars, or a cached record's whole text) whose concatenation is
+ * {@link canonicalJson}. What a hash uses: the whole text is never built.
+ */
+export function canonicalStream(doc: unknown, write: (text: string) => void): void {
+  const out = new Writer(write);
+  if (!isPlainObject(doc)) {
+    _emit(doc, false, out);
+  } else {
+    const keys = _sortedKeys(Object.keys(doc).filter((k) => !EXCLUDED_TOP_LEVEL_KEYS.has(k)));
+    if (keys.length === 0) out.push("{}");
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      out.push(i === 0 ? _keyText(k).first : _keyText(k).next);
+      _emitValue(k, doc[k], false, out);
+    }
+    if (keys.length > 0) out.push("}");
+  }
+  out.end();
+}
+
+/** Appends the canonical text of `value` to `out`. */
+function _emit(value: unknown, spaced: boolean, out: Writer): void {
   switch (typeof value) {
     case "string":
       out.push(_stringText(value));
@@ -136,7 +161,7 @@ function _isNullWord(s: string): boolean {
   return l === "none" || l === "null";
 }
 
-function _emitArray(a: readonly unknown[], spaced: boolean, out: string[]): void {
+function _emitArray(a: readonly unknown[], spaced: boolean, out: Writer): void {
   if (a.length === 0) {
     out.push("[]");
     return;
@@ -150,7 +175,7 @@ function _emitArray(a: readonly unknown[], spaced: boolean, out: string[]): void
   out.push("]");
 }
 
-function _emitSortedArray(a: readonly unknown[], spaced: boolean, out: string[]): void {
+function _emitSortedArray(a: readonly unknown[], spaced: boolean, out: Writer): void {
   const keyed = a.map((v) => ({ key: _text(v, true), v }));
   keyed.sort((x, y) => compareCodePoints(x.key, y.key));
   out.push("[");
@@ -162,7 +187,7 @@ function _emitSortedArray(a: readonly unknown[], spaced: boolean, out: string[])
   out.push("]");
 }
 
-function _emitObject(o: Record<string, unknown>, spaced: boolean, out: string[]): void {
+function _emitObject(o: Record<string, unknown>, spaced: boolean, out: Writer): void {
   // Only frozen objects are cached. isFrozen answers at once for an extensible
   // object, so a fresh document costs no cache lookup per object.
   if (!Object.isFrozen(o)) {
@@ -172,11 +197,12 @@ function _emitObject(o: Record<string, unknown>, spaced: boolean, out: string[])
   const cache = spaced ? spacedCache : compactCache;
   let text = cache.get(o);
   if (text === undefined) {
-    const own: string[] = [];
+    const own = new Writer();
     _emitObjectBody(o, Object.keys(o), spaced, own);
-    text = own.join("");
-    // A joined text is flat; made sure of, since every later hash of a world sharing
-    // this record would otherwise walk a rope's nodes again.
+    text = own.text;
+    // Flatten before caching: a text built by `+=` is a rope, and every later hash
+    // of a world sharing this record would walk the rope's nodes again, and a
+    // parent's text built from it would be a rope of ropes.
     _flatten(text);
     cache.set(o, text);
   }
@@ -198,15 +224,36 @@ function _flatten(s: string): void {
   if (s.length > 0) _flatSink = (_flatSink + s.charCodeAt(0)) | 0;
 }
 
-/** A key's JSON text, and whether it holds chars whose UTF-16 order differs from Python's. */
-const keyTexts = new Map<string, { text: string; astral: boolean }>();
+/**
+ * A key's JSON text, with the punctuation that goes around it in an object (`{` or
+ * `,` before, `:` after; spaced for sort keys), and whether it holds chars whose
+ * UTF-16 order differs from Python's.
+ */
+interface KeyText {
+  text: string;
+  astral: boolean;
+  /** `{"k":`, `,"k":`, `{"k": `, `, "k": ` */
+  first: string;
+  next: string;
+  firstSpaced: string;
+  nextSpaced: string;
+}
+const keyTexts = new Map<string, KeyText>();
 const KEY_CACHE_LIMIT = 200_000;
 const HIGH_CHAR = /[\ud800-\uffff]/;
 
-function _keyText(k: string): { text: string; astral: boolean } {
+function _keyText(k: string): KeyText {
   let hit = keyTexts.get(k);
   if (hit === undefined) {
-    hit = { text: _stringTextOfKey(k), astral: HIGH_CHAR.test(k) };
+    const text = _stringTextOfKey(k);
+    hit = {
+      text,
+      astral: HIGH_CHAR.test(k),
+      first: `{${text}:`,
+      next: `,${text}:`,
+      firstSpaced: `{${text}: `,
+      nextSpaced: `, ${text}: `,
+    };
     if (keyTexts.size >= KEY_CACHE_LIMIT) keyTexts.clear();
     keyTexts.set(k, hit);
   }
@@ -221,20 +268,19 @@ function _stringTextOfKey(k: string): string {
 function _sortedKeys(keys: string[]): string[] {
   // UTF-16 order is code-point order unless a key holds a surrogate or a char above
   // it; only then is the slower comparison needed.
+  // Objects parsed from sorted JSON arrive in order: checking costs less than sorting.
   let astral = false;
-  for (const k of keys) astral ||= _keyText(k).astral;
-  return astral ? keys.sort(compareCodePoints) : keys.sort();
+  let sorted = true;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    astral ||= _keyText(k).astral;
+    if (i > 0 && keys[i - 1]! > k) sorted = false;
+  }
+  if (astral) return keys.sort(compareCodePoints);
+  return sorted ? keys : keys.sort();
 }
 
-/** A top-level value's text, flat. */
-function _valueText(k: string, v: unknown, spaced: boolean): string {
-  if (!(Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k))) return _text(v, spaced);
-  const out: string[] = [];
-  _emitSortedArray(v, spaced, out);
-  return out.join("");
-}
-
-function _emitValue(k: string, v: unknown, spaced: boolean, out: string[]): void {
+function _emitValue(k: string, v: unknown, spaced: boolean, out: Writer): void {
   if (Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k)) _emitSortedArray(v, spaced, out);
   else _emit(v, spaced, out);
 }
@@ -243,18 +289,17 @@ function _emitObjectBody(
   o: Record<string, unknown>,
   keys: string[],
   spaced: boolean,
-  out: string[],
+  out: Writer,
 ): void {
   if (keys.length === 0) {
     out.push("{}");
     return;
   }
   _sortedKeys(keys);
-  const sep = spaced ? ", " : ",";
-  const colon = spaced ? ": " : ":";
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    out.push(i === 0 ? "{" : sep, _keyText(k).text, colon);
+    const t = _keyText(k);
+    out.push(spaced ? (i === 0 ? t.firstSpaced : t.nextSpaced) : i === 0 ? t.first : t.next);
     _emitValue(k, o[k], spaced, out);
   }
   out.push("}");
