@@ -187,28 +187,18 @@ function _emitSortedArray(a: readonly unknown[], spaced: boolean, out: Writer): 
   out.push("]");
 }
 
-/**
- * Objects with more keys than this (a world's tables) are streamed from their
- * records' cached texts and never cached whole: a table a trial changed is a new
- * object, hashed once, and copying its megabyte of text into a cache entry cost
- * more than the hash (gold replays every scenario once). Its records stay cached.
- */
-export const UNCACHED_OBJECT_KEYS = 256;
-
 function _emitObject(o: Record<string, unknown>, spaced: boolean, out: Writer): void {
-  const keys = Object.keys(o);
   // Only frozen objects are cached. isFrozen answers at once for an extensible
-  // object, so a fresh document costs no cache lookup per object; a big table is
-  // not asked at all (isFrozen walks a dictionary-mode object's properties).
-  if (keys.length > UNCACHED_OBJECT_KEYS || !Object.isFrozen(o)) {
-    _emitObjectBody(o, keys, spaced, out);
+  // object, so a fresh document costs no cache lookup per object.
+  if (!Object.isFrozen(o)) {
+    _emitObjectBody(o, Object.keys(o), spaced, out);
     return;
   }
   const cache = spaced ? spacedCache : compactCache;
   let text = cache.get(o);
   if (text === undefined) {
     const own = new Writer();
-    _emitObjectBody(o, keys, spaced, own);
+    _emitObjectBody(o, Object.keys(o), spaced, own);
     text = own.text;
     // Flatten before caching: a text built by `+=` is a rope, and every later hash
     // of a world sharing this record would walk the rope's nodes again, and a
