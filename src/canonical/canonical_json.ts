@@ -30,26 +30,9 @@ const spacedCache = new WeakMap<object, string>();
 
 /** The canonical string of a database document (what is hashed). */
 export function canonicalJson(doc: unknown): string {
-  return canonicalPieces(doc).join("");
-}
-
-/**
- * The canonical string of a database document in pieces whose concatenation is
- * {@link canonicalJson}: the top-level punctuation and keys, and each top-level
- * value's text (flat, and cached when the value is frozen). A hash takes them one
- * by one, so the document's text is never built as one string.
- */
-export function canonicalPieces(doc: unknown): string[] {
-  if (!isPlainObject(doc)) return [_text(doc, false)];
-  const keys = _sortedKeys(Object.keys(doc).filter((k) => !EXCLUDED_TOP_LEVEL_KEYS.has(k)));
-  if (keys.length === 0) return ["{}"];
   const pieces: string[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    pieces.push((i === 0 ? "{" : ",") + _keyText(k).text + ":", _valueText(k, doc[k], false));
-  }
-  pieces.push("}");
-  return pieces;
+  canonicalStream(doc, (piece) => void pieces.push(piece));
+  return pieces.join("");
 }
 
 /**
@@ -68,13 +51,93 @@ function _text(value: unknown, spaced: boolean): string {
       return formatPythonNumber(value);
     case "boolean":
       return value ? "true" : "false";
-    case "object":
+    case "object": {
       if (value === null) return "null";
-      if (Array.isArray(value)) return _arrayText(value, spaced);
-      return _cachedObjectText(value as Record<string, unknown>, spaced);
+      const out = new Writer();
+      _emit(value, spaced, out);
+      return out.text;
+    }
     default:
       // undefined and functions do not occur in JSON documents.
       return "null";
+  }
+}
+
+/**
+ * Where canonical text is written: a string grown by `+=`, handed to `flush` (a
+ * hash) whenever it passes {@link FLUSH_CHARS}, so a streamed document's text is
+ * never held whole and each rope that V8 flattens is small and still in cache.
+ */
+class Writer {
+  text = "";
+  constructor(readonly flush?: (text: string) => void) {}
+
+  push(part: string): void {
+    if (this.flush !== undefined && part.length >= FLUSH_CHARS) {
+      // A big part (a cached table's flat text) goes on alone: joined to the buffer
+      // it would become a rope that the hash must copy flat again.
+      if (this.text.length > 0) this.flush(this.text);
+      this.flush(part);
+      this.text = "";
+      return;
+    }
+    this.text += part;
+    if (this.flush !== undefined && this.text.length >= FLUSH_CHARS) {
+      this.flush(this.text);
+      this.text = "";
+    }
+  }
+
+  end(): void {
+    if (this.flush !== undefined && this.text.length > 0) this.flush(this.text);
+    this.text = "";
+  }
+}
+
+/** How much text a streaming writer gathers before it is flushed. */
+const FLUSH_CHARS = 1 << 15;
+
+/**
+ * Streams the canonical text of a database document to `write` in pieces (of about
+ * 32 K chars, or a cached record's whole text) whose concatenation is
+ * {@link canonicalJson}. What a hash uses: the whole text is never built.
+ */
+export function canonicalStream(doc: unknown, write: (text: string) => void): void {
+  const out = new Writer(write);
+  if (!isPlainObject(doc)) {
+    _emit(doc, false, out);
+  } else {
+    const keys = _sortedKeys(Object.keys(doc).filter((k) => !EXCLUDED_TOP_LEVEL_KEYS.has(k)));
+    if (keys.length === 0) out.push("{}");
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      out.push(i === 0 ? _keyText(k).first : _keyText(k).next);
+      _emitValue(k, doc[k], false, out);
+    }
+    if (keys.length > 0) out.push("}");
+  }
+  out.end();
+}
+
+/** Appends the canonical text of `value` to `out`. */
+function _emit(value: unknown, spaced: boolean, out: Writer): void {
+  switch (typeof value) {
+    case "string":
+      out.push(_stringText(value));
+      return;
+    case "number":
+      out.push(formatPythonNumber(value));
+      return;
+    case "boolean":
+      out.push(value ? "true" : "false");
+      return;
+    case "object":
+      if (value === null) out.push("null");
+      else if (Array.isArray(value)) _emitArray(value, spaced, out);
+      else _emitObject(value as Record<string, unknown>, spaced, out);
+      return;
+    default:
+      out.push("null");
   }
 }
 
@@ -106,37 +169,71 @@ function _isNullWord(s: string): boolean {
   return l === "none" || l === "null";
 }
 
-function _arrayText(a: readonly unknown[], spaced: boolean): string {
-  if (a.length === 0) return "[]";
-  const sep = spaced ? ", " : ",";
-  let out = "[";
-  for (let i = 0; i < a.length; i++) {
-    if (i > 0) out += sep;
-    out += _text(a[i], spaced);
+function _emitArray(a: readonly unknown[], spaced: boolean, out: Writer): void {
+  if (a.length === 0) {
+    out.push("[]");
+    return;
   }
-  return out + "]";
+  const sep = spaced ? ", " : ",";
+  out.push("[");
+  for (let i = 0; i < a.length; i++) {
+    if (i > 0) out.push(sep);
+    _emit(a[i], spaced, out);
+  }
+  out.push("]");
 }
 
-function _sortedArrayText(a: readonly unknown[], spaced: boolean): string {
+function _emitSortedArray(a: readonly unknown[], spaced: boolean, out: Writer): void {
   const keyed = a.map((v) => ({ key: _text(v, true), v }));
   keyed.sort((x, y) => compareCodePoints(x.key, y.key));
-  if (spaced) return "[" + keyed.map((k) => k.key).join(", ") + "]";
-  return "[" + keyed.map((k) => _text(k.v, false)).join(",") + "]";
+  out.push("[");
+  for (let i = 0; i < keyed.length; i++) {
+    if (i > 0) out.push(spaced ? ", " : ",");
+    if (spaced) out.push(keyed[i]!.key);
+    else _emit(keyed[i]!.v, false, out);
+  }
+  out.push("]");
 }
 
-function _cachedObjectText(o: Record<string, unknown>, spaced: boolean): string {
+/**
+ * Objects with more keys than this (a world's tables) are cached only the second
+ * time they are written out. A table a trial changed is a new object, hashed once:
+ * it is streamed from its records' cached texts, never copied flat into a cache
+ * entry (that copy cost more than the hash). A table hashed again (the loaded
+ * world's, shared by every trial that leaves it alone) is then cached.
+ */
+export const UNCACHED_OBJECT_KEYS = 256;
+
+/** Big frozen objects written out once already. */
+const seenOnce = new WeakSet<object>();
+
+function _emitObject(o: Record<string, unknown>, spaced: boolean, out: Writer): void {
+  const keys = Object.keys(o);
+  if (keys.length > UNCACHED_OBJECT_KEYS && !seenOnce.has(o)) {
+    // isFrozen walks a dictionary-mode object's properties: asked once per table.
+    if (Object.isFrozen(o)) seenOnce.add(o);
+    _emitObjectBody(o, keys, spaced, out);
+    return;
+  }
+  // Only frozen objects are cached. isFrozen answers at once for an extensible
+  // object, so a fresh document costs no cache lookup per object.
+  if (!Object.isFrozen(o)) {
+    _emitObjectBody(o, keys, spaced, out);
+    return;
+  }
   const cache = spaced ? spacedCache : compactCache;
-  const hit = cache.get(o);
-  if (hit !== undefined) return hit;
-  const text = _objectText(o, Object.keys(o), spaced);
-  if (Object.isFrozen(o)) {
+  let text = cache.get(o);
+  if (text === undefined) {
+    const own = new Writer();
+    _emitObjectBody(o, keys, spaced, own);
+    text = own.text;
     // Flatten before caching: a text built by `+=` is a rope, and every later hash
     // of a world sharing this record would walk the rope's nodes again, and a
     // parent's text built from it would be a rope of ropes.
     _flatten(text);
     cache.set(o, text);
   }
-  return text;
+  out.push(text);
 }
 
 /** The cached canonical text of a frozen object, if any (tests check it is flat). */
@@ -154,15 +251,36 @@ function _flatten(s: string): void {
   if (s.length > 0) _flatSink = (_flatSink + s.charCodeAt(0)) | 0;
 }
 
-/** A key's JSON text, and whether it holds chars whose UTF-16 order differs from Python's. */
-const keyTexts = new Map<string, { text: string; astral: boolean }>();
+/**
+ * A key's JSON text, with the punctuation that goes around it in an object (`{` or
+ * `,` before, `:` after; spaced for sort keys), and whether it holds chars whose
+ * UTF-16 order differs from Python's.
+ */
+interface KeyText {
+  text: string;
+  astral: boolean;
+  /** `{"k":`, `,"k":`, `{"k": `, `, "k": ` */
+  first: string;
+  next: string;
+  firstSpaced: string;
+  nextSpaced: string;
+}
+const keyTexts = new Map<string, KeyText>();
 const KEY_CACHE_LIMIT = 200_000;
 const HIGH_CHAR = /[\ud800-\uffff]/;
 
-function _keyText(k: string): { text: string; astral: boolean } {
+function _keyText(k: string): KeyText {
   let hit = keyTexts.get(k);
   if (hit === undefined) {
-    hit = { text: _stringTextOfKey(k), astral: HIGH_CHAR.test(k) };
+    const text = _stringTextOfKey(k);
+    hit = {
+      text,
+      astral: HIGH_CHAR.test(k),
+      first: `{${text}:`,
+      next: `,${text}:`,
+      firstSpaced: `{${text}: `,
+      nextSpaced: `, ${text}: `,
+    };
     if (keyTexts.size >= KEY_CACHE_LIMIT) keyTexts.clear();
     keyTexts.set(k, hit);
   }
@@ -177,30 +295,41 @@ function _stringTextOfKey(k: string): string {
 function _sortedKeys(keys: string[]): string[] {
   // UTF-16 order is code-point order unless a key holds a surrogate or a char above
   // it; only then is the slower comparison needed.
+  // Objects parsed from sorted JSON arrive in order: checking costs less than sorting.
   let astral = false;
-  for (const k of keys) astral ||= _keyText(k).astral;
-  return astral ? keys.sort(compareCodePoints) : keys.sort();
-}
-
-function _valueText(k: string, v: unknown, spaced: boolean): string {
-  return Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k)
-    ? _sortedArrayText(v, spaced)
-    : _text(v, spaced);
-}
-
-function _objectText(o: Record<string, unknown>, keys: string[], spaced: boolean): string {
-  if (keys.length === 0) return "{}";
-  _sortedKeys(keys);
-  const sep = spaced ? ", " : ",";
-  const colon = spaced ? ": " : ":";
-  let out = "{";
+  let sorted = true;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    if (i > 0) out += sep;
-    out += _keyText(k).text + colon;
-    out += _valueText(k, o[k], spaced);
+    astral ||= _keyText(k).astral;
+    if (i > 0 && keys[i - 1]! > k) sorted = false;
   }
-  return out + "}";
+  if (astral) return keys.sort(compareCodePoints);
+  return sorted ? keys : keys.sort();
+}
+
+function _emitValue(k: string, v: unknown, spaced: boolean, out: Writer): void {
+  if (Array.isArray(v) && ORDER_INDEPENDENT_KEYS.has(k)) _emitSortedArray(v, spaced, out);
+  else _emit(v, spaced, out);
+}
+
+function _emitObjectBody(
+  o: Record<string, unknown>,
+  keys: string[],
+  spaced: boolean,
+  out: Writer,
+): void {
+  if (keys.length === 0) {
+    out.push("{}");
+    return;
+  }
+  _sortedKeys(keys);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const t = _keyText(k);
+    out.push(spaced ? (i === 0 ? t.firstSpaced : t.nextSpaced) : i === 0 ? t.first : t.next);
+    _emitValue(k, o[k], spaced, out);
+  }
+  out.push("}");
 }
 
 // deno-lint-ignore no-control-regex

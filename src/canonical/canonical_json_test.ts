@@ -1,7 +1,12 @@
 import { mulberry32 } from "../random/mulberry32.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { canonicalJson, formatPythonNumber } from "./canonical_json.ts";
+import {
+  cachedCanonicalText,
+  canonicalJson,
+  formatPythonNumber,
+  UNCACHED_OBJECT_KEYS,
+} from "./canonical_json.ts";
 import { dbHash, sha256Hex } from "./hash.ts";
 import { deepFreeze } from "../env/deep_freeze.ts";
 import { DataRoot } from "../scenario/data_root.ts";
@@ -435,4 +440,18 @@ Deno.test("keys sort by code point, a lone surrogate as its own code point", () 
     canonicalJson({ "\uff61": 1, "\ud800": 2, "\u{10000}": 3, "\ud800\uff61": 4 }),
     '{"\\ud800":2,"\\ud800\\uff61":4,"\\uff61":1,"\\ud800\\udc00":3}',
   );
+});
+
+Deno.test("a frozen table bigger than UNCACHED_OBJECT_KEYS is cached only when written out again", () => {
+  const rows: Record<string, unknown> = {};
+  for (let i = 0; i <= UNCACHED_OBJECT_KEYS; i++) rows[`r${String(i).padStart(4, "0")}`] = { v: i };
+  const table = deepFreeze(rows);
+  const doc = deepFreeze({ t: table });
+  const expected = `{"t":{${Object.keys(rows).map((k, i) => `"${k}":{"v":${i}}`).join(",")}}}`;
+  assert.equal(canonicalJson(doc), expected);
+  assert.equal(cachedCanonicalText(table), undefined);
+  assert.equal(cachedCanonicalText(table.r0007 as object), '{"v":7}');
+  assert.equal(dbHash(doc), sha256Hex(expected));
+  assert.equal(cachedCanonicalText(table), expected.slice('{"t":'.length, -1));
+  assert.equal(dbHash({ t: table }), sha256Hex(expected));
 });

@@ -1,5 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
-import { canonicalPieces } from "./canonical_json.ts";
+import { canonicalStream } from "./canonical_json.ts";
 
 /** Lower-case hex SHA-256 of a text's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
@@ -12,8 +12,8 @@ const digests = new WeakMap<object, string>();
 
 /**
  * The reference harness's canonical DB hash (reference-harness §4): SHA-256 of the
- * canonical text, fed piece by piece (the top-level values' cached texts), so the
- * whole text is never built. Cached for frozen documents.
+ * canonical text, streamed in pieces of about 32 K chars (and cached records' texts),
+ * so the whole text is never built. Cached for frozen documents.
  */
 export function dbHash(doc: unknown): string {
   const frozen = typeof doc === "object" && doc !== null && Object.isFrozen(doc);
@@ -22,7 +22,7 @@ export function dbHash(doc: unknown): string {
     if (hit !== undefined) return hit;
   }
   const hash = createHash("sha256");
-  for (const piece of canonicalPieces(doc)) _update(hash, piece);
+  canonicalStream(doc, (piece) => _update(hash, piece));
   const digest = hash.digest("hex");
   if (frozen) digests.set(doc, digest);
   return digest;
