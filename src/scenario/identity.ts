@@ -64,8 +64,19 @@ export function scenarioSha256(scenario: Scenario, root: DataRoot): string {
   return h;
 }
 
+/** Long strings (prompts shared by every scenario of a suite) encode once. */
+const longText = new Map<string, string>();
+
 /** JSON with object keys sorted, so equal scenarios print equally. */
 function _stable(v: unknown): string {
+  if (typeof v === "string" && v.length > 256) {
+    let text = longText.get(v);
+    if (text === undefined) {
+      if (longText.size > 4096) longText.clear();
+      longText.set(v, text = JSON.stringify(v));
+    }
+    return text;
+  }
   if (Array.isArray(v)) return `[${v.map((x) => x === undefined ? "null" : _stable(x)).join(",")}]`;
   if (v !== null && typeof v === "object") {
     const entries = Object.keys(v).sort()
