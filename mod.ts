@@ -6,7 +6,7 @@
  * ```ts
  * import { openDataRoot, participantFactory, runTrials, scoreTrial, selectScenarios } from "./mod.ts";
  *
- * const root = openDataRoot(undefined, { env: () => undefined }); // the bundled fixtures
+ * const root = openDataRoot(); // the bundled fixtures (or give a data root path)
  * const { scenarios } = await selectScenarios(root, {});
  * await runTrials({
  *   scenarios,
