@@ -25,8 +25,10 @@ export function openDataRoot(
     if (!(e instanceof InputError)) throw e;
     const via = flag ? "--data-root" : fromEnv ? DATA_ROOT_ENV : "the bundled fixtures";
     // The path is the location: the problems name no field, as they always did.
-    throw new InputError(e.problems.map(({ option: _, ...p }) =>
-      p.code === "data_root_not_found" ? { ...p, message: `${p.message} (from ${via})` } : p
-    ));
+    throw new InputError(
+      e.problems.map(({ option: _, ...p }) =>
+        p.code === "data_root_not_found" ? { ...p, message: `${p.message} (from ${via})` } : p
+      ),
+    );
   }
 }
