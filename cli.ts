@@ -9,6 +9,7 @@
  */
 import { type Command, type Io, processIo } from "./src/cli/io.ts";
 import { closest, InputError } from "./src/problem/problem.ts";
+import { cliError } from "./src/cli/problem.ts";
 
 /**
  * Every subcommand and its one-line summary: the command module's own `summary`,
@@ -127,7 +128,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     // The reader of our stdout went away (`list | head`): nothing left to say.
     if (e instanceof Deno.errors.BrokenPipe) return 0;
     if (e instanceof InputError) {
-      io.err(e.message);
+      // Library problems name options and codes: say them as flags and hints.
+      io.err(cliError(e).message);
       return 2;
     }
     io.err(

@@ -6,7 +6,7 @@
  * ```ts
  * import { openDataRoot, participantFactory, runTrials, scoreTrial, selectScenarios } from "./mod.ts";
  *
- * const root = openDataRoot(undefined, { env: () => undefined }); // the bundled fixtures
+ * const root = openDataRoot(); // the bundled fixtures (or give a data root path)
  * const { scenarios } = await selectScenarios(root, {});
  * await runTrials({
  *   scenarios,
@@ -58,7 +58,14 @@ export {
 export type { Gold, LoadOptions, LoadResult, Suite } from "./src/scenario/suite.ts";
 export { type ReferenceAction, ReferenceActionSchema } from "./src/scenario/scenario.ts";
 export type { AssertionVerdict } from "./src/env/environment.ts";
-export type { Problem } from "./src/problem/problem.ts";
+export {
+  InputError,
+  type Problem,
+  PROBLEM_CODES,
+  PROBLEM_OPTIONS,
+  type ProblemCode,
+  type ProblemOption,
+} from "./src/problem/problem.ts";
 export { loadScenarioFiles, type ScenarioFilesLoad } from "./src/scenario/files.ts";
 export { type FlowFileLoad, loadFlowFile } from "./src/scenario/flow_file.ts";
 

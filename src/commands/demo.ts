@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
-import { openDataRoot } from "../scenario/data_root.ts";
+import { openDataRoot } from "../cli/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { participantFactory } from "../participants/registry.ts";

@@ -4,7 +4,7 @@ import { formatProblem, InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../jsonl/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
-import { openDataRoot } from "../scenario/data_root.ts";
+import { openDataRoot } from "../cli/data_root.ts";
 import { type Selection, selectScenarios } from "../scenario/suites.ts";
 import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 import {

@@ -2,7 +2,7 @@ import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { replayGold } from "../scenario/tau2/gold.ts";
 import { flagRows, parseFlags } from "../cli/args.ts";
-import { openDataRoot } from "../scenario/data_root.ts";
+import { openDataRoot } from "../cli/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 

@@ -1,7 +1,7 @@
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
-import { openDataRoot } from "../scenario/data_root.ts";
+import { openDataRoot } from "../cli/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { selectScenarios, suiteIds } from "../scenario/suites.ts";

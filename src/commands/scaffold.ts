@@ -7,7 +7,7 @@
 import type { Command } from "../cli/io.ts";
 import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { closest, formatProblem, InputError } from "../cli/problem.ts";
-import { openDataRoot } from "../scenario/data_root.ts";
+import { openDataRoot } from "../cli/data_root.ts";
 import { scaffoldFiles, writeScaffold } from "../scenario/scaffold.ts";
 import { allSuites } from "../scenario/suites.ts";
 

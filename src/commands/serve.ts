@@ -6,9 +6,10 @@
  */
 import type { Command, Io } from "../cli/io.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
-import { InputError } from "../cli/problem.ts";
+import { cliError, InputError } from "../cli/problem.ts";
 import { findKind } from "../participants/kinds.ts";
-import { type DataRoot, openDataRoot } from "../scenario/data_root.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
+import { openDataRoot } from "../cli/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
@@ -334,9 +335,13 @@ export async function runServe(
     throw new InputError({ field: "--port", message: `port out of range: ${port}` });
   }
   const agent = values.agent ?? DEFAULT_AGENT;
-  findKind(agent, "agent", { hosted: true, field: "--agent" });
+  findKind(agent, "agent", { hosted: true });
   const token = values.token ?? io.env("CALLBENCH_TOKEN");
-  checkToken(token, values.token !== undefined ? "--token" : "CALLBENCH_TOKEN");
+  try {
+    checkToken(token);
+  } catch (e) {
+    throw cliError(e, { token: values.token !== undefined ? "--token" : "CALLBENCH_TOKEN" });
+  }
   const dataRoot = openDataRoot(values["data-root"], io);
   const speechModel = modelSettings("agent", {
     baseUrl: values["base-url"],

@@ -8,7 +8,7 @@ import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { loadScenarioFiles } from "../scenario/files.ts";
 import { checkRunnable } from "../scenario/check.ts";
-import { openDataRoot } from "../scenario/data_root.ts";
+import { openDataRoot } from "../cli/data_root.ts";
 
 const FLAGS = {
   "data-root": {

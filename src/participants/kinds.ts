@@ -248,18 +248,17 @@ export function kindUsages(side: Side, options: { hosted?: boolean } = {}): stri
 }
 
 /**
- * The kind `spec` names on `side`, or an `InputError` for `field` naming the closest
- * known name (an unknown kind is never taken for an LLM).
+ * The kind `spec` names on `side`, or an `InputError` about the option `side` naming
+ * the closest known name (an unknown kind is never taken for an LLM).
  */
 export function findKind(
   spec: string,
   side: Side,
-  options: { hosted?: boolean; field?: string } = {},
+  options: { hosted?: boolean } = {},
 ): ParticipantKind {
   const kinds = kindsOf(side, options);
   const found = kinds.find((k) => matches(k, spec));
   if (found) return found;
-  const field = options.field ?? `--${side}`;
   const names = kindUsages(side, options);
   const near = closest(spec, kinds.map((k) => k.name.replace(/:\/?\/?$/, "")));
   const known = PARTICIPANT_KINDS.filter((k) => matches(k, spec));
@@ -271,7 +270,7 @@ export function findKind(
     }`
     : `unknown ${side} "${spec}"`;
   throw new InputError({
-    field,
+    option: side,
     message,
     hint: near && near !== spec ? `did you mean "${near}"?` : `one of ${names.join(", ")}`,
   });

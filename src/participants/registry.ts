@@ -57,22 +57,22 @@ function userSpec(spec: string, scenario: Scenario): string {
   return spec;
 }
 
-function checkModel(kind: ParticipantKind, flag: string, model: LlmSettings): void {
+function checkModel(kind: ParticipantKind, side: Side, model: LlmSettings): void {
   if (kind.needs.includes("model") && (!model.model || !model.baseUrl)) {
     throw new InputError({
-      field: flag,
+      option: side,
+      code: "model_missing",
       message: `"${kind.name}" needs a model and a base URL`,
-      hint:
-        "set --agent-model/--user-model and --base-url, or OPENAI_BASE_URL and CALLBENCH_AGENT_MODEL/CALLBENCH_USER_MODEL",
+      hint: `give the ${side} model settings a model and a base URL`,
     });
   }
 }
 
 /** Checks the participant names up front, so a typo fails before any call. */
 export function checkParticipantSpecs(opts: ParticipantOptions): void {
-  checkModel(findKind(opts.agent, "agent"), "--agent", opts.agentModel);
+  checkModel(findKind(opts.agent, "agent"), "agent", opts.agentModel);
   const user = opts.user === AUTO_USER ? "scripted" : opts.user;
-  checkModel(findKind(user, "user"), "--user", opts.userModel);
+  checkModel(findKind(user, "user"), "user", opts.userModel);
 }
 
 /** The two ends of each trial, from `--agent` and `--user`. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { InputError } from "../cli/problem.ts";
+import { formatProblem, InputError } from "../cli/problem.ts";
 import { findKind, PARTICIPANT_KINDS } from "./kinds.ts";
 import { checkParticipantSpecs, participantFactory } from "./registry.ts";
 
@@ -9,8 +9,11 @@ Deno.test("an unknown agent is a usage error naming the closest kind, never an L
   assert.throws(
     () => participantFactory({ agent: "oracel", user: "auto", ...noModel }),
     (e: unknown) =>
-      e instanceof InputError && e.problems[0]!.field === "--agent" &&
-      /did you mean "oracle"/.test(e.problems[0]!.hint ?? ""),
+      e instanceof InputError && e.problems[0]!.option === "agent" &&
+      e.problems[0]!.field === undefined && !/--/.test(e.message) &&
+      /did you mean "oracle"/.test(e.problems[0]!.hint ?? "") &&
+      // The CLI names the flag.
+      /^field "--agent": unknown agent "oracel"/.test(formatProblem(e.problems[0]!)),
   );
   // Before: anything unmatched became an LlmAgent (and failed only at call time).
   const withModel = { agentModel: { model: "m", baseUrl: "http://127.0.0.1:1/v1" }, userModel: {} };

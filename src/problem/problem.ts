@@ -2,8 +2,60 @@
  * Problems are data: a bad file line, scenario field or frame becomes a located
  * `Problem`, and a command that meets one exits 2 with one line per problem.
  *
+ * The library names no flag and no environment variable: a problem about a setting
+ * carries the setting's library name (`option`) and, where a front end would suggest
+ * something of its own, a `code`; `src/cli/problem.ts` turns those into flags and hints.
+ *
  * @module
  */
+
+/**
+ * Settings a problem can be about, by their library names (the CLI maps each to its
+ * flag): the server's `host`, `port` and bearer `token`; a run's output folder `out`;
+ * the `agent` and `user` participant specs; the `data_root` scenarios are read from.
+ */
+export const PROBLEM_OPTIONS = [
+  "host",
+  "port",
+  "token",
+  "out",
+  "agent",
+  "user",
+  "data_root",
+] as const;
+/** One of {@link PROBLEM_OPTIONS}. */
+export type ProblemOption = typeof PROBLEM_OPTIONS[number];
+
+/**
+ * Kinds of problem a front end may explain in its own words (the CLI's hints name its
+ * flags and environment variables):
+ *
+ * - `token_required`: a non-loopback address without a bearer token.
+ * - `port_in_use`: the port is bound by something else.
+ * - `listen_not_permitted`: the runtime's permissions forbid listening there.
+ * - `out_other_config`: the output folder holds trials of another configuration.
+ * - `model_missing`: an LLM participant without a model or base URL.
+ * - `data_root_not_found`: the data root is not a folder.
+ * - `data_root_unreadable`: the runtime's permissions forbid reading the data root.
+ * - `world_not_in_data_root`: a scenario file's world is missing from this data root.
+ * - `world_differs`: a scenario file's world differs from this data root's.
+ * - `scenario_from_other_root`: a listed scenario came from another data root
+ *   (`value` is that root).
+ */
+export const PROBLEM_CODES = [
+  "token_required",
+  "port_in_use",
+  "listen_not_permitted",
+  "out_other_config",
+  "model_missing",
+  "data_root_not_found",
+  "data_root_unreadable",
+  "world_not_in_data_root",
+  "world_differs",
+  "scenario_from_other_root",
+] as const;
+/** One of {@link PROBLEM_CODES}. */
+export type ProblemCode = typeof PROBLEM_CODES[number];
 
 /** A located problem with an input: where it is, what is wrong, and a hint. */
 export interface Problem {
@@ -17,16 +69,25 @@ export interface Problem {
   field?: string;
   /** What is wrong, in one sentence. */
   message: string;
-  /** A suggestion, e.g. the closest known name. */
+  /** A suggestion, e.g. the closest known name (neutral: no flag names). */
   hint?: string;
+  /** The setting the problem is about, by its library name (the CLI names its flag). */
+  option?: ProblemOption;
+  /** What kind of problem it is, for a front end to explain in its own words. */
+  code?: ProblemCode;
+  /** The value the code's explanation needs (e.g. the data root to use instead). */
+  value?: string;
 }
 
-/** One line: `file:line: where: field: message (hint)`. */
+/**
+ * One line: `file:line: where: field: message (hint)`; a problem about a setting and
+ * no field shows `option "name"`.
+ */
 export function formatProblem(p: Problem): string {
   const loc = [
     p.file && (p.line ? `${p.file}:${p.line}` : p.file),
     p.where,
-    p.field && `field "${p.field}"`,
+    p.field ? `field "${p.field}"` : p.option && `option "${p.option}"`,
   ]
     .filter(Boolean).join(": ");
   return (loc ? `${loc}: ` : "") + p.message + (p.hint ? ` (${p.hint})` : "");
@@ -36,7 +97,9 @@ export function formatProblem(p: Problem): string {
  * A usage or input error: printed as one line per problem, exit code 2, no stack.
  */
 export class InputError extends Error {
+  /** What is wrong, one entry per problem. */
   readonly problems: Problem[];
+  /** A plain string is one problem with that message. */
   constructor(problems: Problem | Problem[] | string) {
     const list = typeof problems === "string"
       ? [{ message: problems }]

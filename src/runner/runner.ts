@@ -337,7 +337,7 @@ export class TrialSink {
       await Deno.mkdir(transcripts, { recursive: true });
     } catch (e) {
       throw new InputError({
-        field: "--out",
+        option: "out",
         file: dir,
         message: `cannot use as an output folder: ${(e as Error).message}`,
       });
@@ -384,12 +384,13 @@ export class TrialSink {
     if (others.size > 0 && options && !options.append) {
       const [hash, label] = [...others][0]!;
       throw new InputError({
-        field: "--out",
+        option: "out",
+        code: "out_other_config",
         file: dir,
         message: `holds trials of another configuration (config ${hash}${
           label !== undefined ? `, label "${label}"` : ""
         }${others.size > 1 ? ` and ${others.size - 1} more` : ""}); a report would pool them`,
-        hint: "use a new folder, or --append to add this configuration to it",
+        hint: "use a new folder, or append this configuration to it",
       });
     }
     if (dropped > 0) {

@@ -8,6 +8,7 @@ import { runTrial } from "./run_trial.ts";
 import { participantFactory } from "../participants/registry.ts";
 import type { TrialRecord } from "./trial_record.ts";
 import { keyId, trialKey } from "./trial_key.ts";
+import type { InputError } from "../problem/problem.ts";
 import type { CallEvent, CallLine, CallSetup, Participant } from "../bridge/call.ts";
 import { NoopAgent } from "../participants/noop.ts";
 import { ScriptedUser } from "../participants/scripted_user.ts";
@@ -223,7 +224,9 @@ Deno.test("an --out that is a file is an input error", async () => {
           scenarios: scenarios(1),
           onRecord: () => {},
         }),
-      (e: Error) => e.name === "InputError" && /--out/.test(e.message),
+      (e: InputError) =>
+        e.name === "InputError" && e.problems[0]!.option === "out" &&
+        /cannot use as an output folder/.test(e.message) && !/--/.test(e.message),
     );
   } finally {
     await Deno.remove(file);
@@ -351,9 +354,10 @@ Deno.test("--out refuses a folder holding another configuration unless append", 
     await runTrials({ ...base, configHash: "cfg-a", label: "oracle-v1" });
     await assert.rejects(
       () => runTrials({ ...base, configHash: "cfg-b", resume: true }),
-      (e: Error) =>
-        e.name === "InputError" &&
-        /another configuration \(config cfg-a, label "oracle-v1"\).*--append/.test(e.message),
+      (e: InputError) =>
+        e.name === "InputError" && e.problems[0]!.code === "out_other_config" &&
+        e.problems[0]!.option === "out" && !/--/.test(e.message) &&
+        /another configuration \(config cfg-a, label "oracle-v1"\).*append/.test(e.message),
     );
     // The same configuration may resume; another one is added with append.
     assert.equal((await runTrials({ ...base, configHash: "cfg-a", resume: true })).run, 0);

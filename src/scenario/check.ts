@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { closest, InputError, type Problem } from "../problem/problem.ts";
+import { closest, InputError, type Problem, type ProblemCode } from "../problem/problem.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import type { DataRoot } from "./data_root.ts";
@@ -31,7 +31,12 @@ export async function checkRunnable(
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const s of scenarios) {
-    const at = (path: FieldPath, message: string, hint?: string): Problem => {
+    const at = (
+      path: FieldPath,
+      message: string,
+      hint?: string,
+      code?: ProblemCode,
+    ): Problem => {
       const line = lineOf(s, path);
       return {
         ...(s.source?.startsWith("file:") ? { file: s.source.slice(5) } : {}),
@@ -40,6 +45,7 @@ export async function checkRunnable(
         field: fieldText(path),
         message,
         ...(hint ? { hint } : {}),
+        ...(code ? { option: "data_root" as const, code } : {}),
       };
     };
     if (!options.forGold && s.domain !== "flow") {
@@ -69,7 +75,8 @@ export async function checkRunnable(
           at(
             ["world", side, "path"],
             `no database "${source.path}" in the data root ${root.path}`,
-            "pass --data-root (or set EVAL_DATA_ROOT) to the data root the file was written for",
+            "use the data root the file was written for",
+            "world_not_in_data_root",
           ),
         );
         continue;
@@ -90,7 +97,8 @@ export async function checkRunnable(
             `its initial hash is ${actual.slice(0, 12)}…, the file says ${
               source.sha256.slice(0, 12)
             }…`,
-          "pass --data-root (or set EVAL_DATA_ROOT) to the data root the file was scaffolded from",
+          "use the data root the file was scaffolded from",
+          "world_differs",
         ));
       }
     }

@@ -171,15 +171,12 @@ function jsonErrorLocation(text: string, e: Error): { line?: number; message: st
 }
 
 /**
- * The data root of a command: `--data-root`, else `EVAL_DATA_ROOT`, else the bundled
- * fixtures. A missing folder names the path and how to set it.
+ * Opens the data root at `path` (default the bundled fixtures). A missing folder, or
+ * one this run may not read, is an input problem about the option `data_root` naming
+ * the path. (The CLI's `openDataRoot` in `src/cli/data_root.ts` picks the path from
+ * its flag and the environment.)
  */
-export function openDataRoot(
-  flag: string | undefined,
-  io: { env(name: string): string | undefined },
-): DataRoot {
-  const fromEnv = io.env("EVAL_DATA_ROOT");
-  const path = flag ?? fromEnv ?? BUNDLED_DATA_ROOT;
+export function openDataRoot(path: string = BUNDLED_DATA_ROOT): DataRoot {
   let ok = false;
   try {
     ok = Deno.statSync(path).isDirectory;
@@ -187,17 +184,20 @@ export function openDataRoot(
     if (e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied) {
       throw new InputError({
         file: path,
+        option: "data_root",
+        code: "data_root_unreadable",
         message: "this run may not read the data root",
-        hint: "run it with --allow-read for that folder (deno task cli can read anywhere)",
+        hint: "grant read access to that folder",
       });
     }
   }
   if (!ok) {
-    const via = flag ? "--data-root" : fromEnv ? "EVAL_DATA_ROOT" : "the bundled fixtures";
     throw new InputError({
       file: path,
-      message: `data root not found (from ${via})`,
-      hint: "pass --data-root DIR or set EVAL_DATA_ROOT to a folder laid out as <domain>/...",
+      option: "data_root",
+      code: "data_root_not_found",
+      message: "data root not found",
+      hint: "give a folder laid out as <domain>/...",
     });
   }
   return new DataRoot(resolve(path));

@@ -131,8 +131,11 @@ export function checkIdentities(
         ? `listed from the data root ${listed}, but this run's data root ${rootPath} holds a different scenario of that name`
         : `the scenario in the data root ${rootPath} changed since it was listed`,
       hint: ref.data_root !== undefined && resolve(ref.data_root) !== resolve(rootPath)
-        ? `run eval on the data root it was listed from: --data-root ${listed}`
+        ? `use the data root it was listed from: ${listed}`
         : "list it again",
+      ...(ref.data_root !== undefined && resolve(ref.data_root) !== resolve(rootPath)
+        ? { option: "data_root" as const, code: "scenario_from_other_root" as const, value: listed }
+        : {}),
     });
   }
   if (problems.length === 0) return;

@@ -89,7 +89,7 @@ export async function writeScaffold(
     await Deno.mkdir(dir, { recursive: true });
   } catch (e) {
     throw new InputError({
-      field: "--out",
+      option: "out",
       file: dir,
       message: `cannot use as an output folder: ${(e as Error).message}`,
     });

@@ -222,7 +222,7 @@ function wantsAudio(
   if (query === undefined) return audio?.enabled ?? false;
   const on = ["1", "true"].includes(query) ? true : ["0", "false"].includes(query) ? false : null;
   if (on === null) return { error: `?audio= takes 1 or 0, not "${query}"` };
-  if (on && !audio) return { error: "this server has no audio (serve --audio)" };
+  if (on && !audio) return { error: "this server was started without audio" };
   return on;
 }
 

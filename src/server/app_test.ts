@@ -208,7 +208,7 @@ Deno.test("?audio=1|0 chooses audio per session; a bad value or no audio on the 
   const none = setup();
   const refused = await none.app.request("/ws?agent=noop&audio=1", WS);
   assert.equal(refused.status, 400);
-  assert.match((await refused.json()).error, /no audio/);
+  assert.match((await refused.json()).error, /started without audio/);
   const on = setup({ audio: { enabled: true, options: () => ({ tts }) } });
   await on.app.request("/ws?agent=noop", WS);
   on.upgraded[0]!.events.onOpen?.(new Event("open"), on.upgraded[0]!.ws);

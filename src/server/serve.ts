@@ -42,16 +42,21 @@ export function isLoopback(hostname: string): boolean {
 
 /**
  * A token no client could send or that guards nothing is refused: blank, or with
- * leading or trailing whitespace (a Bearer header loses it).
+ * leading or trailing whitespace (a Bearer header loses it). The problem's option is
+ * `token`.
  */
-export function checkToken(token: string | undefined, field = "--token"): void {
+export function checkToken(token: string | undefined): void {
   if (token === undefined) return;
   if (token.trim() === "") {
-    throw new InputError({ field, message: "the token is blank", hint: "give a secret, or none" });
+    throw new InputError({
+      option: "token",
+      message: "the token is blank",
+      hint: "give a secret, or none",
+    });
   }
   if (token.trim() !== token) {
     throw new InputError({
-      field,
+      option: "token",
       message: "the token starts or ends with whitespace",
       hint: "a Bearer header cannot carry it; remove the spaces",
     });
@@ -66,9 +71,10 @@ export function serve(options: ServeOptions): RunningServer {
   checkToken(options.token);
   if (!isLoopback(options.hostname) && !options.token) {
     throw new InputError({
-      field: "--host",
+      option: "host",
+      code: "token_required",
       message: `binding ${options.hostname} (not loopback) needs a token`,
-      hint: "pass --token or set CALLBENCH_TOKEN; clients send it as a Bearer header or ?token=",
+      hint: "give a token; clients send it as a Bearer header or ?token=",
     });
   }
   const sessions = new Set<Session>();
@@ -105,26 +111,28 @@ function listen(
     const where = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
     if (e instanceof Deno.errors.AddrInUse) {
       throw new InputError({
-        field: "--port",
+        option: "port",
+        code: "port_in_use",
         message: `port ${port} on ${hostname} is already in use`,
-        hint: "stop what holds it or pick another port; --port 0 picks a free one",
+        hint: "stop what holds it or pick another port; port 0 picks a free one",
       });
     }
     if (e instanceof Deno.errors.AddrNotAvailable) {
       throw new InputError({
-        field: "--host",
+        option: "host",
         message: `cannot listen on ${where}: no such address on this machine`,
       });
     }
     if (e instanceof Deno.errors.NotCapable) {
       throw new InputError({
+        code: "listen_not_permitted",
         message: `this run may not listen on ${where}`,
-        hint: "run it with --allow-net for that address (deno task serve allows loopback)",
+        hint: "grant network access to that address",
       });
     }
     if (e instanceof Deno.errors.PermissionDenied) {
       throw new InputError({
-        field: "--port",
+        option: "port",
         message: `not allowed to listen on ${where}`,
         hint: "ports below 1024 need privileges; pick a higher one",
       });

@@ -1,0 +1,34 @@
+/**
+ * The data root of a command: `--data-root`, else `EVAL_DATA_ROOT`, else the bundled
+ * fixtures (the library's `openDataRoot` takes the path; the environment is read here).
+ *
+ * @module
+ */
+import { type DataRoot, openDataRoot as openDataRootAt } from "../scenario/data_root.ts";
+import { InputError } from "../problem/problem.ts";
+
+/** The environment variable naming the data root when `--data-root` is not given. */
+export const DATA_ROOT_ENV = "EVAL_DATA_ROOT";
+
+/**
+ * Opens the data root `flag` names, else `EVAL_DATA_ROOT`, else the bundled fixtures.
+ * A missing folder names the path and where it came from.
+ */
+export function openDataRoot(
+  flag: string | undefined,
+  io: { env(name: string): string | undefined },
+): DataRoot {
+  const fromEnv = io.env(DATA_ROOT_ENV);
+  try {
+    return openDataRootAt(flag ?? fromEnv);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    const via = flag ? "--data-root" : fromEnv ? DATA_ROOT_ENV : "the bundled fixtures";
+    // The path is the location: the problems name no field, as they always did.
+    throw new InputError(
+      e.problems.map(({ option: _, ...p }) =>
+        p.code === "data_root_not_found" ? { ...p, message: `${p.message} (from ${via})` } : p
+      ),
+    );
+  }
+}
