@@ -37,6 +37,8 @@ export interface StreamStats {
   speechMs: number;
   /** Samples dropped by barge-in. */
   clearedSamples: number;
+  /** How late chunks went out after their slot on the grid (ms): median, 99th percentile, max. */
+  late_ms: { p50: number; p99: number; max: number };
 }
 
 export interface CallerAudioStreamOptions {
@@ -51,7 +53,9 @@ export interface CallerAudioStreamOptions {
 export class CallerAudioStream {
   readonly #pacer: Pacer;
   readonly #options: CallerAudioStreamOptions;
-  readonly #stats: StreamStats = { chunks: 0, speechChunks: 0, speechMs: 0, clearedSamples: 0 };
+  readonly #stats = { chunks: 0, speechChunks: 0, speechMs: 0, clearedSamples: 0 };
+  /** Each chunk's lateness, ms (a real call of 15 min keeps 56,250 of them). */
+  #late: number[] = [];
 
   constructor(options: CallerAudioStreamOptions) {
     this.#options = options;
@@ -61,6 +65,7 @@ export class CallerAudioStream {
       chunkMs: WIRE_CHUNK_MS,
       onChunk: (chunk) => {
         this.#stats.chunks++;
+        this.#late.push(chunk.sentAt - chunk.dueAt);
         if (chunk.audioSamples > 0) {
           this.#stats.speechChunks++;
           this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
@@ -101,7 +106,14 @@ export class CallerAudioStream {
   }
 
   get stats(): StreamStats {
-    return { ...this.#stats };
+    const late = [...this.#late].sort((a, b) => a - b);
+    const at = (q: number) =>
+      late.length === 0 ? 0 : late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
+    const r = (x: number) => Math.round(x * 100) / 100;
+    return {
+      ...this.#stats,
+      late_ms: { p50: r(at(0.5)), p99: r(at(0.99)), max: r(late[late.length - 1] ?? 0) },
+    };
   }
 }
 

@@ -8,25 +8,9 @@ import { Environment } from "../env/environment.ts";
 import { RemoteParticipant } from "../participants/remote.ts";
 import { ScriptedUser } from "../participants/scripted_user.ts";
 import { measureAudio, stereoRecording } from "../runner/audio_metrics.ts";
-import type { TtsProvider, TtsResult } from "../speech/speech.ts";
 import { counterDomain } from "../testing/counter_domain.ts";
-import { startStandin } from "./_standin_agent.ts";
+import { startStandin, VoicedTts } from "./_standin_agent.ts";
 import { CallerAudioStream, PeerAudioReceiver, WIRE_CHUNK_MS } from "./rtvi_audio.ts";
-
-/** Voiced audio at 16 kHz, 250 ms a word (the VAD hears it as speech). */
-class VoicedTts implements TtsProvider {
-  info = { provider: "fake", sampleRate: 16000 };
-  synthesize(r: { text: string }): Promise<TtsResult> {
-    const ms = 250 * r.text.split(/\s+/).length;
-    return Promise.resolve({
-      ok: true,
-      audio: pcm16(voicedSignal(16000, ms, r.text.length), 16000),
-    });
-  }
-  close() {
-    return Promise.resolve();
-  }
-}
 
 const setup = (side: "agent" | "user"): CallSetup => ({
   side,
@@ -128,6 +112,8 @@ Deno.test("the caller's stream: silence between utterances, resampled to 16 kHz,
   // 480 ms then the second utterance until the cut at 1000 ms.
   assert.ok(Math.abs(s.speechMs - 1000) <= 16, `${s.speechMs} ms of speech`);
   assert.ok(s.clearedSamples > 0);
+  // On a simulated clock every chunk goes out on its slot.
+  assert.deepEqual(s.late_ms, { p50: 0, p99: 0, max: 0 });
 });
 
 Deno.test("the bot's audio: each frame's rate honoured, stereo made mono, kept until the turn ends", () => {
