@@ -2,7 +2,7 @@
  * Real-time audio calls over loopback: N concurrent `eval --audio`-style calls (default
  * 20, 20 s each) between the scripted caller and stand-in pipecat-style bots
  * (`src/transport/_standin_agent.ts`, in this process), over protobuf `AudioRawFrame`s.
- * Reports the caller pacer's send lateness (p50/p99/max of every call's chunks; target
+ * Calls start spread over 0.5 s. Reports the caller pacer's send lateness (p50/p99/max of every call's chunks; target
  * p99 < 5 ms) and the CPU the whole process used (callbench and the stand-ins together).
  *
  *   deno task bench:audio:realtime [--calls N] [--seconds S] [--framing json|protobuf]
@@ -14,6 +14,7 @@ import process from "node:process";
 import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
 import type { CallSetup } from "../src/bridge/call.ts";
 import { RealClock } from "../src/clock/clock.ts";
+import { Pacer } from "../src/audio/pacer.ts";
 import { Environment } from "../src/env/environment.ts";
 import { RemoteParticipant } from "../src/participants/remote.ts";
 import { ScriptedUser } from "../src/participants/scripted_user.ts";
@@ -46,13 +47,33 @@ const lines = Array.from(
   (_, i) => i === 0 ? "Hello, this is the bot. What can I do?" : `Alright, noted item ${i}.`,
 );
 
+/** Lateness of one idle pacer for `ms`: what the machine itself allows (it may be shared). */
+async function idleLateness(ms: number): Promise<{ p50: number; p99: number }> {
+  const late: number[] = [];
+  const pacer = new Pacer({
+    clock: new RealClock(),
+    sampleRate: 16000,
+    onChunk: (c) => late.push(c.sentAt - c.dueAt),
+  });
+  pacer.start();
+  await new Promise((r) => setTimeout(r, ms));
+  pacer.stop();
+  late.sort((a, b) => a - b);
+  const q = (x: number) => Math.round(late[Math.floor(x * (late.length - 1))]! * 100) / 100;
+  return { p50: q(0.5), p99: q(0.99) };
+}
+const idle = await idleLateness(3000);
+
 const standins = Array.from({ length: calls }, () => startStandin({ lines }));
 // The caller's voice is made before the calls (a real TTS runs in a Worker).
 const tts = new VoicedTts();
 for (const text of ["Please add five to the counter.", "Okay."]) await tts.synthesize({ text });
 const cpu0 = process.cpuUsage();
 const wall0 = performance.now();
-const outcomes = await Promise.all(standins.map(async (s) => {
+const outcomes = await Promise.all(standins.map(async (s, i) => {
+  // Calls that start on the same millisecond and say the same things would answer in lockstep;
+  // real calls do not: starts are spread over half a second.
+  await new Promise((r) => setTimeout(r, (i * 137) % 500));
   const agent = new RemoteParticipant({ url: s.url, framing });
   const out = await runCall({
     env: new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
@@ -105,9 +126,13 @@ console.log(JSON.stringify(
       p99_worst_call: Math.max(...late.map((l) => l.p99)),
       max: Math.max(...late.map((l) => l.max)),
     },
+    idle_pacer_late_ms: idle,
+    load_average: Deno.loadavg().map((x) => Math.round(x * 10) / 10),
     cpu_s: Math.round(cpuS * 100) / 100,
     cpu_cores_used: Math.round((cpuS / wallS) * 100) / 100,
-    note: "CPU includes the in-process stand-in bots (their VAD and audio); the machine is shared",
+    note:
+      "CPU includes the in-process stand-in bots (their VAD and audio). idle_pacer_late_ms is " +
+      "one pacer with nothing else running, just before: on a loaded machine it shows the floor.",
   },
   null,
   2,

@@ -3,7 +3,8 @@
  * audio wire: it answers the RTVI handshake, hears the caller's audio
  * (`AudioRawFrame` in protobuf framing, `raw-audio` in JSON framing), finds the
  * caller's turns with a VAD, and answers each with a generated voiced signal at
- * 24 kHz (`AudioRawFrame` or `bot-tts-audio`), bracketed by `bot-started-speaking` /
+ * 24 kHz (`AudioRawFrame` or `bot-tts-audio`) in 20 ms frames paced in real time (as
+ * pipecat's output transport sends them), bracketed by `bot-started-speaking` /
  * `bot-stopped-speaking` and with its words as `bot-tts-text`. It greets when the
  * call starts and ends the call (`server-message {type:"end"}`) after its last reply.
  *
@@ -13,6 +14,8 @@ import { voicedSignal } from "../audio/_test_signals.ts";
 import { pcm16, pcm16FromBytes, pcm16ToBytes } from "../audio/pcm.ts";
 import type { TtsProvider, TtsResult } from "../speech/speech.ts";
 import { SpeechSegmenter, Vad } from "../audio/vad.ts";
+import { Pacer } from "../audio/pacer.ts";
+import { RealClock } from "../clock/clock.ts";
 import { type Framing, readFrame, writeFrame } from "../protocol/framing.ts";
 import {
   botTtsAudioMessage,
@@ -146,14 +149,30 @@ async function runSession(
     }, ms);
     timers.add(t);
   };
-  socket.addEventListener("close", () => {
-    closed = true;
-    for (const t of timers) clearTimeout(t);
-    vad.free();
-  });
   const send = (m: RtviMessage) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(writeFrame(m, session.framing));
   };
+  const out = new Pacer({
+    clock: new RealClock(),
+    sampleRate: STANDIN_RATE,
+    chunkMs: 20,
+    silenceFill: false,
+    onChunk: (chunk) => {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: STANDIN_RATE, numChannels: 1 };
+      socket.send(
+        session.framing === "protobuf"
+          ? encodeAudioFrame(audio)
+          : writeFrame(botTtsAudioMessage(audio), "json"),
+      );
+    },
+  });
+  socket.addEventListener("close", () => {
+    closed = true;
+    out.stop();
+    for (const t of timers) clearTimeout(t);
+    vad.free();
+  });
   const speak = () => {
     const text = lines[next++];
     if (text === undefined) return;
@@ -163,22 +182,11 @@ async function runSession(
     speakingUntil = performance.now() + ms;
     send(rtvi("bot-started-speaking"));
     send(rtvi("bot-tts-text", { text }));
-    // 20 ms frames, sent at once: the client plays them out at their own pace.
-    const frame = (STANDIN_RATE * 20) / 1000;
-    for (let i = 0; i < samples.length; i += frame) {
-      const audio = {
-        pcm: pcm16ToBytes(samples.subarray(i, i + frame)),
-        sampleRate: STANDIN_RATE,
-        numChannels: 1,
-      };
-      if (socket.readyState !== WebSocket.OPEN) return;
-      socket.send(
-        session.framing === "protobuf"
-          ? encodeAudioFrame(audio)
-          : writeFrame(botTtsAudioMessage(audio), "json"),
-      );
-    }
-    later(ms, () => {
+    out.start();
+    out.enqueue(samples);
+    void out.drained().then(() => {
+      out.stop();
+      if (closed) return;
       send(rtvi("bot-stopped-speaking"));
       if (next >= lines.length) send(rtvi("server-message", { type: "end", reason: "done" }));
     });
