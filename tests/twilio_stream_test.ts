@@ -16,6 +16,11 @@ import { RemoteParticipant } from "../src/participants/remote.ts";
 import type { SttProvider, TtsProvider } from "../src/speech/speech.ts";
 import { twilioSids, WORDS_UNKNOWN } from "../src/transport/twilio.ts";
 import { RecordingLine } from "./_wire.ts";
+import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
+import { RealClock } from "../src/clock/clock.ts";
+import { Environment } from "../src/env/environment.ts";
+import { ScriptedUser } from "../src/participants/scripted_user.ts";
+import { counterDomain } from "../src/testing/counter_domain.ts";
 
 const SETUP: CallSetup = {
   side: "agent",
@@ -54,7 +59,7 @@ async function phoneAgent() {
       const bytes = decodeBase64(m.media.payload, 1 << 20);
       if (!bytes.ok) throw new Error("bad payload");
       for (const ev of seg.push(vad.process(mulawDecode(bytes.value)))) {
-        if (ev.type === "start") seen.callerSpeechMs = ev.atMs;
+        if (ev.type === "start" && seen.callerSpeechMs === 0) seen.callerSpeechMs = ev.atMs;
         if (ev.type !== "end") continue;
         const reply = mulawEncode(voicedSignal(8000, 600, 7 + replies));
         for (let at = 0; at < reply.length; at += 160) {
@@ -160,6 +165,56 @@ Deno.test("--framing twilio: the caller's hangup sends stop; the stream ids come
     assert.match(twilioSids("5eed").streamSid, /^MZ[0-9a-f]{32}$/);
   } finally {
     await remote.close();
+    await agent.stop();
+  }
+});
+
+Deno.test("--framing twilio in an audio call: the caller's audio streams from the utterance's start, the call's STT gives the words, the agent's audio is recorded", async () => {
+  const agent = await phoneAgent();
+  const transcribed: number[] = [];
+  const stt: SttProvider = {
+    info: { provider: "fake-stt" },
+    transcribe: ({ audio }) => {
+      transcribed.push(audio.sampleRate);
+      return Promise.resolve({ ok: true, text: "How can I help?" });
+    },
+  };
+  const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
+    today: "2024-05-15",
+    seed: "s",
+  });
+  let callStart = 0;
+  try {
+    const remote = new RemoteParticipant({ url: agent.url, framing: "twilio" });
+    const out = await runCall({
+      env,
+      agent: remote,
+      user: new ScriptedUser({ opening: "Please add five to the counter, thank you." }),
+      agentSetup: SETUP,
+      userSetup: { ...SETUP, side: "user" },
+      clock: new RealClock(),
+      limits: { ...DEFAULT_LIMITS, maxDurationMs: 5000 },
+      firstSpeaker: "user",
+      timedSpeech: true,
+      speech: { tts: fakeTts, stt },
+      tap: (side, e) => {
+        if (side === "agent" && e.type === "call_start") callStart = e.at;
+      },
+    });
+    assert.equal(out.error, undefined, out.error?.message);
+    const opening = out.turns.find((t) => t.speaker === "user")!;
+    // The agent's VAD heard the caller start near the utterance's start on the line, not
+    // after its end (2.5 s later), as when the words were synthesized once said.
+    const lag = agent.seen.callerSpeechMs - (opening.start_ms - callStart);
+    assert.ok(Math.abs(lag) < 400, `caller audio lag ${lag} ms`);
+    const reply = out.turns.find((t) => t.speaker === "agent");
+    assert.equal(reply?.text, "How can I help?");
+    // Transcribed once, by the mapping (the bridge does not transcribe it again).
+    assert.deepEqual(transcribed, [8000]);
+    assert.equal(remote.info.settings?.stt, "fake-stt");
+    const agentAudio = out.audio!.filter((a) => a.side === "agent");
+    assert.ok(agentAudio.length >= 1 && agentAudio[0]!.utterance.durationMs >= 550);
+  } finally {
     await agent.stop();
   }
 });

@@ -19,6 +19,7 @@ import {
   type Clock,
   type Participant,
   ParticipantError,
+  type ReceivedAudio,
   type ToolCallReply,
   type Usage,
   type Voice,
@@ -172,6 +173,8 @@ class Call {
     user: Promise.resolve(),
   };
   readonly #placed: LineUtterance[] = [];
+  /** Received utterances whose text is already the STT's. */
+  readonly #transcribed = new WeakSet<Utterance>();
   #cancelSilence: () => void = () => {};
   #cancelLimit: () => void = () => {};
   /** The agent has ended the call with a tool; the end follows the result's delivery. */
@@ -270,10 +273,15 @@ class Call {
   }
 
   #line(side: Side): CallLine {
+    const speech = this.#spec.speech;
     return {
       side,
       clock: this.#clock,
-      say: (text, options) => this.#say(side, text, options?.voice, options?.ttftMs),
+      ...(speech
+        ? { audio: { sampleRate: this.#toneRate(), ...(speech.stt ? { stt: speech.stt } : {}) } }
+        : {}),
+      say: (text, options) =>
+        this.#say(side, text, options?.voice, options?.ttftMs, options?.audio),
       stopSpeaking: () => this.#stopSpeaking(side),
       press: (keys) => this.#press(side, keys),
       beep: () => {
@@ -303,7 +311,13 @@ class Call {
     };
   }
 
-  #say(side: Side, rawText: string, voice?: Voice, ttftMs?: number): SaidUtterance | void {
+  #say(
+    side: Side,
+    rawText: string,
+    voice?: Voice,
+    ttftMs?: number,
+    received?: ReceivedAudio,
+  ): SaidUtterance | void {
     if (this.#ended) return;
     const text = rawText.trim();
     // After end_conversation or a transfer the agent has hung up: later words are not
@@ -324,7 +338,10 @@ class Call {
       this.#agentEnd("agent_end", exit[1]?.trim() || "exit text");
       return said;
     }
-    const now = this.#now();
+    // Audio a remote end received began before it was reported.
+    const now = received && this.#spec.speech
+      ? Math.min(received.startMs, this.#now())
+      : this.#now();
     if (side === "agent" && this.#awaitingResponseSince !== undefined) {
       this.#outcome.latency.push({
         turn: this.#outcome.turns.length,
@@ -344,6 +361,16 @@ class Call {
       return said;
     }
     const said = new PendingSaid(this.#clock);
+    if (received) {
+      // Audio heard on a remote end's wire: placed where it began, after what is queued.
+      const u = utterance(text, voice, received.pcm);
+      const placed = this.#place(side, u, now);
+      if (placed) {
+        if (received.transcribed) this.#transcribed.add(u);
+        said.place(placed);
+      }
+      return said;
+    }
     const work = this.#synthesis[side].then(async () => {
       if (this.#ended) return;
       const r = await speech.tts.synthesize({ text, voice: speech.voices?.[side] });
@@ -358,8 +385,8 @@ class Call {
   }
 
   /** Records the utterance's turn and puts it on the side's line (unless the turn guard ends the call). */
-  #place(side: Side, said: Utterance): LineUtterance | undefined {
-    const turn = this.#speech[side].plan(said);
+  #place(side: Side, said: Utterance, at?: number): LineUtterance | undefined {
+    const turn = this.#speech[side].plan(said, at);
     this.#outcome.turns.push(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
       this.#end("max_turns");
@@ -377,6 +404,7 @@ class Call {
       type: "speech_start",
       at: this.#now(),
       voice: u.utterance.voice,
+      ...(u.utterance.audio ? { audio: u.utterance.audio } : {}),
     });
   }
 
@@ -387,7 +415,7 @@ class Call {
     if (side === "user") this.#awaitingResponseSince = now;
     const stt = this.#spec.speech?.stt;
     const audio = u.utterance.audio;
-    if (stt && side === "agent" && audio) {
+    if (stt && side === "agent" && audio && !this.#transcribed.has(u.utterance)) {
       // The caller hears what the STT makes of the agent's audio (as far as it was said).
       const said = interrupted
         ? pcm16(

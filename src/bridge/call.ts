@@ -9,6 +9,8 @@
 import type { Side } from "../domains/domain.ts";
 import type { CallTime, Clock } from "../clock/clock.ts";
 import type { SaidUtterance, Voice } from "../speech/utterance.ts";
+import type { Pcm16 } from "../audio/pcm.ts";
+import type { SttProvider } from "../speech/speech.ts";
 
 export type { SaidUtterance, Voice } from "../speech/utterance.ts";
 
@@ -18,8 +20,13 @@ export type { CallTime, Clock } from "../clock/clock.ts";
 export type CallEvent =
   /** The call is connected; `you_speak_first` tells who opens. */
   | { type: "call_start"; at: CallTime; you_speak_first: boolean }
-  /** The other end began an utterance (for barge-in). */
-  | { type: "speech_start"; at: CallTime; voice?: Voice }
+  /**
+   * The other end began an utterance (for barge-in). In audio calls `audio` is the
+   * whole utterance as it will sound (a participant that carries audio streams it
+   * from now on, in real time; it is cut short by a later `speech` with
+   * `interrupted`). Never serialise it as JSON.
+   */
+  | { type: "speech_start"; at: CallTime; voice?: Voice; audio?: Pcm16 }
   /** A whole utterance of the other end, delivered when it ends. */
   | { type: "speech"; at: CallTime; text: string; voice?: Voice; interrupted?: boolean }
   /** Keys the other end pressed. */
@@ -111,20 +118,50 @@ export interface Usage {
   completion_tokens: number;
 }
 
+/**
+ * The audio contract of an audio call (`eval --audio`), for participants that carry
+ * audio on their wire (remote ones): the other end's audio comes with each
+ * `speech_start`, and what they hear of their own peer goes back through `say`'s
+ * `audio` option.
+ */
+export interface LineAudio {
+  /** The line's rate (Hz): audio given to `say` is best at this rate (any rate is taken). */
+  readonly sampleRate: number;
+  /** The call's speech to text, when one is configured (`--stt openai`). */
+  readonly stt?: SttProvider;
+}
+
+/** Audio a participant received from its peer for one utterance (audio calls). */
+export interface ReceivedAudio {
+  /** What was heard, mono. */
+  pcm: Pcm16;
+  /** Call time the audio began (the utterance is placed there, not at the `say`). */
+  startMs: CallTime;
+  /** The text given with it is already the STT's: the bridge does not transcribe it again. */
+  transcribed?: boolean;
+}
+
 /** How a participant acts on the call. Every method is safe to call after the end. */
 export interface CallLine {
   /** Which end of the call this line belongs to. */
   readonly side: Side;
   /** The call's clock (simulated or real); times on this line are read from it. */
   readonly clock: Clock;
+  /** Set in audio calls: see {@link LineAudio}. */
+  readonly audio?: LineAudio;
   /**
    * Speak. The other end hears the text when the utterance ends (its length in time
    * is the utterance's, src/speech/utterance.ts). `ttftMs`: time to first token of
    * the LLM reply, if known. Returns when the words begin and end on the line, or
    * nothing when they are not said (the call is over) or the line does not time
    * speech (then the speaker paces itself, src/speech/utterance.ts `msUntilSaid`).
+   * `audio` (audio calls): the utterance is this audio as received, placed at its
+   * start, instead of a synthesis of `text`.
    */
-  say(text: string, options?: { voice?: Voice; ttftMs?: number }): SaidUtterance | void;
+  say(
+    text: string,
+    options?: { voice?: Voice; ttftMs?: number; audio?: ReceivedAudio },
+  ): SaidUtterance | void;
   /** Cut off this end's utterance in progress (barge-in). */
   stopSpeaking(): void;
   /** Press keys (`0-9 * # A-D`). */

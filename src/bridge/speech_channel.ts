@@ -69,10 +69,11 @@ export class SpeechChannel {
 
   /**
    * The turn an utterance would get if queued now (start when the line is free), for
-   * the call to record before it decides to queue it.
+   * the call to record before it decides to queue it. `at`: it began then (audio a
+   * remote end already heard), or when the line was free after that.
    */
-  plan(utterance: Utterance): Turn {
-    const start = this.busyUntil();
+  plan(utterance: Utterance, at?: number): Turn {
+    const start = at === undefined ? this.busyUntil() : this.busyUntil(at);
     return {
       speaker: this.side,
       text: utterance.text,

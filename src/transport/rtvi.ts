@@ -13,6 +13,15 @@
  * (`./ws_client.ts`), or a message nested deeper than 64 levels or larger than the
  * size cap (`../protocol/limits.ts`), fails the trial with `protocol_error`.
  *
+ * Audio calls (`eval --audio`: the line has `audio`): the bot hears the other end's
+ * audio and never its text (`send-text` goes out only as the one-time kick), and its
+ * own audio is what the call records (`./rtvi_audio.ts`). Its turns are bracketed by
+ * `bot-started/stopped-speaking` when it sends them, else found by VAD; their words
+ * are its text events (else the bridge's STT, else `[words unknown]`). Bad audio from
+ * the bot (a malformed or oversized frame, a rate outside `AUDIO_SAMPLE_RATES`, bytes
+ * that are not whole PCM16 frames) fails the trial with `protocol_error` naming the
+ * problem, like any other garbage: a recording with a hole in it would measure wrong.
+ *
  * @module
  */
 import {
@@ -34,6 +43,7 @@ import { checkValueLimits } from "../protocol/limits.ts";
 import {
   BotOutputDataSchema,
   BotReadyDataSchema,
+  decodeBotTtsAudio,
   ErrorDataSchema,
   ErrorResponseDataSchema,
   FunctionCallDataSchema,
@@ -41,15 +51,20 @@ import {
   MetricsDataSchema,
   parseMessage,
   PROTOCOL_VERSION,
+  rawAudioMessage,
   rtvi,
   type RtviMessage,
   ServerMessageDataSchema,
   ServerResponseDataSchema,
   TextDataSchema,
 } from "../protocol/messages.ts";
+import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
+import type { PcmAudio } from "../protocol/audio_payload.ts";
+import { Vad } from "../audio/vad.ts";
+import { CallerAudioStream, PeerAudioReceiver } from "./rtvi_audio.ts";
 import { Correlator } from "./correlator.ts";
 import { remoteInfo, type ResolvedRemote, type WireMapping } from "./mapping.ts";
-import { TurnAssembler } from "./rtvi_turns.ts";
+import { type AssembledTurn, joinFragments, TurnAssembler } from "./rtvi_turns.ts";
 import { WsClient } from "./ws_client.ts";
 
 const CLIENT_ABOUT = { library: "callbench", library_version: "0.1.0" } as const;
@@ -74,10 +89,15 @@ export class RtviParticipant implements Participant {
   #nextId = 0;
   #readyId?: string;
   readonly #requests = new Correlator<RtviMessage>(() => this.#line!.clock);
-  readonly #turns = new TurnAssembler(() => this.#line!.clock, (turn) => {
-    const { text, ...options } = turn;
-    this.#line!.say(text, options);
-  });
+  readonly #turns = new TurnAssembler(() => this.#line!.clock, (turn) => this.#assembled(turn));
+  /** Audio calls: the other end's audio going out, and the bot's coming in. */
+  #outAudio?: CallerAudioStream;
+  #inAudio?: PeerAudioReceiver;
+  #vad?: Vad;
+  /** Between `bot-started-speaking` and `bot-stopped-speaking`. */
+  #botSpeaking = false;
+  /** Words of the audio turn being heard (audio calls). */
+  #pending: AssembledTurn[] = [];
   /** `--agent-world self`: the bot owns its world. */
   #selfWorld?: SelfWorldSetup;
   /** The domain named in the self-world setup, for in-call `apply_sync_delta`. */
@@ -103,6 +123,7 @@ export class RtviParticipant implements Participant {
 
   async start(line: CallLine, setup: CallSetup): Promise<void> {
     this.#line = line;
+    if (line.audio) await this.#startAudio(line);
     await this.#connect();
     if (setup.agent_world) return this.#configureSelfWorld(setup, setup.agent_world);
     const tools = this.#options.toolsFormat === "names"
@@ -311,6 +332,11 @@ export class RtviParticipant implements Participant {
   onEvent(event: CallEvent): void {
     switch (event.type) {
       case "speech":
+        if (this.#outAudio) {
+          // The bot heard it as audio; a cut drops the rest.
+          if (event.interrupted) this.#outAudio.clear();
+          return this.#callEvent(event);
+        }
         this.#send(rtvi("send-text", {
           content: event.text,
           options: { run_immediately: true, audio_response: true },
@@ -323,9 +349,14 @@ export class RtviParticipant implements Participant {
         return;
       case "hangup":
         this.#ended = true;
+        this.#outAudio?.stop();
         this.#callEvent(event);
         return;
+      case "speech_start":
+        if (event.audio) this.#outAudio?.play(event.audio);
+        return this.#callEvent(event);
       default: {
+        if (event.type === "call_start") this.#outAudio?.start();
         this.#callEvent(event);
         // A reference-style bot waits for the runner's "Hello" before it greets.
         const kick = this.#options.kick ?? (this.#selfWorld ? "Hello" : undefined);
@@ -352,13 +383,28 @@ export class RtviParticipant implements Participant {
   /** Our `call_event` notice; a reference-style bot (self-owned world) knows none. */
   #callEvent(event: CallEvent): void {
     if (this.#selfWorld) return;
-    this.#send(rtvi("client-message", { t: "call_event", d: event }, this.#id("call_event")));
+    // Audio goes on the wire as audio, never inside a notice.
+    const d = event.type === "speech_start" && event.audio
+      ? { type: event.type, at: event.at, ...(event.voice ? { voice: event.voice } : {}) }
+      : event;
+    this.#send(rtvi("client-message", { t: "call_event", d }, this.#id("call_event")));
   }
 
   async close(): Promise<void> {
     this.#closing = true;
     this.#cancelKick();
     this.#turns.cancel();
+    this.#outAudio?.stop();
+    this.#inAudio?.cancel();
+    if (this.#outAudio && this.#inAudio) {
+      this.#line?.trace({
+        type: "rtvi_audio",
+        sent: this.#outAudio.stats,
+        received: this.#inAudio.stats,
+      });
+    }
+    this.#vad?.free();
+    this.#vad = undefined;
     this.#requests.rejectAll(new ParticipantError("agent_disconnected", "closed"));
     const client = this.#client;
     if (!client || client.closed) return;
@@ -372,7 +418,7 @@ export class RtviParticipant implements Participant {
   // ---- connection ----------------------------------------------------------------
 
   #onSocketClosed(event: { code: number; reason: string }): void {
-    if (!this.#closing) this.#turns.flush();
+    if (!this.#closing) this.#endTurn();
     const error = new ParticipantError(
       "agent_disconnected",
       `${this.#who()} closed the connection (code ${event.code}${
@@ -436,7 +482,13 @@ export class RtviParticipant implements Participant {
   #onFrame(data: string | ArrayBuffer): void {
     const frame = readFrame(data, this.#maxFrameBytes());
     if (!frame.ok) return this.#garbage(frame.error);
-    if ("skipped" in frame) return;
+    if ("skipped" in frame) {
+      if (frame.skipped !== "audio" || !this.#inAudio || typeof data === "string") return;
+      const audio = decodePipecatFrame(new Uint8Array(data));
+      if (!audio.ok) return this.#garbage(`bad AudioRawFrame: ${audio.problem.message}`);
+      if (audio.frame.kind === "audio") return this.#peerAudio(audio.frame, "AudioRawFrame");
+      return;
+    }
     const parsed = parseMessage(frame.text);
     if (!parsed.ok) return this.#garbage(parsed.error);
     if (!parsed.message) return;
@@ -458,7 +510,18 @@ export class RtviParticipant implements Participant {
         this.#requests.deliver(msg.id, msg);
         return;
       case "bot-started-speaking":
+        if (this.#inAudio) {
+          if (this.#botSpeaking) this.#endTurn();
+          this.#botSpeaking = true;
+          this.#inAudio.startedSpeaking();
+        }
         return this.#turns.startedSpeaking();
+      case "bot-tts-audio": {
+        if (!this.#inAudio) return;
+        const audio = decodeBotTtsAudio(msg.data);
+        if (!audio.ok) return this.#garbage(`bad bot-tts-audio: ${audio.problem.message}`);
+        return this.#peerAudio(audio.value, "bot-tts-audio");
+      }
       case "bot-output": {
         const data = BotOutputDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad bot-output: ${JSON.stringify(msg.data)}`);
@@ -478,7 +541,8 @@ export class RtviParticipant implements Participant {
         return this.#turns.llmText(data.data.text);
       }
       case "bot-stopped-speaking":
-        return this.#turns.flush();
+        this.#botSpeaking = false;
+        return this.#endTurn();
       case "bot-interrupted":
         line.stopSpeaking();
         return;
@@ -535,7 +599,7 @@ export class RtviParticipant implements Participant {
     const m = parsed.data;
     if ("type" in m && m.type === "end") {
       // What the bot said before it ended is said first.
-      this.#turns.flush();
+      this.#endTurn();
       this.#ended = true;
       return line.hangUp(typeof m.reason === "string" ? m.reason : undefined, { agentEnd: true });
     }
@@ -553,7 +617,7 @@ export class RtviParticipant implements Participant {
     if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
     const exit = "text" in m && typeof m.text === "string" ? EXIT_TAG.exec(m.text) : null;
     if (exit) {
-      this.#turns.flush();
+      this.#endTurn();
       this.#ended = true;
       return line.hangUp(exit[1]!.trim(), { agentEnd: true });
     }
@@ -572,6 +636,74 @@ export class RtviParticipant implements Participant {
       arguments: args,
       result: reply.result,
     }));
+  }
+
+  // ---- audio ---------------------------------------------------------------------
+
+  async #startAudio(line: CallLine): Promise<void> {
+    const audio = line.audio!;
+    this.#vad = await Vad.create({ sampleRate: audio.sampleRate, frameMs: 20 });
+    this.#inAudio = new PeerAudioReceiver({
+      clock: line.clock,
+      sampleRate: audio.sampleRate,
+      vad: this.#vad,
+      onVadTurnEnd: () => this.#endTurn(),
+    });
+    this.#outAudio = new CallerAudioStream({
+      clock: line.clock,
+      send: (chunk) => this.#sendAudio(chunk),
+    });
+  }
+
+  #sendAudio(chunk: PcmAudio): void {
+    this.#client?.send(
+      this.#framing === "protobuf"
+        ? encodeAudioFrame(chunk)
+        : writeFrame(rawAudioMessage(chunk), "json"),
+    );
+  }
+
+  #peerAudio(audio: PcmAudio, what: string): void {
+    const problem = this.#inAudio!.push(audio);
+    if (problem) this.#garbage(`bad ${what}: ${problem}`);
+  }
+
+  /** A finished text turn: in audio calls it waits for the audio it goes with. */
+  #assembled(turn: AssembledTurn): void {
+    const rx = this.#inAudio;
+    if (rx && (this.#botSpeaking || rx.hasAudio || rx.speaking)) {
+      this.#pending.push(turn);
+      return;
+    }
+    // Text with no audio (a bot without TTS): the bridge synthesizes it.
+    const { text, ...options } = turn;
+    this.#line!.say(text, options);
+  }
+
+  /** The bot's turn ended: its words and, in audio calls, the audio they were heard as. */
+  #endTurn(): void {
+    this.#turns.flush();
+    const rx = this.#inAudio;
+    if (!rx) return;
+    const heard = rx.take();
+    const pending = this.#pending;
+    this.#pending = [];
+    const text = joinFragments(pending.map((t) => t.text));
+    const last = pending[pending.length - 1];
+    const voice = pending.find((t) => t.voice)?.voice;
+    const ttftMs = pending.find((t) => t.ttftMs !== undefined)?.ttftMs;
+    const options = {
+      ...(voice ? { voice } : {}),
+      ...(ttftMs !== undefined ? { ttftMs } : {}),
+    };
+    if (!heard) {
+      if (last) this.#line!.say(text, options);
+      return;
+    }
+    this.#line!.say(text === "" ? WORDS_UNKNOWN : text, {
+      ...options,
+      audio: { pcm: heard.pcm, startMs: heard.startMs },
+    });
   }
 
   // ---- outgoing ------------------------------------------------------------------
@@ -607,6 +739,9 @@ export class RtviParticipant implements Participant {
     return `the ${this.#side} at ${this.#options.shownUrl}`;
   }
 }
+
+/** The text of an audio turn the bot sent no words for (the bridge's STT may still hear them). */
+export const WORDS_UNKNOWN = "[words unknown]";
 
 /** What `get_scenario_summary` answers (reference-harness.md §1.10.5). */
 const SummarySchema = z.looseObject({

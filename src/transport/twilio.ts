@@ -6,10 +6,16 @@
  *
  * - The stream's ids (`streamSid` MZ…, `callSid` CA…, `accountSid` AC…) come from
  *   the trial's seed, so a trial streams the same ids on every run.
- * - The caller's speech is synthesized (the `speech.tts` option, else flite's 8 kHz
- *   voice `kal`), resampled to 8 kHz when needed, and streamed in real time.
+ * - In an audio call (`eval --audio`: the line has `audio`) the caller's speech is
+ *   the bridge's synthesis (the eval's `--tts` and voice), handed over when the
+ *   utterance begins and streamed from then on, so the agent hears it in step with
+ *   the call; what the agent says is given back as audio (the record's audio block
+ *   and stereo WAV). In a text call the caller's words are synthesized here when they
+ *   are said (the `speech.tts` option, else flite's 8 kHz voice `kal`). Either way
+ *   the audio is resampled to 8 kHz and streamed in real time.
  * - Twilio carries no text. The agent's turns are found by VAD in the audio as
- *   played; their words come from `speech.stt` when one is given. Without one the
+ *   played; their words come from `speech.stt`, else the call's STT (`--stt openai`),
+ *   when there is one. Without one the
  *   turn's text is {@link WORDS_UNKNOWN} and the participant's settings say
  *   `words_unknown: true`, so scoring that reads the words is not applicable.
  * - Twilio carries no tool calls either: a phone agent runs its own tools.
@@ -25,12 +31,12 @@ import {
   ParticipantError,
   type ParticipantInfo,
 } from "../bridge/call.ts";
-import { pcm16 } from "../audio/pcm.ts";
+import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
 import { resample } from "../audio/resample.ts";
 import { Vad } from "../audio/vad.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { parseAgentMessage } from "../protocol/twilio.ts";
-import type { TtsProvider } from "../speech/speech.ts";
+import type { SttProvider, TtsProvider } from "../speech/speech.ts";
 import { remoteInfo, type ResolvedRemote, type WireMapping } from "./mapping.ts";
 import { type HeardTurn, TWILIO_RATE, TwilioCall } from "./twilio_call.ts";
 import { WsClient } from "./ws_client.ts";
@@ -52,7 +58,6 @@ export function twilioSids(
 
 /** A phone agent behind a Twilio Media Streams endpoint. */
 export class TwilioParticipant implements Participant {
-  readonly info: ParticipantInfo;
   readonly #options: ResolvedRemote;
   #line?: CallLine;
   #client?: WsClient;
@@ -70,18 +75,28 @@ export class TwilioParticipant implements Participant {
 
   constructor(options: ResolvedRemote) {
     this.#options = options;
-    const stt = options.speech?.stt;
-    this.info = remoteInfo(options, {
+  }
+
+  /** How the record describes it: its STT, or that the agent's words are unknown. */
+  get info(): ParticipantInfo {
+    const stt = this.#stt();
+    return remoteInfo(this.#options, {
       stt: stt?.info.provider ?? "none",
       ...(stt ? {} : { words_unknown: true }),
     });
+  }
+
+  /** The mapping's STT, else the call's. */
+  #stt(): SttProvider | undefined {
+    return this.#options.speech?.stt ?? this.#line?.audio?.stt;
   }
 
   async start(line: CallLine, setup: CallSetup): Promise<void> {
     this.#line = line;
     this.#vad = await Vad.create({ sampleRate: TWILIO_RATE, frameMs: 20 });
     this.#tts = this.#options.speech?.tts;
-    if (!this.#tts) {
+    // An audio call hands over the caller's audio: no synthesis of our own.
+    if (!this.#tts && !line.audio) {
       const { FliteTts } = await import("../speech/tts_flite.ts");
       this.#tts = new FliteTts({ voice: "kal" });
       this.#ownTts = true;
@@ -118,7 +133,14 @@ export class TwilioParticipant implements Participant {
     switch (event.type) {
       case "call_start":
         return call.begin();
+      case "speech_start": {
+        // The bridge's audio of the utterance, from its first sample.
+        const audio = event.audio;
+        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio));
+        return;
+      }
       case "speech": {
+        if (this.#line?.audio) return; // heard as audio from its start
         const text = event.text;
         this.#speaking = this.#speaking.then(() => this.#say(text));
         return;
@@ -153,26 +175,36 @@ export class TwilioParticipant implements Participant {
         new ParticipantError("user_error", `${result.error.provider} TTS: ${result.error.message}`),
       );
     }
-    const audio = result.audio;
-    const mono = audio.channels === 1 ? audio.samples : audio.samples.filter((_, i) => i % 2 === 0);
-    const samples = audio.sampleRate === TWILIO_RATE
-      ? mono
-      : resample(mono, audio.sampleRate, TWILIO_RATE);
+    await this.#play(result.audio);
+  }
+
+  /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
+  async #play(audio: Pcm16): Promise<void> {
+    const mono = toMono(audio);
+    const samples = mono.sampleRate === TWILIO_RATE
+      ? mono.samples
+      : resample(mono.samples, mono.sampleRate, TWILIO_RATE);
     await this.#call?.speak(samples);
   }
 
   /** An agent turn heard: its words from STT, else unknown. */
   async #heard(turn: HeardTurn): Promise<void> {
     const line = this.#line!;
-    const stt = this.#options.speech?.stt;
+    const stt = this.#stt();
     let text = WORDS_UNKNOWN;
+    let transcribed = false;
+    const audio = pcm16(turn.samples, TWILIO_RATE);
     if (stt) {
-      const result = await stt.transcribe({ audio: pcm16(turn.samples, TWILIO_RATE) });
-      if (result.ok && result.text.trim() !== "") text = result.text.trim();
-      else if (!result.ok) line.trace({ type: "stt_error", ...result.error });
+      const result = await stt.transcribe({ audio });
+      if (result.ok && result.text.trim() !== "") {
+        text = result.text.trim();
+        transcribed = true;
+      } else if (!result.ok) line.trace({ type: "stt_error", ...result.error });
     }
     line.trace({ type: "agent_turn_audio", start_ms: turn.startMs, end_ms: turn.endMs });
-    line.say(text);
+    if (!line.audio) return void line.say(text);
+    // The turn's audio as the caller heard it, from its first (pre-roll) sample.
+    line.say(text, { audio: { pcm: audio, startMs: turn.audioStartMs, transcribed } });
   }
 
   #onFrame(data: string | ArrayBuffer): void {

@@ -37,6 +37,8 @@ export interface HeardTurn {
   samples: Int16Array;
   /** Call time the speech started and ended (VAD). */
   startMs: number;
+  /** Call time of `samples[0]` (the pre-roll before the speech start). */
+  audioStartMs: number;
   endMs: number;
 }
 
@@ -84,7 +86,7 @@ export class TwilioCall {
   /** Call time of the first played frame (the VAD's time zero). */
   #playStart = 0;
   #recent: Int16Array[] = [];
-  #turn?: { startMs: number; chunks: Int16Array[] };
+  #turn?: { startMs: number; audioStartMs: number; chunks: Int16Array[] };
   #begun = false;
   #ended = false;
   readonly #stats: TwilioCallStats = {
@@ -202,7 +204,9 @@ export class TwilioCall {
     for (const e of this.#segmenter.push(this.#o.vad.process(samples))) {
       if (e.type === "start") {
         const startMs = this.#playStart + e.atMs;
-        this.#turn = { startMs, chunks: this.#recent };
+        // The pre-roll's frames end with the frame that completed the speech start.
+        const audioStartMs = this.#o.clock.now() - (this.#recent.length - 1) * TWILIO_FRAME_MS;
+        this.#turn = { startMs, audioStartMs, chunks: this.#recent };
         this.#recent = [];
         this.#o.onSpeechStart?.(startMs);
       } else this.#endTurn(e.atMs);
@@ -220,7 +224,12 @@ export class TwilioCall {
       samples.set(c, at);
       at += c.length;
     }
-    this.#o.onTurn({ samples, startMs: turn.startMs, endMs: this.#playStart + atMs });
+    this.#o.onTurn({
+      samples,
+      startMs: turn.startMs,
+      audioStartMs: turn.audioStartMs,
+      endMs: this.#playStart + atMs,
+    });
   }
 
   /** Echoes marks whose audio has played (every pending one when `all`). */

@@ -1,0 +1,244 @@
+/**
+ * A stand-in pipecat-style voice bot on loopback, for tests and benchmarks of the
+ * audio wire: it answers the RTVI handshake, hears the caller's audio
+ * (`AudioRawFrame` in protobuf framing, `raw-audio` in JSON framing), finds the
+ * caller's turns with a VAD, and answers each with a generated voiced signal at
+ * 24 kHz (`AudioRawFrame` or `bot-tts-audio`) in 20 ms frames paced in real time (as
+ * pipecat's output transport sends them), bracketed by `bot-started-speaking` /
+ * `bot-stopped-speaking` and with its words as `bot-tts-text`. It greets when the
+ * call starts and ends the call (`server-message {type:"end"}`) after its last reply.
+ *
+ * @module
+ */
+import { voicedSignal } from "../audio/_test_signals.ts";
+import { pcm16, pcm16FromBytes, pcm16ToBytes } from "../audio/pcm.ts";
+import type { TtsProvider, TtsResult } from "../speech/speech.ts";
+import { SpeechSegmenter, Vad } from "../audio/vad.ts";
+import { Pacer } from "../audio/pacer.ts";
+import { RealClock } from "../clock/clock.ts";
+import { type Framing, readFrame, writeFrame } from "../protocol/framing.ts";
+import {
+  botTtsAudioMessage,
+  decodeRawAudio,
+  parseMessage,
+  rtvi,
+  type RtviMessage,
+} from "../protocol/messages.ts";
+import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
+
+/** The rate the stand-in speaks at (what the reference's bots send). */
+export const STANDIN_RATE = 24000;
+
+/** What one session of the stand-in saw. */
+export interface StandinSession {
+  framing: Framing;
+  /** Every RTVI message type received, in order. */
+  messages: string[];
+  /** Caller audio chunks: byte length, rate, channels and arrival (performance.now()). */
+  chunks: { bytes: number; sampleRate: number; numChannels: number; at: number }[];
+  /** Caller turns the VAD found. */
+  callerTurns: number;
+  /** Replies sent. */
+  replies: number;
+}
+
+export interface StandinOptions {
+  /** What it says: the greeting first, then one line per caller turn; then it ends the call. */
+  lines?: string[];
+  /** Milliseconds of audio per word of a line (default 220). */
+  msPerWord?: number;
+  /** Delay before answering a caller turn (default 150 ms). */
+  thinkMs?: number;
+}
+
+/** A running stand-in: its URL and what its sessions saw. */
+export interface Standin {
+  url: string;
+  sessions: StandinSession[];
+  close(): Promise<void>;
+}
+
+const DEFAULT_LINES = [
+  "Hello, this is the bot. What can I do?",
+  "Sure, I can do that for you.",
+  "Alright, goodbye.",
+];
+
+/**
+ * The voiced signal of `ms` at `rate`, seeded by `seed`, made once: generating it
+ * costs about 35 ms a second of audio, which would stall every call sharing the
+ * process (the benchmark's pacers among them).
+ */
+export function cachedVoice(rate: number, ms: number, seed: number): Int16Array {
+  const key = `${rate}:${ms}:${seed}`;
+  let v = voices.get(key);
+  if (!v) voices.set(key, v = voicedSignal(rate, ms, seed));
+  return v;
+}
+const voices = new Map<string, Int16Array>();
+
+/** A TTS stand-in for the caller: voiced audio at 16 kHz, 250 ms a word (a VAD hears speech). */
+export class VoicedTts implements TtsProvider {
+  info = { provider: "fake", sampleRate: 16000 };
+  synthesize(r: { text: string }): Promise<TtsResult> {
+    const ms = 250 * r.text.split(/\s+/).length;
+    return Promise.resolve({
+      ok: true,
+      audio: pcm16(cachedVoice(16000, ms, r.text.length % 7), 16000),
+    });
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Starts a stand-in bot on a free loopback port. */
+export function startStandin(options: StandinOptions = {}): Standin {
+  // Its voice is made before any call starts.
+  const lines = options.lines ?? DEFAULT_LINES;
+  lines.forEach((text, i) =>
+    cachedVoice(STANDIN_RATE, (options.msPerWord ?? 220) * text.split(/\s+/).length, (i + 1) % 3)
+  );
+  const sessions: StandinSession[] = [];
+  const sockets = new Set<WebSocket>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    socket.binaryType = "arraybuffer";
+    sockets.add(socket);
+    socket.onclose = () => sockets.delete(socket);
+    const session: StandinSession = {
+      framing: "json",
+      messages: [],
+      chunks: [],
+      callerTurns: 0,
+      replies: 0,
+    };
+    sessions.push(session);
+    void runSession(socket, session, options);
+    return response;
+  });
+  const { port } = server.addr as Deno.NetAddr;
+  return {
+    url: `ws://127.0.0.1:${port}/bot`,
+    sessions,
+    async close() {
+      for (const s of sockets) s.close(1000, "bye");
+      await server.shutdown();
+    },
+  };
+}
+
+async function runSession(
+  socket: WebSocket,
+  session: StandinSession,
+  options: StandinOptions,
+): Promise<void> {
+  const lines = options.lines ?? DEFAULT_LINES;
+  const msPerWord = options.msPerWord ?? 220;
+  const thinkMs = options.thinkMs ?? 150;
+  const vad = await Vad.create({ sampleRate: 16000, frameMs: 20 });
+  const segmenter = new SpeechSegmenter({ frameMs: 20, minSilenceMs: 500 });
+  let next = 0;
+  let speakingUntil = 0;
+  let closed = false;
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      if (!closed) fn();
+    }, ms);
+    timers.add(t);
+  };
+  const send = (m: RtviMessage) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(writeFrame(m, session.framing));
+  };
+  const out = new Pacer({
+    clock: new RealClock(),
+    sampleRate: STANDIN_RATE,
+    chunkMs: 20,
+    silenceFill: false,
+    onChunk: (chunk) => {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: STANDIN_RATE, numChannels: 1 };
+      socket.send(
+        session.framing === "protobuf"
+          ? encodeAudioFrame(audio)
+          : writeFrame(botTtsAudioMessage(audio), "json"),
+      );
+    },
+  });
+  socket.addEventListener("close", () => {
+    closed = true;
+    out.stop();
+    for (const t of timers) clearTimeout(t);
+    vad.free();
+  });
+  const speak = () => {
+    const text = lines[next++];
+    if (text === undefined) return;
+    session.replies++;
+    const ms = msPerWord * text.split(/\s+/).length;
+    const samples = cachedVoice(STANDIN_RATE, ms, next % 3);
+    speakingUntil = performance.now() + ms;
+    send(rtvi("bot-started-speaking"));
+    send(rtvi("bot-tts-text", { text }));
+    out.start();
+    out.enqueue(samples);
+    void out.drained().then(() => {
+      out.stop();
+      if (closed) return;
+      send(rtvi("bot-stopped-speaking"));
+      if (next >= lines.length) send(rtvi("server-message", { type: "end", reason: "done" }));
+    });
+  };
+  const heard = (pcm: Uint8Array, sampleRate: number, numChannels: number) => {
+    session.chunks.push({ bytes: pcm.length, sampleRate, numChannels, at: performance.now() });
+    const samples = pcm16FromBytes(pcm);
+    if (!samples.ok || closed) return;
+    for (const e of segmenter.push(vad.process(samples.samples))) {
+      if (e.type !== "end") continue;
+      session.callerTurns++;
+      // A turn heard while it still speaks is its own echo of nothing: ignore it.
+      if (performance.now() < speakingUntil) continue;
+      later(thinkMs, speak);
+    }
+  };
+  socket.onmessage = (event) => {
+    const data = event.data as string | ArrayBuffer;
+    if (typeof data !== "string") session.framing = "protobuf";
+    const frame = readFrame(data);
+    if (!frame.ok) return;
+    if ("skipped" in frame) {
+      const f = decodePipecatFrame(new Uint8Array(data as ArrayBuffer));
+      if (f.ok && f.frame.kind === "audio") {
+        heard(f.frame.pcm, f.frame.sampleRate, f.frame.numChannels);
+      }
+      return;
+    }
+    const parsed = parseMessage(frame.text);
+    if (!parsed.ok || !parsed.message) return;
+    const msg = parsed.message;
+    session.messages.push(msg.type);
+    switch (msg.type) {
+      case "client-ready":
+        return send(rtvi("bot-ready", { version: "2.1.0" }, msg.id));
+      case "raw-audio": {
+        const a = decodeRawAudio(msg.data);
+        if (a.ok) heard(a.value.pcm, a.value.sampleRate, a.value.numChannels);
+        return;
+      }
+      case "client-message": {
+        const t = (msg.data as { t?: string; d?: { type?: string } }).t;
+        if (t === "update_system_prompt") {
+          return send(rtvi("server-response", { t, d: true }, msg.id));
+        }
+        if (
+          t === "call_event" && (msg.data as { d?: { type?: string } }).d?.type === "call_start"
+        ) {
+          later(200, speak);
+        }
+        return;
+      }
+    }
+  };
+}

@@ -1,0 +1,290 @@
+/**
+ * Audio on an RTVI wire (`eval --audio` with a remote agent), both directions:
+ *
+ * - Out, {@link CallerAudioStream}: the other end's utterances (the bridge's
+ *   synthesis, handed over with each `speech_start`) go out in real time as the
+ *   reference bridge sends them: 16 kHz mono PCM16 in 16 ms (512-byte) chunks on a
+ *   fixed grid (`src/audio/pacer.ts`), silence in between, from the call's start to
+ *   its end. Each chunk is one pipecat `AudioRawFrame` (protobuf framing) or one RTVI
+ *   `raw-audio` message (JSON framing).
+ * - In, {@link PeerAudioReceiver}: the bot's `AudioRawFrame`s and `bot-tts-audio`
+ *   messages, each at the rate it names (the reference assumes 24 kHz whatever the
+ *   frame says; PROTOCOL.md), are decoded, made mono, resampled to the line's rate
+ *   and kept until the turn ends; a VAD (`src/audio/vad.ts`) finds turn ends for bots
+ *   that do not bracket their speech with `bot-started/stopped-speaking`.
+ *
+ * @module
+ */
+import type { Clock } from "../bridge/call.ts";
+import { type Pcm16, pcm16, pcm16FromBytes, pcm16ToBytes, toMono } from "../audio/pcm.ts";
+import { type PacedChunk, Pacer } from "../audio/pacer.ts";
+import { resample, Resampler } from "../audio/resample.ts";
+import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
+import type { PcmAudio } from "../protocol/audio_payload.ts";
+
+/** The rate the caller's audio goes out at (the reference's 16 kHz). */
+export const WIRE_SEND_RATE = 16000;
+/** One chunk's length: 16 ms, 256 samples, 512 bytes at 16 kHz. */
+export const WIRE_CHUNK_MS = 16;
+
+/** What a {@link CallerAudioStream} has sent so far. */
+export interface StreamStats {
+  /** Chunks sent (speech and silence). */
+  chunks: number;
+  /** Chunks holding some speech. */
+  speechChunks: number;
+  /** Milliseconds of speech sent. */
+  speechMs: number;
+  /** Samples dropped by barge-in. */
+  clearedSamples: number;
+  /** How late chunks went out after their slot on the grid (ms): median, 99th percentile, max. */
+  late_ms: { p50: number; p99: number; max: number };
+}
+
+export interface CallerAudioStreamOptions {
+  clock: Clock;
+  /** Puts one chunk (PCM16 at {@link WIRE_SEND_RATE}, mono) on the wire. */
+  send: (audio: PcmAudio) => void;
+  /** Sees each chunk as paced (lateness measurements). */
+  onChunk?: (chunk: PacedChunk) => void;
+}
+
+/** The caller's side of the audio, paced onto the wire. */
+export class CallerAudioStream {
+  readonly #pacer: Pacer;
+  readonly #options: CallerAudioStreamOptions;
+  readonly #stats = { chunks: 0, speechChunks: 0, speechMs: 0, clearedSamples: 0 };
+  /** Each chunk's lateness, ms (a real call of 15 min keeps 56,250 of them). */
+  #late: number[] = [];
+
+  constructor(options: CallerAudioStreamOptions) {
+    this.#options = options;
+    this.#pacer = new Pacer({
+      clock: options.clock,
+      sampleRate: WIRE_SEND_RATE,
+      chunkMs: WIRE_CHUNK_MS,
+      onChunk: (chunk) => {
+        this.#stats.chunks++;
+        this.#late.push(chunk.sentAt - chunk.dueAt);
+        if (chunk.audioSamples > 0) {
+          this.#stats.speechChunks++;
+          this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
+        }
+        options.onChunk?.(chunk);
+        options.send({
+          pcm: pcm16ToBytes(chunk.samples),
+          sampleRate: WIRE_SEND_RATE,
+          numChannels: 1,
+        });
+      },
+    });
+  }
+
+  /** Starts the grid (silence until something is played). */
+  start(): void {
+    this.#pacer.start();
+  }
+
+  /** Queues an utterance's audio (any rate, mono or stereo) after what is queued. */
+  play(audio: Pcm16): void {
+    const mono = toMono(audio);
+    this.#pacer.enqueue(
+      mono.sampleRate === WIRE_SEND_RATE
+        ? mono.samples
+        : resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE),
+    );
+  }
+
+  /** Barge-in or a cut: drops what is still queued (silence follows). */
+  clear(): void {
+    this.#stats.clearedSamples += this.#pacer.clear();
+  }
+
+  /** Stops sending. */
+  stop(): void {
+    this.#pacer.stop();
+  }
+
+  get stats(): StreamStats {
+    const late = [...this.#late].sort((a, b) => a - b);
+    const at = (q: number) =>
+      late.length === 0 ? 0 : late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
+    const r = (x: number) => Math.round(x * 100) / 100;
+    return {
+      ...this.#stats,
+      late_ms: { p50: r(at(0.5)), p99: r(at(0.99)), max: r(late[late.length - 1] ?? 0) },
+    };
+  }
+}
+
+/** One stretch of the peer's audio, as the line is given it. */
+export interface HeardAudio {
+  pcm: Pcm16;
+  /** Call time its first frame arrived (or the bot said it started speaking, if earlier). */
+  startMs: number;
+}
+
+/** What a {@link PeerAudioReceiver} has taken in. */
+export interface ReceiveStats {
+  frames: number;
+  /** Milliseconds of audio received (at the frames' own rates). */
+  receivedMs: number;
+  /** The rates seen, Hz. */
+  rates: number[];
+}
+
+export interface PeerAudioReceiverOptions {
+  clock: Clock;
+  /** The line's rate: what the audio is resampled to. */
+  sampleRate: number;
+  /** A VAD at `sampleRate`: turn ends for bots that do not bracket their speech. */
+  vad?: Vad;
+  /** VAD hysteresis: silence that ends a turn (default 600 ms). */
+  minSilenceMs?: number;
+  /** The VAD heard a turn end (not called for bots that bracket their speech). */
+  onVadTurnEnd?: () => void;
+}
+
+/** The peer's audio, decoded and kept per turn. */
+export class PeerAudioReceiver {
+  readonly #o: PeerAudioReceiverOptions;
+  readonly #resamplers = new Map<number, Resampler>();
+  readonly #segmenter?: SpeechSegmenter;
+  #chunks: Int16Array[] = [];
+  #length = 0;
+  #startMs: number | undefined;
+  #speaking = false;
+  #cancelGap: () => void = () => {};
+  /** The bot brackets its speech: the VAD does not end turns. */
+  bracketed = false;
+  readonly #stats: ReceiveStats = { frames: 0, receivedMs: 0, rates: [] };
+
+  constructor(options: PeerAudioReceiverOptions) {
+    this.#o = options;
+    if (options.vad) {
+      this.#segmenter = new SpeechSegmenter({
+        frameMs: options.vad.frameMs,
+        minSilenceMs: options.minSilenceMs ?? 600,
+      });
+    }
+  }
+
+  /**
+   * Takes one frame's audio (already past the payload guard: a known rate, whole
+   * sample frames). Returns a problem message for audio that cannot be used.
+   */
+  push(audio: PcmAudio): string | undefined {
+    const decoded = pcm16FromBytes(audio.pcm);
+    if (!decoded.ok) return decoded.message;
+    if (decoded.samples.length === 0) return;
+    const mono = toMono(
+      pcm16(decoded.samples, audio.sampleRate, audio.numChannels === 2 ? 2 : 1),
+    );
+    this.#stats.frames++;
+    this.#stats.receivedMs += (mono.samples.length * 1000) / audio.sampleRate;
+    if (!this.#stats.rates.includes(audio.sampleRate)) this.#stats.rates.push(audio.sampleRate);
+    let samples = mono.samples;
+    if (audio.sampleRate !== this.#o.sampleRate) {
+      let r = this.#resamplers.get(audio.sampleRate);
+      if (!r) {
+        try {
+          r = new Resampler(audio.sampleRate, this.#o.sampleRate);
+        } catch (e) {
+          return (e as Error).message;
+        }
+        this.#resamplers.set(audio.sampleRate, r);
+      }
+      samples = r.process(samples);
+    }
+    this.#startMs ??= this.#o.clock.now();
+    this.#chunks.push(samples);
+    this.#length += samples.length;
+    this.#vad(samples);
+    this.#armGap();
+  }
+
+  /**
+   * A bot that sends audio only while it speaks sends no silence to hear: the turn
+   * also ends once its audio would have played out, plus the hysteresis, with no more.
+   */
+  #armGap(): void {
+    this.#cancelGap();
+    if (this.bracketed || !this.#o.vad || this.#startMs === undefined) return;
+    const clock = this.#o.clock;
+    const playedOut = this.#startMs + (this.#length * 1000) / this.#o.sampleRate;
+    const wait = Math.max(0, playedOut - clock.now()) + (this.#o.minSilenceMs ?? 600);
+    this.#cancelGap = clock.timer(wait, () => {
+      this.#cancelGap = () => {};
+      if (this.bracketed || !this.hasAudio) return;
+      this.#speaking = false;
+      this.#o.onVadTurnEnd?.();
+    });
+  }
+
+  /** Stops the gap timer (the call is over). */
+  cancel(): void {
+    this.#cancelGap();
+  }
+
+  /** The bot said it started speaking: the turn began no later than now. */
+  startedSpeaking(): void {
+    this.bracketed = true;
+    this.#cancelGap();
+    this.#startMs = Math.min(this.#startMs ?? Infinity, this.#o.clock.now());
+  }
+
+  /** Audio kept since the last `take`. */
+  get hasAudio(): boolean {
+    return this.#length > 0;
+  }
+
+  /** The VAD hears speech now (unbracketed bots). */
+  get speaking(): boolean {
+    return this.#speaking;
+  }
+
+  /** The audio kept since the last take (with what the resamplers hold back), and resets. */
+  take(): HeardAudio | undefined {
+    this.#cancelGap();
+    for (const r of this.#resamplers.values()) {
+      const tail = r.flush();
+      if (tail.length > 0) {
+        this.#chunks.push(tail);
+        this.#length += tail.length;
+      }
+    }
+    this.#resamplers.clear();
+    const startMs = this.#startMs;
+    this.#startMs = undefined;
+    if (this.#length === 0 || startMs === undefined) {
+      this.#chunks = [];
+      this.#length = 0;
+      return undefined;
+    }
+    const out = new Int16Array(this.#length);
+    let at = 0;
+    for (const c of this.#chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    this.#chunks = [];
+    this.#length = 0;
+    return { pcm: pcm16(out, this.#o.sampleRate), startMs };
+  }
+
+  get stats(): ReceiveStats {
+    return { ...this.#stats, rates: [...this.#stats.rates] };
+  }
+
+  #vad(samples: Int16Array): void {
+    const vad = this.#o.vad;
+    if (!vad || !this.#segmenter || this.bracketed) return;
+    for (const e of this.#segmenter.push(vad.process(samples))) {
+      if (e.type === "start") this.#speaking = true;
+      else {
+        this.#speaking = false;
+        this.#o.onVadTurnEnd?.();
+      }
+    }
+  }
+}
