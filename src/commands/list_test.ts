@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import assert, { deepEqual, equal, match, ok } from "node:assert/strict";
 import { memoryIo } from "../cli/io.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
 import { ScenarioSchema } from "../scenario/scenario.ts";
@@ -61,4 +61,22 @@ Deno.test("without expected states no scenario carries a hash; a run's selection
   for (const s of run.scenarios.filter((s) => s.domain === "eva_airline")) {
     deepEqual(Object.keys(s.expect), Object.keys(ScenarioSchema.parse(s).expect), s.name);
   }
+});
+
+Deno.test("list reads no world; a world that does not parse is a located problem once a command needs it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-list-" });
+  await Deno.mkdir(`${dir}/tau2_retail`);
+  for await (const e of Deno.readDir(`${BUNDLED_DATA_ROOT}/tau2_retail`)) {
+    const text = e.name === "db.json"
+      ? "{ not json"
+      : await Deno.readTextFile(`${BUNDLED_DATA_ROOT}/tau2_retail/${e.name}`);
+    await Deno.writeTextFile(`${dir}/tau2_retail/${e.name}`, text);
+  }
+  const io = memoryIo();
+  equal(await list.main(["--data-root", dir], io), 0, io.stderr.join("\n"));
+  equal(io.stdout.length, 3);
+  await assert.rejects(
+    () => selectScenarios(new DataRoot(dir), {}),
+    (e: Error) => /tau2_retail[\\/]db\.json:1: invalid JSON/.test(e.message),
+  );
 });

@@ -114,6 +114,24 @@ export function tau2Suite(config: Tau2SuiteConfig, deps: Tau2SuiteDeps = {}): Su
   };
 }
 
+/** Problems with the suite's worlds, as `check` finds them (each named by its file). */
+function worldProblems(
+  root: DataRoot,
+  config: Tau2SuiteConfig,
+  check: (world: string) => void,
+): Problem[] {
+  const problems: Problem[] = [];
+  for (const world of [config.world.db, config.world.user_db]) {
+    if (world === undefined) continue;
+    try {
+      check(world);
+    } catch (e) {
+      problems.push({ file: root.resolve(world), where: config.id, message: _text(e) });
+    }
+  }
+  return problems;
+}
+
 async function _load(root: DataRoot, config: Tau2SuiteConfig): Promise<LoadResult> {
   const problems: Problem[] = [];
   const empty = (): LoadResult => ({ scenarios: [], problems });
@@ -135,14 +153,13 @@ async function _load(root: DataRoot, config: Tau2SuiteConfig): Promise<LoadResul
       problems.push({ file: root.resolve(file), where: config.id, message: _text(e) });
     }
   }
-  for (const world of [config.world.db, config.world.user_db]) {
-    if (world === undefined) continue;
-    try {
-      root.db(world);
-    } catch (e) {
-      problems.push({ file: root.resolve(world), where: config.id, message: _text(e) });
-    }
-  }
+  // The worlds must be there; they are parsed only when something needs them (gold,
+  // a trial: a world that does not parse is then an input error naming its file and
+  // line), so `list` reads none of their megabytes.
+  problems.push(...worldProblems(root, config, (w) => {
+    const stem = w.replace(/\.json$/, "");
+    if (!root.exists(`${stem}.json`) && !root.exists(stem)) throw new Error("no such world");
+  }));
   if (problems.length > 0) return empty();
 
   const index = taskIndex(root, config.domain);
