@@ -104,6 +104,22 @@ export class DataRoot {
     return t;
   }
 
+  /**
+   * Parsed JSON of `rel`, neither frozen nor kept: for a file read once to build an
+   * index (its text is not kept either). A parse error names the file and line.
+   */
+  jsonOnce<T = unknown>(rel: string): T {
+    const real = this.cacheKey(rel);
+    if (this.#json.has(real)) return this.#json.get(real) as T;
+    const text = this.text(rel);
+    this.#text.delete(real);
+    try {
+      return JSON.parse(text) as T;
+    } catch (e) {
+      throw new InputError({ file: this.resolve(rel), ...jsonErrorLocation(text, e as Error) });
+    }
+  }
+
   /** Parsed and frozen JSON of `rel`, cached. A parse error names the file and line. */
   json<T = unknown>(rel: string): T {
     const real = this.cacheKey(rel);

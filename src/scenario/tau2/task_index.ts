@@ -39,7 +39,7 @@ function _build(root: DataRoot, dir: string): TaskIndex {
   const voiceFile = `${dir}/tasks_voice.json`;
   const splitFile = `${dir}/split_tasks.json`;
 
-  const voice = root.json<
+  const voice = root.jsonOnce<
     { configs?: Record<string, { configs?: { control?: { persona_name?: unknown } } }> }
   >(
     voiceFile,
@@ -56,7 +56,7 @@ function _build(root: DataRoot, dir: string): TaskIndex {
   }
   const ids = new Set(Object.keys(voice.configs));
   if (root.exists(splitFile)) {
-    const splits = root.json<Record<string, unknown>>(splitFile);
+    const splits = root.jsonOnce<Record<string, unknown>>(splitFile);
     const base = splits?.[SPLIT];
     if (!Array.isArray(base)) {
       return {
