@@ -13,7 +13,6 @@
 import { fileURLToPath } from "node:url";
 import { dbHash } from "./hash.ts";
 import { deepFreeze } from "../env/deep_freeze.ts";
-import { produce } from "immer";
 import { scaledWorld } from "./_scaled_world.ts";
 
 const root = Deno.env.get("EVAL_DATA_ROOT") ??
@@ -67,12 +66,16 @@ const scaled = new Map<number, ReturnType<typeof scaledWorld>>(
 );
 let serial = 0;
 
-/** A world with one order's status changed, as an immer commit leaves it. */
+/**
+ * A world with one order's status changed, as a committed call leaves it: new frozen
+ * objects on the path to the order, every other record shared.
+ */
 function afterOneWrite(k: number): unknown {
   const { world, orderId } = scaled.get(k)!;
-  return produce(world, (d) => {
-    (d.orders![orderId] as Record<string, unknown>).status = `changed ${serial++}`;
-  });
+  const old = world.orders![orderId] as Record<string, unknown>;
+  const order = Object.freeze({ ...old, status: `changed ${serial++}` });
+  const orders = Object.freeze({ ...world.orders, [orderId]: order });
+  return Object.freeze({ ...world, orders });
 }
 
 for (const k of SCALES) {

@@ -107,7 +107,7 @@ function leastMs<S>(
   return least;
 }
 
-// Fails when a call costs more on a table 16 times as big: with immer the ratio was
+// Fails when a call costs more on a table 16 times as big: with the former copy-on-write drafts the ratio was
 // about 100 (write) and 20 (read); independent of the table it is about 1, and a
 // busy machine adds noise.
 const MAX_RATIO = 3;
