@@ -17,7 +17,8 @@
 import { join } from "node:path";
 import type { DataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
-import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";
+import type { ParticipantFactory } from "../participants/participant_factory.ts";
+import { runTrial, type TrialPlan } from "./run_trial.ts";
 import { keyId, shardOf, trialKey } from "./trial_key.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
 import type { CallLimits } from "../bridge/bridge.ts";
