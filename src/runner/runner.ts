@@ -28,6 +28,7 @@ import { sha256Hex } from "../canonical/hash.ts";
 import type { ParticipantOptions } from "../participants/registry.ts";
 import type { TrialPool } from "./worker_pool.ts";
 import { defaultWorkerCount, loadAverage } from "./worker_count.ts";
+import type { SpeechOptions } from "../speech/speech_options.ts";
 
 /**
  * Trials on a pool of Workers, each with its own event loop (see `worker_pool.ts`).
@@ -51,7 +52,6 @@ export interface WorkerOptions {
   /** Replacements for Workers that break, in all (default 2 per Worker). */
   maxRestarts?: number;
 }
-import type { SpeechOptions } from "../speech/speech_options.ts";
 
 /** What `runTrials` runs, where it writes, and how it reports. */
 export interface RunOptions {
@@ -166,6 +166,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     sink?.close();
     throw e;
   }
+  const trial = _trialOptions(opts);
   const execute = pool
     ? (item: { scenario: Scenario; key: TrialKey }) => pool!.run(item)
     : (item: { scenario: Scenario; key: TrialKey }) =>
@@ -174,7 +175,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         key: item.key,
         root: opts.root,
         participants: opts.participants,
-        ..._trialOptions(opts),
+        ...trial,
       });
   opts.onProgress?.(0, todo.length);
   let next = 0;
