@@ -11,12 +11,7 @@ import type { Side } from "../domains/domain.ts";
 import type { ParticipantFactory } from "./participant_factory.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { WireFraming } from "../transport/mapping.ts";
-import {
-  AUTO_USER,
-  findKind,
-  type LlmSettings,
-  type ParticipantKind,
-} from "./kinds.ts";
+import { AUTO_USER, findKind, type LlmSettings, type ParticipantKind } from "./kinds.ts";
 
 export type { LlmSettings } from "./kinds.ts";
 
