@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Side, SyncDeltas } from "../domains/domain.ts";
+import type { Side, SyncDeltas, ToolDef } from "../domains/domain.ts";
 import { isExitText, LINE_TOOLS } from "../domains/common.ts";
 import { DTMF_KEYS_TEXT, isDtmfKeys } from "../dtmf/keys.ts";
 import { deliverableResult, type Environment } from "../env/environment.ts";
@@ -183,6 +183,8 @@ class Call {
   #awaitingResponseSince: number | undefined;
   /** The agent has spoken, pressed keys, beeped or called a tool (see `#endSilent`). */
   #agentActed = false;
+  /** The names of the tools each side was offered, derived once from the setups. */
+  readonly #offeredNames: Record<Side, ReadonlySet<string>>;
 
   constructor(spec: CallSpec) {
     this.#spec = spec;
@@ -206,6 +208,8 @@ class Call {
         finished: (u, interrupted) => this.#finished(side, u, interrupted),
       });
     this.#speech = { agent: channel("agent"), user: channel("user") };
+    const names = (setup: CallSetup) => new Set(setup.tools.map((t) => t.name));
+    this.#offeredNames = { agent: names(spec.agentSetup), user: names(spec.userSetup) };
   }
 
   async run(): Promise<CallOutcome> {
@@ -544,21 +548,21 @@ class Call {
     }
     const at = this.#now();
     if (side === "agent") this.#agentActed = true;
-    if (!this.#offered(side, name)) {
+    const def = this.#toolDef(side, name);
+    const offered = this.#offeredNames[side];
+    if (!offered.has(name) && !(def !== undefined && offered.has(def.name))) {
       // Not offered to this side: refused as the reference refuses an unknown tool,
       // and nothing runs (send_dtmf on a domain that does not offer it included).
-      const offered = this.#setup(side).tools.map((t) => t.name).sort();
+      const available = [...offered].sort();
       const result = {
         status: "error",
         error_type: "unknown_tool",
         message: `There is no tool named '${name}'. Use one of the available tools.`,
-        available_tools: offered,
+        available_tools: available,
       };
       this.#outcome.toolCalls.push({ side, name, arguments: args, result, ok: false, at_ms: at });
       return Promise.resolve({ ok: false, result });
     }
-    const def = this.#spec.env.tool(side, name) ??
-      LINE_TOOLS.find((t) => t.side === side && (t.name === name || t.aliases?.includes(name)));
     if (def?.effect === "dtmf") {
       const keys = typeof args === "object" && args !== null
         ? (args as { keys?: unknown }).keys
@@ -627,17 +631,10 @@ class Call {
     if (Object.keys(sync.agent).length > 0) this.#spec.agent.applySyncDelta?.(sync.agent);
   }
 
-  #setup(side: Side): CallSetup {
-    return side === "agent" ? this.#spec.agentSetup : this.#spec.userSetup;
-  }
-
-  /** Whether `name` (or the tool it is an alias of) was offered to `side`. */
-  #offered(side: Side, name: string): boolean {
-    const offered = this.#setup(side).tools;
-    if (offered.some((t) => t.name === name)) return true;
-    const tool = this.#spec.env.tool(side, name) ??
-      LINE_TOOLS.find((t) => t.side === side && t.aliases?.includes(name));
-    return tool !== undefined && offered.some((t) => t.name === tool.name);
+  /** The domain's or the line's tool a side may call by this name or alias. */
+  #toolDef(side: Side, name: string): ToolDef | undefined {
+    return this.#spec.env.tool(side, name) ??
+      LINE_TOOLS.find((t) => t.side === side && (t.name === name || t.aliases?.includes(name)));
   }
 
   /**

@@ -7,6 +7,7 @@ import { pcm16 } from "../audio/pcm.ts";
 import { ttsError, type TtsProvider, type TtsResult } from "../speech/speech.ts";
 import { type CallSpec, DEFAULT_LIMITS, runCall } from "./bridge.ts";
 import type { Participant } from "./call.ts";
+import { toolSpecs } from "./tool_specs.ts";
 import { SimClock } from "../clock/clock.ts";
 import { dbHash } from "../canonical/hash.ts";
 
@@ -34,11 +35,7 @@ function spec(agent: Participant, user: Participant, tts: TtsProvider, env: Envi
     domain: "test_counter",
     prompt: "",
     // Every tool of the domain is offered (a tool not offered is refused).
-    tools: env.domain.tools.filter((t) => t.side === side).map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: {},
-    })),
+    tools: toolSpecs(env.domain, side, []),
     seed: "s",
   });
   return {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ToolSpec } from "./call.ts";
-import type { Domain, Side, ToolDef } from "../domains/domain.ts";
+import { type Domain, findTool, type Side, type ToolDef } from "../domains/domain.ts";
 import { sendDtmfTool } from "../domains/common.ts";
 import { argumentsJsonSchema } from "../schema/json_schema.ts";
 
@@ -14,12 +14,9 @@ export const SEND_DTMF_TOOL: ToolSpec = toolSpec(sendDtmfTool);
 
 /** The tools of one side as an LLM sees them (JSON Schema from the zod schemas). */
 export function toolSpecs(domain: Domain, side: Side, names: readonly string[]): ToolSpec[] {
-  const tools = domain.tools.filter((t) => t.side === side);
   const picked = names.length > 0
-    ? names.map((n) => tools.find((t) => t.name === n || t.aliases?.includes(n))).filter((t) =>
-      t !== undefined
-    )
-    : tools;
+    ? names.map((n) => findTool(domain, side, n)).filter((t) => t !== undefined)
+    : domain.tools.filter((t) => t.side === side);
   return picked.map(toolSpec);
 }
 

@@ -358,7 +358,6 @@ export function deliverableResult(result: unknown): unknown {
   return result;
 }
 
-/** Sets each `a.b.c` path of `delta` in `db`; every key but the last must exist. */
 /**
  * The reference's default applier: for each `a.b.c`, walk `a` then `b` as keys of
  * objects (a missing key, an array or a scalar on the way raises), then set `c` on the

@@ -11,21 +11,9 @@ import type { Side } from "../domains/domain.ts";
 import type { ParticipantFactory } from "./participant_factory.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { WireFraming } from "../transport/mapping.ts";
-import {
-  AUTO_USER,
-  findKind,
-  kindUsages,
-  type LlmSettings,
-  type ParticipantKind,
-} from "./kinds.ts";
+import { AUTO_USER, findKind, type LlmSettings, type ParticipantKind } from "./kinds.ts";
 
 export type { LlmSettings } from "./kinds.ts";
-export { findKind, PARTICIPANT_KINDS, type ParticipantKind } from "./kinds.ts";
-
-/** Agent specs `eval --agent` accepts, for help texts. */
-export const AGENT_KINDS: readonly string[] = kindUsages("agent");
-/** User specs `eval --user` accepts, for help texts. */
-export const USER_KINDS: readonly string[] = kindUsages("user");
 
 /** Both ends of a run by spec, for `participantFactory`; serializable (Workers rebuild it). */
 export interface ParticipantOptions {

@@ -7,7 +7,7 @@ import { runTrial } from "./run_trial.ts";
 import { runTrials } from "./runner.ts";
 import { participantFactory } from "../participants/registry.ts";
 import { trialKey } from "./trial_key.ts";
-import { TrialRecordSchema } from "./trial_record.ts";
+import { type TrialRecord, TrialRecordSchema } from "./trial_record.ts";
 import { closeSpeech, defaultSpeechOptions } from "../speech/speech_options.ts";
 import { decodeWav } from "../audio/wav.ts";
 
@@ -20,6 +20,22 @@ const oracle = participantFactory({
   userModel: {},
 });
 const limits = { silenceMs: 30_000, maxTurns: 200 };
+
+/** One oracle audio trial of `counterScenario()` into `out`; its records go to `records`. */
+function audioRun(out: string, records: TrialRecord[]) {
+  return runTrials({
+    scenarios: [counterScenario()],
+    root,
+    participants: oracle,
+    configHash: "cfg",
+    trials: 1,
+    concurrency: 1,
+    out,
+    limits,
+    speech: defaultSpeechOptions(),
+    onRecord: (r) => void records.push(r),
+  });
+}
 
 Deno.test("audio trial: the oracle reaches the gold state on flite audio, and the record measures it", async () => {
   const s = counterScenario();
@@ -73,21 +89,10 @@ Deno.test("audio trial: the oracle reaches the gold state on flite audio, and th
 
 Deno.test("audio run with --out: a stereo WAV per trial; one that cannot be written is reported, the run goes on", async () => {
   const dir = await Deno.makeTempDir();
+  const dir2 = await Deno.makeTempDir();
   try {
-    const s = counterScenario();
-    const records: import("./trial_record.ts").TrialRecord[] = [];
-    await runTrials({
-      scenarios: [s],
-      root,
-      participants: oracle,
-      configHash: "cfg",
-      trials: 1,
-      concurrency: 1,
-      out: dir,
-      limits,
-      speech: defaultSpeechOptions(),
-      onRecord: (r) => void records.push(r),
-    });
+    const records: TrialRecord[] = [];
+    await audioRun(dir, records);
     const wav = records[0]!.audio!.wav!;
     assert.match(wav, /^audio\/.*\.wav$/);
     const decoded = decodeWav(await Deno.readFile(join(dir, wav)));
@@ -103,28 +108,16 @@ Deno.test("audio run with --out: a stereo WAV per trial; one that cannot be writ
     }
     assert.ok(left > 1000 && right > 1000);
     // audio/ is a file: the recording fails, the trial is still recorded.
-    const dir2 = await Deno.makeTempDir();
     await Deno.writeTextFile(join(dir2, "audio"), "not a folder");
-    const again: import("./trial_record.ts").TrialRecord[] = [];
-    await runTrials({
-      scenarios: [s],
-      root,
-      participants: oracle,
-      configHash: "cfg",
-      trials: 1,
-      concurrency: 1,
-      out: dir2,
-      limits,
-      speech: defaultSpeechOptions(),
-      onRecord: (r) => void again.push(r),
-    });
+    const again: TrialRecord[] = [];
+    await audioRun(dir2, again);
     assert.equal(again[0]!.status, "completed");
     assert.equal(again[0]!.audio!.wav, undefined);
     assert.match(again[0]!.audio!.wav_error!, /audio/);
-    await Deno.remove(dir2, { recursive: true });
   } finally {
     await closeSpeech();
     await Deno.remove(dir, { recursive: true });
+    await Deno.remove(dir2, { recursive: true });
   }
 });
 

@@ -27,8 +27,6 @@ import { CALLBENCH_VERSION } from "./version.ts";
 import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
 
-export type { ParticipantFactory };
-
 export interface TrialPlan {
   scenario: Scenario;
   key: TrialKey;

@@ -17,7 +17,8 @@
 import { join } from "node:path";
 import type { DataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
-import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";
+import type { ParticipantFactory } from "../participants/participant_factory.ts";
+import { runTrial, type TrialPlan } from "./run_trial.ts";
 import { keyId, shardOf, trialKey } from "./trial_key.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
 import type { CallLimits } from "../bridge/bridge.ts";
@@ -27,6 +28,7 @@ import { sha256Hex } from "../canonical/hash.ts";
 import type { ParticipantOptions } from "../participants/registry.ts";
 import type { TrialPool } from "./worker_pool.ts";
 import { defaultWorkerCount, loadAverage } from "./worker_count.ts";
+import type { SpeechOptions } from "../speech/speech_options.ts";
 
 /**
  * Trials on a pool of Workers, each with its own event loop (see `worker_pool.ts`).
@@ -50,7 +52,6 @@ export interface WorkerOptions {
   /** Replacements for Workers that break, in all (default 2 per Worker). */
   maxRestarts?: number;
 }
-import type { SpeechOptions } from "../speech/speech_options.ts";
 
 /** What `runTrials` runs, where it writes, and how it reports. */
 export interface RunOptions {
@@ -165,6 +166,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     sink?.close();
     throw e;
   }
+  const trial = _trialOptions(opts);
   const execute = pool
     ? (item: { scenario: Scenario; key: TrialKey }) => pool!.run(item)
     : (item: { scenario: Scenario; key: TrialKey }) =>
@@ -173,7 +175,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         key: item.key,
         root: opts.root,
         participants: opts.participants,
-        ..._trialOptions(opts),
+        ...trial,
       });
   opts.onProgress?.(0, todo.length);
   let next = 0;

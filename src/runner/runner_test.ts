@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { registerDomain } from "../domains/registry.ts";
 import { counterDomain, counterScenario } from "../testing/counter_domain.ts";
 import { DataRoot } from "../scenario/data_root.ts";
-import { planTrials, runTrials } from "./runner.ts";
+import { planTrials, type RunOptions, runTrials } from "./runner.ts";
 import { runTrial } from "./run_trial.ts";
 import { participantFactory } from "../participants/registry.ts";
 import type { TrialRecord } from "./trial_record.ts";
@@ -25,6 +25,21 @@ const limits = { silenceMs: 30_000, maxTurns: 200 };
 
 function scenarios(n: number) {
   return Array.from({ length: n }, (_, i) => counterScenario({ name: `test_counter__s${i}` }));
+}
+
+/** One oracle trial of one scenario into `out`, configuration `cfg`; tests override the rest. */
+function outRun(out: string): RunOptions {
+  return {
+    root,
+    participants: oracle,
+    configHash: "cfg",
+    trials: 1,
+    concurrency: 1,
+    out,
+    limits,
+    scenarios: scenarios(1),
+    onRecord: () => {},
+  };
 }
 
 Deno.test("runTrial records the call, the final hashes and the expectations to score by", async () => {
@@ -212,18 +227,7 @@ Deno.test("an --out that is a file is an input error", async () => {
   const file = await Deno.makeTempFile();
   try {
     await assert.rejects(
-      () =>
-        runTrials({
-          root,
-          participants: oracle,
-          configHash: "c",
-          trials: 1,
-          concurrency: 1,
-          out: file,
-          limits,
-          scenarios: scenarios(1),
-          onRecord: () => {},
-        }),
+      () => runTrials(outRun(file)),
       (e: InputError) =>
         e.name === "InputError" && e.problems[0]!.option === "out" &&
         /cannot use as an output folder/.test(e.message) && !/--/.test(e.message),
@@ -265,17 +269,7 @@ function readRecords(dir: string): TrialRecord[] {
 Deno.test("a transcript lost by a kill between transcript and record is rewritten on resume", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const base = {
-      root,
-      participants: oracle,
-      configHash: "cfg",
-      trials: 1,
-      concurrency: 1,
-      out: dir,
-      limits,
-      scenarios: scenarios(2),
-      onRecord: () => {},
-    };
+    const base = { ...outRun(dir), scenarios: scenarios(2) };
     await runTrials(base);
     const tdir = join(dir, "transcripts");
     const names = [...Deno.readDirSync(tdir)].map((e) => e.name).sort();
@@ -302,16 +296,7 @@ Deno.test("--retry-errors re-runs error trials on resume and their new line supe
       deterministic: () => true,
     };
     const working = { ...failing, agent: () => Promise.resolve(new NoopAgent()) };
-    const base = {
-      root,
-      configHash: "cfg",
-      trials: 1,
-      concurrency: 1,
-      out: dir,
-      limits,
-      scenarios: scenarios(2),
-      onRecord: () => {},
-    };
+    const base = { ...outRun(dir), scenarios: scenarios(2) };
     assert.equal((await runTrials({ ...base, participants: failing })).errors, 1);
     // Plain --resume keeps the error: the trial is done.
     assert.equal((await runTrials({ ...base, participants: working, resume: true })).run, 0);
@@ -341,16 +326,7 @@ Deno.test("--retry-errors re-runs error trials on resume and their new line supe
 Deno.test("--out refuses a folder holding another configuration unless append", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const base = {
-      root,
-      participants: oracle,
-      trials: 1,
-      concurrency: 1,
-      out: dir,
-      limits,
-      scenarios: scenarios(1),
-      onRecord: () => {},
-    };
+    const base = outRun(dir);
     await runTrials({ ...base, configHash: "cfg-a", label: "oracle-v1" });
     await assert.rejects(
       () => runTrials({ ...base, configHash: "cfg-b", resume: true }),
@@ -378,13 +354,7 @@ Deno.test("an aborted run starts no more trials and writes none that end after t
     const stop = new AbortController();
     const got: TrialRecord[] = [];
     const summary = await runTrials({
-      root,
-      participants: oracle,
-      configHash: "cfg",
-      trials: 1,
-      concurrency: 1,
-      out: dir,
-      limits,
+      ...outRun(dir),
       scenarios: scenarios(5),
       signal: stop.signal,
       onRecord: (r) => {

@@ -11,7 +11,8 @@
 import { DataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { participantFactory } from "../participants/registry.ts";
-import { type ParticipantFactory, runTrial, type TrialPlan } from "./run_trial.ts";
+import type { ParticipantFactory } from "../participants/participant_factory.ts";
+import { runTrial, type TrialPlan } from "./run_trial.ts";
 import type { TrialKey } from "./trial_record.ts";
 import { type FromWorker, ToWorkerSchema, type WorkerSetup } from "./worker_protocol.ts";
 
