@@ -17,7 +17,7 @@
  */
 import type { CallTime, Clock, SaidUtterance } from "../bridge/call.ts";
 import { Pacer } from "../audio/pacer.ts";
-import { type Pcm16, pcm16, pcm16FromBytes, toMono } from "../audio/pcm.ts";
+import { concatSamples, type Pcm16, pcm16, pcm16FromBytes, toMono } from "../audio/pcm.ts";
 import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, Vad } from "../audio/vad.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
@@ -320,7 +320,7 @@ export class SessionAudio {
     this.#delivering = this.#delivering.then(async () => {
       let text = words;
       if (!text && stt && audio) {
-        const work = stt.transcribe({ audio: pcm16(concat(audio), LISTEN_RATE) });
+        const work = stt.transcribe({ audio: pcm16(concatSamples(audio), LISTEN_RATE) });
         this.#out.clock.hold?.(work);
         const r = await work;
         if (r.ok) text = r.text;
@@ -377,14 +377,4 @@ export class SessionAudio {
     this.#vad?.free();
     this.#vad = undefined;
   }
-}
-
-function concat(parts: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
