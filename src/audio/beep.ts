@@ -15,6 +15,7 @@
  * @module
  */
 import { clip16, samplesFor } from "./pcm.ts";
+import { ToneBlocks } from "./tone_blocks.ts";
 
 export interface BeepToneOptions {
   sampleRate: number;
@@ -67,17 +68,12 @@ export interface BeepDetectorOptions {
 /** A streaming beep detector. */
 export class BeepDetector {
   readonly sampleRate: number;
-  readonly #n: number;
-  readonly #window: Float64Array;
-  readonly #toneScale: number;
+  readonly #blocks: ToneBlocks;
   readonly #floor: number;
   readonly #share: number;
   readonly #minBlocks: number;
   readonly #fmin: number;
   readonly #fmax: number;
-  readonly #buf: Float64Array;
-  #len = 0;
-  #blocks = 0;
   #run = 0;
   #runStart = 0;
   #runFreq = 0;
@@ -86,49 +82,26 @@ export class BeepDetector {
   constructor(options: BeepDetectorOptions) {
     this.sampleRate = options.sampleRate;
     const n = Math.round(options.sampleRate * 0.032);
-    this.#n = n;
-    this.#window = Float64Array.from(
-      { length: n },
-      (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1)),
-    );
-    let s1 = 0;
-    let s2 = 0;
-    for (const w of this.#window) {
-      s1 += w;
-      s2 += w * w;
-    }
-    this.#toneScale = (2 * s2) / (s1 * s1);
+    this.#blocks = new ToneBlocks(n, n);
     const floorAmp = 32768 * 10 ** ((options.floorDbfs ?? -40) / 20);
-    this.#floor = floorAmp * floorAmp * s2;
+    this.#floor = floorAmp * floorAmp * this.#blocks.windowPower;
     this.#share = options.minToneShare ?? 0.8;
     // The first and last blocks may straddle the tone's edges: count whole blocks.
     this.#minBlocks = Math.max(2, Math.floor((options.minMs ?? 200) / 32) - 1);
     this.#fmin = options.minFrequency ?? 300;
     this.#fmax = Math.min(options.maxFrequency ?? 3000, options.sampleRate * 0.45);
-    this.#buf = new Float64Array(n);
   }
 
   /** Beeps confirmed by this chunk (each reported once, when it has lasted `minMs`). */
   push(samples: Int16Array): BeepEvent[] {
     const events: BeepEvent[] = [];
-    let at = 0;
-    while (at < samples.length) {
-      const take = Math.min(this.#n - this.#len, samples.length - at);
-      for (let i = 0; i < take; i++) this.#buf[this.#len + i] = samples[at + i]!;
-      this.#len += take;
-      at += take;
-      if (this.#len === this.#n) {
-        this.#block(events);
-        this.#len = 0;
-      }
-    }
+    this.#blocks.push(samples, (energy, start) => this.#block(events, energy, start));
     return events;
   }
 
-  #block(events: BeepEvent[]): void {
-    const startMs = (this.#blocks * this.#n * 1000) / this.sampleRate;
-    this.#blocks++;
-    const f = this.#tone();
+  #block(events: BeepEvent[], energy: number, start: number): void {
+    const startMs = (start * 1000) / this.sampleRate;
+    const f = this.#tone(energy);
     const steady = f !== undefined && this.#run > 0 &&
       Math.abs(f - this.#runFreq) <= 0.03 * this.#runFreq;
     if (f === undefined) {
@@ -151,16 +124,11 @@ export class BeepDetector {
   }
 
   /** The block's frequency when it is one pure tone, else undefined. */
-  #tone(): number | undefined {
-    const n = this.#n;
-    const x = this.#buf;
-    let energy = 0;
-    const windowed = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      windowed[i] = x[i]! * this.#window[i]!;
-      energy += windowed[i]! * windowed[i]!;
-    }
+  #tone(energy: number): number | undefined {
     if (energy < this.#floor) return undefined;
+    const blocks = this.#blocks;
+    const n = blocks.n;
+    const x = blocks.raw;
     // Zero crossings, interpolated, over the unwindowed block.
     let first = -1;
     let last = -1;
@@ -182,15 +150,7 @@ export class BeepDetector {
     let bestP = 0;
     for (const d of [-0.02, -0.01, 0, 0.01, 0.02]) {
       const f = estimate * (1 + d);
-      const c = 2 * Math.cos((2 * Math.PI * f) / this.sampleRate);
-      let s1 = 0;
-      let s2 = 0;
-      for (let i = 0; i < n; i++) {
-        const s0 = windowed[i]! + c * s1 - s2;
-        s2 = s1;
-        s1 = s0;
-      }
-      const p = (s1 * s1 + s2 * s2 - c * s1 * s2) * this.#toneScale;
+      const p = blocks.power(2 * Math.cos((2 * Math.PI * f) / this.sampleRate));
       if (p > bestP) {
         bestP = p;
         bestF = f;

@@ -17,6 +17,7 @@
  */
 import { DTMF_KEY_CHARS } from "../dtmf/keys.ts";
 import { clip16, samplesFor } from "./pcm.ts";
+import { ToneBlocks } from "./tone_blocks.ts";
 
 const ROWS = [697, 770, 852, 941] as const;
 const COLS = [1209, 1336, 1477, 1633] as const;
@@ -83,18 +84,11 @@ export interface DtmfDetectorOptions {
 /** A streaming Goertzel DTMF detector. */
 export class DtmfDetector {
   readonly sampleRate: number;
-  readonly #n: number;
-  readonly #hop: number;
-  readonly #window: Float64Array;
+  readonly #blocks: ToneBlocks;
   readonly #coeffs: Float64Array;
-  /** Converts |X|² to the energy of the windowed tone: 2 Σw² / (Σw)². */
-  readonly #toneScale: number;
+  readonly #power = new Float64Array(8);
   readonly #floor: number;
   readonly #share: number;
-  readonly #buf: Float64Array;
-  #len = 0;
-  /** Index of the first sample of `#buf`. */
-  #bufStart = 0;
   #prevKey: string | undefined;
   #prevAt = 0;
   #held: string | undefined;
@@ -105,74 +99,29 @@ export class DtmfDetector {
   constructor(options: DtmfDetectorOptions) {
     this.sampleRate = options.sampleRate;
     const n = Math.round(options.sampleRate * 0.0256);
-    this.#n = n;
-    this.#hop = Math.floor(n / 2);
-    this.#window = Float64Array.from(
-      { length: n },
-      (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1)),
-    );
-    let s1 = 0;
-    let s2 = 0;
-    for (const w of this.#window) {
-      s1 += w;
-      s2 += w * w;
-    }
-    this.#toneScale = (2 * s2) / (s1 * s1);
+    this.#blocks = new ToneBlocks(n, Math.floor(n / 2));
     this.#coeffs = Float64Array.from(
       [...ROWS, ...COLS],
       (f) => 2 * Math.cos((2 * Math.PI * f) / options.sampleRate),
     );
     const floorAmp = 32768 * 10 ** ((options.floorDbfs ?? -45) / 20);
     // Windowed block energy of a signal at the floor's mean power.
-    this.#floor = floorAmp * floorAmp * s2;
+    this.#floor = floorAmp * floorAmp * this.#blocks.windowPower;
     this.#share = options.minToneShare ?? 0.6;
-    this.#buf = new Float64Array(n);
   }
 
   /** Keys confirmed by the blocks this chunk completes. */
   push(samples: Int16Array): DtmfEvent[] {
     const events: DtmfEvent[] = [];
-    let at = 0;
-    while (at < samples.length) {
-      const take = Math.min(this.#n - this.#len, samples.length - at);
-      for (let i = 0; i < take; i++) this.#buf[this.#len + i] = samples[at + i]!;
-      this.#len += take;
-      at += take;
-      if (this.#len === this.#n) {
-        this.#block(events);
-        this.#buf.copyWithin(0, this.#hop, this.#n);
-        this.#len = this.#n - this.#hop;
-        this.#bufStart += this.#hop;
-      }
-    }
+    this.#blocks.push(samples, (energy, start) => this.#block(events, energy, start));
     return events;
   }
 
   /** The key one block shows, if any. */
-  #classify(): string | undefined {
-    const n = this.#n;
-    const x = this.#buf;
-    const w = this.#window;
-    let energy = 0;
-    const power = new Float64Array(8);
-    const windowed = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = x[i]! * w[i]!;
-      windowed[i] = v;
-      energy += v * v;
-    }
+  #classify(energy: number): string | undefined {
     if (energy < this.#floor) return undefined;
-    for (let f = 0; f < 8; f++) {
-      const c = this.#coeffs[f]!;
-      let s1 = 0;
-      let s2 = 0;
-      for (let i = 0; i < n; i++) {
-        const s0 = windowed[i]! + c * s1 - s2;
-        s2 = s1;
-        s1 = s0;
-      }
-      power[f] = (s1 * s1 + s2 * s2 - c * s1 * s2) * this.#toneScale;
-    }
+    const power = this.#power;
+    for (let f = 0; f < 8; f++) power[f] = this.#blocks.power(this.#coeffs[f]!);
     const best = (from: number) => {
       let top = from;
       for (let f = from + 1; f < from + 4; f++) if (power[f]! > power[top]!) top = f;
@@ -191,9 +140,9 @@ export class DtmfDetector {
     return KEYS[row.top]![col.top - 4];
   }
 
-  #block(events: DtmfEvent[]): void {
-    const key = this.#classify();
-    const at = (this.#bufStart * 1000) / this.sampleRate;
+  #block(events: DtmfEvent[], energy: number, start: number): void {
+    const key = this.#classify(energy);
+    const at = (start * 1000) / this.sampleRate;
     if (key === undefined) {
       // Two quiet blocks in a row release the held key (one could be a glitch).
       if (++this.#misses >= 2) this.#held = undefined;

@@ -67,22 +67,27 @@ export function silence(sampleRate: number, ms: number, channels: 1 | 2 = 1): Pc
 export function concatPcm(parts: readonly Pcm16[]): Pcm16 {
   const first = parts[0];
   if (!first) throw new RangeError("Nothing to concatenate");
-  let total = 0;
   for (const p of parts) {
     if (p.sampleRate !== first.sampleRate || p.channels !== first.channels) {
       throw new RangeError(
         `Cannot join ${p.sampleRate} Hz x${p.channels} audio to ${first.sampleRate} Hz x${first.channels}`,
       );
     }
-    total += p.samples.length;
   }
+  return pcm16(concatSamples(parts.map((p) => p.samples)), first.sampleRate, first.channels);
+}
+
+/** Joins sample arrays into one (a copy). */
+export function concatSamples(parts: readonly Int16Array[]): Int16Array {
+  let total = 0;
+  for (const p of parts) total += p.length;
   const out = new Int16Array(total);
   let at = 0;
   for (const p of parts) {
-    out.set(p.samples, at);
-    at += p.samples.length;
+    out.set(p, at);
+    at += p.length;
   }
-  return pcm16(out, first.sampleRate, first.channels);
+  return out;
 }
 
 /** Samples as little-endian bytes (a copy; correct on any host byte order). */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   concatPcm,
+  concatSamples,
   durationMs,
   interleave,
   pcm16,
@@ -39,6 +40,15 @@ Deno.test("durationMs(), silence() and concatPcm() agree on lengths", () => {
   assert.equal(durationMs(silence(8000, 20, 2)), 20);
   assert.throws(() => concatPcm([a, silence(8000, 10)]), RangeError);
   assert.throws(() => concatPcm([]), RangeError);
+});
+
+Deno.test("concatSamples() joins in order, copying", () => {
+  const a = new Int16Array([1, 2]);
+  const joined = concatSamples([a, new Int16Array(), new Int16Array([3])]);
+  assert.deepEqual([...joined], [1, 2, 3]);
+  a[0] = 9;
+  assert.equal(joined[0], 1);
+  assert.equal(concatSamples([]).length, 0);
 });
 
 Deno.test("pcm16() rejects a bad rate and unpaired stereo samples", () => {

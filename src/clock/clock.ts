@@ -33,6 +33,22 @@ export interface Clock {
   hold?(work: Promise<unknown>): void;
 }
 
+/** `Clock.sleep` over a clock's `timer`: both clocks sleep this way. */
+function sleepOn(clock: Pick<Clock, "timer">, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const cancel = clock.timer(ms, () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    });
+    const onAbort = () => {
+      cancel();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 interface Timer {
   at: CallTime;
   seq: number;
@@ -64,18 +80,7 @@ export class SimClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const cancel = this.timer(ms, () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      });
-      const onAbort = () => {
-        cancel();
-        reject(signal!.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    return sleepOn(this, ms, signal);
   }
 
   /** Virtual time waits for `work` (speech synthesis) before the next timer fires. */
@@ -164,18 +169,7 @@ export class RealClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const cancel = _schedule(ms, () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      });
-      const onAbort = () => {
-        cancel();
-        reject(signal!.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    return sleepOn(this, ms, signal);
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { setImmediate } from "node:timers";
-import { RealClock } from "./clock.ts";
+import { RealClock, SimClock } from "./clock.ts";
 
 /** Runs `body` with `setTimeout` counted (and still working). */
 async function countingSetTimeout(body: () => Promise<void>): Promise<number> {
@@ -62,4 +62,21 @@ Deno.test("RealClock still waits out a positive delay and cancels it", async () 
   await clock.sleep(10);
   assert.ok(clock.now() - t0 >= 9, "a 10 ms sleep is not cut short");
   assert.equal(fired, false);
+});
+
+Deno.test("SimClock sleep resolves at its time; an abort rejects and cancels the timer", async () => {
+  const clock = new SimClock();
+  let woke = -1;
+  const slept = clock.sleep(30).then(() => woke = clock.now());
+  const controller = new AbortController();
+  const aborted = clock.sleep(50, controller.signal);
+  assert.equal(clock.pending, 2);
+  controller.abort(new Error("stop"));
+  await assert.rejects(aborted, /stop/);
+  assert.equal(clock.pending, 1, "the aborted sleep's timer is cancelled");
+  await clock.run(() => woke >= 0);
+  await slept;
+  assert.equal(woke, 30);
+  await assert.rejects(clock.sleep(10, AbortSignal.abort(new Error("early"))), /early/);
+  assert.equal(clock.pending, 0, "an already aborted sleep sets no timer");
 });

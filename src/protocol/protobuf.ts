@@ -99,20 +99,25 @@ export function encodeMessageFrame(json: string): Uint8Array<ArrayBuffer> {
  * that sets none of the oneof kinds, or is malformed, is a `ProtobufError`.
  */
 export function decodeFrame(bytes: Uint8Array): PipecatFrame {
+  const { kind, body } = readKind(bytes);
+  if (kind === undefined) throw new ProtobufError("frame sets no known kind");
+  return kind === "message" ? { kind, data: readMessageData(body) } : { kind };
+}
+
+/** The frame's oneof kind and body: in a oneof the last field seen wins. */
+function readKind(bytes: Uint8Array): { kind: FrameKind | undefined; body: Uint8Array } {
   let kind: FrameKind | undefined;
-  let data: string | undefined;
+  let body: Uint8Array = new Uint8Array();
   forEachField(bytes, (field, wire, value) => {
     const k = FRAME_KINDS[field as keyof typeof FRAME_KINDS];
     if (!k) return;
     if (wire !== WIRE_LEN || !(value instanceof Uint8Array)) {
       throw new ProtobufError(`field ${field} (${k}) has wire type ${wire}, expected 2`);
     }
-    // In a oneof the last field seen wins.
     kind = k;
-    data = k === "message" ? readMessageData(value) : undefined;
+    body = value;
   });
-  if (kind === undefined) throw new ProtobufError("frame sets no known kind");
-  return kind === "message" ? { kind, data: data ?? "" } : { kind };
+  return { kind, body };
 }
 
 function readMessageData(bytes: Uint8Array): string {
@@ -265,17 +270,7 @@ export function decodePipecatFrame(
   maxAudioBytes = MAX_AUDIO_PAYLOAD_BYTES,
 ): FrameResult {
   try {
-    let kind: FrameKind | undefined;
-    let body: Uint8Array = new Uint8Array();
-    forEachField(bytes, (field, wire, value) => {
-      const k = FRAME_KINDS[field as keyof typeof FRAME_KINDS];
-      if (!k) return;
-      if (wire !== WIRE_LEN || !(value instanceof Uint8Array)) {
-        throw new ProtobufError(`field ${field} (${k}) has wire type ${wire}, expected 2`);
-      }
-      kind = k;
-      body = value;
-    });
+    const { kind, body } = readKind(bytes);
     switch (kind) {
       case undefined:
         return fail("malformed", "frame sets no known kind");

@@ -66,6 +66,22 @@ Deno.test("decodeFrame skips unknown fields and refuses frames with no known kin
   assertThrowsProtobuf(() => decodeFrame(new Uint8Array()), /no known kind/);
 });
 
+Deno.test("in a frame with two kinds the last one wins, for both decoders", () => {
+  const json = '{"label":"rtvi-ai","type":"x"}';
+  const audio = encodeAudioFrame({ pcm: new Uint8Array(4), sampleRate: 16000, numChannels: 1 });
+  const message = encodeMessageFrame(json);
+  const audioLast = new Uint8Array([...message, ...audio]);
+  const messageLast = new Uint8Array([...audio, ...message]);
+  assert.deepEqual(decodeFrame(audioLast), { kind: "audio" });
+  assert.deepEqual(decodeFrame(messageLast), { kind: "message", data: json });
+  const a = decodePipecatFrame(audioLast);
+  assert.ok(a.ok && a.frame.kind === "audio");
+  assert.deepEqual(decodePipecatFrame(messageLast), {
+    ok: true,
+    frame: { kind: "message", data: json },
+  });
+});
+
 Deno.test("decodeFrame refuses malformed frames with a reason", () => {
   assertThrowsProtobuf(() => decodeFrame(Uint8Array.of(0x22, 0x05, 0x0a)), /truncated/);
   assertThrowsProtobuf(() => decodeFrame(Uint8Array.of(0x20, 0x01)), /wire type 0/);

@@ -20,6 +20,9 @@ import type { Side } from "../domains/domain.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
 import type { Connector } from "./ws_client.ts";
 
+/** The text of an agent turn whose words are unknown: the bot sent none, and no STT heard them. */
+export const WORDS_UNKNOWN = "[words unknown]";
+
 /** The framings `--framing` takes. */
 export const WIRE_FRAMINGS = ["json", "protobuf", "twilio"] as const;
 /** One of `WIRE_FRAMINGS`: how a remote participant's messages go on the wire. */

@@ -63,7 +63,7 @@ import type { PcmAudio } from "../protocol/audio_payload.ts";
 import { Vad } from "../audio/vad.ts";
 import { CallerAudioStream, PeerAudioReceiver } from "./rtvi_audio.ts";
 import { Correlator } from "./correlator.ts";
-import { remoteInfo, type ResolvedRemote, type WireMapping } from "./mapping.ts";
+import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
 import { type AssembledTurn, joinFragments, TurnAssembler } from "./rtvi_turns.ts";
 import { WsClient } from "./ws_client.ts";
 
@@ -739,9 +739,6 @@ export class RtviParticipant implements Participant {
     return `the ${this.#side} at ${this.#options.shownUrl}`;
   }
 }
-
-/** The text of an audio turn the bot sent no words for (the bridge's STT may still hear them). */
-export const WORDS_UNKNOWN = "[words unknown]";
 
 /** What `get_scenario_summary` answers (reference-harness.md §1.10.5). */
 const SummarySchema = z.looseObject({

@@ -16,7 +16,14 @@
  * @module
  */
 import type { Clock } from "../bridge/call.ts";
-import { type Pcm16, pcm16, pcm16FromBytes, pcm16ToBytes, toMono } from "../audio/pcm.ts";
+import {
+  concatSamples,
+  type Pcm16,
+  pcm16,
+  pcm16FromBytes,
+  pcm16ToBytes,
+  toMono,
+} from "../audio/pcm.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
@@ -261,12 +268,7 @@ export class PeerAudioReceiver {
       this.#length = 0;
       return undefined;
     }
-    const out = new Int16Array(this.#length);
-    let at = 0;
-    for (const c of this.#chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
+    const out = concatSamples(this.#chunks);
     this.#chunks = [];
     this.#length = 0;
     return { pcm: pcm16(out, this.#o.sampleRate), startMs };

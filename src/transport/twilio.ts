@@ -37,12 +37,9 @@ import { Vad } from "../audio/vad.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { parseAgentMessage } from "../protocol/twilio.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
-import { remoteInfo, type ResolvedRemote, type WireMapping } from "./mapping.ts";
+import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
 import { type HeardTurn, TWILIO_RATE, TwilioCall } from "./twilio_call.ts";
 import { WsClient } from "./ws_client.ts";
-
-/** The text of an agent turn whose words are unknown (no STT configured, or it failed). */
-export const WORDS_UNKNOWN = "[words unknown]";
 
 /** The Twilio mapping (`--framing twilio`). */
 export const twilioMapping: WireMapping = (options) => new TwilioParticipant(options);

@@ -16,6 +16,7 @@
  */
 import type { Clock } from "../bridge/call.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
+import { concatSamples } from "../audio/pcm.ts";
 import { Pacer } from "../audio/pacer.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import {
@@ -217,15 +218,8 @@ export class TwilioCall {
     const turn = this.#turn;
     this.#turn = undefined;
     if (!turn) return;
-    const length = turn.chunks.reduce((n, c) => n + c.length, 0);
-    const samples = new Int16Array(length);
-    let at = 0;
-    for (const c of turn.chunks) {
-      samples.set(c, at);
-      at += c.length;
-    }
     this.#o.onTurn({
-      samples,
+      samples: concatSamples(turn.chunks),
       startMs: turn.startMs,
       audioStartMs: turn.audioStartMs,
       endMs: this.#playStart + atMs,
