@@ -322,8 +322,12 @@ export const command: Command = {
     const silence = values.silence === undefined
       ? DEFAULT_LIMITS.silenceMs / 1000
       : Number(values.silence);
-    if (!(silence > 0)) {
-      throw new InputError({ field: "--silence", message: "expected seconds > 0" });
+    // A timer longer than 2^31-1 ms fires at once, and Infinity does not survive JSON.
+    if (!(silence > 0 && silence * 1000 <= 2 ** 31 - 1)) {
+      throw new InputError({
+        field: "--silence",
+        message: `expected seconds > 0 (at most ${Math.floor((2 ** 31 - 1) / 1000)})`,
+      });
     }
     const limits = {
       maxTurns: intFlag("max-turns", values["max-turns"], DEFAULT_LIMITS.maxTurns),
