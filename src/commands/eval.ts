@@ -647,15 +647,19 @@ export function speechFromFlags(
   if (tts !== "flite" && tts !== "openai") {
     throw new InputError({ field: "--tts", message: "expected flite or openai" });
   }
-  const envUrl = io.env("OPENAI_BASE_URL");
-  if (tts === "openai") {
-    const base = values["tts-base-url"] ?? envUrl;
+  /** The OpenAI-compatible endpoint of `--tts` or `--stt`: its flag, else OPENAI_BASE_URL. */
+  const openaiBase = (flag: "tts" | "stt"): string => {
+    const base = values[`${flag}-base-url`] ?? io.env("OPENAI_BASE_URL");
     if (!base) {
       throw new InputError({
-        field: "--tts",
-        message: "openai needs --tts-base-url or OPENAI_BASE_URL",
+        field: `--${flag}`,
+        message: `openai needs --${flag}-base-url or OPENAI_BASE_URL`,
       });
     }
+    return base;
+  };
+  if (tts === "openai") {
+    const base = openaiBase("tts");
     o.tts = {
       provider: "openai",
       base_url: base,
@@ -680,13 +684,7 @@ export function speechFromFlags(
     throw new InputError({ field: "--stt", message: "expected transcript or openai" });
   }
   if (stt === "openai") {
-    const base = values["stt-base-url"] ?? envUrl;
-    if (!base) {
-      throw new InputError({
-        field: "--stt",
-        message: "openai needs --stt-base-url or OPENAI_BASE_URL",
-      });
-    }
+    const base = openaiBase("stt");
     o.stt = {
       provider: "openai",
       base_url: base,
