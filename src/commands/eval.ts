@@ -647,8 +647,8 @@ export function speechFromFlags(
   if (tts !== "flite" && tts !== "openai") {
     throw new InputError({ field: "--tts", message: "expected flite or openai" });
   }
-  /** The OpenAI-compatible endpoint of `--tts` or `--stt`: its flag, else OPENAI_BASE_URL. */
-  const openaiBase = (flag: "tts" | "stt"): string => {
+  /** `--tts openai` or `--stt openai`: its endpoint (its flag, else OPENAI_BASE_URL) and model. */
+  const openai = (flag: "tts" | "stt") => {
     const base = values[`${flag}-base-url`] ?? io.env("OPENAI_BASE_URL");
     if (!base) {
       throw new InputError({
@@ -656,15 +656,11 @@ export function speechFromFlags(
         message: `openai needs --${flag}-base-url or OPENAI_BASE_URL`,
       });
     }
-    return base;
+    const model = values[`${flag}-model`];
+    return { provider: "openai" as const, base_url: base, ...(model ? { model } : {}) };
   };
   if (tts === "openai") {
-    const base = openaiBase("tts");
-    o.tts = {
-      provider: "openai",
-      base_url: base,
-      ...(values["tts-model"] ? { model: values["tts-model"] } : {}),
-    };
+    o.tts = openai("tts");
     o.voices = {};
   }
   for (const [flag, side] of [["agent-voice", "agent"], ["user-voice", "user"]] as const) {
@@ -684,12 +680,7 @@ export function speechFromFlags(
     throw new InputError({ field: "--stt", message: "expected transcript or openai" });
   }
   if (stt === "openai") {
-    const base = openaiBase("stt");
-    o.stt = {
-      provider: "openai",
-      base_url: base,
-      ...(values["stt-model"] ? { model: values["stt-model"] } : {}),
-    };
+    o.stt = openai("stt");
   }
   const dtmf = values.dtmf ?? "inband";
   if (dtmf !== "inband" && dtmf !== "event") {
