@@ -363,10 +363,7 @@ export const command: Command = {
     });
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
-    const root = openDataRoot(
-      values["data-root"] ?? (io.env("EVAL_DATA_ROOT") ? undefined : selection.dataRoot),
-      io,
-    );
+    const root = openDataRoot(values["data-root"], io, selection.dataRoot);
     const sel = await selectScenarios(root, selection);
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     // A reference listed from another data root must not run that root's namesake.

@@ -234,3 +234,20 @@ Deno.test("eval --silence takes seconds a timer can wait: not 0, NaN, Infinity o
     );
   }
 });
+
+Deno.test("eval: a listed data root that is gone is named as coming from the references on stdin", async () => {
+  const gone = join(await Deno.makeTempDir(), "gone");
+  const ref = JSON.stringify({ name: "tau2_retail__0", data_root: gone });
+  await assert.rejects(
+    () => command.main(["--agent", "oracle"], memoryIo(ref + "\n")),
+    (e: Error) => {
+      assert.match(e.message, /gone.*\(from the scenario references on stdin\)/);
+      return true;
+    },
+  );
+  // EVAL_DATA_ROOT wins over the listed root.
+  await assert.rejects(
+    () => command.main(["--agent", "oracle"], memoryIo(ref + "\n", { EVAL_DATA_ROOT: gone + "2" })),
+    /gone2.*\(from EVAL_DATA_ROOT\)/,
+  );
+});
