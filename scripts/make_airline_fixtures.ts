@@ -15,12 +15,12 @@
  *
  * @module
  */
-import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { domain } from "../src/domains/tau2_airline/mod.ts";
 import { TAU2_AIRLINE_TODAY } from "../src/scenario/tau2/suites.ts";
 import { Environment } from "../src/env/environment.ts";
 import type { Db } from "../src/domains/domain.ts";
+import { fixtureJson, writeFixtures } from "./_fixtures.ts";
 
 export const FIXTURE_DIR = fileURLToPath(new URL("../fixtures/tau2_airline/", import.meta.url));
 
@@ -408,7 +408,7 @@ export function replayTask(task: AirlineFixtureTask): void {
 /** Every fixture file, path under the fixture folder -> text. */
 export function airlineFixtureFiles(): Record<string, string> {
   for (const t of TASKS) replayTask(t);
-  const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
+  const json = fixtureJson;
   const tasks = TASKS.map((t) => ({
     id: t.id,
     description: { purpose: t.purpose, relevant_policies: null, notes: null },
@@ -444,25 +444,4 @@ export function airlineFixtureFiles(): Record<string, string> {
   };
 }
 
-if (import.meta.main) {
-  const checkOnly = Deno.args.includes("--check");
-  let stale = 0;
-  for (const [name, text] of Object.entries(airlineFixtureFiles())) {
-    const path = `${FIXTURE_DIR}${name}`;
-    let current: string | undefined;
-    try {
-      current = Deno.readTextFileSync(path);
-    } catch {
-      current = undefined;
-    }
-    if (current === text) continue;
-    stale++;
-    if (checkOnly) console.error(`stale: ${path}`);
-    else {
-      Deno.mkdirSync(dirname(path), { recursive: true });
-      Deno.writeTextFileSync(path, text);
-      console.error(`wrote ${path}`);
-    }
-  }
-  if (checkOnly && stale > 0) Deno.exit(1);
-}
+if (import.meta.main) writeFixtures(FIXTURE_DIR, airlineFixtureFiles());

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { domain } from "../src/domains/eva_airline/mod.ts";
 import { Environment } from "../src/env/environment.ts";
 import type { Db } from "../src/domains/domain.ts";
+import { fixtureJson, writeFixtures } from "./_fixtures.ts";
 
 export const FIXTURE_DIR = fileURLToPath(new URL("../fixtures/eva_airline/", import.meta.url));
 
@@ -802,7 +803,7 @@ export function evaFixtureFiles(): Record<string, string> {
         last_name: String(first.last_name).toLowerCase(),
       },
     };
-    files[`${s.id}.json`] = JSON.stringify(s.world, null, 2) + "\n";
+    files[`${s.id}.json`] = fixtureJson(s.world);
     lines.push(JSON.stringify({
       id: s.id,
       current_date_time: s.currentDateTime,
@@ -815,26 +816,4 @@ export function evaFixtureFiles(): Record<string, string> {
   return files;
 }
 
-if (import.meta.main) {
-  const check = Deno.args.includes("--check");
-  const files = evaFixtureFiles();
-  let stale = 0;
-  for (const [name, text] of Object.entries(files)) {
-    const path = `${FIXTURE_DIR}${name}`;
-    let current: string | undefined;
-    try {
-      current = Deno.readTextFileSync(path);
-    } catch {
-      current = undefined;
-    }
-    if (current === text) continue;
-    stale++;
-    if (check) console.error(`stale: ${path}`);
-    else {
-      Deno.mkdirSync(FIXTURE_DIR, { recursive: true });
-      Deno.writeTextFileSync(path, text);
-      console.error(`wrote ${path}`);
-    }
-  }
-  if (check && stale > 0) Deno.exit(1);
-}
+if (import.meta.main) writeFixtures(FIXTURE_DIR, evaFixtureFiles());

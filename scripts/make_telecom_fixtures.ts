@@ -18,6 +18,7 @@ import { domain, TELECOM_TODAY } from "../src/domains/tau2_telecom/mod.ts";
 import { TelecomDbSchema, TelecomUserDbSchema } from "../src/domains/tau2_telecom/data_model.ts";
 import { Environment } from "../src/env/environment.ts";
 import type { Db, Side } from "../src/domains/domain.ts";
+import { fixtureJson, writeFixtures } from "./_fixtures.ts";
 
 export const FIXTURE_DIR = fileURLToPath(new URL("../fixtures/tau2_telecom/", import.meta.url));
 
@@ -316,7 +317,7 @@ function _replayed(task: Task): void {
 /** Every fixture file, name -> text. */
 export function telecomFixtureFiles(): Record<string, string> {
   for (const t of TASKS) _replayed(t);
-  const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
+  const json = fixtureJson;
   const tasks = TASKS.map((t) => ({
     id: t.id,
     description: { purpose: t.purpose, relevant_policies: null, notes: null },
@@ -351,25 +352,4 @@ export function telecomFixtureFiles(): Record<string, string> {
   };
 }
 
-if (import.meta.main) {
-  const checkOnly = Deno.args.includes("--check");
-  let stale = 0;
-  for (const [name, text] of Object.entries(telecomFixtureFiles())) {
-    const path = `${FIXTURE_DIR}${name}`;
-    let current: string | undefined;
-    try {
-      current = Deno.readTextFileSync(path);
-    } catch {
-      current = undefined;
-    }
-    if (current === text) continue;
-    stale++;
-    if (checkOnly) console.error(`stale: ${path}`);
-    else {
-      Deno.mkdirSync(FIXTURE_DIR, { recursive: true });
-      Deno.writeTextFileSync(path, text);
-      console.error(`wrote ${path}`);
-    }
-  }
-  if (checkOnly && stale > 0) Deno.exit(1);
-}
+if (import.meta.main) writeFixtures(FIXTURE_DIR, telecomFixtureFiles());

@@ -246,32 +246,34 @@ Deno.test("cli: eval with an empty pipe exits 2 and runs nothing", async () => {
   assert.match(r.stderr, /<stdin>: no scenario references on stdin \(pass --all/);
 });
 
+/** `cli.ts eval --agent oracle --all --concurrency 1 ...extra`, its stdout and stderr piped. */
+function spawnOracleEval(extra: string[]): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_AGENT_MODEL,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_USER_MODEL,LOG_TOKENS,LOG_STREAM",
+      "cli.ts",
+      "eval",
+      "--agent",
+      "oracle",
+      "--all",
+      "--concurrency",
+      "1",
+      ...extra,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+}
+
 Deno.test("cli: Ctrl-C exits 130, saying what was recorded and that --resume continues", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_AGENT_MODEL,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_USER_MODEL,LOG_TOKENS,LOG_STREAM",
-        "cli.ts",
-        "eval",
-        "--agent",
-        "oracle",
-        "--all",
-        "--trials",
-        "5000",
-        "--concurrency",
-        "1",
-        "--out",
-        dir,
-      ],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).spawn();
+    const child = spawnOracleEval(["--trials", "5000", "--out", dir]);
     // Wait for the first record, then interrupt.
     const reader = child.stdout.getReader();
     await reader.read();
@@ -311,28 +313,7 @@ Deno.test("cli: eval --out D | head -1 still records every trial in D; without -
   const dir = await Deno.makeTempDir();
   try {
     const run = async (extra: string[]) => {
-      const child = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-read",
-          "--allow-write",
-          "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_AGENT_MODEL,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_USER_MODEL,LOG_TOKENS,LOG_STREAM",
-          "cli.ts",
-          "eval",
-          "--agent",
-          "oracle",
-          "--all",
-          "--trials",
-          "30",
-          "--concurrency",
-          "1",
-          ...extra,
-        ],
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        env: { NO_COLOR: "1" },
-      }).spawn();
+      const child = spawnOracleEval(["--trials", "30", ...extra]);
       const reader = child.stdout.getReader();
       await reader.read();
       await reader.cancel(); // the reader goes away, as `head -1` does

@@ -156,6 +156,19 @@ export function intFlag(
   return n;
 }
 
+/** A flag holding a number from 0 to 1 (undefined when not given), or an input error naming it. */
+export function fractionFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) {
+    throw new InputError({
+      field: `--${name}`,
+      message: `expected a number from 0 to 1, got ${JSON.stringify(value)}`,
+    });
+  }
+  return n;
+}
+
 /** Comma-separated and repeated values, flattened. */
 export function listFlag(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];

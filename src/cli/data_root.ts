@@ -11,19 +11,27 @@ import { InputError } from "../problem/problem.ts";
 export const DATA_ROOT_ENV = "EVAL_DATA_ROOT";
 
 /**
- * Opens the data root `flag` names, else `EVAL_DATA_ROOT`, else the bundled fixtures.
- * A missing folder names the path and where it came from.
+ * Opens the data root `flag` names, else `EVAL_DATA_ROOT`, else `listed` (the root the
+ * scenario references on stdin were listed from), else the bundled fixtures. A missing
+ * folder names the path and where it came from.
  */
 export function openDataRoot(
   flag: string | undefined,
   io: { env(name: string): string | undefined },
+  listed?: string,
 ): DataRoot {
   const fromEnv = io.env(DATA_ROOT_ENV);
   try {
-    return openDataRootAt(flag ?? fromEnv);
+    return openDataRootAt(flag ?? (fromEnv || (listed ?? fromEnv)));
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    const via = flag ? "--data-root" : fromEnv ? DATA_ROOT_ENV : "the bundled fixtures";
+    const via = flag
+      ? "--data-root"
+      : fromEnv
+      ? DATA_ROOT_ENV
+      : listed
+      ? "the scenario references on stdin"
+      : "the bundled fixtures";
     // The path is the location: the problems name no field, as they always did.
     throw new InputError(
       e.problems.map(({ option: _, ...p }) =>

@@ -322,8 +322,12 @@ export const command: Command = {
     const silence = values.silence === undefined
       ? DEFAULT_LIMITS.silenceMs / 1000
       : Number(values.silence);
-    if (!(silence > 0)) {
-      throw new InputError({ field: "--silence", message: "expected seconds > 0" });
+    // A timer longer than 2^31-1 ms fires at once, and Infinity does not survive JSON.
+    if (!(silence > 0 && silence * 1000 <= 2 ** 31 - 1)) {
+      throw new InputError({
+        field: "--silence",
+        message: `expected seconds > 0 (at most ${Math.floor((2 ** 31 - 1) / 1000)})`,
+      });
     }
     const limits = {
       maxTurns: intFlag("max-turns", values["max-turns"], DEFAULT_LIMITS.maxTurns),
@@ -359,10 +363,7 @@ export const command: Command = {
     });
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
-    const root = openDataRoot(
-      values["data-root"] ?? (io.env("EVAL_DATA_ROOT") ? undefined : selection.dataRoot),
-      io,
-    );
+    const root = openDataRoot(values["data-root"], io, selection.dataRoot);
     const sel = await selectScenarios(root, selection);
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     // A reference listed from another data root must not run that root's namesake.
@@ -643,20 +644,20 @@ export function speechFromFlags(
   if (tts !== "flite" && tts !== "openai") {
     throw new InputError({ field: "--tts", message: "expected flite or openai" });
   }
-  const envUrl = io.env("OPENAI_BASE_URL");
-  if (tts === "openai") {
-    const base = values["tts-base-url"] ?? envUrl;
+  /** `--tts openai` or `--stt openai`: its endpoint (its flag, else OPENAI_BASE_URL) and model. */
+  const openai = (flag: "tts" | "stt") => {
+    const base = values[`${flag}-base-url`] ?? io.env("OPENAI_BASE_URL");
     if (!base) {
       throw new InputError({
-        field: "--tts",
-        message: "openai needs --tts-base-url or OPENAI_BASE_URL",
+        field: `--${flag}`,
+        message: `openai needs --${flag}-base-url or OPENAI_BASE_URL`,
       });
     }
-    o.tts = {
-      provider: "openai",
-      base_url: base,
-      ...(values["tts-model"] ? { model: values["tts-model"] } : {}),
-    };
+    const model = values[`${flag}-model`];
+    return { provider: "openai" as const, base_url: base, ...(model ? { model } : {}) };
+  };
+  if (tts === "openai") {
+    o.tts = openai("tts");
     o.voices = {};
   }
   for (const [flag, side] of [["agent-voice", "agent"], ["user-voice", "user"]] as const) {
@@ -676,18 +677,7 @@ export function speechFromFlags(
     throw new InputError({ field: "--stt", message: "expected transcript or openai" });
   }
   if (stt === "openai") {
-    const base = values["stt-base-url"] ?? envUrl;
-    if (!base) {
-      throw new InputError({
-        field: "--stt",
-        message: "openai needs --stt-base-url or OPENAI_BASE_URL",
-      });
-    }
-    o.stt = {
-      provider: "openai",
-      base_url: base,
-      ...(values["stt-model"] ? { model: values["stt-model"] } : {}),
-    };
+    o.stt = openai("stt");
   }
   const dtmf = values.dtmf ?? "inband";
   if (dtmf !== "inband" && dtmf !== "event") {

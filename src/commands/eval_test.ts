@@ -17,6 +17,22 @@ function closingStdout(lines: number, stdin = "") {
   return io;
 }
 
+/** An Io whose user presses Ctrl-C once `lines` lines are out. */
+function interruptingIo(lines: number) {
+  let interrupt = () => {};
+  const io = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
+  io.onInterrupt = (handler) => {
+    interrupt = handler;
+    return () => (interrupt = () => {});
+  };
+  const out = io.out;
+  io.out = (l) => {
+    out(l);
+    if (io.stdout.length === lines) interrupt();
+  };
+  return io;
+}
+
 function folderRecords(dir: string): TrialRecord[] {
   return Deno.readTextFileSync(join(dir, "trials.jsonl")).trimEnd().split("\n").map((l) =>
     JSON.parse(l)
@@ -74,17 +90,7 @@ Deno.test("eval: with --out a closed stdout does not stop the run; every record 
 Deno.test("eval: Ctrl-C stops the run, says what was recorded and that --resume continues: 130", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    let interrupt = () => {};
-    const io = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
-    io.onInterrupt = (handler) => {
-      interrupt = handler;
-      return () => (interrupt = () => {});
-    };
-    const out = io.out;
-    io.out = (l) => {
-      out(l);
-      if (io.stdout.length === 2) interrupt();
-    };
+    const io = interruptingIo(2);
     const args = ["--agent", "oracle", "--all", "--concurrency", "1", "--out", dir];
     assert.equal(await command.main(args, io), 130);
     assert.equal(folderRecords(dir).length, 2);
@@ -191,17 +197,7 @@ Deno.test("eval --workers 2: scenario files (an edited one shadowing the data ro
 Deno.test("eval --workers 2: Ctrl-C stops every worker (130) and --resume finishes the run", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    let interrupt = () => {};
-    const io = memoryIo("", { EVAL_DATA_ROOT: FIXTURES });
-    io.onInterrupt = (handler) => {
-      interrupt = handler;
-      return () => (interrupt = () => {});
-    };
-    const out = io.out;
-    io.out = (l) => {
-      out(l);
-      if (io.stdout.length === 2) interrupt();
-    };
+    const io = interruptingIo(2);
     const args = ["--agent", "oracle", "--all", "--workers", "2", "--concurrency", "2"];
     assert.equal(await command.main([...args, "--out", dir], io), 130);
     const kept = folderRecords(dir).length;
@@ -226,5 +222,32 @@ Deno.test("eval --workers takes an integer >= 0", async () => {
   await assert.rejects(
     () => command.main(["--agent", "oracle", "--all", "--workers=-1"], memoryIo()),
     /--workers.*expected an integer >= 0/,
+  );
+});
+
+Deno.test("eval --silence takes seconds a timer can wait: not 0, NaN, Infinity or past 2^31-1 ms", async () => {
+  for (const bad of ["0", "abc", "Infinity", "1e10"]) {
+    await assert.rejects(
+      () => command.main(["--agent", "oracle", "--all", `--silence=${bad}`], memoryIo()),
+      /--silence.*expected seconds > 0 \(at most 2147483\)/,
+      bad,
+    );
+  }
+});
+
+Deno.test("eval: a listed data root that is gone is named as coming from the references on stdin", async () => {
+  const gone = join(await Deno.makeTempDir(), "gone");
+  const ref = JSON.stringify({ name: "tau2_retail__0", data_root: gone });
+  await assert.rejects(
+    () => command.main(["--agent", "oracle"], memoryIo(ref + "\n")),
+    (e: Error) => {
+      assert.match(e.message, /gone.*\(from the scenario references on stdin\)/);
+      return true;
+    },
+  );
+  // EVAL_DATA_ROOT wins over the listed root.
+  await assert.rejects(
+    () => command.main(["--agent", "oracle"], memoryIo(ref + "\n", { EVAL_DATA_ROOT: gone + "2" })),
+    /gone2.*\(from EVAL_DATA_ROOT\)/,
   );
 });

@@ -1,6 +1,6 @@
 import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, fractionFlag, parseFlags } from "../cli/args.ts";
 import { VerdictSchema } from "../score/verdict.ts";
 import { readRecords } from "../score/read_records.ts";
 import { type ReportedVerdict, summarize, VerdictSet } from "../report/summary.ts";
@@ -67,18 +67,7 @@ export const command: Command = {
         hint: `one of ${FORMATS.join(", ")}`,
       });
     }
-    let minRate: number | undefined;
-    if (values["min-success-rate"] !== undefined) {
-      minRate = Number(values["min-success-rate"]);
-      if (!Number.isFinite(minRate) || minRate < 0 || minRate > 1) {
-        throw new InputError({
-          field: "--min-success-rate",
-          message: `expected a number from 0 to 1, got ${
-            JSON.stringify(values["min-success-rate"])
-          }`,
-        });
-      }
-    }
+    const minRate = fractionFlag("min-success-rate", values["min-success-rate"]);
 
     const schema = format === "html" ? VerdictSchema : VerdictWithoutTurns;
     const set = new VerdictSet<ReportedVerdict>();

@@ -8,6 +8,7 @@ import type { Command } from "../cli/io.ts";
 import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { closest, formatProblem, InputError } from "../cli/problem.ts";
 import { openDataRoot } from "../cli/data_root.ts";
+import { SELECTION_FLAGS } from "../cli/selection_flags.ts";
 import { scaffoldFiles, writeScaffold } from "../scenario/scaffold.ts";
 import { allSuites } from "../scenario/suites.ts";
 
@@ -18,11 +19,7 @@ const FLAGS = {
     value: "DIR",
     description: "where to write <scenario name>.yaml files (created if needed)",
   },
-  "data-root": {
-    type: "string",
-    value: "DIR",
-    description: "data laid out as <domain>/... (else EVAL_DATA_ROOT, else the bundled fixtures)",
-  },
+  "data-root": SELECTION_FLAGS["data-root"],
   force: {
     type: "boolean",
     description: "overwrite files that differ from what would be written (edited ones)",

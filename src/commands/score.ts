@@ -1,7 +1,7 @@
 import type { Command, Io } from "../cli/io.ts";
 import { readKeyEnv } from "../cli/secret_env.ts";
 import { InputError } from "../cli/problem.ts";
-import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, fractionFlag, intFlag, parseFlags } from "../cli/args.ts";
 import { OpenAiClient } from "../llm/openai.ts";
 import { type TrialRecord, TrialRecordSchema } from "../runner/trial_record.ts";
 import { judgedAssertions, type JudgeOptions, judgeTrial, needsJudge } from "../score/judge.ts";
@@ -149,17 +149,10 @@ function judgeOptions(
       hint: "the judge needs both a model and an OpenAI-compatible base URL",
     });
   }
-  let threshold: number | undefined;
-  const t = values["judge-threshold"] as string | undefined;
-  if (t !== undefined) {
-    threshold = Number(t);
-    if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
-      throw new InputError({
-        field: "--judge-threshold",
-        message: `expected a number from 0 to 1, got ${JSON.stringify(t)}`,
-      });
-    }
-  }
+  const threshold = fractionFlag(
+    "judge-threshold",
+    values["judge-threshold"] as string | undefined,
+  );
   const keyEnv = (values["judge-api-key-env"] as string | undefined) ??
     JUDGE_FLAGS["judge-api-key-env"].default;
   const apiKey = readKeyEnv(io, keyEnv, "--judge-api-key-env");

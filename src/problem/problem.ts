@@ -79,6 +79,16 @@ export interface Problem {
   value?: string;
 }
 
+/** A problem's `field` for a value path: `agent.tools[2]` for `["agent", "tools", 2]`. */
+export function fieldText(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const k of path) {
+    if (typeof k === "number") out += `[${k}]`;
+    else out += out ? `.${String(k)}` : String(k);
+  }
+  return out;
+}
+
 /**
  * One line: `file:line: where: field: message (hint)`; a problem about a setting and
  * no field shows `option "name"`.

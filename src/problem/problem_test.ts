@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { closest, formatProblem } from "./problem.ts";
+import { closest, fieldText, formatProblem } from "./problem.ts";
 
 Deno.test("closest() suggests near names and containing names, not far ones", () => {
   assert.equal(closest("evl", ["eval", "list", "score"]), "eval");
@@ -91,4 +91,14 @@ Deno.test("closest() answers a 100k-character unknown name at once, and short na
   assert.equal(closest(typo, scenarios), "tau2_telecom__[mms_issue]21");
   assert.equal(closest(typo, scenarios), plainClosest(typo, scenarios));
   assert.equal(closest("tau2_retial", ["tau2_retail", "tau2_airline"]), "tau2_retail");
+});
+
+Deno.test("fieldText() writes list indexes in brackets, keys dotted", () => {
+  assert.equal(
+    fieldText(["evaluation_criteria", "actions", 3, "name"]),
+    "evaluation_criteria.actions[3].name",
+  );
+  assert.equal(fieldText([0, "id"]), "[0].id");
+  assert.equal(fieldText(["agent", "tools", 2]), "agent.tools[2]");
+  assert.equal(fieldText([]), "");
 });

@@ -41,15 +41,18 @@ Deno.test("renderMarkdown() prints the summary, pass^k, suites and scenario tabl
   }
 });
 
+/** One llm-agent trial of air__a under the configuration `label` (hash `config`). */
+function labelled(label: string, config: string, clean: boolean) {
+  return scoreTrial(trialRecord({
+    key: { scenario: "air__a", trial: 0, config_hash: config },
+    label,
+    suite: "air",
+    clean_exit: clean,
+    participants: { agent: { kind: "llm", model: "m-1" }, user: { kind: "scripted" } },
+  }));
+}
+
 Deno.test("renderMarkdown() names the configuration, and lists several side by side", () => {
-  const labelled = (label: string, config: string, clean: boolean) =>
-    scoreTrial(trialRecord({
-      key: { scenario: "air__a", trial: 0, config_hash: config },
-      label,
-      suite: "air",
-      clean_exit: clean,
-      participants: { agent: { kind: "llm", model: "m-1" }, user: { kind: "scripted" } },
-    }));
   const one = renderMarkdown(summarize([labelled("v1", "c1", true)]));
   ok(one.includes("Configuration: **v1** (config c1) · agent llm m-1, user scripted"), one);
   const two = renderMarkdown(summarize([labelled("v1", "c1", true), labelled("v2", "c2", false)]));
@@ -85,14 +88,6 @@ Deno.test("renderHtml() is one self-contained page with the charts, table and tr
 });
 
 Deno.test("renderHtml() names the configuration, and with several shows each one's figures and a configuration column", () => {
-  const labelled = (label: string, config: string, clean: boolean) =>
-    scoreTrial(trialRecord({
-      key: { scenario: "air__a", trial: 0, config_hash: config },
-      label,
-      suite: "air",
-      clean_exit: clean,
-      participants: { agent: { kind: "llm", model: "m-1" }, user: { kind: "scripted" } },
-    }));
   const one = renderHtml(summarize([labelled("v1", "c1", true)]), []);
   ok(one.includes(`<p class="config">v1 · agent llm m-1 · caller scripted</p>`), "header");
   ok(!one.includes(`id="configurations"`));

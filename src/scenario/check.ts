@@ -7,12 +7,18 @@
  *
  * @module
  */
-import { closest, InputError, type Problem, type ProblemCode } from "../problem/problem.ts";
+import {
+  closest,
+  fieldText,
+  InputError,
+  type Problem,
+  type ProblemCode,
+} from "../problem/problem.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario, Signal } from "./scenario.ts";
-import { type FieldPath, fieldText, lineOf } from "./lines.ts";
+import { type FieldPath, lineOf } from "./lines.ts";
 import { initialWorldHash } from "./identity.ts";
 
 export interface CheckOptions {

@@ -13,11 +13,11 @@
 import { join } from "node:path";
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { loadFlowFile } from "./flow_file.ts";
-import type { Problem } from "../problem/problem.ts";
+import { fieldText, type Problem } from "../problem/problem.ts";
 import { zodProblems } from "../schema/zod_problems.ts";
 import { type Scenario, ScenarioSchema } from "./scenario.ts";
 import { jsonErrorOffset } from "../problem/json_error.ts";
-import { copyLines, fieldText as _fieldText, lineOf, rememberLines } from "./lines.ts";
+import { copyLines, lineOf, rememberLines } from "./lines.ts";
 
 /** What `loadScenarioFiles` read: the scenarios, and the problems met. */
 export interface ScenarioFilesLoad {
@@ -232,7 +232,7 @@ function _validate(
 ): void {
   const parsed = ScenarioSchema.safeParse(item);
   const name = (item as { name?: unknown })?.name;
-  const where = typeof name === "string" && name !== "" ? name : _fieldText(base) || undefined;
+  const where = typeof name === "string" && name !== "" ? name : fieldText(base) || undefined;
   if (parsed.success) {
     const s = parsed.data;
     const scenario = s.source === undefined ? { ...s, source: `file:${located.file}` } : s;

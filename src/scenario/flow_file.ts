@@ -27,7 +27,7 @@ import {
   type Node as YamlNode,
   parseDocument,
 } from "yaml";
-import type { Problem } from "../problem/problem.ts";
+import { fieldText, type Problem } from "../problem/problem.ts";
 import { type Scenario, ScenarioSchema, type Signal } from "./scenario.ts";
 import { type FlowNodes, isBuiltIn } from "../flow/schema.ts";
 import {
@@ -290,8 +290,7 @@ class _Reader {
       : path[0] === "scenarios" && typeof path[1] === "number"
       ? this.#scenarioWhere(path[1])
       : undefined;
-    const field = path.slice(where ? 2 : 0)
-      .map((k, i) => typeof k === "number" ? `[${k}]` : i === 0 ? k : `.${k}`).join("");
+    const field = fieldText(path.slice(where ? 2 : 0));
     return {
       file: this.file,
       ...(line !== undefined ? { line } : {}),

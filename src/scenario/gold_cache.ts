@@ -78,7 +78,6 @@ export class GoldCache {
   readonly #entry: URL;
   #dir: string | null | undefined;
   #code: string | null | undefined;
-  readonly #worlds = new WeakMap<DataRoot, Map<string, string | null>>();
 
   /**
    * @param entry the module whose import closure computes gold
@@ -137,7 +136,7 @@ export class GoldCache {
     const worlds: [string, string][] = [];
     for (const [side, source] of Object.entries(scenario.world)) {
       if (!source || !("path" in source)) continue; // inline worlds are in the scenario text
-      const fp = this.#worldFingerprint(root, source.path);
+      const fp = worldFingerprint(root, source.path);
       if (!fp) return undefined;
       worlds.push([side, fp]);
     }
@@ -148,14 +147,6 @@ export class GoldCache {
   #codeFingerprint(): string | null {
     if (this.#code === undefined) this.#code = codeFingerprint(this.#entry);
     return this.#code;
-  }
-
-  #worldFingerprint(root: DataRoot, rel: string): string | null {
-    let byPath = this.#worlds.get(root);
-    if (!byPath) this.#worlds.set(root, byPath = new Map());
-    let fp = byPath.get(rel);
-    if (fp === undefined) byPath.set(rel, fp = worldFingerprint(root, rel));
-    return fp;
   }
 
   #read(file: string, key: string, name: string): z.infer<typeof StoredGoldSchema> | undefined {
@@ -238,12 +229,22 @@ export function codeFingerprint(entry: URL): string | null {
 /** A relative specifier after `from` or inside a dynamic import with a literal. */
 const IMPORT = /\bfrom\s+"(\.{1,2}\/[^"]+)"|\bimport\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g;
 
+const fingerprints = new WeakMap<DataRoot, Map<string, string | null>>();
+
 /**
  * The SHA-256 of a world's bytes as the data root resolves it (`<path>.json`, else
  * the `.json` shards of `<path>/`, named); null when the files cannot be read
- * directly (an in-memory data root, no permission).
+ * directly (an in-memory data root, no permission). Read once per root and path.
  */
 export function worldFingerprint(root: DataRoot, rel: string): string | null {
+  let byPath = fingerprints.get(root);
+  if (!byPath) fingerprints.set(root, byPath = new Map());
+  let fp = byPath.get(rel);
+  if (fp === undefined) byPath.set(rel, fp = _readWorldFingerprint(root, rel));
+  return fp;
+}
+
+function _readWorldFingerprint(root: DataRoot, rel: string): string | null {
   const stem = rel.replace(/\.json$/, "");
   const hash = createHash("sha256");
   try {

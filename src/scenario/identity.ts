@@ -18,7 +18,6 @@ import { worldFingerprint } from "./gold_cache.ts";
 
 const cache = new WeakMap<DataRoot, WeakMap<Scenario, string>>();
 const worlds = new WeakMap<DataRoot, Map<string, string>>();
-const files = new WeakMap<DataRoot, Map<string, string | null>>();
 
 /** The canonical hash of the world at `path` in the data root (once per root and path). */
 export function initialWorldHash(root: DataRoot, path: string): string {
@@ -26,15 +25,6 @@ export function initialWorldHash(root: DataRoot, path: string): string {
   if (!byPath) worlds.set(root, byPath = new Map());
   let h = byPath.get(path);
   if (h === undefined) byPath.set(path, h = dbHash(root.db(path)));
-  return h;
-}
-
-/** The SHA-256 of a world's bytes in the data root (once per root and path). */
-function worldBytes(root: DataRoot, path: string): string | null {
-  let byPath = files.get(root);
-  if (!byPath) files.set(root, byPath = new Map());
-  let h = byPath.get(path);
-  if (h === undefined) byPath.set(path, h = worldFingerprint(root, path));
   return h;
 }
 
@@ -57,7 +47,7 @@ export function scenarioSha256(scenario: Scenario, root: DataRoot): string {
       : { ...rest.expect, db_sha256: undefined, user_db_sha256: undefined };
     const paths = [scenario.world.db, scenario.world.user_db, scenario.expect.db]
       .flatMap((w) => w && "path" in w ? [w.path] : []);
-    const world_bytes = paths.map((p) => [p, worldBytes(root, p)]);
+    const world_bytes = paths.map((p) => [p, worldFingerprint(root, p)]);
     h = sha256Hex(_stable({ ...rest, expect, world_bytes }));
     byScenario.set(scenario, h);
   }

@@ -29,11 +29,3 @@ export function copyLines(from: object, to: object): void {
 export function lineOf(scenario: object, path: FieldPath): number | undefined {
   return lines.get(scenario)?.(path);
 }
-
-/** `agent.tools[2]` for `["agent", "tools", 2]`. */
-export function fieldText(path: FieldPath): string {
-  return path.reduce<string>(
-    (s, k) => typeof k === "number" ? `${s}[${k}]` : s ? `${s}.${k}` : k,
-    "",
-  );
-}

@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "zod";
-import { closest } from "../problem/problem.ts";
+import { closest, fieldText } from "../problem/problem.ts";
 
 /** Keys from the root of a parsed value to one of its parts. */
 export type ValuePath = (string | number)[];
@@ -124,14 +124,6 @@ export function suggestName(key: string, known: readonly string[]): string | und
 /** An issue's path, without the symbol keys zod allows. */
 export function issuePath(issue: z.core.$ZodIssue): ValuePath {
   return issue.path.filter((k): k is string | number => typeof k !== "symbol");
-}
-
-/** `agent.tools[2]` for `["agent", "tools", 2]`. */
-export function fieldText(path: readonly (string | number)[]): string {
-  return path.reduce<string>(
-    (s, k) => typeof k === "number" ? `${s}[${k}]` : s ? `${s}.${k}` : k,
-    "",
-  );
 }
 
 /** The part of `value` at `path`, or `undefined` where there is none. */

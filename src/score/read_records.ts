@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { inputs, readJsonl } from "../jsonl/jsonl.ts";
-import { InputError } from "../problem/problem.ts";
+import { fieldText, InputError } from "../problem/problem.ts";
 
 /** Each valid record, with where it came from. */
 export async function* readRecords<S extends z.ZodType>(
@@ -34,7 +34,7 @@ export function recordError(
   value: unknown,
 ): InputError {
   const issue = error.issues[0]!;
-  const field = fieldPath(issue.path);
+  const field = fieldText(issue.path);
   const schemaField = typeof value === "object" && value !== null
     ? (value as Record<string, unknown>).schema
     : undefined;
@@ -49,14 +49,4 @@ export function recordError(
     message: `invalid ${what}: ${issue.message}${more}`,
     ...(hint ? { hint } : {}),
   });
-}
-
-/** `expect.success_signals[0]` from `["expect", "success_signals", 0]`. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const p of path) {
-    if (typeof p === "number") out += `[${p}]`;
-    else out += (out ? "." : "") + String(p);
-  }
-  return out;
 }

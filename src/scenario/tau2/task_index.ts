@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Problem } from "../../problem/problem.ts";
+import { fieldText, type Problem } from "../../problem/problem.ts";
 import type { DataRoot } from "../data_root.ts";
 import { type Tau2Task, Tau2TaskSchema } from "./task.ts";
 
@@ -87,7 +87,7 @@ function _build(root: DataRoot, dir: string): TaskIndex {
           file: root.resolve(tasksFile),
           line: taskLine(root, tasksFile, id),
           where: id !== undefined ? `task ${JSON.stringify(id)}` : `task #${i}`,
-          field: fieldPath(issue.path),
+          field: fieldText(issue.path),
           message: issue.message,
         });
       }
@@ -108,16 +108,6 @@ function _build(root: DataRoot, dir: string): TaskIndex {
     }
   }
   return { tasks, problems };
-}
-
-/** `["evaluation_criteria", "actions", 3, "name"]` -> `evaluation_criteria.actions[3].name`. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { fieldPath, taskIndex } from "./task_index.ts";
+import { taskIndex } from "./task_index.ts";
 import { MemoryDataRoot, retailFixture } from "./_testing.ts";
 
 Deno.test("taskIndex() keeps the tasks in both the voice configs and the base split", () => {
@@ -33,12 +33,4 @@ Deno.test("taskIndex() reports a malformed task with its line and field, and kee
   equal(bad!.field, "evaluation_criteria.actions[0].name");
   equal(missing!.where, 'task "z"');
   equal(missing!.message, "voice task not found in tasks.json");
-});
-
-Deno.test("fieldPath() writes list indexes in brackets", () => {
-  equal(
-    fieldPath(["evaluation_criteria", "actions", 3, "name"]),
-    "evaluation_criteria.actions[3].name",
-  );
-  equal(fieldPath([0, "id"]), "[0].id");
 });

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { closest, type Problem } from "../../problem/problem.ts";
+import { closest, fieldText, type Problem } from "../../problem/problem.ts";
 import type { Domain, Side } from "../../domains/domain.ts";
 import { getDomain } from "../../domains/registry.ts";
 import type { DataRoot } from "../data_root.ts";
@@ -27,7 +27,7 @@ import { replayGold } from "./gold.ts";
 import { compareIds, compareNumericIds } from "./names.ts";
 import { userPrompt } from "./prompts.ts";
 import { sideOf, type Tau2Task } from "./task.ts";
-import { fieldPath, taskIndex, taskLine } from "./task_index.ts";
+import { taskIndex, taskLine } from "./task_index.ts";
 
 /** The reference's limit for a tau2 call, seconds. */
 const MAX_DURATION_S = 900;
@@ -203,7 +203,7 @@ async function _load(root: DataRoot, config: Tau2SuiteConfig): Promise<LoadResul
     );
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        problems.push(located(fieldPath(issue.path), issue.message));
+        problems.push(located(fieldText(issue.path), issue.message));
       }
       continue;
     }
