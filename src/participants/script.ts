@@ -25,7 +25,7 @@ import type {
   ParticipantInfo,
 } from "../bridge/call.ts";
 import { afterSaid } from "../speech/utterance.ts";
-import { InputError, type Problem } from "../problem/problem.ts";
+import { fieldText, InputError, type Problem } from "../problem/problem.ts";
 import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import { readInputFile } from "../scenario/files.ts";
 import { durationMs } from "../flow/schema.ts";
@@ -116,10 +116,7 @@ export function parseScript(
         node = doc.getIn([...base, ...path.slice(0, n)], true);
       }
       const range = (node as { range?: [number, number, number] } | undefined)?.range;
-      const field = path.map((k) => typeof k === "number" ? `[${k}]` : `.${k}`).join("").replace(
-        /^\./,
-        "",
-      );
+      const field = fieldText(path);
       return {
         file,
         ...(range ? { line: lineOf(range[0]) } : {}),
