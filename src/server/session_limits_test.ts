@@ -5,48 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { SimClock } from "../clock/clock.ts";
 import { builtinFactory } from "../commands/serve.ts";
-import { writeFrame } from "../protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../protocol/messages.ts";
 import { closest } from "../problem/problem.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
 import { MAX_CLIENT_ERROR_CHARS } from "./client_text.ts";
-import { EchoParticipant } from "./_echo_participant.ts";
-import { FakeSocket, toyDomains } from "./_fake_socket.ts";
-import { Session, type SessionOptions } from "./session.ts";
+import { openSession } from "./_session_harness.ts";
 
-function open(options: Partial<SessionOptions> = {}) {
-  const socket = new FakeSocket();
-  const clock = new SimClock();
-  const hosted: EchoParticipant[] = [];
-  const session = new Session(socket, {
-    factory: () => {
-      const p = new EchoParticipant();
-      hosted.push(p);
-      return p;
-    },
-    participant: { name: "echo", side: "agent" },
-    domains: toyDomains,
-    clock,
-    ...options,
-  });
-  let n = 0;
-  const send = async (msg: RtviMessage) => {
-    session.receive(writeFrame(msg, "json"));
-    await session.idle();
-    await clock.advance(0);
-    return socket.take();
-  };
-  const request = async (t: string, d: unknown) => {
-    const id = `req_${++n}`;
-    const out = await send(rtvi("client-message", { t, d }, id));
-    const reply = out.find((m) => m.id === id);
-    assert.ok(reply, `no reply to ${t}: ${JSON.stringify(out)}`);
-    return reply;
-  };
-  return { session, socket, clock, hosted, send, request };
-}
+const open = openSession;
 
 const PROMPT = { prompt: "You are a test agent.", tools: "[]", add_suffix: false };
 const errorOf = (m: RtviMessage | undefined) => (m?.data as { error?: string })?.error ?? "";
