@@ -8,23 +8,17 @@
  *
  * @module
  */
-import { builtinFactory } from "../src/commands/serve.ts";
 import { participantFactory } from "../src/participants/registry.ts";
 import { runTrial } from "../src/runner/run_trial.ts";
 import { trialKey } from "../src/runner/trial_key.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
-import { serve } from "../src/server/serve.ts";
 import { wireRecorder } from "../tests/_wire_recorder.ts";
+import { serveBuiltin } from "../tests/_serve.ts";
 
 const name = Deno.args[0] ?? "eva_airline__1_4_1";
 const root = new DataRoot(BUNDLED_DATA_ROOT);
-const server = serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  factory: builtinFactory(root),
-  dataRoot: root,
-});
+const server = serveBuiltin(root);
 const recorder = wireRecorder(server.url.replace(/\/ws$/, ""));
 const { scenarios } = await selectScenarios(root, { scenarios: [name] });
 const record = await runTrial({
