@@ -17,8 +17,8 @@
  */
 import type { CallTime, Clock, SaidUtterance } from "../bridge/call.ts";
 import { Pacer } from "../audio/pacer.ts";
-import { type Pcm16, pcm16, pcm16FromBytes } from "../audio/pcm.ts";
-import { Resampler } from "../audio/resample.ts";
+import { type Pcm16, pcm16, pcm16FromBytes, toMono } from "../audio/pcm.ts";
+import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, Vad } from "../audio/vad.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 import type { SpeechError, SttProvider, TtsProvider } from "../speech/speech.ts";
@@ -212,15 +212,9 @@ export class SessionAudio {
   }
 
   #atOutputRate(audio: Pcm16): Int16Array {
-    const mono = audio.channels === 1 ? audio.samples : downmix(audio.samples);
+    const mono = toMono(audio).samples;
     if (audio.sampleRate === this.outputRate) return mono;
-    const r = new Resampler(audio.sampleRate, this.outputRate);
-    const a = r.process(mono);
-    const b = r.flush();
-    const all = new Int16Array(a.length + b.length);
-    all.set(a);
-    all.set(b, a.length);
-    return all;
+    return resample(mono, audio.sampleRate, this.outputRate);
   }
 
   // ---- listening ------------------------------------------------------------------
@@ -237,7 +231,9 @@ export class SessionAudio {
     const decoded = pcm16FromBytes(audio.pcm);
     if (!decoded.ok) return;
     let samples = decoded.samples;
-    if (audio.numChannels === 2) samples = downmix(samples);
+    if (audio.numChannels === 2) {
+      samples = toMono({ samples, sampleRate: audio.sampleRate, channels: 2 }).samples;
+    }
     if (audio.sampleRate !== LISTEN_RATE) {
       let r = this.#resamplers.get(audio.sampleRate);
       if (!r) {
@@ -386,13 +382,6 @@ export class SessionAudio {
     this.#vad?.free();
     this.#vad = undefined;
   }
-}
-
-/** Stereo (interleaved) to mono by averaging. */
-function downmix(stereo: Int16Array): Int16Array {
-  const out = new Int16Array(stereo.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = (stereo[2 * i]! + stereo[2 * i + 1]!) >> 1;
-  return out;
 }
 
 function concat(parts: readonly Int16Array[]): Int16Array {
