@@ -8,40 +8,10 @@
  *
  * @module
  */
-import { builtinFactory } from "../src/commands/serve.ts";
-import { participantFactory } from "../src/participants/registry.ts";
-import { runTrial } from "../src/runner/run_trial.ts";
-import { trialKey } from "../src/runner/trial_key.ts";
-import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
-import { selectScenarios } from "../src/scenario/suites.ts";
-import { serve } from "../src/server/serve.ts";
-import { wireRecorder } from "../tests/_wire_recorder.ts";
+import { recordOracleCall } from "../tests/_wire_recorder.ts";
 
 const name = Deno.args[0] ?? "eva_airline__1_4_1";
-const root = new DataRoot(BUNDLED_DATA_ROOT);
-const server = serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  factory: builtinFactory(root),
-  dataRoot: root,
-});
-const recorder = wireRecorder(server.url.replace(/\/ws$/, ""));
-const { scenarios } = await selectScenarios(root, { scenarios: [name] });
-const record = await runTrial({
-  scenario: scenarios[0]!,
-  key: trialKey(name, 0, "transcript"),
-  root,
-  limits: { silenceMs: 30_000, maxTurns: 200 },
-  participants: participantFactory({
-    agent: recorder.url("/ws?agent=oracle"),
-    user: "scripted",
-    agentModel: {},
-    userModel: {},
-    connectAttempts: 1,
-  }),
-});
-await recorder.close();
-await server.shutdown();
+const { record, frames } = await recordOracleCall(name, { label: "transcript" });
 
 const MAX = 160;
 const cut = (v: unknown): unknown => {
@@ -54,7 +24,7 @@ const cut = (v: unknown): unknown => {
   }
   return v;
 };
-for (const f of recorder.frames) {
+for (const f of frames) {
   console.log(`${f.from === "client" ? "→" : "←"} ${JSON.stringify(cut(f.message))}`);
 }
 console.error(

@@ -6,7 +6,14 @@
  *
  * @module
  */
+import { participantFactory } from "../src/participants/registry.ts";
 import { decodePipecatFrame } from "../src/protocol/protobuf.ts";
+import { runTrial } from "../src/runner/run_trial.ts";
+import { trialKey } from "../src/runner/trial_key.ts";
+import type { TrialRecord } from "../src/runner/trial_record.ts";
+import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
+import { selectScenarios } from "../src/scenario/suites.ts";
+import { serveBuiltin } from "./_serve.ts";
 
 /** One recorded frame. */
 export interface RecordedFrame {
@@ -97,4 +104,39 @@ export function wireRecorder(upstream: string): WireRecorder {
       await server.shutdown();
     },
   };
+}
+
+/**
+ * One call of `scenario` (bundled data root): `eval`'s RTVI client with the scripted
+ * caller against the served oracle, through a recorder; the trial's record and the
+ * frames.
+ */
+export async function recordOracleCall(
+  scenario: string,
+  options: { framing?: "json" | "protobuf"; label: string },
+): Promise<{ record: TrialRecord; frames: RecordedFrame[] }> {
+  const root = new DataRoot(BUNDLED_DATA_ROOT);
+  const server = serveBuiltin(root);
+  const recorder = wireRecorder(server.url.replace(/\/ws$/, ""));
+  try {
+    const { scenarios } = await selectScenarios(root, { scenarios: [scenario] });
+    const record = await runTrial({
+      scenario: scenarios[0]!,
+      key: trialKey(scenario, 0, options.label),
+      root,
+      limits: { silenceMs: 30_000, maxTurns: 200 },
+      participants: participantFactory({
+        agent: recorder.url("/ws?agent=oracle"),
+        user: "scripted",
+        agentModel: {},
+        userModel: {},
+        ...(options.framing ? { framing: options.framing } : {}),
+        connectAttempts: 1,
+      }),
+    });
+    return { record, frames: recorder.frames };
+  } finally {
+    await recorder.close();
+    await server.shutdown();
+  }
 }

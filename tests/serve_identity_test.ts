@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { run } from "../cli.ts";
 import { memoryIo } from "../src/cli/io.ts";
-import { builtinFactory } from "../src/commands/serve.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
-import { serve } from "../src/server/serve.ts";
+import { serveBuiltin } from "./_serve.ts";
 
 async function otherRoot(): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "callbench-root-" });
@@ -24,12 +23,7 @@ async function otherRoot(): Promise<string> {
 
 Deno.test("a served oracle refuses a namesake scenario from another data root, naming both", async () => {
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const server = serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    factory: builtinFactory(root),
-    dataRoot: root,
-  });
+  const server = serveBuiltin(root);
   const other = await otherRoot();
   try {
     const agent = `${server.url}?agent=oracle`;

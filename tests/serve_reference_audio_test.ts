@@ -9,25 +9,19 @@
  */
 import assert from "node:assert/strict";
 import { decodeWav } from "../src/audio/wav.ts";
-import { builtinFactory } from "../src/commands/serve.ts";
-import { openEnvironment } from "../src/scenario/open_environment.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import type { Scenario } from "../src/scenario/scenario.ts";
-import { selectScenarios } from "../src/scenario/suites.ts";
-import { serve } from "../src/server/serve.ts";
 import { FliteTts } from "../src/speech/tts_flite.ts";
 import { runAsReferenceInAudio } from "./_reference_audio_runner.ts";
+import { changingScenarios, serveBuiltin } from "./_serve.ts";
 
 const root = new DataRoot(BUNDLED_DATA_ROOT);
 
 /** The first scenario of `domain` whose expected state differs from its initial one. */
 async function changing(domain: string): Promise<Scenario> {
-  const sel = await selectScenarios(root, { domains: [domain] });
-  for (const s of sel.scenarios.filter((s) => s.expect.db_sha256)) {
-    const initial = (await openEnvironment(root, s, "0")).env.hashes().db_sha256;
-    if (initial !== s.expect.db_sha256) return s;
-  }
-  throw new Error(`no ${domain} fixture changes its world`);
+  const [s] = await changingScenarios(root, domain, 1);
+  if (!s) throw new Error(`no ${domain} fixture changes its world`);
+  return s;
 }
 
 /** Per-channel RMS of a stereo recording. */
@@ -50,11 +44,7 @@ Deno.test({
   fn: async () => {
     const picked = [await changing("eva_airline"), await changing("tau2_retail")];
     const tts = new FliteTts({ sampleRate: 24000 });
-    const server = serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      factory: builtinFactory(root),
-      dataRoot: root,
+    const server = serveBuiltin(root, {
       audio: { enabled: true, options: () => ({ tts, outputRate: 24000 }) },
     });
     const outDir = await Deno.makeTempDir({ prefix: "callbench-ref-audio-" });

@@ -7,13 +7,10 @@
  * survives between them, and the final hash is the scenario's expected one.
  */
 import assert from "node:assert/strict";
-import { builtinFactory } from "../src/commands/serve.ts";
-import { openEnvironment } from "../src/scenario/open_environment.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import type { Scenario } from "../src/scenario/scenario.ts";
-import { selectScenarios } from "../src/scenario/suites.ts";
-import { serve } from "../src/server/serve.ts";
 import { runAsReference } from "./_reference_runner.ts";
+import { changingScenarios, serveBuiltin } from "./_serve.ts";
 
 const root = new DataRoot(BUNDLED_DATA_ROOT);
 
@@ -22,26 +19,13 @@ Deno.test({
   // The served scripted caller's goodbye timer may still be pending when the server stops.
   sanitizeOps: false,
   fn: async () => {
-    const sel = await selectScenarios(root, {
-      domains: ["eva_airline", "tau2_airline", "tau2_retail"],
-    });
     // Scenarios whose expected state differs from the initial one: the tools must have run.
     const picked: Scenario[] = [];
     for (const d of ["eva_airline", "tau2_airline", "tau2_retail"]) {
-      for (const s of sel.scenarios.filter((s) => s.domain === d && s.expect.db_sha256)) {
-        const initial = (await openEnvironment(root, s, "0")).env.hashes().db_sha256;
-        if (initial !== s.expect.db_sha256 && picked.filter((p) => p.domain === d).length < 2) {
-          picked.push(s);
-        }
-      }
+      picked.push(...await changingScenarios(root, d, 2));
     }
     assert.ok(picked.length >= 5, `only ${picked.length} fixture scenarios`);
-    const server = serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      factory: builtinFactory(root),
-      dataRoot: root,
-    });
+    const server = serveBuiltin(root);
     try {
       const results: string[] = [];
       for (const s of picked) {

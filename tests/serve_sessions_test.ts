@@ -9,9 +9,9 @@ import { SimClock } from "../src/clock/clock.ts";
 import { builtinFactory } from "../src/commands/serve.ts";
 import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
-import { serve } from "../src/server/serve.ts";
 import { startFakeOpenAI } from "./fake_openai.ts";
 import { echoServer, RawClient } from "./_wire.ts";
+import { serveBuiltin } from "./_serve.ts";
 
 const PROMPT = { prompt: "You are kept.", tools: "[]", add_suffix: false };
 
@@ -113,13 +113,7 @@ Deno.test("a named session has one client at a time and hosts what it was made f
 
 Deno.test("?scenario= names the scenario when update_system_prompt does not; the scripted caller serves as the user bot", async () => {
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const server = serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    factory: builtinFactory(root),
-    dataRoot: root,
-    keep: { clock: new SimClock() },
-  });
+  const server = serveBuiltin(root, { keep: { clock: new SimClock() } });
   try {
     // Without ?scenario= the oracle refuses a prompt without a scenario field.
     const bare = await client(`${server.url}?agent=oracle`);
@@ -163,11 +157,8 @@ Deno.test("the llm caller serves as the user bot: it hears the agent's speech an
     }),
   });
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const server = serve({
-    hostname: "127.0.0.1",
-    port: 0,
+  const server = serveBuiltin(root, {
     factory: builtinFactory(root, {}, { baseUrl: fake.baseUrl, model: "caller-model" }),
-    dataRoot: root,
     keep: { clock: new SimClock() },
   });
   try {

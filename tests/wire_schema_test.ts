@@ -6,54 +6,18 @@
  * protobuf frames (the JSON inside each message frame is checked).
  */
 import assert from "node:assert/strict";
-import { builtinFactory } from "../src/commands/serve.ts";
-import { participantFactory } from "../src/participants/registry.ts";
 import { checkWireMessage, WIRE_MESSAGES } from "../src/protocol/wire_schemas.ts";
-import { runTrial } from "../src/runner/run_trial.ts";
-import { trialKey } from "../src/runner/trial_key.ts";
-import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
-import { selectScenarios } from "../src/scenario/suites.ts";
-import { serve } from "../src/server/serve.ts";
-import { type RecordedFrame, wireRecorder } from "./_wire_recorder.ts";
+import { type RecordedFrame, recordOracleCall } from "./_wire_recorder.ts";
 
 const SCENARIO = "eva_airline__1_4_1";
 
 /** Runs one eva call of the served oracle through the recorder; returns its frames. */
 async function recordedCall(framing: "json" | "protobuf"): Promise<RecordedFrame[]> {
-  const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const server = serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    factory: builtinFactory(root),
-    dataRoot: root,
-  });
-  const recorder = wireRecorder(server.url.replace(/\/ws$/, ""));
-  try {
-    const { scenarios } = await selectScenarios(root, { scenarios: [SCENARIO] });
-    const scenario = scenarios[0];
-    assert.ok(scenario, `no bundled ${SCENARIO}`);
-    const record = await runTrial({
-      scenario,
-      key: trialKey(scenario.name, 0, "wire"),
-      root,
-      limits: { silenceMs: 30_000, maxTurns: 200 },
-      participants: participantFactory({
-        agent: recorder.url("/ws?agent=oracle"),
-        user: "scripted",
-        agentModel: {},
-        userModel: {},
-        framing,
-        connectAttempts: 1,
-      }),
-    });
-    assert.equal(record.status, "completed", JSON.stringify(record.error));
-    assert.equal(record.final.db_sha256, record.expect.db_sha256, "the oracle reached gold");
-    assert.equal(record.stop_reason, "agent_end");
-  } finally {
-    await recorder.close();
-    await server.shutdown();
-  }
-  return recorder.frames;
+  const { record, frames } = await recordOracleCall(SCENARIO, { framing, label: "wire" });
+  assert.equal(record.status, "completed", JSON.stringify(record.error));
+  assert.equal(record.final.db_sha256, record.expect.db_sha256, "the oracle reached gold");
+  assert.equal(record.stop_reason, "agent_end");
+  return frames;
 }
 
 for (const framing of ["json", "protobuf"] as const) {

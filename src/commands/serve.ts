@@ -343,10 +343,11 @@ export async function runServe(
     throw cliError(e, { token: values.token !== undefined ? "--token" : "CALLBENCH_TOKEN" });
   }
   const dataRoot = openDataRoot(values["data-root"], io);
+  const env = envWithKey(io, values["api-key-env"], "--api-key-env");
   const speechModel = modelSettings("agent", {
     baseUrl: values["base-url"],
     apiKeyEnv: values["api-key-env"],
-  }, envWithKey(io, values["api-key-env"], "--api-key-env"));
+  }, env);
   const speech = audioServing(values, speechModel);
   const idle = values["session-idle"] === undefined
     ? DEFAULT_SESSION_IDLE_MS / 1000
@@ -375,12 +376,12 @@ export async function runServe(
         model: values["agent-model"],
         baseUrl: values["base-url"],
         apiKeyEnv: values["api-key-env"],
-      }, envWithKey(io, values["api-key-env"], "--api-key-env")),
+      }, env),
       modelSettings("user", {
         model: values["user-model"],
         baseUrl: values["base-url"],
         apiKeyEnv: values["api-key-env"],
-      }, envWithKey(io, values["api-key-env"], "--api-key-env")),
+      }, env),
     ),
     audio: speech.audio,
     log: (line) => io.err(line),

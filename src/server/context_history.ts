@@ -31,11 +31,6 @@ export class ContextHistory {
     this.#budget = budget;
   }
 
-  /** The entries, system prompt first. */
-  get entries(): readonly Record<string, unknown>[] {
-    return this.#entries;
-  }
-
   /** A new conversation: just the system prompt. */
   restart(prompt: string): void {
     const entry = { role: "system", content: prompt };

@@ -45,7 +45,7 @@ export interface HostedWorldOptions {
 }
 
 /** Refused because a per-session byte budget would be exceeded (an `error-response`). */
-export class BudgetError extends Error {
+class BudgetError extends Error {
   override readonly name = "BudgetError";
 }
 
@@ -53,8 +53,11 @@ export class BudgetError extends Error {
 export class HostedWorld {
   readonly #options: HostedWorldOptions;
   #env?: Environment;
-  /** Shared state: each key's value and its size in bytes. */
-  #sharedState = new Map<string, { value: unknown; bytes: number }>();
+  /**
+   * Shared state, as its size in bytes by key: nothing reads the values (the world is
+   * loaded from `db`/`db_path`), so only what they would hold is kept, for the budget.
+   */
+  #sharedState = new Map<string, number>();
   #sharedStateBytes = 0;
 
   constructor(options: HostedWorldOptions) {
@@ -218,20 +221,16 @@ export class HostedWorld {
   /** Merges shared state keys; past the byte budget nothing changes and the request fails. */
   #mergeSharedState(fields: ReadonlyMap<string, unknown>): void {
     const budget = this.#options.maxSharedStateBytes ?? DEFAULT_MAX_SHARED_STATE_BYTES;
-    const sized = [...fields].map(([key, value]) => ({
-      key,
-      value,
-      bytes: jsonBytes({ [key]: value }),
-    }));
+    const sized = [...fields].map(([key, value]) => ({ key, bytes: jsonBytes({ [key]: value }) }));
     let total = this.#sharedStateBytes;
-    for (const { key, bytes } of sized) total += bytes - (this.#sharedState.get(key)?.bytes ?? 0);
+    for (const { key, bytes } of sized) total += bytes - (this.#sharedState.get(key) ?? 0);
     if (total > budget) {
       throw new BudgetError(
         `shared state would hold ${total} bytes, over this session's budget of ${budget}; ` +
           "update_system_prompt starts a new scenario with empty shared state",
       );
     }
-    for (const { key, value, bytes } of sized) this.#sharedState.set(key, { value, bytes });
+    for (const { key, bytes } of sized) this.#sharedState.set(key, bytes);
     this.#sharedStateBytes = total;
   }
 }

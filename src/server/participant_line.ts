@@ -103,10 +103,6 @@ export class HostedParticipant {
     return this.#pending.size;
   }
 
-  get started(): boolean {
-    return this.#participant !== undefined;
-  }
-
   /** Starts (or restarts) the participant for `setup`; the old one is closed first. */
   async start(setup: CallSetup): Promise<void> {
     await this.end("replaced");
@@ -399,7 +395,7 @@ function tokenUsage(u: Usage) {
 }
 
 /** A tool reply reporting an error, as the reference's `{status:"error"}` results. */
-export function errorReply(errorType: string, message: string): ToolCallReply {
+function errorReply(errorType: string, message: string): ToolCallReply {
   return { ok: false, result: { status: "error", error_type: errorType, message } };
 }
 

@@ -50,12 +50,11 @@ import {
 } from "../protocol/messages.ts";
 import { checkClientVersion } from "../protocol/version.ts";
 import { clientText } from "./client_text.ts";
-import { ContextHistory, DEFAULT_MAX_HISTORY_BYTES, jsonBytes } from "./context_history.ts";
-import { DEFAULT_MAX_SHARED_STATE_BYTES, describe, HostedWorld } from "./hosted_world.ts";
+import { ContextHistory, jsonBytes } from "./context_history.ts";
+import { describe, HostedWorld } from "./hosted_world.ts";
 import { HostedParticipant, type HostedParticipantFactory } from "./participant_line.ts";
 import { SessionAudio, type SessionAudioOptions } from "./session_audio.ts";
 
-export { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SHARED_STATE_BYTES };
 export type { HostedParticipantFactory };
 
 /** All a session needs of its socket. */
@@ -155,7 +154,7 @@ export class Session {
       maxSharedStateBytes: options.maxSharedStateBytes,
       log,
     });
-    this.#history = new ContextHistory(options.maxHistoryBytes ?? DEFAULT_MAX_HISTORY_BYTES);
+    this.#history = new ContextHistory(options.maxHistoryBytes);
     if (options.audio) {
       this.#audio = new SessionAudio(options.audio, {
         clock: this.#clock,

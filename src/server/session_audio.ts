@@ -35,8 +35,10 @@ export const DEFAULT_END_OF_TURN_MS = 600;
 const PRE_ROLL_MS = 300;
 /** The longest turn kept for STT, ms (longer turns keep their first part). */
 const MAX_TURN_MS = 60_000;
+const MAX_TURN_SAMPLES = (MAX_TURN_MS * LISTEN_RATE) / 1000;
 /** Audio buffered while the VAD loads, ms. */
 const MAX_PENDING_MS = 10_000;
+const MAX_PENDING_SAMPLES = (MAX_PENDING_MS * LISTEN_RATE) / 1000;
 
 /** How a session speaks and listens. */
 export interface SessionAudioOptions {
@@ -85,6 +87,8 @@ export class SessionAudio {
   readonly #out: AudioOutlet;
   readonly #pacer: Pacer;
   readonly #endOfTurnMs: number;
+  /** Recent audio kept outside a turn, samples: the pre-roll and the end-of-turn silence. */
+  readonly #recentKeep: number;
   /** Bumped by `reset`: queued utterances and pending turns of before are dropped. */
   #generation = 0;
   /** Utterances play one after the other. */
@@ -116,6 +120,7 @@ export class SessionAudio {
     this.#out = outlet;
     this.outputRate = options.outputRate ?? DEFAULT_OUTPUT_RATE;
     this.#endOfTurnMs = options.endOfTurnMs ?? DEFAULT_END_OF_TURN_MS;
+    this.#recentKeep = ((PRE_ROLL_MS + this.#endOfTurnMs) * LISTEN_RATE) / 1000;
     this.#pacer = new Pacer({
       clock: outlet.clock,
       sampleRate: this.outputRate,
@@ -238,17 +243,11 @@ export class SessionAudio {
     if (samples.length === 0) return;
     if (this.#vad) return this.#listen(samples);
     if (this.#vadFailed) return;
-    if (this.#pendingSamples + samples.length <= (MAX_PENDING_MS * LISTEN_RATE) / 1000) {
+    if (this.#pendingSamples + samples.length <= MAX_PENDING_SAMPLES) {
       this.#pending.push(samples);
       this.#pendingSamples += samples.length;
     }
     this.#loadVad();
-  }
-
-  /** Loads the VAD (once); `hear` does it on the first audio. */
-  ready(): Promise<void> {
-    this.#loadVad();
-    return this.#vadLoading ?? Promise.resolve();
   }
 
   #loadVad(): void {
@@ -268,7 +267,10 @@ export class SessionAudio {
       this.#vadFailed = true;
       this.#pending = [];
       this.#out.log(`the VAD could not be loaded: ${(e as Error)?.message ?? e}`);
-    });
+    }).catch((e) =>
+      // Hearing the buffered audio failed: logged, as `hear` failing is, never unhandled.
+      this.#out.log(`hearing the buffered audio failed: ${(e as Error)?.message ?? e}`)
+    );
   }
 
   #listen(samples: Int16Array): void {
@@ -288,7 +290,7 @@ export class SessionAudio {
   /** Keeps the recent audio (pre-roll) and, during a turn, the turn's audio. */
   #keep(samples: Int16Array): void {
     if (this.#turnAudio) {
-      if (this.#turnSamples < (MAX_TURN_MS * LISTEN_RATE) / 1000) {
+      if (this.#turnSamples < MAX_TURN_SAMPLES) {
         this.#turnAudio.push(samples);
         this.#turnSamples += samples.length;
       }
@@ -296,8 +298,9 @@ export class SessionAudio {
     }
     this.#recent.push(samples);
     this.#recentSamples += samples.length;
-    const keep = (PRE_ROLL_MS * LISTEN_RATE) / 1000 + (this.#endOfTurnMs * LISTEN_RATE) / 1000;
-    while (this.#recent.length > 1 && this.#recentSamples - this.#recent[0]!.length >= keep) {
+    while (
+      this.#recent.length > 1 && this.#recentSamples - this.#recent[0]!.length >= this.#recentKeep
+    ) {
       this.#recentSamples -= this.#recent.shift()!.length;
     }
   }

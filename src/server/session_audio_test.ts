@@ -21,7 +21,8 @@ import type {
 } from "../speech/speech.ts";
 import { ttsError } from "../speech/speech.ts";
 import { EchoParticipant } from "./_echo_participant.ts";
-import { FakeSocket, toyDomains } from "./_fake_socket.ts";
+import { FakeSocket } from "./_fake_socket.ts";
+import { openSession } from "./_session_harness.ts";
 import { Session, type SessionOptions } from "./session.ts";
 import type { SessionAudioOptions } from "./session_audio.ts";
 
@@ -59,22 +60,8 @@ function audioHarness(
   audio: Partial<SessionAudioOptions> = {},
   options: Partial<SessionOptions> = {},
 ) {
-  const socket = new FakeSocket();
-  const clock = new SimClock();
-  const hosted: EchoParticipant[] = [];
   const tts = new FakeTts();
-  const session = new Session(socket, {
-    factory: () => {
-      const p = new EchoParticipant();
-      hosted.push(p);
-      return p;
-    },
-    participant: { name: "echo", side: "agent" },
-    domains: toyDomains,
-    clock,
-    audio: { tts, ...audio },
-    ...options,
-  });
+  const { session, socket, clock, hosted } = openSession({ audio: { tts, ...audio }, ...options });
   const take = (): Step => {
     const step = { at: clock.now(), messages: socket.messages(), audio: socket.audio() };
     socket.frames.length = 0;

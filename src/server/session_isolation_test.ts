@@ -4,15 +4,14 @@
  * call with an error, never as an unhandled rejection.
  */
 import assert from "node:assert/strict";
-import { SimClock } from "../clock/clock.ts";
 import type { CallEvent, CallLine, CallSetup, Participant } from "../bridge/call.ts";
 import { builtinFactory } from "../commands/serve.ts";
-import { writeFrame } from "../protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../protocol/messages.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
 import type { Domain } from "../domains/domain.ts";
-import { FakeSocket, TOY_DOMAIN, toyDomains } from "./_fake_socket.ts";
-import { type HostedParticipantFactory, Session, type SessionOptions } from "./session.ts";
+import { openSession } from "./_session_harness.ts";
+import { TOY_DOMAIN, toyDomains } from "./_fake_socket.ts";
+import type { HostedParticipantFactory, SessionOptions } from "./session.ts";
 
 /** Collects every unhandled rejection while `fn` runs (and a few turns after). */
 async function unhandledRejections(fn: () => Promise<void>): Promise<unknown[]> {
@@ -31,31 +30,14 @@ async function unhandledRejections(fn: () => Promise<void>): Promise<unknown[]> 
   return seen;
 }
 
-function open(factory: HostedParticipantFactory, options: Partial<SessionOptions> = {}) {
-  const socket = new FakeSocket();
-  const clock = new SimClock();
-  const session = new Session(socket, {
+/** A session hosting the participant `factory` makes, named "oracle", domains unless given. */
+const open = (factory: HostedParticipantFactory, options: Partial<SessionOptions> = {}) =>
+  openSession({
     factory,
     participant: { name: "oracle", side: "agent" },
-    clock,
+    domains: undefined,
     ...options,
   });
-  let n = 0;
-  const send = async (msg: RtviMessage) => {
-    session.receive(writeFrame(msg, "json"));
-    await session.idle();
-    await clock.advance(0);
-    return socket.take();
-  };
-  const request = async (t: string, d: unknown) => {
-    const id = `req_${++n}`;
-    const out = await send(rtvi("client-message", { t, d }, id));
-    const reply = out.find((m) => m.id === id);
-    assert.ok(reply, `no reply to ${t}: ${JSON.stringify(out)}`);
-    return reply;
-  };
-  return { session, socket, clock, send, request };
-}
 
 Deno.test("the issue's crash: oracle, apply_initialization with domain constructor, send-text", async () => {
   const root = new DataRoot(BUNDLED_DATA_ROOT);

@@ -1,68 +1,12 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { SimClock } from "../clock/clock.ts";
 import { dbHash } from "../canonical/hash.ts";
-import type { Side } from "../domains/domain.ts";
-import { type Framing, writeFrame } from "../protocol/framing.ts";
+import { writeFrame } from "../protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../protocol/messages.ts";
 import { DataRoot } from "../scenario/data_root.ts";
-import { EchoParticipant } from "./_echo_participant.ts";
-import { FakeSocket, toyDomains } from "./_fake_socket.ts";
-import { Session, type SessionOptions } from "./session.ts";
+import { openSession } from "./_session_harness.ts";
 
-interface Harness {
-  session: Session;
-  socket: FakeSocket;
-  clock: SimClock;
-  hosted: EchoParticipant[];
-  names: string[];
-  send(msg: RtviMessage, framing?: Framing): Promise<RtviMessage[]>;
-  raw(data: string | Uint8Array): Promise<RtviMessage[]>;
-  request(t: string, d?: unknown): Promise<RtviMessage>;
-}
-
-function harness(options: Partial<SessionOptions> & { side?: Side } = {}): Harness {
-  const socket = new FakeSocket();
-  const clock = new SimClock();
-  const hosted: EchoParticipant[] = [];
-  const names: string[] = [];
-  const session = new Session(socket, {
-    factory: (name) => {
-      names.push(name);
-      const p = new EchoParticipant();
-      hosted.push(p);
-      return p;
-    },
-    participant: { name: "echo", side: options.side ?? "agent" },
-    domains: toyDomains,
-    clock,
-    ...options,
-  });
-  let n = 0;
-  const raw = async (data: string | Uint8Array) => {
-    session.receive(data);
-    await session.idle();
-    await clock.advance(0);
-    return socket.take();
-  };
-  const h: Harness = {
-    session,
-    socket,
-    clock,
-    hosted,
-    names,
-    raw,
-    send: (msg, framing = "json") => raw(writeFrame(msg, framing)),
-    request: async (t, d) => {
-      const id = `req_${++n}`;
-      const replies = await h.send(rtvi("client-message", { t, d }, id));
-      const reply = replies.find((m) => m.id === id);
-      assert.ok(reply, `no reply to ${t}: ${JSON.stringify(replies)}`);
-      return reply;
-    },
-  };
-  return h;
-}
+const harness = openSession;
 
 const TESTDATA_ROOT = fileURLToPath(new URL("./testdata/root/", import.meta.url));
 const types = (msgs: RtviMessage[]) => msgs.map((m) => m.type);
