@@ -485,5 +485,9 @@ Deno.test("a fresh document's hash is written as bytes: shapes sharing a first k
   assert.equal(dbHash(doc), sha256Hex(want));
   assert.equal(canonicalJson(doc), want);
   assert.ok(want.startsWith('{"bookings":[{"id":"X"},{"id":"Y"}],"cached":{"p":[1.5,1e-07]'));
-  assert.ok(want.includes('"records":[{"a":2,"b":1},{"b":1,"c":3},{"a":2,"b":1,"c":3},{"a":2,"b":1},{"a":[{"y":2,"z":1}],"b":null}]'));
+  assert.ok(
+    want.includes(
+      '"records":[{"a":2,"b":1},{"b":1,"c":3},{"a":2,"b":1,"c":3},{"a":2,"b":1},{"a":[{"y":2,"z":1}],"b":null}]',
+    ),
+  );
 });
