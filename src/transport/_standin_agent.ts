@@ -157,7 +157,7 @@ async function runSession(
   // Every handler is in place before the VAD has loaded (which takes a while in a
   // fresh process): the caller's `client-ready` may arrive first. Audio heard before
   // then waits for the VAD.
-  let vad: Vad | undefined;
+  const ear: { vad?: Vad } = {};
   const early: Int16Array[] = [];
   const segmenter = new SpeechSegmenter({ frameMs: 20, minSilenceMs: 500 });
   let next = 0;
@@ -195,7 +195,7 @@ async function runSession(
     closed = true;
     out.stop();
     for (const t of timers) clearTimeout(t);
-    vad?.free();
+    ear.vad?.free();
   });
   const speak = () => {
     const text = lines[next++];
@@ -219,11 +219,11 @@ async function runSession(
     session.chunks.push({ bytes: pcm.length, sampleRate, numChannels, at: performance.now() });
     const samples = pcm16FromBytes(pcm);
     if (!samples.ok || closed) return;
-    if (vad === undefined) early.push(samples.samples);
-    else listen(vad, samples.samples);
+    if (ear.vad === undefined) early.push(samples.samples);
+    else listen(ear.vad, samples.samples);
   };
-  const listen = (vad: Vad, samples: Int16Array) => {
-    for (const e of segmenter.push(vad.process(samples))) {
+  const listen = (heardBy: Vad, samples: Int16Array) => {
+    for (const e of segmenter.push(heardBy.process(samples))) {
       if (e.type !== "end") continue;
       session.callerTurns++;
       // A turn heard while it still speaks is its own echo of nothing: ignore it.
@@ -274,8 +274,8 @@ async function runSession(
     loaded.free();
     return;
   }
-  vad = loaded;
-  for (const samples of early.splice(0)) listen(vad, samples);
+  ear.vad = loaded;
+  for (const samples of early.splice(0)) listen(loaded, samples);
 }
 
 /** The rate of a Twilio media stream. */
@@ -342,8 +342,8 @@ function runTwilioSession(socket: WebSocket, session: StandinSession, options: S
       if (next >= lines.length) socket.close(1000, "done");
     });
   };
-  const listen = (vad: Vad, samples: Int16Array) => {
-    for (const e of segmenter.push(vad.process(samples))) {
+  const listen = (heardBy: Vad, samples: Int16Array) => {
+    for (const e of segmenter.push(heardBy.process(samples))) {
       if (e.type !== "end") continue;
       session.callerTurns++;
       if (performance.now() < speakingUntil) continue;
