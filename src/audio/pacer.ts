@@ -19,6 +19,13 @@
  * @module
  */
 import type { CallTime, Clock } from "../clock/clock.ts";
+import { LatenessMeter } from "./lateness.ts";
+
+/**
+ * The lateness of every chunk paced on a real clock in this process, pooled, and how
+ * many chunks the silence-filled pacers sent against how many their grids made due.
+ */
+export const realTimeLateness: LatenessMeter = new LatenessMeter();
 
 /** One chunk as sent. */
 export interface PacedChunk {
@@ -82,6 +89,11 @@ export class Pacer {
 
   /** Stops sending; queued audio stays queued (and `drained` waiters keep waiting). */
   stop(): void {
+    if (this.#running && this.#silenceFill && !this.#clock.simulated) {
+      // Slots whose time had come by now: each should have been sent.
+      const due = Math.floor((this.#clock.now() - this.#startAt) / this.chunkMs) + 1;
+      realTimeLateness.countDue(due, this.#next);
+    }
     this.#running = false;
     this.#cancel?.();
     this.#cancel = undefined;
@@ -151,6 +163,9 @@ export class Pacer {
       }
     }
     this.#queued -= filled;
+    if (!this.#clock.simulated) {
+      realTimeLateness.record(now - (this.#startAt + k * this.chunkMs), performance.now());
+    }
     this.#onChunk({
       samples,
       index: k,

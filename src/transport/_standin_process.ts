@@ -1,6 +1,6 @@
 /**
  * Starts the stand-in bot in a child process (`_standin_main.ts`) and talks to it
- * over its stdin and stdout. Needs the permission to run `deno`.
+ * over its stdin and stdout. Needs the permission to run `deno` (found on PATH).
  *
  * @module
  */
@@ -29,13 +29,13 @@ const MAIN = new URL("./_standin_main.ts", import.meta.url);
 
 /** Spawns a stand-in bot process and waits until it listens. */
 export async function spawnStandin(options: StandinOptions = {}): Promise<StandinProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command("deno", {
     args: [
       "run",
       "--quiet",
       "--allow-read",
       "--allow-net=127.0.0.1",
-      "--allow-env",
+      "--allow-env=NODE_ENV",
       MAIN.href,
       JSON.stringify(options),
     ],
