@@ -76,13 +76,21 @@ const RECENT_SECONDS = 60;
 /** Pooled lateness of paced chunks: since the last reset, and over recent seconds. */
 export class LatenessMeter {
   readonly #total = new Histogram();
-  readonly #seconds = Array.from({ length: RECENT_SECONDS }, () => new Histogram());
+  readonly #seconds: Histogram[];
   /** The whole second (of `performance.now()`) each slot of `#seconds` holds. */
-  readonly #secondOf = new Float64Array(RECENT_SECONDS).fill(-1);
+  readonly #secondOf: Float64Array;
+
+  /** `recent: false` keeps the total only (a call's own meter: 12 KB, not 700). */
+  constructor(options: { recent?: boolean } = {}) {
+    const n = options.recent === false ? 0 : RECENT_SECONDS;
+    this.#seconds = Array.from({ length: n }, () => new Histogram());
+    this.#secondOf = new Float64Array(n).fill(-1);
+  }
 
   /** Counts one chunk sent `lateMs` after its slot, at `nowMs` (`performance.now()`). */
   record(lateMs: number, nowMs: number): void {
     this.#total.add(lateMs);
+    if (this.#seconds.length === 0) return;
     const second = Math.floor(nowMs / 1000);
     const slot = second % RECENT_SECONDS;
     if (this.#secondOf[slot] !== second) {
@@ -110,6 +118,7 @@ export class LatenessMeter {
   /** The chunks of the last `windowMs` (whole seconds, at most a minute) before `nowMs`. */
   recent(windowMs: number, nowMs: number): LatenessSummary {
     const now = Math.floor(nowMs / 1000);
+    if (this.#seconds.length === 0) return summarise([]);
     const back = Math.min(RECENT_SECONDS, Math.ceil(windowMs / 1000));
     const parts: Histogram[] = [];
     for (let s = now - back + 1; s <= now; s++) {

@@ -24,13 +24,21 @@
  * @module
  */
 import type { CallTime, Clock } from "../clock/clock.ts";
-import { LatenessMeter } from "./lateness.ts";
+import { LatenessMeter, type LatenessSummary } from "./lateness.ts";
 
 /**
  * The lateness of every chunk paced on a real clock in this process, pooled, and how
  * many chunks the silence-filled pacers sent against how many their grids made due.
  */
 export const realTimeLateness: LatenessMeter = new LatenessMeter();
+
+/** Each real clock's own meter: the lateness of one call's pacers (a clock a call). */
+const latenessByClock = new WeakMap<Clock, LatenessMeter>();
+
+/** How late the chunks of the pacers on `clock` went out, if any ran on a real clock. */
+export function pacerLatenessOf(clock: Clock): LatenessSummary | undefined {
+  return latenessByClock.get(clock)?.summary();
+}
 
 /** One chunk as sent. */
 export interface PacedChunk {
@@ -207,6 +215,7 @@ export class Pacer {
   /** On a real clock: its place on the shared ticker, and wall time minus clock time. */
   readonly #entry: TickerEntry | undefined;
   #wallOffset = 0;
+  readonly #meter: LatenessMeter | undefined;
 
   constructor(options: PacerOptions) {
     this.chunkMs = options.chunkMs ?? 16;
@@ -215,7 +224,12 @@ export class Pacer {
     this.#clock = options.clock;
     this.#silenceFill = options.silenceFill ?? true;
     this.#onChunk = options.onChunk;
-    if (!this.#clock.simulated) this.#entry = { dueWall: 0, slot: -1, tick: () => this.#tick() };
+    if (!this.#clock.simulated) {
+      this.#entry = { dueWall: 0, slot: -1, tick: () => this.#tick() };
+      let meter = latenessByClock.get(this.#clock);
+      if (!meter) latenessByClock.set(this.#clock, meter = new LatenessMeter({ recent: false }));
+      this.#meter = meter;
+    }
   }
 
   /** Starts the grid now; the first chunk goes out at once. */
@@ -306,8 +320,11 @@ export class Pacer {
       }
     }
     this.#queued -= filled;
-    if (!this.#clock.simulated) {
-      realTimeLateness.record(now - (this.#startAt + k * this.chunkMs), performance.now());
+    if (this.#meter) {
+      const late = now - (this.#startAt + k * this.chunkMs);
+      const wall = performance.now();
+      realTimeLateness.record(late, wall);
+      this.#meter.record(late, wall);
     }
     this.#onChunk({
       samples,
