@@ -11,46 +11,40 @@
  * per chunk sent (what a shared machine distorts least), and the load average.
  *
  *   deno task bench:audio:realtime [--calls 10,50,100,200] [--seconds 20]
- *     [--framing protobuf,json,twilio] [--json]
+ *     [--framing protobuf,json,twilio] [--workers W] [--json]
+ *
+ * `--workers W` shares each row's calls out over W Workers (each with its own pacers,
+ * ticker and sockets), as a real-time run can on a machine with W cores.
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import process from "node:process";
-import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
-import type { CallSetup } from "../src/bridge/call.ts";
-import { RealClock } from "../src/clock/clock.ts";
-import { realTimeLateness } from "../src/audio/pacer.ts";
-import { Environment } from "../src/env/environment.ts";
-import { RemoteParticipant } from "../src/participants/remote.ts";
-import { ScriptedUser } from "../src/participants/scripted_user.ts";
-import { counterDomain } from "../src/testing/counter_domain.ts";
-import { VoicedTts } from "../src/transport/_standin_agent.ts";
+import { LatenessMeter } from "../src/audio/lateness.ts";
 import { spawnStandin } from "../src/transport/_standin_process.ts";
+import {
+  type BenchFraming,
+  type CallsDone,
+  type CallsJob,
+  runCalls,
+} from "./_bench_audio_calls.ts";
 
 const { values } = parseArgs({
   options: {
     calls: { type: "string", default: "10,50,100,200" },
     seconds: { type: "string", default: "20" },
     framing: { type: "string", default: "protobuf" },
+    workers: { type: "string", default: "1" },
     json: { type: "boolean", default: false },
   },
 });
 const concurrencies = values.calls.split(",").map(Number);
 const seconds = Number(values.seconds);
-const framings = values.framing.split(",") as ("json" | "protobuf" | "twilio")[];
+const workers = Math.max(1, Number(values.workers));
+const framings = values.framing.split(",") as BenchFraming[];
 for (const f of framings) {
   if (!["json", "protobuf", "twilio"].includes(f)) throw new Error(`unknown framing ${f}`);
 }
-
-const setup = (side: "agent" | "user"): CallSetup => ({
-  side,
-  scenario: "bench",
-  domain: "test_counter",
-  prompt: "",
-  tools: [],
-  seed: "00000001",
-});
 // Enough lines that the bot keeps answering until the duration limit.
 const lines = Array.from(
   { length: 200 },
@@ -61,6 +55,7 @@ const lines = Array.from(
 interface Row {
   framing: string;
   calls: number;
+  workers: number;
   p50_ms: number;
   p99_ms: number;
   max_ms: number;
@@ -75,59 +70,59 @@ interface Row {
   load_average: number[];
 }
 
-// The caller's voice is made before the calls (a real TTS runs in a Worker).
-const tts = new VoicedTts();
-for (const text of ["Please add five to the counter.", "Okay."]) await tts.synthesize({ text });
+/** A share of the calls on a Worker of its own (its own pacers, ticker and sockets). */
+function onWorker(job: CallsJob): Promise<CallsDone> {
+  const w = new Worker(new URL("./_bench_audio_calls.ts", import.meta.url), { type: "module" });
+  return new Promise<CallsDone>((resolve, reject) => {
+    w.onmessage = (e: MessageEvent<CallsDone>) => {
+      w.terminate();
+      resolve(e.data);
+    };
+    w.onerror = (e) => {
+      w.terminate();
+      reject(new Error(e.message));
+    };
+    w.postMessage(job);
+  });
+}
 
-async function row(framing: "json" | "protobuf" | "twilio", calls: number): Promise<Row> {
+async function row(framing: BenchFraming, calls: number): Promise<Row> {
   const standin = await spawnStandin({ lines });
-  realTimeLateness.reset();
+  const url = framing === "twilio" ? standin.twilioUrl : standin.url;
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
-  const outcomes = await Promise.all(Array.from({ length: calls }, async (_, i) => {
-    // Calls that start on the same millisecond and say the same things would answer in
-    // lockstep; real calls do not: starts are spread over half a second.
-    await new Promise((r) => setTimeout(r, (i * 137) % 500));
-    const agent = new RemoteParticipant(
-      framing === "twilio"
-        ? { url: standin.twilioUrl, framing, speech: { tts } }
-        : { url: standin.url, framing },
-    );
-    const out = await runCall({
-      env: new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
-        today: "2024-05-15",
-        seed: "s",
-      }),
-      agent,
-      user: new ScriptedUser({ opening: "Please add five to the counter.", patience: 1000 }),
-      agentSetup: setup("agent"),
-      userSetup: setup("user"),
-      clock: new RealClock(),
-      limits: { ...DEFAULT_LIMITS, maxDurationMs: seconds * 1000 },
-      firstSpeaker: "agent",
-      timedSpeech: true,
-      speech: { tts },
-    });
-    await agent.close();
-    return out;
-  }));
+  // The calls in this thread, or shared out over Workers.
+  const shares = workers === 1 ? [calls] : Array.from(
+    { length: workers },
+    (_, w) => Math.floor(calls / workers) + (w < calls % workers ? 1 : 0),
+  );
+  let first = 0;
+  const jobs = shares.map((n) => {
+    const job: CallsJob = { framing, url, calls: n, seconds, first };
+    first += n;
+    return job;
+  });
+  const done = await Promise.all(jobs.map((j) => workers === 1 ? runCalls(j) : onWorker(j)));
   const wallS = (performance.now() - wall0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  const late = realTimeLateness.summary();
+  const pooled = new LatenessMeter({ recent: false });
+  for (const d of done) pooled.addTotals(d.late);
+  const late = pooled.summary();
+  const errors = done.flatMap((d) => d.errors);
   const heard = (await standin.stats()).reduce((n, s) => n + s.chunks, 0);
   await standin.close();
   const cpuS = (cpu.user + cpu.system) / 1e6;
   const r2 = (x: number) => Math.round(x * 100) / 100;
-  const errors = outcomes.filter((o) => o.error);
-  if (errors.length > 0) console.error(`${framing} x${calls}: ${errors[0]!.error!.message}`);
+  if (errors.length > 0) console.error(`${framing} x${calls}: ${errors[0]}`);
   return {
     framing,
     calls,
+    workers,
     p50_ms: late.p50,
     p99_ms: late.p99,
     max_ms: late.max,
-    chunks_sent: realTimeLateness.chunksSent,
-    chunks_due: realTimeLateness.chunksDue,
+    chunks_sent: pooled.chunksSent,
+    chunks_due: pooled.chunksDue,
     chunks_heard: heard,
     errors: errors.length,
     cores: r2(cpuS / wallS),
@@ -139,8 +134,8 @@ async function row(framing: "json" | "protobuf" | "twilio", calls: number): Prom
 
 if (!values.json) {
   console.log(
-    `${seconds} s calls; pacer lateness pooled over every chunk of callbench's pacers; ` +
-      "stand-in bots in a separate process",
+    `${seconds} s calls on ${workers === 1 ? "the main thread" : `${workers} Workers`}; ` +
+      "pacer lateness pooled over every chunk of callbench's pacers; stand-in bot in its own process",
   );
   console.log(
     "framing   calls  p50 ms  p99 ms  max ms  sent/due          heard    err  cores  µs CPU/chunk  load",

@@ -70,6 +70,15 @@ function summarise(parts: readonly Histogram[]): LatenessSummary {
   return { count, p50: at(0.5), p99: at(0.99), max: Math.round(max * 100) / 100 };
 }
 
+/** A meter's pooled total as plain data. */
+export interface LatenessTotals {
+  bins: Uint32Array;
+  count: number;
+  max: number;
+  chunksDue: number;
+  chunksSent: number;
+}
+
 /** Seconds of history kept for {@link LatenessMeter.recent}. */
 const RECENT_SECONDS = 60;
 
@@ -108,6 +117,26 @@ export class LatenessMeter {
   countDue(due: number, sent: number): void {
     this.chunksDue += due;
     this.chunksSent += sent;
+  }
+
+  /** The pooled total and counts as plain data (to send from a Worker). */
+  totals(): LatenessTotals {
+    return {
+      bins: this.#total.bins.slice(),
+      count: this.#total.count,
+      max: this.#total.max,
+      chunksDue: this.chunksDue,
+      chunksSent: this.chunksSent,
+    };
+  }
+
+  /** Adds another meter's {@link totals} (a Worker's) to this one's total. */
+  addTotals(t: LatenessTotals): void {
+    for (let b = 0; b < BINS; b++) this.#total.bins[b]! += t.bins[b] ?? 0;
+    this.#total.count += t.count;
+    this.#total.max = Math.max(this.#total.max, t.max);
+    this.chunksDue += t.chunksDue;
+    this.chunksSent += t.chunksSent;
   }
 
   /** Every chunk since the last {@link reset}. */
