@@ -1,0 +1,120 @@
+/**
+ * Every task of deno.json, run exactly as deno.json defines it (`deno task NAME`),
+ * so a permission a task lacks (a variable a dependency reads, a folder it writes)
+ * fails here rather than for a user. A task added without a row below fails too.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tasks } from "./_tasks.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+
+async function task(name: string, args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", name, ...args],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...env },
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** How each task is run here, or why it is not (it runs the tests, or runs for minutes). */
+const RUNS: Record<string, (() => Promise<void>) | string> = {
+  async cli() {
+    const r = await task("cli", ["--version"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^callbench \d+\.\d+\.\d+/);
+  },
+  async demo() {
+    const r = await task("demo", []);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout + r.stderr, /oracle/);
+  },
+  async scaffold() {
+    // Failed with "Requires env access to LOG_TOKENS" when only tests' own flags ran it.
+    const out = await Deno.makeTempDir({ prefix: "callbench-task-scaffold-" });
+    try {
+      const r = await task("scaffold", ["--domain", "eva_airline", "--out", join(out, "x")]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok([...Deno.readDirSync(join(out, "x"))].length > 0);
+    } finally {
+      await Deno.remove(out, { recursive: true });
+    }
+  },
+  async schema() {
+    // Writes schemas/ in place: what is committed must be what the zod schemas give.
+    const before = await gitStatus("schemas");
+    const r = await task("schema", []);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await gitStatus("schemas"), before, "schemas/ is stale: run deno task schema");
+  },
+  async serve() {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "serve", "--port", "0", "--agent", "noop"],
+      cwd: ROOT,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    let url: string | undefined;
+    while (url === undefined) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      url = /listening on ws:\/\/(\S+)\/ws/.exec(text)?.[1];
+    }
+    try {
+      assert.ok(url, text);
+      const health = await fetch(`http://${url}/health`);
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+    } finally {
+      child.kill("SIGTERM");
+      await reader.cancel();
+      await child.status;
+    }
+  },
+  async "bench:server"() {
+    const r = await task("bench:server", ["5"]);
+    assert.equal(r.code, 0, r.stderr);
+  },
+  test: "runs this suite",
+  "test:conformance": "run by .ci/run beside this suite",
+  ok: "runs this suite",
+  bench: "Deno.bench over every *_bench.ts: minutes; run by hand",
+  "bench:audio": "a benchmark of minutes; run by hand",
+  "bench:audio:realtime": "real-time calls for minutes; run by hand",
+  "bench:calls": "a benchmark of minutes; run by hand",
+};
+
+async function gitStatus(path: string): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args: ["status", "--porcelain", "--", path],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test("every deno.json task has a row here", () => {
+  const missing = Object.keys(tasks()).filter((t) => !(t in RUNS));
+  assert.deepEqual(missing, [], "add a run (or the reason it is not run) for each new task");
+});
+
+for (const [name, run] of Object.entries(RUNS)) {
+  if (typeof run === "string") continue;
+  Deno.test({
+    name: `deno task ${name} runs as deno.json defines it`,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: run,
+  });
+}
