@@ -1,3 +1,4 @@
+import { redactUrl } from "../transport/redact_url.ts";
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
@@ -379,8 +380,9 @@ export const command: Command = {
     }
 
     const config = configHash({
-      agent: participants.agent,
-      user: participants.user,
+      // Without secrets: a rotated key is the same configuration, and no hash is taken of it.
+      agent: redactUrl(participants.agent),
+      user: redactUrl(participants.user),
       agent_model: modelConfig(participants.agentModel),
       user_model: modelConfig(participants.userModel),
       limits,
