@@ -118,3 +118,76 @@ for (const [name, run] of Object.entries(RUNS)) {
     fn: run,
   });
 }
+
+/** Bytes under `dir` (files counted once, links not followed). */
+function bytesUnder(dir: string): number {
+  let total = 0;
+  for (const e of Deno.readDirSync(dir)) {
+    const p = join(dir, e.name);
+    const info = Deno.lstatSync(p);
+    if (info.isDirectory) total += bytesUnder(p);
+    else if (info.isFile) total += info.size;
+  }
+  return total;
+}
+
+Deno.test({
+  name: "a cold deno task demo downloads under 30 MB: no test-only and no audio package",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const tmp = await Deno.makeTempDir({ prefix: "callbench-cold-" });
+    try {
+      // The tracked files of this checkout, without its node_modules.
+      const listed = await new Deno.Command("git", {
+        args: ["ls-files", "-z"],
+        cwd: ROOT,
+        stdout: "piped",
+      })
+        .output();
+      const files = new TextDecoder().decode(listed.stdout).split("\0").filter(Boolean);
+      const repo = join(tmp, "repo");
+      for (const f of files) {
+        try {
+          Deno.mkdirSync(join(repo, f, ".."), { recursive: true });
+          Deno.copyFileSync(join(ROOT, f), join(repo, f));
+        } catch (e) {
+          if (!(e instanceof Deno.errors.NotFound)) throw e; // deleted in the work tree
+        }
+      }
+      const denoDir = join(tmp, "deno_dir");
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["task", "-q", "demo"],
+        cwd: repo,
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+        env: { NO_COLOR: "1", DENO_DIR: denoDir },
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const installed = [...Deno.readDirSync(join(repo, "node_modules", ".deno"))]
+        .map((e) => e.name).filter((n) => n !== "node_modules" && !n.startsWith(".")).sort();
+      assert.deepEqual(installed.map((n) => n.replace(/@[^@]+$/, "")), [
+        "hono",
+        "ws",
+        "yaml",
+        "zod",
+      ]);
+      const mb = (bytesUnder(denoDir) + bytesUnder(join(repo, "node_modules"))) / 1e6;
+      assert.ok(mb < 30, `a cold demo downloaded ${mb.toFixed(1)} MB`);
+      // The runtime tasks run without the lockfile (it pins the tests' packages): that is
+      // sound only while every package of the import map depends on nothing.
+      for (const name of installed) {
+        const pkg = name.replace(/@[^@]+$/, "").replace("+", "/");
+        const manifest = JSON.parse(
+          Deno.readTextFileSync(
+            join(repo, "node_modules", ".deno", name, "node_modules", pkg, "package.json"),
+          ),
+        );
+        assert.deepEqual(Object.keys(manifest.dependencies ?? {}), [], `${pkg} has dependencies`);
+      }
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
+});
