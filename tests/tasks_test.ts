@@ -175,8 +175,10 @@ Deno.test({
       ]);
       const mb = (bytesUnder(denoDir) + bytesUnder(join(repo, "node_modules"))) / 1e6;
       assert.ok(mb < 30, `a cold demo downloaded ${mb.toFixed(1)} MB`);
-      // The runtime tasks run without the lockfile (it pins the tests' packages): that is
-      // sound only while every package of the import map depends on nothing.
+      // Only the tests have a lockfile (tests/deno.lock: it pins the pipecat client's
+      // tree); `deno task` installs every package of a lockfile before it runs a task, so
+      // the runtime has none. That is sound only while every package of the import map
+      // is pinned and depends on nothing.
       for (const name of installed) {
         const pkg = name.replace(/@[^@]+$/, "").replace("+", "/");
         const manifest = JSON.parse(
