@@ -154,7 +154,11 @@ const RUN_FLAGS = {
       "a folder holding another configuration is refused (see --append)",
   },
   append: { type: "boolean", description: "allow --out DIR to hold other configurations too" },
-  resume: { type: "boolean", description: "skip trials already in DIR/trials.jsonl" },
+  resume: {
+    type: "boolean",
+    description: "skip trials already in DIR/trials.jsonl (printed first when stdout\n" +
+      "is not a terminal, so score | report see the whole run)",
+  },
   "retry-errors": {
     type: "boolean",
     description: "with --resume: run infrastructure-error trials again (their new\n" +
@@ -427,6 +431,20 @@ export const command: Command = {
       resume: values.resume,
       retryErrors: values["retry-errors"] ?? false,
       append: values.append ?? false,
+      // A pipe downstream (score | report) sees the whole run, not only what ran now.
+      ...(values.resume && !io.outIsTerminal
+        ? {
+          onExisting: (line: string) => {
+            if (!stdoutOpen) return;
+            try {
+              io.out(line);
+            } catch (e) {
+              if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+              stdoutOpen = false;
+            }
+          },
+        }
+        : {}),
       limits,
       signal: stop.signal,
       onRecord: (r) => {
