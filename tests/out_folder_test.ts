@@ -39,3 +39,12 @@ Deno.test("eval --resume into a pipe re-emits the folder's records, so score | r
   assert.equal(report.code, 0, report.stderr);
   assert.equal(JSON.parse(report.stdout).overall.trials, 6);
 });
+
+Deno.test("eval: with stderr not a terminal, plain progress lines say done, failed and errors", async () => {
+  // noop fails the retail tasks that change the world: they count as failed.
+  const r = await cli(["eval", "--domain", "tau2_retail", "--agent", "noop", "--trials", "2"]);
+  assert.equal(r.code, 0, r.stderr);
+  const progress = r.stderr.split("\n").filter((l) => /^eval: \d+\/6 /.test(l));
+  assert.ok(progress.length >= 2, r.stderr);
+  assert.match(progress.at(-1)!, /^eval: 6\/6 \(100%\), \d+ failed, [\d.]+\/s$/);
+});

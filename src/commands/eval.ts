@@ -19,7 +19,8 @@ import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
 import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
-import { progressBar } from "../cli/progress.ts";
+import { progressBar, progressLines } from "../cli/progress.ts";
+import { scoreTrial } from "../score/score_trial.ts";
 import { isWireFraming, WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join } from "node:path";
@@ -398,6 +399,10 @@ export const command: Command = {
       ...(speech ? { speech: speechConfig(speech) } : {}),
     });
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
+    // Not a terminal (CI): plain lines, with how many completed trials fail their score.
+    const lines = io.errIsTerminal ? undefined : progressLines(io, "eval");
+    let failedTrials = 0;
+    let errorTrials = 0;
     const out = values.out;
     const stop = new AbortController();
     let why: "interrupt" | "stdout" | undefined;
@@ -475,6 +480,11 @@ export const command: Command = {
       onProgress: (done, total, record) => {
         if (done === 0) toRun = total;
         bar?.(done, total, record);
+        if (lines) {
+          if (record?.status === "error") errorTrials++;
+          else if (record && scoreTrial(record).is_successful === false) failedTrials++;
+          lines.update({ done, total: toRun, failed: failedTrials, errors: errorTrials });
+        }
       },
     });
     run.catch(() => {}); // awaited below unless the run is stopped
@@ -483,6 +493,7 @@ export const command: Command = {
       summary = await Promise.race([run, stopped]);
     } finally {
       unlisten?.();
+      lines?.stop();
       // The flite Worker would keep the process alive.
       if (speech) await closeSpeech();
     }
