@@ -81,6 +81,57 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
       await child.status;
     }
   },
+  async install() {
+    // Installed, the command runs in the user's own folder on that folder's files.
+    const tmp = await Deno.makeTempDir({ prefix: "callbench-task-install-" });
+    try {
+      const r = await task("install", [], { DENO_INSTALL_ROOT: tmp });
+      assert.equal(r.code, 0, r.stderr);
+      const bin = join(tmp, "bin", "callbench");
+      const project = join(tmp, "project");
+      Deno.mkdirSync(project);
+      // The README's from-scratch scenario, in the user's folder.
+      const readme = Deno.readTextFileSync(join(ROOT, "README.md"));
+      const start = readme.indexOf("```yaml\nname: mine__lamp_exchange") + "```yaml\n".length;
+      const scenario = readme.slice(start, readme.indexOf("```", start));
+      Deno.writeTextFileSync(join(project, "mine.yaml"), scenario);
+      const run = async (args: string[], stdin?: string) => {
+        const child = new Deno.Command(bin, {
+          args,
+          cwd: project,
+          stdin: stdin === undefined ? "null" : "piped",
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        if (stdin !== undefined) {
+          const w = child.stdin.getWriter();
+          await w.write(new TextEncoder().encode(stdin));
+          await w.close();
+        }
+        const out = await child.output();
+        const dec = new TextDecoder();
+        return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+      };
+      const version = await run(["--version"]);
+      assert.equal(version.code, 0, version.stderr);
+      const gold = await run(["gold", "mine.yaml"]);
+      assert.equal(gold.code, 0, gold.stderr);
+      const hash = JSON.parse(gold.stdout).expected_db_sha256;
+      Deno.writeTextFileSync(
+        join(project, "mine.yaml"),
+        scenario.replace("expect:\n", `expect:\n  db_sha256: "${hash}"\n`),
+      );
+      const valid = await run(["validate", "mine.yaml"]);
+      assert.equal(valid.code, 0, valid.stderr);
+      const ev = await run(["eval", "mine.yaml", "--agent", "oracle", "--out", "runs/first"]);
+      assert.equal(ev.code, 0, ev.stderr);
+      assert.ok(Deno.statSync(join(project, "runs", "first", "trials.jsonl")).isFile);
+      const verdict = JSON.parse((await run(["score"], ev.stdout)).stdout.trim());
+      assert.equal(verdict.is_successful, true);
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
   async "bench:server"() {
     const r = await task("bench:server", ["5"]);
     assert.equal(r.code, 0, r.stderr);
