@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli } from "./_cli.ts";
+import { serveBuiltin } from "./_serve.ts";
+import { openDataRoot } from "../src/scenario/data_root.ts";
 
 const README = Deno.readTextFileSync(new URL("../README.md", import.meta.url));
 
@@ -40,4 +42,70 @@ Deno.test("README: the from-scratch scenario is refused as shown, then gold, val
   assert.equal(verdict.is_successful, true, JSON.stringify(verdict.signals));
   assert.equal(verdict.signals.clean_exit, true);
   assert.equal(verdict.signals.db_state_match, true);
+});
+
+/** A shell pipeline's stages (`a \ | b | c`), each as its argument words after `deno task -q cli`. */
+function stages(sh: string): string[][] {
+  return sh.replace(/\\\n/g, " ").split("|").map((stage) => {
+    const words = stage.trim().split(/\s+/);
+    assert.deepEqual(words.slice(0, 4), ["deno", "task", "-q", "cli"], stage);
+    return words.slice(4);
+  });
+}
+
+Deno.test("README: the pipeline runs as written, against a served agent and the bundled data", async () => {
+  const server = serveBuiltin(openDataRoot()); // the oracle by default
+  const dir = await Deno.makeTempDir({ prefix: "callbench-readme-" });
+  try {
+    const pipeline = stages(block("sh", "deno task -q cli list"));
+    assert.equal(pipeline.length, 4);
+    let input = "";
+    for (const args of pipeline) {
+      const words = args.map((w) =>
+        w === "ws://127.0.0.1:8765/ws" ? server.url : w === "runs/today" ? join(dir, "today") : w
+      );
+      // The bundled fixtures stand in for the benchmark data the README points at.
+      const i = words.indexOf("--data-root");
+      if (i >= 0) words.splice(i, 2);
+      const r = await cli(words, input);
+      assert.equal(r.code, 0, `${words.join(" ")}: ${r.stderr}`);
+      input = r.stdout;
+    }
+    assert.match(input, /\| eva_airline/);
+    assert.equal(
+      Deno.readTextFileSync(join(dir, "today", "trials.jsonl")).trim().split("\n").length,
+      4 * 4, // the bundled eva fixture's 4 scenarios, 4 trials each
+    );
+    // The jq line reads the folder the pipeline wrote.
+    const jq = block("sh", "deno task -q cli score runs/today");
+    const [scoreArgs, filter] = jq.trim().split(/ \| jq -r /);
+    const scored = await cli(
+      scoreArgs!.split(/\s+/).slice(4).map((w) =>
+        w === "runs/today/trials.jsonl" ? join(dir, "today", "trials.jsonl") : w
+      ),
+    );
+    assert.equal(scored.code, 0, scored.stderr);
+    const out = await new Deno.Command("jq", {
+      args: ["-r", filter!.replace(/^'|'$/g, "")],
+      stdin: "piped",
+      stdout: "piped",
+    }).spawn();
+    const w = out.stdin.getWriter();
+    await w.write(new TextEncoder().encode(scored.stdout));
+    await w.close();
+    const result = await out.output();
+    assert.equal(result.code, 0);
+    assert.equal(new TextDecoder().decode(result.stdout), ""); // the served oracle passes all
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("README: the flow example validates", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-readme-" });
+  const file = join(dir, "clinic.flow.yaml");
+  Deno.writeTextFileSync(file, block("yaml", "nodes:"));
+  const r = await cli(["validate", file]);
+  assert.equal(r.code, 0, r.stderr);
 });
