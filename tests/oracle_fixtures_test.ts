@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { cli } from "./_cli.ts";
 
 Deno.test("oracle: every bundled scenario passes every applicable signal in each of 3 trials", async () => {
-  const domains = ["eva_airline", "tau2_airline", "tau2_retail", "tau2_telecom", "tau2_telecom_workflow"];
+  const domains = [
+    "eva_airline",
+    "tau2_airline",
+    "tau2_retail",
+    "tau2_telecom",
+    "tau2_telecom_workflow",
+  ];
   const ev = await cli([
     "eval",
     ...domains.flatMap((d) => ["--domain", d]),

@@ -36,5 +36,8 @@ Deno.test("eval: userinfo and secret-named query values of the agent URL are red
   }
   assert.match(r.stderr, /ws:\/\/\*\*\*@127\.0\.0\.1:9\/ws\?api_key=\*\*\*&password=\*\*\*&x=1/);
   const record = JSON.parse(r.stdout.split("\n")[0]!);
-  assert.equal(record.participants.agent.url, "ws://***@127.0.0.1:9/ws?api_key=***&password=***&x=1");
+  assert.equal(
+    record.participants.agent.url,
+    "ws://***@127.0.0.1:9/ws?api_key=***&password=***&x=1",
+  );
 });

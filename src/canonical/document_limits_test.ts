@@ -20,7 +20,10 @@ Deno.test("document limits: integers past 2^53 are refused, safe ones and floats
   const s = '{"id": "12345678901234567890"}';
   equal(documentProblem(JSON.parse(s), s), undefined);
   const big = '{"users": {"u": {"balance": 12345678901234567890}}}';
-  match(documentProblem(JSON.parse(big), big)!, /the integer 12345678901234567890 \(key "balance"\) is beyond 2\^53/);
+  match(
+    documentProblem(JSON.parse(big), big)!,
+    /the integer 12345678901234567890 \(key "balance"\) is beyond 2\^53/,
+  );
   const neg = "[-9007199254740993]";
   match(documentProblem(JSON.parse(neg), neg)!, /-9007199254740993/);
 });

@@ -67,9 +67,9 @@ export function progressLines(
     const seconds = Math.max(0.001, (last - started) / 1000);
     const rate = done / seconds;
     const parts = [
-      total === undefined ? `${done} done` : `${done}/${total} (${
-        total === 0 ? 100 : Math.floor((100 * done) / total)
-      }%)`,
+      total === undefined
+        ? `${done} done`
+        : `${done}/${total} (${total === 0 ? 100 : Math.floor((100 * done) / total)}%)`,
       ...(failed ? [`${failed} failed`] : []),
       ...(errors ? [`${errors} error(s)`] : []),
       `${rate.toFixed(rate < 10 ? 2 : 1)}/s`,

@@ -224,7 +224,10 @@ Deno.test("gold cache: an entry edited without the secret is discarded with a wa
     deepEqual(next.calls, ["tau2_retail__0"]);
     equal(next.cache.stats.rejected, 1);
     equal(next.warnings.length, 1);
-    equal(next.warnings[0], `${file}: gold cache entry discarded (its MAC does not verify); recomputed`);
+    equal(
+      next.warnings[0],
+      `${file}: gold cache entry discarded (its MAC does not verify); recomputed`,
+    );
     equal(JSON.stringify(gold), JSON.stringify(truth));
     equal(next.scenarios[0]!.expect.db_sha256 ?? gold.expected_db_sha256, truth.expected_db_sha256);
     equal(Deno.readTextFileSync(file!), good);
