@@ -85,15 +85,26 @@ Deno.test("README: the pipeline runs as written, against a served agent and the 
       ),
     );
     assert.equal(scored.code, 0, scored.stderr);
-    const out = await new Deno.Command("jq", {
-      args: ["-r", filter!.replace(/^'|'$/g, "")],
-      stdin: "piped",
-      stdout: "piped",
-    }).spawn();
-    const w = out.stdin.getWriter();
+    let jqProcess: Deno.ChildProcess;
+    try {
+      jqProcess = new Deno.Command("jq", {
+        args: ["-r", filter!.replace(/^'|'$/g, "")],
+        stdin: "piped",
+        stdout: "piped",
+      }).spawn();
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      // No jq here (.ci/run installs it): the filter's meaning, checked without it.
+      console.log("jq is not installed: its README line is checked without it");
+      const failing = scored.stdout.trim().split("\n").map((l) => JSON.parse(l))
+        .filter((v) => v.is_successful !== true);
+      assert.deepEqual(failing, []);
+      return;
+    }
+    const w = jqProcess.stdin.getWriter();
     await w.write(new TextEncoder().encode(scored.stdout));
     await w.close();
-    const result = await out.output();
+    const result = await jqProcess.output();
     assert.equal(result.code, 0);
     assert.equal(new TextDecoder().decode(result.stdout), ""); // the served oracle passes all
   } finally {
