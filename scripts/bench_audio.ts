@@ -181,7 +181,9 @@ const of = (mode: string, pass: "cold" | "warm") =>
   results.filter((r) => r.mode === mode).map((r) => r[pass]);
 console.log("trials/s, median (min–max)     cold (fresh process)   warm (second pass)");
 for (const mode of ["text", "audio"]) {
-  console.log(`${mode.padEnd(30)} ${figure(of(mode, "cold")).padEnd(22)} ${figure(of(mode, "warm"))}`);
+  console.log(
+    `${mode.padEnd(30)} ${figure(of(mode, "cold")).padEnd(22)} ${figure(of(mode, "warm"))}`,
+  );
 }
 const ratio = (pass: "cold" | "warm") => median(of("audio", pass)) / median(of("text", pass));
 console.log(

@@ -278,7 +278,9 @@ async function main() {
       `module ${s.moduleMs.toFixed(0)} + init ${s.initMs.toFixed(0)} = ${s.readyMs.toFixed(0)} ms`
     ).join("; ");
     console.log(
-      `workers 2 (${cores} cores), c${concurrency}: start-up ${p.startupMs.toFixed(0)} ms (${parts})`,
+      `workers 2 (${cores} cores), c${concurrency}: start-up ${
+        p.startupMs.toFixed(0)
+      } ms (${parts})`,
     );
     report(`workers 2, c${concurrency}, steady state`, p);
   }
