@@ -96,11 +96,12 @@ function cliTaskFlags(): string[] {
 
 const CLI_FLAGS = cliTaskFlags();
 
-/** Wall-clock seconds of a whole process; its stdout (checked for exit 0). */
+/** Wall-clock seconds of a whole process; its stdout (checked for exit 0, or `codes`). */
 async function timeProcess(
   cmd: string,
   args: string[],
   env: Record<string, string> = {},
+  codes: readonly number[] = [0],
 ): Promise<{ seconds: number; stdout: Uint8Array }> {
   const t0 = performance.now();
   const out = await new Deno.Command(cmd, {
@@ -111,7 +112,7 @@ async function timeProcess(
     stderr: "piped",
   }).output();
   const seconds = (performance.now() - t0) / 1000;
-  if (!out.success) {
+  if (!codes.includes(out.code)) {
     throw new Error(
       `${cmd} ${args.join(" ")} exited ${out.code}: ${new TextDecoder().decode(out.stderr)}`,
     );
@@ -120,7 +121,9 @@ async function timeProcess(
 }
 
 function cli(args: string[], env?: Record<string, string>) {
-  return timeProcess("deno", ["run", ...CLI_FLAGS, "cli.ts", ...args], env);
+  // gold exits 2 when a task's reference call fails on the data, as some real tasks' do.
+  const codes = args[0] === "gold" ? [0, 2] : [0];
+  return timeProcess("deno", ["run", ...CLI_FLAGS, "cli.ts", ...args], env, codes);
 }
 
 function sha(bytes: Uint8Array): string {
