@@ -17,6 +17,7 @@ import {
   type CallLine,
   type CallSetup,
   type Clock,
+  type LineAudio,
   type Participant,
   ParticipantError,
   type ReceivedAudio,
@@ -30,6 +31,7 @@ import { type Pcm16, pcm16 } from "../audio/pcm.ts";
 import { detectDtmf, dtmfTones } from "../audio/dtmf.ts";
 import { beepTone, detectBeeps } from "../audio/beep.ts";
 import { type LineUtterance, PendingSaid, SpeechChannel } from "./speech_channel.ts";
+import type { Line } from "../audio/line/line.ts";
 
 /** The limits that end a call. */
 export interface CallLimits {
@@ -91,6 +93,12 @@ export interface CallSpeech {
   stt?: SttProvider;
   /** The rate of generated tones (default the TTS provider's, else 16 kHz). */
   sampleRate?: number;
+  /**
+   * The phone line each side's audio crosses (`src/audio/line/`): the listener hears
+   * a side's utterances through its line, and the agent's end gets the caller's line
+   * noise for its silences (`LineAudio.fill`). A side without one is clean.
+   */
+  line?: Partial<Record<Side, Line>>;
 }
 
 /** A key or beep tone as it went out on the line (audio calls with in-band keys). */
@@ -120,6 +128,10 @@ export interface SentAudio {
   /** Call time it began, and where it ended (earlier than its audio if cut off). */
   start_ms: number;
   end_ms: number;
+  /** What the listener heard of it, when the side's audio crossed a line. */
+  heard?: Pcm16;
+  /** The SNR the line measured on it (dB; null: silent or no noise). */
+  snr_db?: number | null;
 }
 
 export interface ToolCallEntry {
@@ -173,6 +185,8 @@ class Call {
     user: Promise.resolve(),
   };
   readonly #placed: LineUtterance[] = [];
+  /** What the listener heard of each placed utterance that crossed a line, and its SNR. */
+  readonly #heard = new Map<Turn, { pcm: Pcm16; snr_db: number | null }>();
   /** Received utterances whose text is already the STT's. */
   readonly #transcribed = new WeakSet<Utterance>();
   #cancelSilence: () => void = () => {};
@@ -282,7 +296,13 @@ class Call {
       side,
       clock: this.#clock,
       ...(speech
-        ? { audio: { sampleRate: this.#toneRate(), ...(speech.stt ? { stt: speech.stt } : {}) } }
+        ? {
+          audio: {
+            sampleRate: this.#toneRate(),
+            ...(speech.stt ? { stt: speech.stt } : {}),
+            ...(speech.line?.[this.#other(side)] ? { fill: this.#fill(this.#other(side)) } : {}),
+          },
+        }
         : {}),
       say: (text, options) =>
         this.#say(side, text, options?.voice, options?.ttftMs, options?.audio),
@@ -396,9 +416,21 @@ class Call {
       this.#end("max_turns");
       return;
     }
+    // What the listener hears is known before the words begin (`say` may begin them now).
+    const line = this.#spec.speech?.line?.[side];
+    if (said.audio && line && !line.clean) {
+      const pcm = line.apply(said.audio, turn.start_ms);
+      this.#heard.set(turn, { pcm, snr_db: line.snrDb[line.snrDb.length - 1] ?? null });
+    }
     const placed = this.#speech[side].say(said, turn);
     if (said.audio) this.#placed.push(placed);
     return placed;
+  }
+
+  /** The line noise of `side`'s line, for the other end's silence fill. */
+  #fill(side: Side): NonNullable<LineAudio["fill"]> {
+    const line = this.#spec.speech!.line![side]!;
+    return (samples, from, atMs, rate) => line.fill(samples, from, atMs, rate);
   }
 
   /** An utterance begins: the listener hears its start (for barge-in). */
@@ -408,7 +440,7 @@ class Call {
       type: "speech_start",
       at: this.#now(),
       voice: u.utterance.voice,
-      ...(u.utterance.audio ? { audio: u.utterance.audio } : {}),
+      ...(u.utterance.audio ? { audio: this.#heard.get(u.turn)?.pcm ?? u.utterance.audio } : {}),
     });
   }
 
@@ -418,7 +450,7 @@ class Call {
     this.#armSilence();
     if (side === "user") this.#awaitingResponseSince = now;
     const stt = this.#spec.speech?.stt;
-    const audio = u.utterance.audio;
+    const audio = this.#heard.get(u.turn)?.pcm ?? u.utterance.audio;
     if (stt && side === "agent" && audio && !this.#transcribed.has(u.utterance)) {
       // The caller hears what the STT makes of the agent's audio (as far as it was said).
       const said = interrupted
@@ -726,12 +758,16 @@ class Call {
     this.#outcome.durationMs = this.#now();
     if (this.#spec.speech) {
       const said = new Set(this.#outcome.turns);
-      this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => ({
-        side: u.turn.speaker,
-        utterance: u.utterance,
-        start_ms: u.turn.start_ms,
-        end_ms: u.turn.end_ms,
-      })).sort((a, b) => a.start_ms - b.start_ms);
+      this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => {
+        const heard = this.#heard.get(u.turn);
+        return {
+          side: u.turn.speaker,
+          utterance: u.utterance,
+          start_ms: u.turn.start_ms,
+          end_ms: u.turn.end_ms,
+          ...(heard ? { heard: heard.pcm, snr_db: heard.snr_db } : {}),
+        };
+      }).sort((a, b) => a.start_ms - b.start_ms);
     }
     const event: CallEvent = {
       type: "hangup",

@@ -29,6 +29,7 @@ import {
   type SpeechOptions,
 } from "../speech/speech_options.ts";
 import { isFliteVoice } from "../speech/_flite_wasi.ts";
+import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
 
 /** Which scenarios run (else references from stdin). */
 const EVAL_SELECTION_FLAGS = {
@@ -224,6 +225,18 @@ const AUDIO_FLAGS = {
     type: "string",
     value: "P",
     description: "chance per agent utterance that the scripted caller cuts in (seeded)",
+  },
+  line: {
+    type: "string",
+    value: "L",
+    description: "the phone line the caller's audio crosses (default clean, or the\n" +
+      "scenario's user.line): clean phone noisy-cafe street car office babble\n" +
+      "white@SNR loss@P[/BURST][/repeat] jitter@MS volume@dB muffled clip,\n" +
+      "joined by + (phone+street@10+loss@3%); seeded from each trial's seed",
+  },
+  "line-both": {
+    type: "boolean",
+    description: "the agent's audio crosses the line too, as callbench hears it",
   },
 } as const satisfies FlagTable;
 
@@ -627,15 +640,20 @@ const AUDIO_ONLY = [
   "stt-base-url",
   "dtmf",
   "barge-in",
+  "line",
 ] as const;
 
 /** `--audio` and its flags as speech options (undefined without `--audio`). */
 export function speechFromFlags(
-  values: Partial<Record<(typeof AUDIO_ONLY)[number], string>> & { audio?: boolean },
+  values: Partial<Record<(typeof AUDIO_ONLY)[number], string>> & {
+    audio?: boolean;
+    "line-both"?: boolean;
+  },
   io: Pick<Io, "env">,
 ): SpeechOptions | undefined {
   if (!values.audio) {
-    const given = AUDIO_ONLY.find((f) => values[f] !== undefined);
+    const given = AUDIO_ONLY.find((f) => values[f] !== undefined) ??
+      (values["line-both"] ? "line-both" : undefined);
     if (given) throw new InputError({ field: `--${given}`, message: "needs --audio" });
     return undefined;
   }
@@ -690,6 +708,25 @@ export function speechFromFlags(
       throw new InputError({ field: "--barge-in", message: "expected a chance from 0 to 1" });
     }
     o.barge_in = p;
+  }
+  const line = values.line;
+  if (line !== undefined || values["line-both"]) {
+    let text: string | undefined;
+    if (line !== undefined) {
+      try {
+        text = lineText(parseLine(line));
+      } catch (e) {
+        throw new InputError({
+          field: "--line",
+          message: e instanceof Error ? e.message : String(e),
+          hint: `terms: ${LINE_TERMS.join(" ")}, joined by +`,
+        });
+      }
+    }
+    o.line = {
+      ...(line !== undefined ? { preset: line, text } : {}),
+      both: values["line-both"] ?? false,
+    };
   }
   return o;
 }

@@ -62,6 +62,27 @@ export const AudioBlockSchema = z.object({
     sent: z.string().describe('The keys pressed, or "beep"'),
     heard: z.string().describe('What the listener\'s detector heard ("" nothing)'),
   })).describe("In-band key and beep tones"),
+  line: z.object({
+    preset: z.string().describe(
+      "The line as given (the run's, else the scenario's user.line), e.g. phone+street@10",
+    ),
+    text: z.string().describe(
+      "Its canonical text: every term in the order it applies, every value written out",
+    ),
+    both: z.boolean().describe("The agent's audio crossed the line too, as callbench heard it"),
+    snr_db: z.array(z.number().nullable()).describe(
+      "The SNR measured on each caller utterance, in order (active speech over the noise added; null: silent or no noise bed)",
+    ),
+    frames_total: z.number().int().nonnegative().describe(
+      "The caller's 20 ms frames over the call",
+    ),
+    frames_lost: z.number().int().nonnegative().describe("Of those, lost by the network (loss@)"),
+    frames_late: z.number().int().nonnegative().describe(
+      "Of those, late past the jitter buffer (jitter@)",
+    ),
+  }).optional().describe(
+    "The phone line the caller's audio crossed (absent: clean); the WAV's caller channel is what the agent heard",
+  ),
   wav: z.string().optional().describe("The stereo recording, relative to the output folder"),
   wav_error: z.string().optional().describe("Why the recording could not be written"),
 });

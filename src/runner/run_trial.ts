@@ -26,6 +26,7 @@ import { boundRecord } from "./record_bounds.ts";
 import { CALLBENCH_VERSION } from "./version.ts";
 import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
+import { trialLines } from "./trial_line.ts";
 
 export interface TrialPlan {
   scenario: Scenario;
@@ -97,6 +98,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     const isFlow = scenario.domain === "flow";
     const so = plan.speech;
     const providers = so ? await openSpeech(so) : undefined;
+    const lines = so ? trialLines(so, scenario.user.line, key.seed) : undefined;
     const outcome = await runCall({
       env,
       agent,
@@ -118,6 +120,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
             dtmf: so.dtmf,
             ...(providers.stt ? { stt: providers.stt } : {}),
             sampleRate: so.sample_rate,
+            ...(lines ? { line: lines.line } : {}),
           },
         }
         : {}),
@@ -135,8 +138,19 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
         dtmf: so.dtmf,
         sample_rate: so.sample_rate,
       });
+      if (lines) audio.line = lines.block(outcome);
       if (plan.audioDir) {
-        Object.assign(audio, await writeRecording(outcome, so.sample_rate, plan.audioDir, key));
+        const fill = lines?.line.user;
+        Object.assign(
+          audio,
+          await writeRecording(
+            outcome,
+            so.sample_rate,
+            plan.audioDir,
+            key,
+            fill ? (x, from, at, rate) => fill.fill(x, from, at, rate) : undefined,
+          ),
+        );
       }
     }
     const flowTrace = user.flowTrace?.();

@@ -43,6 +43,15 @@ export const SpeechOptionsSchema = z.object({
     "Chance per agent utterance that the scripted caller interrupts it (seeded)",
   ),
   sample_rate: z.number().int().positive().describe("The line's audio rate (Hz)"),
+  line: z.object({
+    preset: z.string().optional().describe(
+      'The line as given, e.g. "phone+street@10+loss@3%" (absent: the scenario\'s, else clean)',
+    ),
+    text: z.string().optional().describe("Its canonical text (src/audio/line/spec.ts lineText)"),
+    both: z.boolean().describe("The agent's audio crosses the line too, as callbench hears it"),
+  }).optional().describe(
+    "The phone line the caller's audio crosses (absent: clean, or the scenario's)",
+  ),
 });
 /** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
 export type SpeechOptions = z.infer<typeof SpeechOptionsSchema>;
@@ -78,6 +87,9 @@ export function speechConfig(o: SpeechOptions): Record<string, unknown> {
     dtmf: o.dtmf,
     barge_in: o.barge_in,
     sample_rate: o.sample_rate,
+    // A clean line adds nothing, so runs from before lines existed keep their hash.
+    ...(o.line?.text !== undefined && o.line.text !== "clean" ? { line: o.line.text } : {}),
+    ...(o.line?.both ? { line_both: true } : {}),
   };
 }
 
