@@ -21,6 +21,7 @@ import {
   type Participant,
   ParticipantError,
   type ReceivedAudio,
+  type SayAct,
   type ToolCallReply,
   type Usage,
   type Voice,
@@ -32,6 +33,7 @@ import { detectDtmf, dtmfTones } from "../audio/dtmf.ts";
 import { beepTone, detectBeeps } from "../audio/beep.ts";
 import { type LineUtterance, PendingSaid, SpeechChannel } from "./speech_channel.ts";
 import type { Line } from "../audio/line/line.ts";
+import type { BehaviourKind } from "../speech/behaviour.ts";
 
 /** The limits that end a call. */
 export interface CallLimits {
@@ -162,6 +164,65 @@ export interface CallOutcome {
   tones?: SentTone[];
   /** Audio calls with STT: what the caller heard of each agent turn (index into `turns`). */
   heard?: { turn: number; text: string }[];
+  /** The behaviours the caller acted out, at their call times (see {@link callerEvents}). */
+  callerEvents?: CallerEvent[];
+}
+
+/** A caller behaviour acted out: its kind and when (`turn`: the utterance, index into `turns`). */
+export interface CallerEvent {
+  kind: BehaviourKind;
+  start_ms: number;
+  end_ms: number;
+  turn: number;
+}
+
+/**
+ * The caller events of a call's turns: a `backchannel`, `filler`, `side` or
+ * `interrupt` is its utterance's span; a `pause` or `late` is the silence before its
+ * utterance, from its `sinceMs`, else from the end of the caller's utterance before it
+ * (pause) or of the turn before it (late, either side's).
+ */
+export function callerEvents(
+  turns: readonly Turn[],
+  acts: ReadonlyMap<Turn, SayAct>,
+): CallerEvent[] {
+  const out: CallerEvent[] = [];
+  turns.forEach((t, i) => {
+    const act = acts.get(t);
+    if (!act) return;
+    const kind = act.kind;
+    if (kind === "pause" || kind === "late") {
+      if (act.sinceMs !== undefined) {
+        out.push({
+          kind,
+          start_ms: Math.min(act.sinceMs, t.start_ms),
+          end_ms: t.start_ms,
+          turn: i,
+        });
+        return;
+      }
+      let before = 0;
+      for (const o of turns) {
+        // A pause is the caller's own: the agent speaking into it does not shorten it.
+        if (o === t || o.end_ms > t.start_ms || (kind === "pause" && o.speaker !== "user")) {
+          continue;
+        }
+        before = Math.max(before, o.end_ms);
+      }
+      out.push({ kind, start_ms: before, end_ms: t.start_ms, turn: i });
+    } else out.push({ kind, start_ms: t.start_ms, end_ms: t.end_ms, turn: i });
+  });
+  return out.sort((a, b) => a.start_ms - b.start_ms);
+}
+
+/** `audio` `db` decibels louder (negative: quieter). */
+function withGain(audio: Pcm16, db: number): Pcm16 {
+  const g = 10 ** (db / 20);
+  return pcm16(
+    Int16Array.from(audio.samples, (v) => Math.max(-32768, Math.min(32767, Math.round(v * g)))),
+    audio.sampleRate,
+    audio.channels,
+  );
 }
 
 const EXIT_IN_TEXT = /<exit>([\s\S]*?)<\/exit>/;
@@ -187,6 +248,8 @@ class Call {
   readonly #placed: LineUtterance[] = [];
   /** What the listener heard of each placed utterance that crossed a line, and its SNR. */
   readonly #heard = new Map<Turn, { pcm: Pcm16; snr_db: number | null }>();
+  /** The behaviour each caller utterance acted out, when it did. */
+  readonly #acts = new Map<Turn, SayAct>();
   /** Received utterances whose text is already the STT's. */
   readonly #transcribed = new WeakSet<Utterance>();
   #cancelSilence: () => void = () => {};
@@ -305,7 +368,7 @@ class Call {
         }
         : {}),
       say: (text, options) =>
-        this.#say(side, text, options?.voice, options?.ttftMs, options?.audio),
+        this.#say(side, text, options?.voice, options?.ttftMs, options?.audio, options?.act),
       stopSpeaking: () => this.#stopSpeaking(side),
       press: (keys) => this.#press(side, keys),
       beep: () => {
@@ -341,6 +404,7 @@ class Call {
     voice?: Voice,
     ttftMs?: number,
     received?: ReceivedAudio,
+    act?: SayAct,
   ): SaidUtterance | void {
     if (this.#ended) return;
     const text = rawText.trim();
@@ -376,7 +440,7 @@ class Call {
     }
     const speech = this.#spec.speech;
     if (!speech) {
-      const placed = this.#place(side, utterance(text, voice));
+      const placed = this.#place(side, utterance(text, voice), undefined, act);
       if (!placed) return;
       // An untimed line cannot tell the speaker when its words are out.
       if (!this.#spec.timedSpeech) return;
@@ -388,7 +452,7 @@ class Call {
     if (received) {
       // Audio heard on a remote end's wire: placed where it began, after what is queued.
       const u = utterance(text, voice, received.pcm);
-      const placed = this.#place(side, u, now);
+      const placed = this.#place(side, u, now, act);
       if (placed) {
         if (received.transcribed) this.#transcribed.add(u);
         said.place(placed);
@@ -400,7 +464,8 @@ class Call {
       const r = await speech.tts.synthesize({ text, voice: speech.voices?.[side] });
       if (this.#ended) return;
       if (!r.ok) return this.#fail(side, new SpeechFailure(r.error));
-      const placed = this.#place(side, utterance(text, voice, r.audio));
+      const audio = act?.gainDb ? withGain(r.audio, act.gainDb) : r.audio;
+      const placed = this.#place(side, utterance(text, voice, audio), undefined, act);
       if (placed) said.place(placed);
     });
     this.#synthesis[side] = work;
@@ -409,8 +474,9 @@ class Call {
   }
 
   /** Records the utterance's turn and puts it on the side's line (unless the turn guard ends the call). */
-  #place(side: Side, said: Utterance, at?: number): LineUtterance | undefined {
+  #place(side: Side, said: Utterance, at?: number, act?: SayAct): LineUtterance | undefined {
     const turn = this.#speech[side].plan(said, at);
+    if (act) this.#acts.set(turn, act);
     this.#outcome.turns.push(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
       this.#end("max_turns");
@@ -769,6 +835,7 @@ class Call {
         };
       }).sort((a, b) => a.start_ms - b.start_ms);
     }
+    this.#outcome.callerEvents = callerEvents(this.#outcome.turns, this.#acts);
     const event: CallEvent = {
       type: "hangup",
       at: this.#now(),

@@ -30,6 +30,7 @@ import {
 } from "../speech/speech_options.ts";
 import { isFliteVoice } from "../speech/_flite_wasi.ts";
 import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
+import { parseBehaviour } from "../speech/behaviour.ts";
 
 /** Which scenarios run (else references from stdin). */
 const EVAL_SELECTION_FLAGS = {
@@ -226,6 +227,13 @@ const AUDIO_FLAGS = {
     value: "P",
     description: "chance per agent utterance that the scripted caller cuts in (seeded)",
   },
+  "caller-behaviour": {
+    type: "string",
+    value: "B",
+    description: "the caller's full-duplex behaviours, each a chance per opportunity:\n" +
+      "backchannel=R,filler=R,pause=R,side=R,interrupt=R,late=R (seeded; else the\n" +
+      "scenario's user.behaviour); each one acted out is in the record's audio.caller_events",
+  },
   line: {
     type: "string",
     value: "L",
@@ -369,11 +377,14 @@ export const command: Command = {
       script = sha256Hex(await Deno.readTextFile(path));
     }
     const speech = speechFromFlags(values, io);
-    const factory = participantFactory({
+    // The same options in-process and on Workers (audio, barge-in and behaviours included).
+    const participantOpts = {
       ...participants,
       ...(speech && speech.barge_in > 0 ? { bargeIn: speech.barge_in } : {}),
       ...(speech ? { audio: true } : {}),
-    });
+      ...(speech?.behaviour ? { behaviour: speech.behaviour } : {}),
+    };
+    const factory = participantFactory(participantOpts);
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
     const root = openDataRoot(values["data-root"], io, selection.dataRoot);
@@ -430,7 +441,11 @@ export const command: Command = {
       concurrency,
       ...(workers > 1
         ? {
-          workers: { count: workers, participants, ...(autoWorkers ? { auto: true } : {}) },
+          workers: {
+            count: workers,
+            participants: participantOpts,
+            ...(autoWorkers ? { auto: true } : {}),
+          },
         }
         : {}),
       shard,
@@ -641,6 +656,7 @@ const AUDIO_ONLY = [
   "dtmf",
   "barge-in",
   "line",
+  "caller-behaviour",
 ] as const;
 
 /** `--audio` and its flags as speech options (undefined without `--audio`). */
@@ -708,6 +724,16 @@ export function speechFromFlags(
       throw new InputError({ field: "--barge-in", message: "expected a chance from 0 to 1" });
     }
     o.barge_in = p;
+  }
+  if (values["caller-behaviour"] !== undefined) {
+    try {
+      o.behaviour = parseBehaviour(values["caller-behaviour"]);
+    } catch (e) {
+      throw new InputError({
+        field: "--caller-behaviour",
+        message: e instanceof Error ? e.message : String(e),
+      });
+    }
   }
   const line = values.line;
   if (line !== undefined || values["line-both"]) {

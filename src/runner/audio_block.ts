@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { BEHAVIOURS } from "../speech/behaviour.ts";
 
 /** A quiet stretch at least this long counts as a silence gap. */
 export const SILENCE_GAP_MS = 1000;
@@ -82,6 +83,15 @@ export const AudioBlockSchema = z.object({
     ),
   }).optional().describe(
     "The phone line the caller's audio crossed (absent: clean); the WAV's caller channel is what the agent heard",
+  ),
+  caller_events: z.array(z.object({
+    kind: z.enum(BEHAVIOURS).describe("The behaviour acted out"),
+    start_ms: ms.describe("Its start: the utterance's, or for pause and late the silence's"),
+    end_ms: ms.describe("Its end"),
+    turn: z.number().int().nonnegative().describe("Index into `turns` of the caller utterance"),
+  })).optional().describe(
+    "The caller's behaviours acted out (the run's or the scenario's user.behaviour), at their call times: " +
+      "backchannel, filler, side and interrupt are the utterance's span, pause and late the silence before it",
   ),
   wav: z.string().optional().describe("The stereo recording, relative to the output folder"),
   wav_error: z.string().optional().describe("Why the recording could not be written"),

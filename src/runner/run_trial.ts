@@ -139,6 +139,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
         sample_rate: so.sample_rate,
       });
       if (lines) audio.line = lines.block(outcome);
+      if (outcome.callerEvents?.length) audio.caller_events = outcome.callerEvents;
       if (plan.audioDir) {
         const fill = lines?.line.user;
         Object.assign(

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { FlowExpectSchema } from "../flow/schema.ts";
 import { parseLine } from "../audio/line/spec.ts";
+import { CallerBehaviourSchema } from "../speech/behaviour.ts";
 
 export { FlowExpectSchema };
 export type { FlowExpect } from "../flow/schema.ts";
@@ -156,6 +157,10 @@ export const ScenarioSchema = z.object({
         "Audio calls (eval --audio): the phone line the caller's audio crosses, a preset or presets " +
           "joined by + (phone+street@10+loss@3%); a run's own line overrides it; ignored in text calls",
       ),
+    behaviour: CallerBehaviourSchema.optional().describe(
+      "Audio calls (eval --audio): the caller's full-duplex behaviours, each a chance per opportunity " +
+        "(backchannel, filler, pause, side, interrupt, late); a run's own overrides it; ignored in text calls",
+    ),
     barge_in: z.array(BargeInSchema).optional().describe(
       "Audio calls (eval --audio): the scripted caller cuts in on these agent utterances " +
         '("Sorry, could you say that again?"); ignored in text calls',

@@ -13,6 +13,7 @@
 import { z } from "zod";
 import type { SttProvider, TtsProvider } from "./speech.ts";
 import { TtsCache } from "./tts_cache.ts";
+import { behaviourConfig, CallerBehaviourSchema, hasBehaviour } from "./behaviour.ts";
 
 /** `eval --audio` settings. */
 export const SpeechOptionsSchema = z.object({
@@ -52,6 +53,9 @@ export const SpeechOptionsSchema = z.object({
   }).optional().describe(
     "The phone line the caller's audio crosses (absent: clean, or the scenario's)",
   ),
+  behaviour: CallerBehaviourSchema.optional().describe(
+    "The caller's full-duplex behaviours (absent: none, or the scenario's)",
+  ),
 });
 /** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
 export type SpeechOptions = z.infer<typeof SpeechOptionsSchema>;
@@ -90,6 +94,7 @@ export function speechConfig(o: SpeechOptions): Record<string, unknown> {
     // A clean line adds nothing, so runs from before lines existed keep their hash.
     ...(o.line?.text !== undefined && o.line.text !== "clean" ? { line: o.line.text } : {}),
     ...(o.line?.both ? { line_both: true } : {}),
+    ...(hasBehaviour(o.behaviour) ? { caller_behaviour: behaviourConfig(o.behaviour) } : {}),
   };
 }
 
