@@ -7,7 +7,7 @@
  *   utterance of 1.5 s or more;
  * - `filler`: "um" or "uh" inside the caller's utterance (separate utterances back to
  *   back, so the audio has no gap and each one's time is known);
- * - `pause`: the utterance split near its middle by 0.5–2 s of silence;
+ * - `pause`: an utterance of three words or more split near its middle by 0.5–2 s of silence;
  * - `side`: "Hold on, honey, I'm on the phone."-style speech to someone else, 10 dB
  *   lower, 0.6 s before the utterance;
  * - `late`: the answer 2–4 s after the caller would have given it;
@@ -238,7 +238,7 @@ export class BehavingCaller implements Participant {
     }
     const words = text.split(/\s+/).filter((w) => w !== "");
     let halves: string[][] = [words];
-    if (pause.roll < (b.pause ?? 0) && words.length >= 4) {
+    if (pause.roll < (b.pause ?? 0) && words.length >= 3) {
       // Near the middle, after punctuation when there is some.
       const mid = Math.floor(words.length / 2);
       let cut = mid;

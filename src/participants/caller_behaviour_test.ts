@@ -37,11 +37,21 @@ async function behaving(behaviour: CallerBehaviour, trial = 0) {
 Deno.test("caller behaviours are acted out and recorded as caller events at their turns' times", async () => {
   try {
     const seen = new Set<string>();
-    for (let trial = 0; trial < 6; trial++) {
-      const r = await behaving(
-        { filler: 0.6, pause: 0.6, side: 0.4, late: 0.4, backchannel: 0.8 },
-        trial,
-      );
+    const mixed: CallerBehaviour = {
+      filler: 0.6,
+      pause: 0.6,
+      side: 0.4,
+      late: 0.4,
+      backchannel: 0.8,
+    };
+    const runs: [CallerBehaviour, number][] = [
+      ...[0, 1, 2, 3].map((t): [CallerBehaviour, number] => [mixed, t]),
+      ...(["backchannel", "filler", "pause", "side", "late"] as const).map(
+        (k): [CallerBehaviour, number] => [{ [k]: 1 }, 0],
+      ),
+    ];
+    for (const [b, trial] of runs) {
+      const r = await behaving(b, trial);
       TrialRecordSchema.parse(r);
       assert.equal(r.status, "completed", r.error?.message);
       for (const e of r.audio!.caller_events ?? []) {

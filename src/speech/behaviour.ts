@@ -23,7 +23,7 @@ export const CallerBehaviourSchema = z.object({
     'Per caller utterance: "um" or "uh" said inside it, with no gap',
   ),
   pause: chance.optional().describe(
-    "Per caller utterance of four words or more: it is split near its middle by a pause of 0.5–2 s",
+    "Per caller utterance of three words or more: it is split near its middle by a pause of 0.5–2 s",
   ),
   side: chance.optional().describe(
     'Per caller utterance: first, 10 dB lower, speech to someone else in the room ("Hold on, honey, I\'m on the phone.")',
