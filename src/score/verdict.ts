@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { InteractionMetricsSchema } from "./interaction.ts";
 import { z } from "zod";
 import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import {
@@ -224,6 +225,10 @@ export const VerdictMetricsSchema = z.object({
   /** Audio calls (`eval --audio`): the record's audio figures; absent for text calls. */
   audio: VerdictAudioSchema.optional().describe(
     "Audio calls (eval --audio): the record's audio figures; absent for text calls.",
+  ),
+  /** Audio calls: the interaction metrics (src/score/interaction.ts, PROTOCOL.md). */
+  interaction: InteractionMetricsSchema.optional().describe(
+    "Audio calls: response latency, yields, interruptions and selectivity to the caller's behaviours (PROTOCOL.md)",
   ),
 });
 export type VerdictMetrics = z.infer<typeof VerdictMetricsSchema>;
