@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { interactionAggregate, InteractionAggregateSchema } from "./interaction_summary.ts";
 import { z } from "zod";
 import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import type { Verdict } from "../score/verdict.ts";
@@ -107,6 +108,10 @@ export const AggregateSchema = z.object({
   /** Audio calls' figures (`eval --audio`); absent when no trial of the group has them. */
   audio: AudioAggregateSchema.optional().describe(
     "Audio calls' figures (eval --audio); absent when no trial of the group has them.",
+  ),
+  /** Audio calls' interaction metrics, mean and 95% CI (src/report/interaction_summary.ts). */
+  interaction: InteractionAggregateSchema.optional().describe(
+    "Audio calls' interaction metrics, each a mean with a 95% CI; absent when no trial has them.",
   ),
 });
 export type Aggregate = z.infer<typeof AggregateSchema>;
@@ -386,6 +391,7 @@ export function aggregate(
 
   const counts = options.passHatK === false ? [] : [..._scenarioCounts(verdicts).values()];
   const audio = audioAggregate(verdicts);
+  const interaction = interactionAggregate(verdicts.map((v) => v.metrics.interaction));
   return {
     scenarios: new Set(verdicts.map((v) => v.scenario)).size,
     trials: verdicts.length,
@@ -412,6 +418,7 @@ export function aggregate(
     errors: _sortedCounts(errors),
     voice: { trials_flagged: trialsFlagged, flags },
     ...(audio ? { audio } : {}),
+    ...(interaction ? { interaction } : {}),
   };
 }
 
