@@ -17,14 +17,25 @@ import { selectScenarios } from "../src/scenario/suites.ts";
 import { participantFactory } from "../src/participants/registry.ts";
 import { runTrials } from "../src/runner/runner.ts";
 import type { TrialRecord } from "../src/runner/trial_record.ts";
-import { closeSpeech, defaultSpeechOptions, type SpeechOptions } from "../src/speech/speech_options.ts";
+import {
+  closeSpeech,
+  defaultSpeechOptions,
+  type SpeechOptions,
+} from "../src/speech/speech_options.ts";
 
 const LINE = "phone+street@10+loss@3%";
-const rootPath = Deno.env.get("EVAL_DATA_ROOT") ?? fileURLToPath(new URL("../fixtures", import.meta.url));
+const rootPath = Deno.env.get("EVAL_DATA_ROOT") ??
+  fileURLToPath(new URL("../fixtures", import.meta.url));
 const root = new DataRoot(rootPath);
 const { scenarios: all } = await selectScenarios(root, {});
 const scenarios = all.filter((s) => s.domain !== "flow");
-const factory = participantFactory({ agent: "oracle", user: "scripted", agentModel: {}, userModel: {}, audio: true });
+const factory = participantFactory({
+  agent: "oracle",
+  user: "scripted",
+  agentModel: {},
+  userModel: {},
+  audio: true,
+});
 const out = await Deno.makeTempDir({ prefix: "bench_line_" });
 
 async function run(label: string, speech: SpeechOptions, trials: number): Promise<number> {
@@ -44,17 +55,23 @@ async function run(label: string, speech: SpeechOptions, trials: number): Promis
     onRecord: (r) => void records.push(r),
   });
   const s = (performance.now() - t0) / 1000;
-  const gold = records.filter((r) => r.status === "completed" && r.final.db_sha256 === r.expect.db_sha256).length;
+  const gold =
+    records.filter((r) => r.status === "completed" && r.final.db_sha256 === r.expect.db_sha256)
+      .length;
   const lost = records.reduce((t, r) => t + (r.audio?.line?.frames_lost ?? 0), 0);
   const frames = records.reduce((t, r) => t + (r.audio?.line?.frames_total ?? 0), 0);
   console.log(
-    `${label.padEnd(26)} ${records.length} trials in ${s.toFixed(2)} s = ${(records.length / s).toFixed(2)} trials/s; ` +
+    `${label.padEnd(26)} ${records.length} trials in ${s.toFixed(2)} s = ${
+      (records.length / s).toFixed(2)
+    } trials/s; ` +
       `gold ${gold}/${records.length}` + (frames > 0 ? `; frames lost ${lost}/${frames}` : ""),
   );
   return records.length / s;
 }
 
-console.log(`data root ${rootPath}: ${scenarios.length} eva/tau2 scenarios, oracle vs scripted caller, simulated clock`);
+console.log(
+  `data root ${rootPath}: ${scenarios.length} eva/tau2 scenarios, oracle vs scripted caller, simulated clock`,
+);
 const clean = defaultSpeechOptions();
 const line: SpeechOptions = { ...clean, line: { preset: LINE, text: LINE, both: false } };
 await run("warm-up (clean)", clean, 1);
@@ -66,9 +83,8 @@ for (let i = 0; i < 3; i++) {
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 console.log(
-  `${LINE} / clean = ${(mean(rates.line) / mean(rates.clean)).toFixed(2)} (target >= 0.80); load ${
-    (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).trim()
-  }`,
+  `${LINE} / clean = ${(mean(rates.line) / mean(rates.clean)).toFixed(2)} (target >= 0.80); ` +
+    `load average ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")}`,
 );
 await closeSpeech();
 await Deno.remove(out, { recursive: true });

@@ -70,6 +70,29 @@ interface Loops {
   room: Float32Array;
   /** The same after the device and codec (what the line carries when the caller is silent). */
   heard: Int16Array;
+  /** The same after the linear stages only, at the codec's rate (the fast path). */
+  pre?: Float32Array;
+}
+
+interface SpeechPart {
+  /** Active power (the SNR's reference). */
+  pa: number;
+  active: ActiveFrames;
+  /** The linear stages' output at the codec's rate (the fast path). */
+  linear?: Float32Array;
+}
+
+/** Each utterance audio's part per line (TTS-cached audio is shared between trials). */
+const speechCache = new WeakMap<Int16Array, Map<string, SpeechPart>>();
+
+/** The phone's band: 300–3400 Hz, fourth order each side. */
+function PHONE_BAND(rate: number): Biquad[] {
+  return [
+    Biquad.highPass(300, rate),
+    Biquad.highPass(300, rate),
+    Biquad.lowPass(3400, rate),
+    Biquad.lowPass(3400, rate),
+  ];
 }
 
 const loops = new Map<string, Loops>();
@@ -111,33 +134,121 @@ export class Line {
     if (this.clean) return audio;
     const mono = toMono(audio);
     const rate = mono.sampleRate;
-    const x = Float32Array.from(mono.samples);
-    if (this.spec.noise.length > 0) {
-      const pa = activePower(x, rate);
-      if (pa > 0) {
-        const g = Math.sqrt(NOMINAL_POWER / pa);
-        for (let i = 0; i < x.length; i++) x[i] = x[i]! * g;
-        const room = this.#loops(rate).room;
-        const at = this.#position(startMs, rate, room.length);
-        const noise = new Float32Array(x.length);
-        for (let i = 0, j = at; i < x.length; i++, j = j + 1 === room.length ? 0 : j + 1) {
-          noise[i] = room[j]!;
+    const sp = this.#speechOf(mono.samples, rate);
+    let g = 1;
+    let c = 0;
+    let snr: number | null = null;
+    let loops: Loops | undefined;
+    if (this.spec.noise.length > 0 && sp.pa > 0) {
+      g = Math.sqrt(NOMINAL_POWER / sp.pa);
+      loops = this.#loops(rate);
+      // The loop's power over a few seconds differs from its mean by up to a dB (brown
+      // noise most): the bed's level is set again on each utterance's active frames.
+      const local = activeNoise(
+        sp.active,
+        loops.room,
+        this.#position(startMs, rate, loops.room.length),
+        rate,
+      );
+      c = local > 0 ? Math.sqrt(this.#noisePower / local) : 0;
+      if (local > 0) snr = Math.round(10 * Math.log10(NOMINAL_POWER / (c * c * local)) * 100) / 100;
+    }
+    this.snrDb.push(snr);
+    let out: Int16Array;
+    if (sp.linear) {
+      // Everything before the codec's quantization is linear: the speech's part is worked
+      // out once per utterance audio, the noise's once per loop; here they are summed.
+      const lin = sp.linear;
+      const y = new Float32Array(lin.length);
+      const pre = loops?.pre;
+      if (pre && c > 0) {
+        for (
+          let k = 0, j = this.#position(startMs, this.#codecRate(rate), pre.length);
+          k < y.length;
+          k++
+        ) {
+          y[k] = g * lin[k]! + c * pre[j]!;
+          if (++j === pre.length) j = 0;
         }
-        // The loop's power over a few seconds differs from its mean by up to a dB (brown
-        // noise most): the bed's level is set again on each utterance's active frames.
-        const local = activeNoise(x, noise, rate);
-        const c = local > 0 ? Math.sqrt(this.#noisePower / local) : 0;
-        for (let i = 0; i < x.length; i++) x[i] = x[i]! + c * noise[i]!;
-        this.snrDb.push(
-          local > 0
-            ? Math.round(10 * Math.log10(NOMINAL_POWER / (c * c * local)) * 100) / 100
-            : null,
-        );
-      } else this.snrDb.push(null);
-    } else this.snrDb.push(null);
-    const out = this.#codec(this.#device(x, rate), rate);
+      } else for (let k = 0; k < y.length; k++) y[k] = g * lin[k]!;
+      out = this.#decode(y, rate, mono.samples.length);
+    } else {
+      // Clipping between the linear stages (or an uncommon rate): the whole chain here.
+      const x = Float32Array.from(mono.samples, (v) => v * g);
+      if (loops && c > 0) {
+        const room = loops.room;
+        for (let i = 0, j = this.#position(startMs, rate, room.length); i < x.length; i++) {
+          x[i] = x[i]! + c * room[j]!;
+          if (++j === room.length) j = 0;
+        }
+      }
+      out = this.#codec(this.#device(x, rate), rate);
+    }
     this.#network(out, startMs, rate);
     return pcm16(out, rate);
+  }
+
+  /** Whether the fast path applies: no clipping between the linear stages, a rate it knows. */
+  #fast(rate: number): boolean {
+    return this.spec.clip_db === undefined && (rate === 8000 || rate === 16000 || !this.spec.phone);
+  }
+
+  /** The rate the codec works at (8 kHz with `phone`). */
+  #codecRate(rate: number): number {
+    return this.spec.phone ? 8000 : rate;
+  }
+
+  /** The stages before quantization, all linear: device gain and filter, band-limit, to 8 kHz. */
+  #linearPart(x: Float32Array, rate: number): Float32Array {
+    const y = this.#device(x, rate);
+    if (!this.spec.phone) return y;
+    cascade(y, PHONE_BAND(rate));
+    if (rate === 8000) return y;
+    const i16 = Int16Array.from(y, (v) => clip16(v));
+    return Float32Array.from(resample(i16, rate, 8000));
+  }
+
+  /** Quantization and back to the line's rate: µ-law and linear interpolation (phone), or int16. */
+  #decode(y: Float32Array, rate: number, length: number): Int16Array {
+    const q = new Int16Array(y.length);
+    for (let i = 0; i < y.length; i++) {
+      const v = Math.round(y[i]!);
+      q[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+    }
+    if (!this.spec.phone) return q;
+    const coded = g711RoundTrip(q);
+    if (rate === 8000) return coded;
+    const out = new Int16Array(length);
+    for (let i = 0; i < length; i++) {
+      const k = i >> 1;
+      const a = coded[Math.min(k, coded.length - 1)]!;
+      out[i] = i & 1 ? (a + coded[Math.min(k + 1, coded.length - 1)]!) >> 1 : a;
+    }
+    return out;
+  }
+
+  /** An utterance's own figures and linear part, worked out once per audio and line. */
+  #speechOf(samples: Int16Array, rate: number): SpeechPart {
+    const key = `${this.#linearKey()}|${rate}`;
+    let byLine = speechCache.get(samples);
+    if (!byLine) speechCache.set(samples, byLine = new Map());
+    let sp = byLine.get(key);
+    if (!sp) {
+      const x = Float32Array.from(samples);
+      const active = activeFrames(x, rate);
+      sp = {
+        pa: active.power,
+        active,
+        ...(this.#fast(rate) ? { linear: this.#linearPart(x, rate) } : {}),
+      };
+      byLine.set(key, sp);
+    }
+    return sp;
+  }
+
+  #linearKey(): string {
+    const s = this.spec;
+    return `${s.volume_db ?? 0}|${s.muffled_hz ?? ""}|${s.phone ? 1 : 0}|${s.clip_db ?? ""}`;
   }
 
   /**
@@ -193,8 +304,15 @@ export class Line {
       const x = new Float32Array(warm + room.length);
       x.set(room.subarray(room.length - warm));
       x.set(room, warm);
-      const heard = this.#codec(this.#device(x, rate), rate).slice(warm);
-      l = { room, heard };
+      let heard: Int16Array;
+      let pre: Float32Array | undefined;
+      if (this.#fast(rate)) {
+        const cr = this.#codecRate(rate);
+        const w = Math.round((warm * cr) / rate);
+        pre = this.#linearPart(x, rate).slice(w, w + Math.round((room.length * cr) / rate));
+        heard = this.#decode(pre, rate, room.length);
+      } else heard = this.#codec(this.#device(x, rate), rate).slice(warm);
+      l = { room, heard, ...(pre ? { pre } : {}) };
       if (loops.size >= MAX_LOOPS) loops.delete(loops.keys().next().value!);
       loops.set(key, l);
     }
@@ -226,12 +344,7 @@ export class Line {
       for (let i = 0; i < x.length; i++) out[i] = clip16(x[i]!);
       return out;
     }
-    cascade(x, [
-      Biquad.highPass(300, rate),
-      Biquad.highPass(300, rate),
-      Biquad.lowPass(3400, rate),
-      Biquad.lowPass(3400, rate),
-    ]);
+    cascade(x, PHONE_BAND(rate));
     for (let i = 0; i < x.length; i++) out[i] = clip16(x[i]!);
     const narrow = rate === 8000 ? out : resample(out, rate, 8000);
     const coded = g711RoundTrip(narrow);
@@ -264,23 +377,47 @@ export class Line {
   }
 }
 
-function activeNoise(speech: Float32Array, noise: Float32Array, rate: number): number {
-  // The noise's power over the frames where the speech is active (the SNR's denominator).
+/** Which 20 ms frames of a signal are active speech, and their mean power. */
+interface ActiveFrames {
+  frame: number;
+  length: number;
+  /** Start of each active frame. */
+  starts: number[];
+  power: number;
+}
+
+function activeFrames(x: Float32Array, rate: number): ActiveFrames {
   const f = Math.max(1, Math.round((rate * LINE_FRAME_MS) / 1000));
-  const frames: [number, number][] = [];
-  let max = 0;
-  for (let i = 0; i < speech.length; i += f) {
-    const p = power(speech, i, Math.min(speech.length, i + f));
-    frames.push([i, p]);
-    if (p > max) max = p;
-  }
+  const p: number[] = [];
+  for (let i = 0; i < x.length; i += f) p.push(power(x, i, Math.min(x.length, i + f)));
+  const max = Math.max(0, ...p);
   const floor = max / 10 ** (ACTIVE_RANGE_DB / 10);
+  const starts: number[] = [];
+  let sum = 0;
+  p.forEach((q, k) => {
+    if (max > 0 && q >= floor) {
+      starts.push(k * f);
+      sum += q;
+    }
+  });
+  return {
+    frame: f,
+    length: x.length,
+    starts,
+    power: starts.length === 0 ? 0 : sum / starts.length,
+  };
+}
+
+/** The noise loop's power over the speech's active frames, from loop position `at` (the SNR's denominator). */
+function activeNoise(active: ActiveFrames, loop: Float32Array, at: number, _rate: number): number {
   let sum = 0;
   let n = 0;
-  for (const [i, p] of frames) {
-    if (p < floor) continue;
-    const end = Math.min(speech.length, i + f);
-    for (let j = i; j < end; j++) sum += noise[j]! * noise[j]!;
+  for (const i of active.starts) {
+    const end = Math.min(active.length, i + active.frame);
+    for (let j = i; j < end; j++) {
+      const v = loop[(at + j) % loop.length]!;
+      sum += v * v;
+    }
     n += end - i;
   }
   return n === 0 ? 0 : sum / n;
