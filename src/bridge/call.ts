@@ -146,7 +146,9 @@ export interface LineAudio {
  * calls) says it quieter (backchannels, speech to someone else in the room).
  */
 export interface SayAct {
+  /** The behaviour acted out. */
   kind: BehaviourKind;
+  /** Said this many dB louder (negative: quieter); audio calls. */
   gainDb?: number;
   /** `pause`, `late`: when the silence began (else the end of the turn before). */
   sinceMs?: CallTime;

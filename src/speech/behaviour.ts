@@ -8,14 +8,22 @@
  */
 import { z } from "zod";
 
+/** A behaviour, and the kind of caller event it leaves. */
+export type BehaviourKind = "backchannel" | "filler" | "pause" | "side" | "interrupt" | "late";
 /** The behaviours, and the kinds of the caller events they leave. */
-export const BEHAVIOURS = ["backchannel", "filler", "pause", "side", "interrupt", "late"] as const;
-export type BehaviourKind = (typeof BEHAVIOURS)[number];
+export const BEHAVIOURS: readonly [BehaviourKind, ...BehaviourKind[]] = [
+  "backchannel",
+  "filler",
+  "pause",
+  "side",
+  "interrupt",
+  "late",
+];
 
 const chance = z.number().min(0).max(1);
 
 /** A chance per opportunity for each behaviour (absent: never). */
-export const CallerBehaviourSchema = z.object({
+export const CallerBehaviourSchema: z.ZodType<CallerBehaviour> = z.object({
   backchannel: chance.optional().describe(
     'Per agent utterance of 1.5 s or more: the caller says "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into it',
   ),
@@ -33,7 +41,8 @@ export const CallerBehaviourSchema = z.object({
   ),
   late: chance.optional().describe("Per caller answer: the caller waits 2–4 s before answering"),
 }).strict();
-export type CallerBehaviour = z.infer<typeof CallerBehaviourSchema>;
+/** A chance (0 to 1) per opportunity for each behaviour; an absent one never happens. */
+export type CallerBehaviour = Partial<Record<BehaviourKind, number>>;
 
 /** A problem reading a behaviour list. */
 export class BehaviourSyntaxError extends Error {
