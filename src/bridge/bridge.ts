@@ -101,6 +101,8 @@ export interface CallSpeech {
    * noise for its silences (`LineAudio.fill`). A side without one is clean.
    */
   line?: Partial<Record<Side, Line>>;
+  /** The call's language (ISO 639-1; the scenario's caller's): passed to TTS and STT requests. */
+  language?: string;
 }
 
 /** A key or beep tone as it went out on the line (audio calls with in-band keys). */
@@ -461,7 +463,11 @@ class Call {
     }
     const work = this.#synthesis[side].then(async () => {
       if (this.#ended) return;
-      const r = await speech.tts.synthesize({ text, voice: speech.voices?.[side] });
+      const r = await speech.tts.synthesize({
+        text,
+        voice: speech.voices?.[side],
+        ...(speech.language ? { language: speech.language } : {}),
+      });
       if (this.#ended) return;
       if (!r.ok) return this.#fail(side, new SpeechFailure(r.error));
       const audio = act?.gainDb ? withGain(r.audio, act.gainDb) : r.audio;
@@ -528,7 +534,8 @@ class Call {
           audio.sampleRate,
         )
         : audio;
-      const work = stt.transcribe({ audio: said }).then((r) => {
+      const language = this.#spec.speech?.language;
+      const work = stt.transcribe({ audio: said, ...(language ? { language } : {}) }).then((r) => {
         if (this.#ended) return;
         if (!r.ok) return this.#fail(side, new SpeechFailure(r.error));
         const turn = this.#outcome.turns.indexOf(u.turn);

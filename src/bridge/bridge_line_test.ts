@@ -92,3 +92,41 @@ Deno.test("audio call on a line: the agent is handed the caller's audio after th
   assert.deepEqual(silence, expected);
   assert.ok(silence.some((v) => v !== 0));
 });
+
+Deno.test("audio call in a language: TTS requests carry it", async () => {
+  const s = counterScenario();
+  const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
+    today: "2024-05-15",
+    seed: "s",
+  });
+  const setup = (side: "agent" | "user") => ({
+    side,
+    scenario: "t",
+    domain: "test_counter",
+    prompt: "",
+    tools: toolSpecs(env.domain, side, []),
+    seed: "s",
+  });
+  const languages: (string | undefined)[] = [];
+  const tts2: TtsProvider = {
+    ...tts,
+    synthesize: (r) => {
+      languages.push(r.language);
+      return tts.synthesize(r);
+    },
+  };
+  await runCall({
+    env,
+    agent: new OracleAgent(s.expect.reference_actions!),
+    user: new ScriptedUser({ opening: s.user.opening }),
+    agentSetup: setup("agent"),
+    userSetup: setup("user"),
+    clock: new SimClock(),
+    limits: DEFAULT_LIMITS,
+    firstSpeaker: "agent",
+    timedSpeech: true,
+    speech: { tts: tts2, language: "es" },
+  });
+  assert.ok(languages.length > 2);
+  assert.ok(languages.every((l) => l === "es"));
+});

@@ -28,7 +28,7 @@ import {
   speechConfig,
   type SpeechOptions,
 } from "../speech/speech_options.ts";
-import { isFliteVoice } from "../speech/_flite_wasi.ts";
+import { FLITE_PERSONAS, isFliteVoice } from "../speech/_flite_wasi.ts";
 import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
 import { parseBehaviour } from "../speech/behaviour.ts";
 
@@ -204,7 +204,17 @@ const AUDIO_FLAGS = {
     value: "V",
     description: "the agent's voice (flite: slt rms awb kal16 kal; default rms)",
   },
-  "user-voice": { type: "string", value: "V", description: "the caller's voice (default slt)" },
+  "user-voice": {
+    type: "string",
+    value: "V",
+    description: "the caller's voice (default slt; flite: NAME[:rate=R][:pitch=HZ])",
+  },
+  voices: {
+    type: "string",
+    value: "N",
+    description: "spread the trials over N caller voices (flite personas, 1-12),\n" +
+      "one per trial from its seed; the report breaks success down by voice",
+  },
   stt: {
     type: "string",
     value: "P",
@@ -657,6 +667,7 @@ const AUDIO_ONLY = [
   "barge-in",
   "line",
   "caller-behaviour",
+  "voices",
 ] as const;
 
 /** `--audio` and its flags as speech options (undefined without `--audio`). */
@@ -701,7 +712,7 @@ export function speechFromFlags(
       throw new InputError({
         field: `--${flag}`,
         message: `unknown flite voice "${v}"`,
-        hint: "slt, rms, awb, kal16 or kal",
+        hint: "slt, rms, awb, kal16 or kal, optionally :rate=R (0.5-2) and :pitch=HZ (50-400)",
       });
     }
     o.voices[side] = v;
@@ -724,6 +735,16 @@ export function speechFromFlags(
       throw new InputError({ field: "--barge-in", message: "expected a chance from 0 to 1" });
     }
     o.barge_in = p;
+  }
+  if (values.voices !== undefined) {
+    const n = Number(values.voices);
+    if (!(Number.isInteger(n) && n >= 1 && n <= FLITE_PERSONAS.length) || tts !== "flite") {
+      throw new InputError({
+        field: "--voices",
+        message: `expected a count from 1 to ${FLITE_PERSONAS.length} (flite voices)`,
+      });
+    }
+    o.voice_spread = n;
   }
   if (values["caller-behaviour"] !== undefined) {
     try {

@@ -383,8 +383,23 @@ function errorsText(errors: Record<string, number>): string {
 function interactionLines(report: Report): string[] {
   const x = report.overall.interaction;
   if (!x) return [];
+  // (Success by voice is shown with it: both exist only for audio calls.)
   const fmt = (v: number | null) => (v === null ? "–" : String(v));
+  const voices = Object.entries(report.overall.by_voice ?? {});
   return [
+    ...(voices.length > 1
+      ? [
+        "### Success by caller voice",
+        "",
+        ...table(
+          ["voice", "passed", "trials", "rate"],
+          voices.map((
+            [v, r],
+          ) => [v, String(r.passed), String(r.total), r.rate === null ? "–" : r.rate.toFixed(2)]),
+        ),
+        "",
+      ]
+      : []),
     "### Interaction",
     "",
     `${x.trials} audio calls. Definitions and τ-voice's names: PROTOCOL.md, "Interaction metrics".`,

@@ -110,6 +110,9 @@ export const AggregateSchema = z.object({
     "Audio calls' figures (eval --audio); absent when no trial of the group has them.",
   ),
   /** Audio calls' interaction metrics, mean and 95% CI (src/report/interaction_summary.ts). */
+  by_voice: z.record(z.string(), Rate).optional().describe(
+    "Audio calls: success by the caller's voice (eval --voices); absent when no trial names one",
+  ),
   interaction: InteractionAggregateSchema.optional().describe(
     "Audio calls' interaction metrics, each a mean with a 95% CI; absent when no trial has them.",
   ),
@@ -392,6 +395,14 @@ export function aggregate(
   const counts = options.passHatK === false ? [] : [..._scenarioCounts(verdicts).values()];
   const audio = audioAggregate(verdicts);
   const interaction = interactionAggregate(verdicts.map((v) => v.metrics.interaction));
+  const byVoice: Record<string, Rate> = {};
+  for (const v of verdicts) {
+    const voice = v.metrics.audio?.user_voice;
+    if (!voice || typeof v.is_successful !== "boolean") continue;
+    const r = byVoice[voice] ??= _rate();
+    r.total++;
+    if (v.is_successful) r.passed++;
+  }
   return {
     scenarios: new Set(verdicts.map((v) => v.scenario)).size,
     trials: verdicts.length,
@@ -419,6 +430,13 @@ export function aggregate(
     voice: { trials_flagged: trialsFlagged, flags },
     ...(audio ? { audio } : {}),
     ...(interaction ? { interaction } : {}),
+    ...(Object.keys(byVoice).length > 0
+      ? {
+        by_voice: Object.fromEntries(
+          Object.keys(byVoice).sort().map((k) => [k, _finish(byVoice[k]!)]),
+        ),
+      }
+      : {}),
   };
 }
 

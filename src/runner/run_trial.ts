@@ -26,7 +26,7 @@ import { boundRecord } from "./record_bounds.ts";
 import { CALLBENCH_VERSION } from "./version.ts";
 import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
-import { trialLines } from "./trial_line.ts";
+import { trialLines, trialVoice } from "./trial_line.ts";
 
 export interface TrialPlan {
   scenario: Scenario;
@@ -99,6 +99,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     const so = plan.speech;
     const providers = so ? await openSpeech(so) : undefined;
     const lines = so ? trialLines(so, scenario.user.line, key.seed) : undefined;
+    const userVoice = so ? trialVoice(so, key.seed) : undefined;
     const outcome = await runCall({
       env,
       agent,
@@ -115,12 +116,13 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
             tts: providers.tts,
             voices: {
               ...(so.voices.agent ? { agent: so.voices.agent } : {}),
-              ...(so.voices.user ? { user: so.voices.user } : {}),
+              ...(userVoice ? { user: userVoice } : {}),
             },
             dtmf: so.dtmf,
             ...(providers.stt ? { stt: providers.stt } : {}),
             sampleRate: so.sample_rate,
             ...(lines ? { line: lines.line } : {}),
+            ...(scenario.user.language ? { language: scenario.user.language } : {}),
           },
         }
         : {}),
@@ -132,7 +134,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
         tts: {
           provider: providers.tts.info.provider,
           ...(providers.tts.info.model ? { model: providers.tts.info.model } : {}),
-          voices: { agent: so.voices.agent ?? null, user: so.voices.user ?? null },
+          voices: { agent: so.voices.agent ?? null, user: userVoice ?? null },
         },
         stt: so.stt.provider,
         dtmf: so.dtmf,

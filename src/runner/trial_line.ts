@@ -13,6 +13,7 @@ import { Line, seedFrom } from "../audio/line/line.ts";
 import { isClean, parseLine } from "../audio/line/spec.ts";
 import type { SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
+import { FLITE_PERSONAS } from "../speech/_flite_wasi.ts";
 
 /** A trial's lines and how to report them. */
 export interface TrialLines {
@@ -51,4 +52,14 @@ export function trialLines(
       };
     },
   };
+}
+
+/**
+ * The caller's voice in this trial: with a voice spread of N, one of the first N flite
+ * personas, picked from the trial's seed; else the configured one.
+ */
+export function trialVoice(speech: SpeechOptions, seed: string): string | undefined {
+  const n = Math.min(speech.voice_spread ?? 0, FLITE_PERSONAS.length);
+  if (n < 1 || speech.tts.provider !== "flite") return speech.voices.user;
+  return FLITE_PERSONAS[seedFrom(`${seed}\nvoice`) % n];
 }

@@ -157,6 +157,9 @@ export const ScenarioSchema = z.object({
         "Audio calls (eval --audio): the phone line the caller's audio crosses, a preset or presets " +
           "joined by + (phone+street@10+loss@3%); a run's own line overrides it; ignored in text calls",
       ),
+    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().describe(
+      "Audio calls: the caller's language (ISO 639-1, e.g. en, es), passed to TTS and STT requests",
+    ),
     behaviour: CallerBehaviourSchema.optional().describe(
       "Audio calls (eval --audio): the caller's full-duplex behaviours, each a chance per opportunity " +
         "(backchannel, filler, pause, side, interrupt, late); a run's own overrides it; ignored in text calls",

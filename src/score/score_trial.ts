@@ -129,6 +129,8 @@ export function audioMetrics(a: AudioBlock): VerdictAudio {
     barge_in_yield_ms: a.barge_ins.map((b) => b.yield_ms),
     barge_ins_yielded: a.barge_ins.filter((b) => b.yielded).length,
     talk_over_ms: a.talk_over_ms,
+    user_voice: a.tts.voices.user,
+    ...(a.line ? { line: a.line.preset } : {}),
     ...(a.wav !== undefined ? { wav: a.wav } : {}),
   };
 }

@@ -203,6 +203,10 @@ export const VerdictAudioSchema = z.object({
     "Barge-ins after which the agent stopped before its utterance's end",
   ),
   talk_over_ms: z.number().describe("Time both sides' audio was voiced at once, ms"),
+  user_voice: z.string().nullable().optional().describe(
+    "The caller's TTS voice (null: the provider's default); the report breaks success down by it",
+  ),
+  line: z.string().optional().describe("The phone line the caller's audio crossed, as given"),
   wav: z.string().optional().describe(
     "The stereo recording, relative to the eval --out folder (audio/<trial>.wav)",
   ),

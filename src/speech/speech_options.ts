@@ -53,6 +53,9 @@ export const SpeechOptionsSchema = z.object({
   }).optional().describe(
     "The phone line the caller's audio crosses (absent: clean, or the scenario's)",
   ),
+  voice_spread: z.number().int().min(1).optional().describe(
+    "Spread the trials over this many caller voices (flite personas), one per trial from its seed",
+  ),
   behaviour: CallerBehaviourSchema.optional().describe(
     "The caller's full-duplex behaviours (absent: none, or the scenario's)",
   ),
@@ -95,6 +98,7 @@ export function speechConfig(o: SpeechOptions): Record<string, unknown> {
     ...(o.line?.text !== undefined && o.line.text !== "clean" ? { line: o.line.text } : {}),
     ...(o.line?.both ? { line_both: true } : {}),
     ...(hasBehaviour(o.behaviour) ? { caller_behaviour: behaviourConfig(o.behaviour) } : {}),
+    ...(o.voice_spread ? { voice_spread: o.voice_spread } : {}),
   };
 }
 
