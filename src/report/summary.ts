@@ -111,7 +111,7 @@ export const AggregateSchema = z.object({
   ),
   /** Audio calls' interaction metrics, mean and 95% CI (src/report/interaction_summary.ts). */
   by_voice: z.record(z.string(), Rate).optional().describe(
-    "Audio calls: success by the caller's voice (eval --voices); absent when no trial names one",
+    "Audio calls: success by the caller's voice (a run spread over voices); absent when no trial names one",
   ),
   interaction: InteractionAggregateSchema.optional().describe(
     "Audio calls' interaction metrics, each a mean with a 95% CI; absent when no trial has them.",
