@@ -5,7 +5,7 @@
  * applied to every caller utterance, and the line's noise in the recording), with a
  * warm flite cache, alternating so that machine load falls on both alike.
  *
- *   deno task bench:line            (EVAL_DATA_ROOT, else fixtures/)
+ *   deno task bench:line [LINE]     (EVAL_DATA_ROOT, else fixtures/; LINE default phone+street@10+loss@3%)
  *
  * Target: the line within 20% of clean trials/s.
  *
@@ -23,7 +23,7 @@ import {
   type SpeechOptions,
 } from "../src/speech/speech_options.ts";
 
-const LINE = "phone+street@10+loss@3%";
+const LINE = Deno.args[0] ?? "phone+street@10+loss@3%";
 const rootPath = Deno.env.get("EVAL_DATA_ROOT") ??
   fileURLToPath(new URL("../fixtures", import.meta.url));
 const root = new DataRoot(rootPath);

@@ -132,8 +132,8 @@ export interface LineAudio {
   readonly stt?: SttProvider;
   /**
    * The line's noise while the other end is silent (a real line never is): a
-   * participant that pads the other end's audio with silence adds this into
-   * `samples[from..]`, a stretch starting at call time `atMs` at `sampleRate`. The
+   * participant that pads the other end's audio with silence writes this into the
+   * silence `samples[from..]`, a stretch starting at call time `atMs` at `sampleRate`. The
    * other end's utterances already carry it.
    */
   readonly fill?: (samples: Int16Array, from: number, atMs: CallTime, sampleRate: number) => void;

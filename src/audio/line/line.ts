@@ -252,23 +252,23 @@ export class Line {
   }
 
   /**
-   * The line's noise during silence: adds it to `samples[from..]`, a stretch whose
-   * first sample is at call time `atMs`, at `rate` (a transport's silence fill).
+   * The line's noise during silence: writes it into `samples[from..]` (silence there,
+   * which it replaces), a stretch whose first sample is at call time `atMs`, at `rate`
+   * (a transport's silence fill, the recording's caller channel).
    */
   fill(samples: Int16Array, from: number, atMs: number, rate: number): void {
     if (this.clean || from >= samples.length) return;
-    const n = samples.length - from;
-    let seg: Int16Array;
-    if (this.spec.noise.length > 0) {
-      const heard = this.#loops(rate).heard;
-      seg = new Int16Array(n);
-      for (let i = 0, j = this.#position(atMs, rate, heard.length); i < n; i++) {
-        seg[i] = heard[j]!;
-        if (++j === heard.length) j = 0;
-      }
-    } else return; // digital silence stays silent through every other stage
-    this.#network(seg, atMs, rate);
-    for (let i = 0; i < n; i++) samples[from + i] = clip16(samples[from + i]! + seg[i]!);
+    // Digital silence stays silent through every other stage.
+    if (this.spec.noise.length === 0) return;
+    const heard = this.#loops(rate).heard;
+    let j = this.#position(atMs, rate, heard.length);
+    for (let i = from; i < samples.length;) {
+      const len = Math.min(samples.length - i, heard.length - j);
+      samples.set(heard.subarray(j, j + len), i);
+      i += len;
+      j = 0;
+    }
+    this.#network(samples.subarray(from), atMs, rate);
   }
 
   /** The call's frames on this line up to `durationMs`: all, lost, and late (jitter). */
