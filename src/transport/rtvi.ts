@@ -652,6 +652,7 @@ export class RtviParticipant implements Participant {
     this.#outAudio = new CallerAudioStream({
       clock: line.clock,
       send: (chunk) => this.#sendAudio(chunk),
+      ...(audio.fill ? { fill: audio.fill } : {}),
     });
   }
 
