@@ -28,6 +28,7 @@ import {
   StopReason,
   UsageSchema,
 } from "../runner/trial_record.ts";
+import { StateDiffSchema } from "../env/state_diff.ts";
 
 export const VERDICT_SCHEMA = "callbench.verdict/1";
 
@@ -151,6 +152,9 @@ export const VerdictDetailsSchema = z.object({
     expected_sha256: z.string().describe("the scenario's expected hash of the final agent-side db"),
     actual_sha256: z.string().nullable().describe("the record's final hash (null: no world)"),
     match: z.boolean(),
+    diff: StateDiffSchema.optional().describe(
+      "on a mismatch: where the final world differs from the expected one (the record's final.db_diff)",
+    ),
   }).optional(),
   /** The caller-side DB (telecom): compared when expected, never gating (as the reference). */
   user_db_state: z.object({
