@@ -82,7 +82,7 @@ export function renderMarkdown(report: Report): string {
           "errors",
         ],
         suites.map(([name, a]) => [
-          name,
+          markdownText(name),
           String(a.scenarios),
           String(a.trials),
           ratio(a.success),
@@ -173,9 +173,10 @@ export function renderMarkdown(report: Report): string {
           "errors",
         ],
         report.scenarios.map((s) => [
-          s.scenario + (s.trials_detail.some((t) => t.self_reported) ? " *(self-reported)*" : ""),
+          markdownText(s.scenario) +
+          (s.trials_detail.some((t) => t.self_reported) ? " *(self-reported)*" : ""),
           ...(several ? [configurationName(s)] : []),
-          s.suite,
+          markdownText(s.suite),
           String(s.trials),
           String(s.successes),
           percent(s.success_rate),
@@ -268,7 +269,7 @@ function audioLines(report: Report): string[] {
         AUDIO_METRICS.map((m) => {
           const s = a[m.key];
           return [
-            scope,
+            markdownText(scope),
             m.name,
             String(s.count),
             ms(s.p50_ms),
@@ -316,18 +317,45 @@ function configurationLines(report: Report): string[] {
 
 /** `**label** (config abc123)`, or the config hash alone. */
 function configurationName(c: Pick<Configuration, "label" | "config_hash">): string {
-  return c.label !== null ? `**${c.label}** (config ${c.config_hash})` : `config ${c.config_hash}`;
+  const hash = markdownText(c.config_hash);
+  return c.label !== null ? `**${markdownText(c.label)}** (config ${hash})` : `config ${hash}`;
 }
 
 function participantsText(c: Configuration): string {
   if (!c.participants) return "participants unknown";
   const one = (p: { kind: string; model?: string; url?: string }) =>
-    p.kind + (p.model ? ` ${p.model}` : p.url ? ` ${p.url}` : "");
+    markdownText(p.kind + (p.model ? ` ${p.model}` : p.url ? ` ${p.url}` : ""));
   return `agent ${one(c.participants.agent)}, user ${one(c.participants.user)}`;
 }
 
+/**
+ * Text from the input (scenario names, labels, suites, models) made inert in Markdown:
+ * HTML's `&`, `<`, `>` as entities (a viewer that allows HTML renders none of it) and
+ * Markdown's emphasis, code, link and table characters escaped (an `_` inside a word,
+ * as in `eva_airline__1_4_1`, emphasises nothing and is left as it is).
+ */
+export function markdownText(s: string): string {
+  return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"))
+    .replace(/[\\`*[\]~|]/g, (c) => `\\${c}`)
+    .replace(/_+/g, (run, at: number, all: string) => {
+      const word = /[\p{L}\p{N}]/u;
+      const inside = word.test(all[at - 1] ?? "") && word.test(all[at + run.length] ?? "");
+      return inside ? run : run.replace(/_/g, "\\_");
+    });
+}
+
+/** Text made inert in HTML (element content and quoted attributes). */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A Markdown table: cells with `|` escaped and line breaks flattened. */
+export function markdownTable(header: string[], rows: string[][]): string[] {
+  return table(header, rows);
+}
+
 function table(header: string[], rows: string[][]): string[] {
-  const cell = (s: string) => s.replaceAll("|", "\\|").replace(/\r?\n/g, " ");
+  const cell = (s: string) => s.replace(/(?<!\\)\|/g, "\\|").replace(/\r?\n/g, " ");
   return [
     `| ${header.map(cell).join(" | ")} |`,
     `| ${header.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,

@@ -6,7 +6,7 @@
  *
  * ```ts
  * // Per scenario, A's and B's success rate (same scenario at the same index):
- * const d = pairedBootstrap([1, 1, 0.5], [0, 1, 0.5]); // { delta: -1/3, ci95: [...] }
+ * const d = pairedBootstrap([1, 1, 0.5], [0, 1, 0.5]); // { delta: -1/3, ci95: [...], p }
  * const p = mcnemarExact(2, 0).p; // 2 pairs passed in A only, none in B only
  * const { significant } = holmBonferroni([p, 0.2, 0.001]);
  * ```
@@ -31,6 +31,11 @@ export interface Estimate {
   delta: number;
   /** The interval's ends (`confidence`, default 95%); `null` without units. */
   ci95: [number, number] | null;
+  /**
+   * Two-sided bootstrap p of "no difference": `2 · (1 + #resamples on the far side of 0)
+   * / (1 + #resamples)`, at most 1 (1 when every resample is 0; `null` without units).
+   */
+  p: number | null;
 }
 
 /**
@@ -48,7 +53,7 @@ export function bootstrap(
 ): Estimate {
   const all = Array.from({ length: n }, (_, i) => i);
   const delta = statistic(all);
-  if (n === 0) return { delta, ci95: null };
+  if (n === 0) return { delta, ci95: null, p: null };
   const resamples = options.resamples ?? 2000;
   const confidence = options.confidence ?? 0.95;
   const random = mulberry32(options.seed ?? 1);
@@ -59,10 +64,17 @@ export function bootstrap(
     const v = statistic(indices);
     if (!Number.isNaN(v)) values.push(v);
   }
-  if (values.length === 0) return { delta, ci95: null };
+  if (values.length === 0) return { delta, ci95: null, p: null };
   values.sort((x, y) => x - y);
   const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))]!;
-  return { delta, ci95: [at((1 - confidence) / 2), at((1 + confidence) / 2)] };
+  let atOrBelow = 0;
+  let atOrAbove = 0;
+  for (const v of values) {
+    if (v <= 0) atOrBelow++;
+    if (v >= 0) atOrAbove++;
+  }
+  const p = Math.min(1, (2 * (1 + Math.min(atOrBelow, atOrAbove))) / (1 + values.length));
+  return { delta, ci95: [at((1 - confidence) / 2), at((1 + confidence) / 2)], p };
 }
 
 /**

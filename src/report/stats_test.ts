@@ -11,6 +11,8 @@ Deno.test("pairedBootstrap() resamples scenario pairs with the seeded generator"
   const e = pairedBootstrap([0, 0, 0], [0.25, 0.5, 1], { resamples: 2, seed: 1 });
   ok(close(e.delta, 7 / 12));
   ok(e.ci95 && close(e.ci95[0], 5 / 12) && close(e.ci95[1], 3 / 4), JSON.stringify(e));
+  // Both resamples are above 0, none at or below: p = 2 · (1 + 0) / (1 + 2) = 2/3.
+  ok(close(e.p!, 2 / 3));
 });
 
 Deno.test("pairedBootstrap() is deterministic for a seed and brackets the estimate", () => {
@@ -23,16 +25,20 @@ Deno.test("pairedBootstrap() is deterministic for a seed and brackets the estima
   ok(one.ci95![1] < 0, "every scenario that changed got worse: the interval excludes 0");
   // Every pair differs by the same amount: the interval is that point.
   assertEquals(pairedBootstrap([0, 0, 0], [0.5, 0.5, 0.5]).ci95, [0.5, 0.5]);
+  // No difference at all: every resample is 0, p = 1.
+  assertEquals(pairedBootstrap([1, 0], [1, 0]).p, 1);
+  // 2000 resamples all below 0: p = 2 / 2001.
+  ok(close(pairedBootstrap([1, 1], [0, 0]).p!, 2 / 2001));
   // Differences 0 and 1 only: resample means lie in {0, 0.5, 1}; 2000 draws reach both ends.
   assertEquals(pairedBootstrap([0, 0], [0, 1]).ci95, [0, 1]);
-  assertEquals(pairedBootstrap([], []).ci95, null);
+  assertEquals(pairedBootstrap([], []), { delta: NaN, ci95: null, p: null });
   throws(() => pairedBootstrap([1], [1, 0]), RangeError);
 });
 
 Deno.test("bootstrap() leaves out resamples where the statistic is NaN", () => {
   // A statistic that is NaN unless unit 0 is drawn: only those resamples count.
   const e = bootstrap(2, (idx) => (Array.from(idx).includes(0) ? 1 : NaN), { seed: 3 });
-  assertEquals(e, { delta: 1, ci95: [1, 1] });
+  assertEquals([e.delta, e.ci95], [1, [1, 1]]);
 });
 
 Deno.test("mcnemarExact() is the two-sided binomial tail on the discordant pairs", () => {
