@@ -218,3 +218,33 @@ Deno.test("playableWav() links only relative paths inside the folder", () => {
   }
   equal(playableWav(undefined), undefined);
 });
+
+Deno.test("renderMarkdown() escapes scenario names, suites and labels: no raw HTML gets through", () => {
+  const hostile = (label: string, config: string) =>
+    scoreTrial(trialRecord({
+      key: { scenario: "<script>alert(1)</script>", trial: 0, config_hash: config },
+      label,
+      suite: "<b>suite</b>",
+      participants: {
+        agent: { kind: "llm", model: "<iframe src=x>" },
+        user: { kind: "scripted" },
+      },
+    }));
+  for (
+    const verdicts of [
+      [hostile("<img src=x onerror=alert(1)>", "c1")],
+      [hostile("<img src=x onerror=alert(1)>", "c1"), hostile("*v2*", "c2")],
+    ]
+  ) {
+    const md = renderMarkdown(summarize(verdicts));
+    for (const tag of ["<script", "<img", "<b>", "<iframe"]) {
+      ok(!md.includes(tag), `${tag} in\n${md}`);
+    }
+    ok(md.includes("&lt;script&gt;alert(1)&lt;/script&gt;"), md);
+    ok(md.includes("&lt;img src=x onerror=alert(1)&gt;"));
+  }
+  // Emphasis in a label is shown as typed, not rendered.
+  ok(renderMarkdown(summarize([labelled("*v2*", "c2", true)])).includes("**\\*v2\\***"));
+  // An underscore inside a name stays as it is.
+  ok(renderMarkdown(summarize([labelled("v_1", "c1", true)])).includes("**v_1**"));
+});
