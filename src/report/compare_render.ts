@@ -74,6 +74,27 @@ export function renderComparisonMarkdown(c: Comparison): string {
   return lines.join("\n");
 }
 
+/**
+ * One scope's figures as Markdown table lines (`report --baseline` shows the overall
+ * scope of each comparison this way).
+ */
+export function comparisonTable(c: Comparison, scope = "overall"): string[] {
+  const s = c.scopes.find((x) => x.scope === scope);
+  if (!s) return [];
+  return markdownTable(
+    ["metric", markdownText(c.a.name), markdownText(c.b.name), "delta", "95% CI", "p (Holm)", ""],
+    s.metrics.map((m) => [
+      m.metric,
+      _value(m, m.a),
+      _value(m, m.b),
+      _delta(m, m.delta),
+      m.ci95 ? `${_delta(m, m.ci95[0])} … ${_delta(m, m.ci95[1])}` : "–",
+      _p(m.p_holm),
+      _mark(m),
+    ]),
+  );
+}
+
 /** Renders the comparison as one HTML page. */
 export function renderComparisonHtml(c: Comparison): string {
   const e = escapeHtml;

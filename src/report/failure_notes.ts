@@ -95,7 +95,7 @@ function _note(v: ReportedVerdict, signal: Signal): FailureNote {
     case "clean_exit":
       return {
         signal,
-        summary: `the call ended by ${v.stop_reason}, not by the agent ending it`,
+        summary: `the agent did not end the call cleanly (it stopped by ${v.stop_reason})`,
         details: [],
       };
     case "flow_expectation": {

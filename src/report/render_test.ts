@@ -59,7 +59,20 @@ Deno.test("renderMarkdown() names the configuration, and lists several side by s
   ok(two.includes("### Configurations"), two);
   ok(two.includes("| **v1** (config c1) | agent llm m-1, user scripted | 1 | 1 | 100.0% (1/1) |"));
   ok(two.includes("| **v2** (config c2) |"));
-  ok(!two.includes("### pass^k"), "no pooled pass^k");
+  // Nothing pooled: a headline per configuration, and pass^k in one column each.
+  ok(two.includes("- **v1** (config c1): **Success 100.0% (1/1)**"), two);
+  ok(two.includes("- **v2** (config c2): **Success 0.0% (0/1)**"));
+  ok(!two.includes("**Success 50.0%"), "no pooled headline");
+  ok(
+    two.includes(
+      "| k | **v1** (config c1) | **v2** (config c2) |\n| --- | ---: | ---: |\n| 1 | 1.000 | 0.000 |",
+    ),
+  );
+  ok(two.includes("| success rate | 100.0% (1/1) | 0.0% (0/1) |"));
+  ok(!two.includes("pass^0"), "the per-suite header never says pass^0");
+  ok(
+    two.includes("| air | **v2** (config c2) | 1 | 1 | 0.0% (0/1) | 100.0% (1/1) | 0.000 (K=1) |"),
+  );
   ok(two.includes("| air__a | **v2** (config c2) | air |"), two);
   for (const block of two.split("\n\n")) {
     const rows = block.split("\n").filter((l) => l.startsWith("|"));
