@@ -85,10 +85,10 @@ export function diffState(
   return { entries, total };
 }
 
-/** One entry as a line: `path: expected X, got Y` (or `added Y`, `removed X`). */
+/** One entry as a line: `path: expected X, got Y` (or `missing`, `not expected`). */
 export function stateDiffLine(entry: StateDiffEntry): string {
-  if (entry.kind === "added") return `${entry.path}: added ${entry.actual}`;
-  if (entry.kind === "removed") return `${entry.path}: removed (expected ${entry.expected})`;
+  if (entry.kind === "added") return `${entry.path}: not expected, got ${entry.actual}`;
+  if (entry.kind === "removed") return `${entry.path}: missing, expected ${entry.expected}`;
   return `${entry.path}: expected ${entry.expected}, got ${entry.actual}`;
 }
 

@@ -29,6 +29,8 @@ Deno.test("diffState() names each changed, added and removed path with both valu
     stateDiffLine(d.entries[2]!),
     'reservations.ABC123.status: expected "cancelled", got "confirmed"',
   );
+  assertEquals(stateDiffLine(d.entries[0]!), 'reservations.ABC123.note: not expected, got "x"');
+  assertEquals(stateDiffLine(d.entries[1]!), "reservations.ABC123.seats[1]: missing, expected 2");
   assertEquals(diffState(expected, structuredClone(expected)), { entries: [], total: 0 });
 });
 

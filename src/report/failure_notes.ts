@@ -31,7 +31,7 @@ export function failureNotes(v: ReportedVerdict): FailureNote[] {
       details: [],
     });
   }
-  for (const s of v.success_breakdown.failed) notes.push(_note(v, s));
+  for (const s of v.success_breakdown.failed) notes.push(signalNote(v, s));
   return notes;
 }
 
@@ -40,7 +40,8 @@ export function firstFailure(v: ReportedVerdict): FailureNote | undefined {
   return failureNotes(v)[0];
 }
 
-function _note(v: ReportedVerdict, signal: Signal): FailureNote {
+/** One signal's evidence (gating or not), as `failureNotes` words it. */
+export function signalNote(v: ReportedVerdict, signal: Signal): FailureNote {
   const d = v.details;
   switch (signal) {
     case "db_state_match": {
