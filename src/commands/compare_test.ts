@@ -1,7 +1,7 @@
 import { deepEqual as assertEquals, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { memoryIo } from "../cli/io.ts";
-import { InputError } from "../cli/problem.ts";
+import type { InputError } from "../cli/problem.ts";
 import { ComparisonSchema } from "../report/compare.ts";
 import { command as evalCommand } from "./eval.ts";
 import { command } from "./compare.ts";
