@@ -325,7 +325,11 @@ function _bounded(
   let leftFailures = 0;
   let leftRows = 0;
   if (failures.length > 0) {
-    const header = `### Failures (${failures.length} trial(s))\n\n`;
+    const trials = report.scenarios.reduce(
+      (n, s) => n + s.trials_detail.filter((t) => t.is_successful === false).length,
+      0,
+    );
+    const header = `### Failures (${trials} trial(s))\n\n`;
     const kept: string[] = [];
     if (size + header.length + reserve <= max) {
       size += header.length;
@@ -381,29 +385,38 @@ function _bounded(
   }
   if (leftFailures + leftRows > 0) {
     out.push(
-      `*Left out to stay under ${max} characters: ${leftFailures} failed trial(s) and ` +
+      `*Left out to stay under ${max} characters: ${leftFailures} failure(s) and ` +
         `${leftRows} per-scenario row(s); the JSON and HTML reports have them all.*\n`,
     );
   }
   return out.join("\n");
 }
 
-/** One list item per failed or broken trial: where, and its first failing signal. */
+/**
+ * One list item per failed or broken trial: where, and its first failing signal; the
+ * trials of one scenario and configuration that failed the same way share an item.
+ */
 function failureItems(report: Report): string[] {
   const several = report.configurations.length > 1;
   const items: string[] = [];
   for (const s of report.scenarios) {
+    const byWhy = new Map<string, number[]>();
     for (const t of s.trials_detail) {
       if (t.is_successful !== false) continue;
       const first = t.first_failure;
+      const why = first
+        ? `**${first.signal}**: ${markdownText(first.summary)}`
+        : t.failed.length > 0
+        ? `failed ${t.failed.join(", ")}`
+        : "failed";
+      const trials = byWhy.get(why);
+      if (trials) trials.push(t.trial);
+      else byWhy.set(why, [t.trial]);
+    }
+    for (const [why, trials] of byWhy) {
       items.push(
         `- ${markdownText(s.scenario)}${several ? ` · ${configurationName(s)}` : ""} · ` +
-          `trial ${t.trial}: ` +
-          (first
-            ? `**${first.signal}**: ${markdownText(first.summary)}`
-            : t.failed.length > 0
-            ? `failed ${t.failed.join(", ")}`
-            : "failed"),
+          `${trials.length > 1 ? "trials" : "trial"} ${trials.join(", ")}: ${why}`,
       );
     }
   }

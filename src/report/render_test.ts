@@ -109,7 +109,14 @@ Deno.test("renderHtml() names the configuration, and with several shows each one
   ok(two.includes("<td>v1</td><td>c1</td>"), "one row per configuration");
   ok(two.includes("<td>v2</td><td>c2</td>"));
   ok(two.includes(`<th data-type="text" class="sortable">configuration</th>`));
-  ok(two.includes(`<td data-v="v2">v2</td>`), "each scenario row names its configuration");
+  ok(
+    two.includes(`<td data-v="v2" class="config">v2</td>`),
+    "each scenario row names its configuration",
+  );
+  // Nothing pooled: a headline per configuration, a pass^k curve each, no pass^0 column.
+  equal(two.split('<section class="config-headline">').length - 1, 2);
+  equal(two.split('<polyline class="series config"').length - 1, 2);
+  ok(!two.includes("pass^0"));
 });
 
 Deno.test("a record says which clock it ran on, and the report says simulated from it, not from zeros", () => {
