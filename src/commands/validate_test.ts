@@ -189,8 +189,8 @@ Deno.test("validate checks each reference action's arguments against its tool's 
   });
   assert.equal(r.code, 2);
   assert.deepEqual(r.stderr, [
-    'a.yaml:12: mine__cancel: field "expect.reference_actions[0].arguments.order_id": get_order_details: Invalid input: expected string, received undefined (see cli.ts tools --domain tau2_retail for get_order_details\'s arguments)',
-    'a.yaml:12: mine__cancel: field "expect.reference_actions[0].arguments": get_order_details: Unrecognized key: "order" (see cli.ts tools --domain tau2_retail for get_order_details\'s arguments)',
+    'a.yaml:12: mine__cancel: field "expect.reference_actions[0].arguments.order_id": get_order_details: Invalid input: expected string, received undefined (the tools command lists get_order_details\'s arguments (domain tau2_retail))',
+    'a.yaml:12: mine__cancel: field "expect.reference_actions[0].arguments": get_order_details: Unrecognized key: "order" (the tools command lists get_order_details\'s arguments (domain tau2_retail))',
   ]);
   assert.equal((await validate({ "a.yaml": CANCEL })).code, 0);
 });

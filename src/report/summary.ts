@@ -208,12 +208,12 @@ export const ReportSchema = z.object({
   latency_histogram: HistogramSchema.nullable(),
   by_suite: z.record(z.string(), AggregateSchema),
   scenarios: z.array(ScenarioRowSchema),
-  /** `report --baseline`: each other configuration compared against the baseline. */
+  /** With a baseline configuration: each other configuration compared against it. */
   baseline: z.object({
     label: z.string(),
     comparisons: z.array(ComparisonSchema),
   }).optional().describe(
-    "report --baseline: each other configuration compared against the baseline.",
+    "With a baseline configuration: each other configuration compared against it.",
   ),
 });
 /** A report, as `summarize` returns it and `ReportSchema` parses it. */

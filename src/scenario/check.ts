@@ -135,7 +135,7 @@ export async function checkRunnable(
         problems.push(at(
           ["expect", "reference_actions", i, "arguments", ...path],
           `${def.name}: ${issue.message}`,
-          `see cli.ts tools --domain ${domain.id} for ${def.name}'s arguments`,
+          `the tools command lists ${def.name}'s arguments (domain ${domain.id})`,
         ));
       }
     });
