@@ -112,7 +112,7 @@ export function explanation(v: Omit<Verdict, "turns">): string[] {
   for (const s of v.success_breakdown.excluded.filter((s) => v.signals[s] === false)) {
     const note = signalNote(v, s);
     lines.push(`  ${s} (not gating): ${note.summary}`);
-    if (note.details.length > 1) for (const d of note.details) lines.push(`    ${d}`);
+    if (note.details.length > 1) { for (const d of note.details) lines.push(`    ${d}`); }
   }
   if (v.tool_calls?.length) {
     lines.push("  tool calls:");
