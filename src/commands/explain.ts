@@ -22,10 +22,12 @@ const FLAGS = {
 const help = `explain: why a trial failed, in words
 
 Usage: cli.ts explain KEY [FILE... | DIR | -] [--trial N] [--label L] [--json]
+       cli.ts explain FILE|DIR [--trial N] [--label L] [--json]
 
 KEY picks the trial: a scenario name (each of its trials), SCENARIO:TRIAL, a trial's
 seed, or the report's trial key (["scenario",trial,"seed","config"]). A verdict itself
-(a JSON object, as "jq -c" prints one) explains that verdict. The verdicts are read from
+(a JSON object, as "jq -c" prints one) explains that verdict; a file or folder alone,
+every trial of it that did not pass. The verdicts are read from
 the files (verdicts or trial records, JSON Lines; records are scored here, offline), an
 eval --out folder, or stdin.
 
@@ -58,6 +60,12 @@ export const command: Command = {
       const parsed = VerdictWithoutTurns.safeParse(JSON.parse(key));
       if (!parsed.success) throw recordError(parsed.error, "KEY", 1, "verdict", JSON.parse(key));
       verdicts = [parsed.data];
+    } else if (files.length === 0 && await Deno.stat(key).then(() => true, () => false)) {
+      // A file or folder alone: every trial of it that did not pass.
+      verdicts = (await readVerdicts([key], io)).filter((v) =>
+        v.is_successful !== true && (trial === undefined || v.trial === trial) &&
+        (values.label === undefined || v.label === values.label)
+      );
     } else {
       const match = matcher(key, trial, values.label);
       verdicts = (await readVerdicts(files, io)).filter(match);

@@ -47,6 +47,10 @@ Deno.test("explain prints where a failing tau2_retail trial's world differs from
     assertEquals(json.stdout.length, 1);
 
     await rejects(command.main(["tau2_retail__9", out], memoryIo()), /no trial matches/);
+    // A folder alone: each trial that did not pass (the noop fails all three).
+    const all = memoryIo();
+    equal(await command.main([out], all), 0);
+    equal(all.stdout.filter((l) => / · trial 0 · config /.test(l)).length, 3);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
