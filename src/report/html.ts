@@ -836,7 +836,7 @@ const SCRIPT = `
       return box;
     }));
     // Barge-ins on the recording's timeline: a mark at each, seeking there on a click.
-    if (player && t.duration_ms > 0) {
+    if (player && t.duration_ms > 0 && t.events.some((e) => e[0] === "barge_in")) {
       const line = document.createElement("div");
       line.className = "timeline";
       for (const [kind, , text, at] of t.events) {
