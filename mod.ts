@@ -134,7 +134,7 @@ export {
   summarize,
   type SummaryOptions,
 } from "./src/report/summary.ts";
-export { renderMarkdown } from "./src/report/markdown.ts";
+export { type MarkdownOptions, renderMarkdown } from "./src/report/markdown.ts";
 export { renderHtml } from "./src/report/html.ts";
 
 // The bot server: mount `createApp` on any Hono runtime (Deno, or Node with

@@ -120,3 +120,41 @@ Deno.test("README: the flow example validates", async () => {
   const r = await cli(["validate", file]);
   assert.equal(r.code, 0, r.stderr);
 });
+
+Deno.test("README: compare, report --baseline, explain and tools run as written", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-readme-" });
+  try {
+    // Two runs of the bundled eva fixtures: the oracle before (v1), the noop agent after (v2).
+    const verdicts: string[] = [];
+    for (const [name, agent, label] of [["before", "oracle", "v1"], ["after", "noop", "v2"]]) {
+      const out = join(dir, name!);
+      const args = ["--domain", "eva_airline", "--agent", agent!, "--trials", "4"];
+      const ev = await cli(["eval", ...args, "--label", label!, "--out", out]);
+      assert.equal(ev.code, 0, ev.stderr);
+      verdicts.push((await cli(["score", join(out, "trials.jsonl")])).stdout);
+    }
+    Deno.writeTextFileSync(join(dir, "all.jsonl"), verdicts.join(""));
+    const paths: Record<string, string> = {
+      "runs/before": join(dir, "before"),
+      "runs/after": join(dir, "after"),
+      "all.jsonl": join(dir, "all.jsonl"),
+    };
+    const lines = block("sh", "deno task -q cli compare").trim().split("\n");
+    assert.equal(lines.length, 4);
+    const expected = [
+      { code: 1, out: /significant regression/ }, // --fail-on-regression: noop is worse
+      { code: 0, out: /### Against the baseline v1/ },
+      { code: 0, out: /db_state_match: final world differs at \d+ path/ },
+      { code: 0, out: /^tau2_retail: \d+ tools/ },
+    ];
+    for (const [i, line] of lines.entries()) {
+      const words = line.replace(/\s+#.*$/, "").trim().split(/\s+/);
+      assert.deepEqual(words.slice(0, 4), ["deno", "task", "-q", "cli"], line);
+      const r = await cli(words.slice(4).map((w) => paths[w] ?? w));
+      assert.equal(r.code, expected[i]!.code, `${line}: ${r.stderr}`);
+      assert.match(r.stdout, expected[i]!.out, line);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

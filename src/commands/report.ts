@@ -1,9 +1,16 @@
 import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { flagRows, type FlagTable, fractionFlag, parseFlags } from "../cli/args.ts";
+import { flagRows, type FlagTable, fractionFlag, intFlag, parseFlags } from "../cli/args.ts";
 import { VerdictSchema } from "../score/verdict.ts";
 import { readRecords } from "../score/read_records.ts";
-import { type ReportedVerdict, summarize, VerdictSet } from "../report/summary.ts";
+import {
+  configurationOf,
+  type Report,
+  type ReportedVerdict,
+  summarize,
+  VerdictSet,
+} from "../report/summary.ts";
+import { compareRuns } from "../report/compare.ts";
 import { renderMarkdown } from "../report/markdown.ts";
 import { renderHtml } from "../report/html.ts";
 
@@ -19,6 +26,23 @@ const FLAGS = {
     description: "leave infrastructure-error trials out (they count as failures\n" +
       "otherwise; they are counted by kind either way)",
   },
+  "failures-only": {
+    type: "boolean",
+    description: "md: list only failed trials and the scenarios that have them",
+  },
+  "max-chars": {
+    type: "string",
+    value: "N",
+    description: "md: at most N characters; the headline and per-configuration tables\n" +
+      "are kept, then as many failures as fit, and it says how many were left out\n" +
+      "(0: no bound)",
+    default: "60000, under a pull-request comment's 65,536",
+  },
+  baseline: {
+    type: "string",
+    value: "LABEL",
+    description: "show each other configuration as a delta from this one (as compare)",
+  },
   "min-success-rate": {
     type: "string",
     value: "X",
@@ -30,6 +54,7 @@ const FLAGS = {
 const help = `report: verdicts in, a summary out
 
 Usage: cli.ts report [FILE... | -] [--format json|md|html] [--exclude-errors]
+                     [--failures-only] [--max-chars N] [--baseline LABEL]
                      [--min-success-rate X]
 
 Reads verdicts (JSON Lines, files or stdin), keeps the last verdict of each trial key
@@ -43,7 +68,10 @@ latencies, time to first audio and barge-in yield time (p50/p90/p95). Written in
 eval --out folder (report --format html > OUT/report.html), the HTML page plays each
 trial's recording (OUT/audio/<trial>.wav) beside its transcript.
 Verdicts are grouped by configuration (eval --label and config hash): each gets its own
-figures, and pass^k is never computed across configurations.
+headline and figures, and nothing (pass^k least of all) is pooled across configurations.
+A failed trial is listed with its first failing signal and what shows it (the paths
+where the world differs from the expected one, the unmet assertion, the missing
+reference action, where a flow left its path).
 
 Flags:
 ${flagRows(FLAGS)}`;
@@ -68,6 +96,7 @@ export const command: Command = {
       });
     }
     const minRate = fractionFlag("min-success-rate", values["min-success-rate"]);
+    const maxChars = intFlag("max-chars", values["max-chars"], 60_000, 0);
 
     const schema = format === "html" ? VerdictSchema : VerdictWithoutTurns;
     const set = new VerdictSet<ReportedVerdict>();
@@ -75,15 +104,23 @@ export const command: Command = {
       set.add(record);
     }
     const verdicts = set.sorted();
+    const excludeErrors = values["exclude-errors"] ?? false;
     const report = summarize(verdicts, {
-      excludeErrors: values["exclude-errors"] ?? false,
+      excludeErrors,
       read: set.read,
       duplicates: set.duplicates,
     });
+    if (values.baseline !== undefined) {
+      report.baseline = againstBaseline(values.baseline, verdicts, excludeErrors);
+    }
 
     if (format === "json") io.out(JSON.stringify(report));
-    else if (format === "md") io.out(renderMarkdown(report));
-    else io.out(renderHtml(report, verdicts));
+    else if (format === "md") {
+      io.out(renderMarkdown(report, {
+        failuresOnly: values["failures-only"] ?? false,
+        ...(maxChars > 0 ? { maxChars } : {}),
+      }));
+    } else io.out(renderHtml(report, verdicts));
     await io.flush();
 
     if (minRate !== undefined) {
@@ -109,3 +146,39 @@ export const command: Command = {
     return 0;
   },
 };
+
+/** Each configuration other than the one labelled `label`, compared against it. */
+function againstBaseline(
+  label: string,
+  verdicts: readonly ReportedVerdict[],
+  excludeErrors: boolean,
+): NonNullable<Report["baseline"]> {
+  const kept = excludeErrors ? verdicts.filter((v) => v.status !== "error") : verdicts;
+  const groups = new Map<string, ReportedVerdict[]>();
+  for (const v of kept) {
+    const key = configurationOf(v);
+    const list = groups.get(key);
+    if (list) list.push(v);
+    else groups.set(key, [v]);
+  }
+  const base = [...groups.entries()].filter(([, vs]) => vs[0]!.label === label);
+  if (base.length !== 1) {
+    const labels = [...new Set(kept.map((v) => v.label).filter((l) => l !== undefined))].sort();
+    throw new InputError({
+      field: "--baseline",
+      message: base.length === 0
+        ? `no configuration is labelled ${JSON.stringify(label)}`
+        : `${base.length} configurations are labelled ${JSON.stringify(label)}`,
+      hint: labels.length ? `labels read: ${labels.join(", ")}` : "the verdicts carry no label",
+    });
+  }
+  const [baseKey, baseVerdicts] = base[0]!;
+  return {
+    label,
+    comparisons: [...groups.entries()].filter(([key]) => key !== baseKey).map(([, vs]) =>
+      compareRuns(baseVerdicts, vs, {
+        names: [label, vs[0]!.label ?? `config ${vs[0]!.config_hash}`],
+      })
+    ),
+  };
+}

@@ -98,3 +98,79 @@ Deno.test("report --min-success-rate holds each configuration to the bar", async
   equal(await command.main(["--min-success-rate", "0.5"], io), 1);
   ok(io.stderr.some((l) => /configuration bad 0\.0% is below the minimum 50\.0%/.test(l)));
 });
+
+/** A full suite's verdicts: `scenarios` scenarios × 4 trials × two configurations, half failing. */
+function fullSuite(scenarios: number): string {
+  const vs: unknown[] = [];
+  for (const [label, config] of [["v1", "c1"], ["v2", "c2"]] as const) {
+    for (let s = 0; s < scenarios; s++) {
+      for (let t = 0; t < 4; t++) {
+        const name = `tau2_retail__a_long_scenario_name_of_the_suite_${String(s).padStart(4, "0")}`;
+        vs.push(verdict(t, (s + t + (label === "v2" ? 1 : 0)) % 2 === 0, {
+          label,
+          suite: "tau2_retail",
+          key: { scenario: name, trial: t, config_hash: config },
+        }));
+      }
+    }
+  }
+  return lines(...vs);
+}
+
+Deno.test("report --format md fits a pull-request comment: headline and tables kept, failures as many as fit", async () => {
+  const input = fullSuite(300);
+  const io = memoryIo(input);
+  equal(await command.main(["--format", "md", "--failures-only"], io), 0);
+  const md = io.stdout.join("\n");
+  ok(md.length < 60_000, `${md.length} characters`);
+  ok(md.includes("- **v1** (config c1): **Success"), "the headline of each configuration");
+  ok(md.includes("- **v2** (config c2): **Success"));
+  ok(md.includes("### Per suite") && md.includes("### Signals"));
+  ok(md.includes("### Failures (1200 trial(s))"));
+  const left =
+    /Left out to stay under 60000 characters: (\d+) failure\(s\) and (\d+) per-scenario row\(s\)/
+      .exec(md);
+  ok(left, md.slice(-500));
+  const shown = md.split("\n").filter((l) => l.startsWith("- tau2")).length;
+  // The two failed trials of a scenario and configuration fail alike: one item.
+  ok(md.includes("· trials 1, 3: **clean_exit**"), md.slice(0, 3000));
+  equal(shown + Number(left[1]), 600);
+  ok(shown > 100, `${shown} failures shown`);
+
+  // A tighter bound keeps the fixed part; 0 means no bound.
+  const tight = memoryIo(input);
+  await command.main(["--format", "md", "--max-chars", "9000"], tight);
+  ok(tight.stdout.join("\n").length <= 9000);
+  const unbounded = memoryIo(input);
+  await command.main(["--format", "md", "--max-chars", "0"], unbounded);
+  ok(!unbounded.stdout.join("\n").includes("Left out"));
+});
+
+Deno.test("report --failures-only lists only the scenarios that failed", async () => {
+  const pass = (trial: number) =>
+    verdict(trial, true, { key: { scenario: "s__pass", trial }, suite: "s" });
+  const fail = (trial: number) =>
+    verdict(trial, trial === 0, { key: { scenario: "s__flaky", trial }, suite: "s" });
+  const io = memoryIo(lines(pass(0), pass(1), fail(0), fail(1)));
+  await command.main(["--format", "md", "--failures-only"], io);
+  const md = io.stdout.join("\n");
+  ok(md.includes("Scenarios with failures (1)"), md);
+  ok(md.includes("| s__flaky |") && !md.includes("| s__pass |"));
+  ok(md.includes("- s__flaky · trial 1: **clean_exit**"));
+});
+
+Deno.test("report --baseline shows each configuration as a delta from the baseline", async () => {
+  const input = fullSuite(20);
+  const io = memoryIo(input);
+  equal(await command.main(["--baseline", "v1"], io), 0);
+  const report = ReportSchema.parse(JSON.parse(io.stdout[0]!));
+  equal(report.baseline?.label, "v1");
+  equal(report.baseline?.comparisons.length, 1);
+  const c = report.baseline!.comparisons[0]!;
+  assertEquals([c.a.name, c.b.name], ["v1", "v2"]);
+  ok(c.scopes[0]!.metrics.some((m) => m.metric === "success" && m.delta === 0));
+  const md = memoryIo(input);
+  await command.main(["--format", "md", "--baseline", "v1"], md);
+  ok(md.stdout.join("\n").includes("### Against the baseline v1"));
+  await rejects(command.main(["--baseline", "v3"], memoryIo(input)), /labels read: v1, v2/);
+});

@@ -7,6 +7,7 @@ import { FlowGroupSchema } from "../flow/schema.ts";
 import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
 import { VERDICT_SCHEMA, VerdictSchema } from "../score/verdict.ts";
 import { REPORT_SCHEMA, ReportSchema } from "../report/summary.ts";
+import { COMPARISON_SCHEMA, ComparisonSchema } from "../report/compare.ts";
 import { WIRE_MESSAGES, wireSchemaFile } from "../protocol/wire_schemas.ts";
 
 const FLAGS = {
@@ -31,6 +32,7 @@ Writes, generated from the zod schemas that validate them:
   trial_record.schema.json   what eval prints
   verdict.schema.json        what score prints
   report.schema.json         what report --format json prints
+  comparison.schema.json     what compare --format json prints
   wire/*.schema.json         every wire message, one file per type (and per client-message
                              handler): client.*, server.*, twilio.*, twilio-agent.*
   wire/index.json            the list of wire messages: file, direction, type, t, summary
@@ -74,6 +76,12 @@ export const RECORD_SCHEMA_FILES = [
     file: "report.schema.json",
     title: `callbench report (${REPORT_SCHEMA})`,
     schema: ReportSchema,
+    io: "output",
+  },
+  {
+    file: "comparison.schema.json",
+    title: `callbench comparison (${COMPARISON_SCHEMA})`,
+    schema: ComparisonSchema,
     io: "output",
   },
 ] as const satisfies readonly SchemaFile[];

@@ -24,7 +24,13 @@ export function checkFlowExpect(trace: FlowTrace, expect: FlowExpect): FlowExpec
   if (expect.path !== undefined) {
     const path = trace.nodes.map((n) => n.name);
     const same = path.length === expect.path.length && path.every((n, i) => n === expect.path![i]);
-    if (!same) failures.push(`path: expected ${_list(expect.path)}, got ${_list(path)}`);
+    if (!same) {
+      failures.push(
+        `path: ${_divergence(expect.path, path)}; expected ${_list(expect.path)}, got ${
+          _list(path)
+        }`,
+      );
+    }
   }
   if (expect.keys !== undefined) {
     const keys = trace.keys.map((k) => k.keys).join("");
@@ -46,6 +52,18 @@ export function checkFlowExpect(trace: FlowTrace, expect: FlowExpect): FlowExpec
     }
   }
   return { passed: failures.length === 0, failures };
+}
+
+/** Where a path left the expected one: the first step at which they differ. */
+function _divergence(expected: readonly string[], got: readonly string[]): string {
+  let i = 0;
+  while (i < expected.length && i < got.length && expected[i] === got[i]) i++;
+  const after = i > 0 ? ` after "${expected[i - 1]}"` : "";
+  if (i >= got.length) return `the call stopped at step ${i + 1}${after}, before "${expected[i]}"`;
+  if (i >= expected.length) return `the call went on${after} to "${got[i]}"`;
+  return `left the expected path at step ${i + 1}${after}: entered "${got[i]}", expected "${
+    expected[i]
+  }"`;
 }
 
 function _list(names: readonly string[]): string {

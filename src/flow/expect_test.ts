@@ -24,7 +24,20 @@ Deno.test("checkFlowExpect passes when every given field holds", () => {
 Deno.test("checkFlowExpect compares the whole path, not a prefix", () => {
   const r = checkFlowExpect(trace, { path: ["menu", "card"] });
   assert.equal(r.passed, false);
-  assert.deepEqual(r.failures, ["path: expected [menu, card], got [menu, card, paid]"]);
+  assert.deepEqual(r.failures, [
+    'path: the call went on after "card" to "paid"; expected [menu, card], got [menu, card, paid]',
+  ]);
+});
+
+Deno.test("checkFlowExpect names the node where the path left the expected one", () => {
+  assert.deepEqual(checkFlowExpect(trace, { path: ["menu", "bank", "paid"] }).failures, [
+    'path: left the expected path at step 2 after "menu": entered "card", expected "bank"; ' +
+    "expected [menu, bank, paid], got [menu, card, paid]",
+  ]);
+  assert.deepEqual(checkFlowExpect(trace, { path: ["menu", "card", "paid", "bye"] }).failures, [
+    'path: the call stopped at step 4 after "paid", before "bye"; ' +
+    "expected [menu, card, paid, bye], got [menu, card, paid]",
+  ]);
 });
 
 Deno.test("checkFlowExpect names each field that fails", () => {

@@ -14,38 +14,56 @@
  * @module
  */
 import { SIGNALS } from "../scenario/scenario.ts";
-import type { Histogram } from "./latency_stats.ts";
+import { type Histogram, histogram } from "./latency_stats.ts";
 import { AUDIO_METRICS, audioClockNote, audioScopes, percent, ratio } from "./markdown.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import { type Aggregate, type Report, type ReportedVerdict, trialKeyOf } from "./summary.ts";
+import { failureNotes } from "./failure_notes.ts";
 
 /** Renders the report; `verdicts` (with turns) supply the transcripts. */
 export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[]): string {
   const o = report.overall;
   const transcripts = _transcripts(report, verdicts);
+  const several = report.configurations.length > 1;
   const body = [
     `<header><h1>callbench report</h1><p>${o.scenarios} scenarios · ${o.trials} trials` +
+    (several ? ` · ${report.configurations.length} configurations, never pooled` : "") +
     (report.exclude_errors ? ` · ${report.input.excluded_errors} error trials excluded` : "") +
     (report.input.duplicates ? ` · ${report.input.duplicates} duplicates replaced` : "") +
     `</p>${_configurationLine(report)}</header>`,
-    _cards(report),
+    several
+      ? report.configurations.map((c) =>
+        `<section class="config-headline"><h2>${_esc(_configName(c))} <span class="hash">config ${
+          _esc(c.config_hash)
+        }</span></h2>${_cards(c.overall, c.k_max, c.overall.errors)}</section>`
+      ).join("")
+      : _cards(o, report.k_max, report.input.errors),
     _configurationTable(report),
+    _baselineSection(report),
     `<section class="charts">`,
-    _figure("pass^k", passHatKChart(o)),
-    _figure(
-      simulatedClock(o)
-        ? "Agent response latency (simulated clock: every response at 0 ms)"
-        : "Agent response latency",
-      latencyHistogramChart(report.latency_histogram),
-    ),
+    _figure("pass^k", several ? passHatKCurves(report) : passHatKChart(o)),
+    ...(several
+      ? report.configurations.map((c) =>
+        _figure(
+          `Agent response latency: ${_configName(c)}` +
+            (simulatedClock(c.overall) ? " (simulated clock: every response at 0 ms)" : ""),
+          latencyHistogramChart(histogram(_latencies(verdicts, c))),
+        )
+      )
+      : [_figure(
+        simulatedClock(o)
+          ? "Agent response latency (simulated clock: every response at 0 ms)"
+          : "Agent response latency",
+        latencyHistogramChart(report.latency_histogram),
+      )]),
     _figure("Success by suite", suiteSuccessChart(report)),
     `</section>`,
-    _audioSection(report),
-    _signalsTable(o),
+    _audioSection(report, verdicts),
+    _signalsTable(report),
     _scenarioTable(report, transcripts.index),
     `<dialog id="transcript"><form method="dialog"><button class="close">Close</button></form>` +
-    `<h2 id="transcript-title"></h2><p id="transcript-meta"></p><div id="transcript-audio"></div>` +
-    `<ol id="transcript-turns"></ol></dialog>`,
+    `<h2 id="transcript-title"></h2><p id="transcript-meta"></p><div id="transcript-why"></div>` +
+    `<div id="transcript-audio"></div><ol id="transcript-turns"></ol></dialog>`,
     `<script type="application/json" id="transcripts">${_jsonInHtml(transcripts.data)}</script>`,
     `<script>${SCRIPT}</script>`,
   ];
@@ -107,6 +125,56 @@ export function passHatKChart(a: Aggregate): string {
   return parts.join("") + "</svg>";
 }
 
+/** The colours of configurations' curves, in the report's order (then repeated). */
+const SERIES_COLOURS = ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b83280", "#2c7a7b"];
+
+/** pass^k of each configuration, one curve each (its own K), on a 0-1 axis. */
+export function passHatKCurves(report: Report): string {
+  const w = 440, h = 240, left = 44, right = 16, top = 16, bottom = 36;
+  const parts = [_svgOpen("pass-k-chart", w, h, "pass^k by k, one curve per configuration")];
+  parts.push(..._yGrid(w, h, left, right, top, bottom));
+  const kMax = Math.max(0, ...report.configurations.map((c) => c.overall.pass_hat_k.length));
+  if (kMax === 0) {
+    parts.push(`<text x="${w / 2}" y="${h / 2}" text-anchor="middle">no scored trials</text>`);
+    return parts.join("") + "</svg>";
+  }
+  const x = (k: number) =>
+    kMax === 1 ? (left + w - right) / 2 : left + ((k - 1) / (kMax - 1)) * (w - left - right);
+  const y = (v: number) => top + (1 - v) * (h - top - bottom);
+  report.configurations.forEach((c, i) => {
+    const colour = SERIES_COLOURS[i % SERIES_COLOURS.length]!;
+    const pts = c.overall.pass_hat_k;
+    const name = _esc(_configName(c));
+    parts.push(
+      `<polyline class="series config" data-config="${name}" fill="none" stroke="${colour}" ` +
+        `points="${pts.map((p) => `${_n(x(p.k))},${_n(y(p.pass_hat_k))}`).join(" ")}"/>`,
+    );
+    for (const p of pts) {
+      parts.push(
+        `<circle class="point" fill="${colour}" cx="${_n(x(p.k))}" cy="${
+          _n(y(p.pass_hat_k))
+        }" r="3.5"><title>${name} k=${p.k}: pass^k ${p.pass_hat_k.toFixed(3)}</title></circle>`,
+      );
+    }
+    const ly = top + 6 + i * 14;
+    parts.push(
+      `<g class="legend"><line x1="${left + 8}" x2="${left + 28}" y1="${ly}" y2="${ly}" ` +
+        `stroke="${colour}" stroke-width="2"/><text x="${left + 32}" y="${ly + 4}">${
+          _esc(_clip(_configName(c), 40))
+        }</text></g>`,
+    );
+  });
+  for (let k = 1; k <= kMax; k++) {
+    parts.push(
+      `<text class="tick" x="${_n(x(k))}" y="${h - bottom + 16}" text-anchor="middle">${k}</text>`,
+    );
+  }
+  parts.push(
+    `<text class="axis" x="${(left + w - right) / 2}" y="${h - 4}" text-anchor="middle">k</text>`,
+  );
+  return parts.join("") + "</svg>";
+}
+
 /** Bars of response-latency counts per bin. */
 export function latencyHistogramChart(hist: Histogram | null): string {
   const w = 440, h = 240, left = 44, right = 16, top = 16, bottom = 36;
@@ -144,29 +212,38 @@ export function latencyHistogramChart(hist: Histogram | null): string {
   return parts.join("") + "</svg>";
 }
 
-/** One horizontal bar per suite: its success rate. */
+/** One horizontal bar per suite (and configuration, when there are several): its success rate. */
 export function suiteSuccessChart(report: Report): string {
-  const suites = Object.entries(report.by_suite);
+  const several = report.configurations.length > 1;
+  const bars: [string, string, Aggregate, number][] = several
+    ? Object.keys(report.by_suite).flatMap((suite) =>
+      report.configurations.flatMap((c, i) =>
+        c.by_suite[suite] ? [[suite, _configName(c), c.by_suite[suite]!, i] as const] : []
+      )
+    ).map(([a, b, c, d]) => [a, b, c, d])
+    : Object.entries(report.by_suite).map(([suite, a]) => [suite, "", a, 0]);
   const row = 26, left = 150, right = 60, top = 8;
-  const w = 440, h = Math.max(60, top * 2 + suites.length * row);
+  const w = 440, h = Math.max(60, top * 2 + bars.length * row);
   const parts = [_svgOpen("suite-success", w, h, "success rate by suite")];
-  suites.forEach(([name, a], i) => {
+  bars.forEach(([name, config, a, ci], i) => {
     const y = top + i * row;
     const rate = a.success.rate;
     const bw = (rate ?? 0) * (w - left - right);
+    const label = config ? `${name} · ${config}` : name;
+    const colour = several ? ` style="fill:${SERIES_COLOURS[ci % SERIES_COLOURS.length]}"` : "";
     parts.push(
       `<text class="label" x="${left - 6}" y="${y + 16}" text-anchor="end">${
-        _esc(_clip(name, 22))
+        _esc(_clip(label, 22))
       }</text>`,
       `<rect class="track" x="${left}" y="${y + 4}" width="${w - left - right}" height="16"/>`,
-      `<rect class="bar suite-bar" data-suite="${_esc(name)}" x="${left}" y="${y + 4}" width="${
-        _n(bw)
-      }" height="16">` +
-        `<title>${_esc(name)}: ${ratio(a.success)}</title></rect>`,
+      `<rect class="bar suite-bar" data-suite="${_esc(name)}"${
+        config ? ` data-config="${_esc(config)}"` : ""
+      }${colour} x="${left}" y="${y + 4}" width="${_n(bw)}" height="16">` +
+        `<title>${_esc(label)}: ${ratio(a.success)}</title></rect>`,
       `<text class="value" x="${w - right + 6}" y="${y + 16}">${percent(rate)}</text>`,
     );
   });
-  if (suites.length === 0) {
+  if (bars.length === 0) {
     parts.push(`<text x="${w / 2}" y="30" text-anchor="middle">no suites</text>`);
   }
   return parts.join("") + "</svg>";
@@ -184,11 +261,10 @@ export function simulatedClock(
   return agg.latency.count > 0 && agg.latency.max_ms === 0;
 }
 
-function _cards(report: Report): string {
-  const o = report.overall;
+function _cards(o: Aggregate, k: number, errorCounts: Record<string, number>): string {
   const p1 = o.pass_hat_k[0];
   const ci = o.pass_1_ci95;
-  const errors = Object.values(report.input.errors).reduce((a, b) => a + b, 0);
+  const errors = Object.values(errorCounts).reduce((a, b) => a + b, 0);
   const card = (label: string, value: string, note = "") =>
     `<div class="card"><div class="value">${_esc(value)}</div><div class="label">${
       _esc(label)
@@ -203,9 +279,7 @@ function _cards(report: Report): string {
       ci ? `95% CI ${ci[0].toFixed(3)}–${ci[1].toFixed(3)}` : "",
     ),
     // With K = 1 the pass^K card would repeat the pass^1 card.
-    ...(report.k_max > 1
-      ? [card(`pass^${report.k_max}`, o.pass_hat_k.at(-1)?.pass_hat_k.toFixed(3) ?? "–")]
-      : []),
+    ...(k > 1 ? [card(`pass^${k}`, o.pass_hat_k.at(-1)?.pass_hat_k.toFixed(3) ?? "–")] : []),
     simulatedClock(o)
       ? card(
         "p50 / p95 response",
@@ -216,22 +290,47 @@ function _cards(report: Report): string {
     card(
       "errors",
       String(errors),
-      Object.entries(report.input.errors).map(([k, n]) => `${k} ${n}`).join(", "),
+      Object.entries(errorCounts).map(([kind, n]) => `${kind} ${n}`).join(", "),
     ),
   ].join("") + `</section>`;
 }
 
-/** Audio calls: cards for the headline figures, and p50/p90/p95 of each, overall and per suite. */
-function _audioSection(report: Report): string {
-  const scopes = audioScopes(report);
-  const o = report.overall.audio;
-  if (!o || scopes.length === 0) return "";
+/**
+ * Audio calls: cards for the headline figures, voice-to-voice and time-to-first-audio
+ * histograms with their p50 and p95 marked, and p50/p90/p95 of each figure, overall
+ * and per suite; per configuration when there are several.
+ */
+function _audioSection(report: Report, verdicts: readonly ReportedVerdict[]): string {
+  const several = report.configurations.length > 1;
+  const groups = several
+    ? report.configurations.map((c) => ({
+      name: _configName(c),
+      scope: { overall: c.overall, by_suite: c.by_suite },
+      verdicts: verdicts.filter((v) =>
+        (v.label ?? null) === c.label && v.config_hash === c.config_hash
+      ),
+    }))
+    : [{ name: "", scope: report, verdicts }];
+  const blocks = groups.filter((g) => g.scope.overall.audio).map((g) => _audioBlock(g));
+  if (blocks.length === 0) return "";
+  const defs = AUDIO_METRICS.map((m) => `<dt>${_esc(m.name)}</dt><dd>${_esc(m.definition)}</dd>`)
+    .join("");
+  return `<section id="audio">${blocks.join("")}<dl class="definitions">${defs}</dl></section>`;
+}
+
+function _audioBlock(g: {
+  name: string;
+  scope: Pick<Report, "overall" | "by_suite">;
+  verdicts: readonly ReportedVerdict[];
+}): string {
+  const o = g.scope.overall.audio!;
+  const scopes = audioScopes(g.scope);
   const card = (label: string, value: string, note: string) =>
     `<div class="card"><div class="value">${_esc(value)}</div><div class="label">${
       _esc(label)
     }</div><div class="note">${_esc(note)}</div></div>`;
   const pair = (s: LatencyStats) => `${_ms(s.p50_ms)} / ${_ms(s.p95_ms)}`;
-  const cards = `<div class="cards" id="audio-cards">` +
+  const cards = `<div class="cards audio-cards"${g.name ? "" : ' id="audio-cards"'}>` +
     card("p50 / p95 voice-to-voice", pair(o.v2v), `ms, VAD · ${o.v2v.count} agent turns`) +
     card("p50 / p95 time to first audio", pair(o.ttfa), `ms · ${o.ttfa.count} calls`) +
     card(
@@ -239,6 +338,14 @@ function _audioSection(report: Report): string {
       pair(o.barge_in_yield),
       `ms · yielded ${o.barge_ins.yielded} of ${o.barge_ins.count} barge-ins`,
     ) + `</div>`;
+  const v2v = g.verdicts.flatMap((v) => v.metrics.audio?.v2v_ms ?? []);
+  const ttfa = g.verdicts.flatMap((v) =>
+    v.metrics.audio?.ttfa_ms != null ? [v.metrics.audio.ttfa_ms] : []
+  );
+  const charts = `<div class="charts">` +
+    _figure("Voice-to-voice latency (VAD)", markedHistogramChart("v2v-histogram", v2v, o.v2v)) +
+    _figure("Time to first audio", markedHistogramChart("ttfa-histogram", ttfa, o.ttfa)) +
+    `</div>`;
   const rows = scopes.flatMap(([scope, a]) =>
     AUDIO_METRICS.map((m) => {
       const st = a[m.key];
@@ -247,25 +354,123 @@ function _audioSection(report: Report): string {
         `<td>${_ms(st.p90_ms)}</td><td>${_ms(st.p95_ms)}</td><td>${_ms(st.max_ms)}</td></tr>`;
     })
   ).join("");
-  const defs = AUDIO_METRICS.map((m) => `<dt>${_esc(m.name)}</dt><dd>${_esc(m.definition)}</dd>`)
-    .join("");
-  const note = audioClockNote(report.overall);
-  return `<section id="audio"><h2>Audio (${o.trials} calls)</h2>${cards}` +
-    (note ? `<p class="note">${_esc(note)}</p>` : "") +
-    `<table id="audio-table"><thead><tr><th>scope</th><th>metric</th><th>count</th>` +
+  const note = audioClockNote(g.scope.overall);
+  return `<h2>Audio${g.name ? `: ${_esc(g.name)}` : ""} (${o.trials} calls)</h2>${cards}` +
+    (note ? `<p class="note">${_esc(note)}</p>` : "") + charts +
+    `<div class="wide"><table class="audio-table"${
+      g.name ? "" : ' id="audio-table"'
+    }><thead><tr><th>scope</th><th>metric</th><th>count</th>` +
     `<th>p50 ms</th><th>p90 ms</th><th>p95 ms</th><th>max ms</th></tr></thead>` +
-    `<tbody>${rows}</tbody></table><dl class="definitions">${defs}</dl></section>`;
+    `<tbody>${rows}</tbody></table></div>`;
 }
 
-function _signalsTable(o: Aggregate): string {
-  const rows = SIGNALS.filter((s) => o.signals[s]!.total > 0).map((s) => {
-    const r = o.signals[s]!;
-    return `<tr><td>${s}</td><td>${r.passed}</td><td>${r.total}</td><td>${
-      percent(r.rate)
-    }</td></tr>`;
+/** A histogram of `samples` with vertical marks at the stats' p50 and p95. */
+export function markedHistogramChart(id: string, samples: number[], stats: LatencyStats): string {
+  const hist = histogram(samples);
+  const w = 440, h = 240, left = 44, right = 16, top = 16, bottom = 36;
+  const parts = [_svgOpen(id, w, h, `${id}: histogram with p50 and p95 marked`)];
+  if (hist === null) {
+    parts.push(`<text x="${w / 2}" y="${h / 2}" text-anchor="middle">no samples</text>`);
+    return parts.join("") + "</svg>";
+  }
+  const max = Math.max(...hist.counts, 1);
+  const plotW = w - left - right;
+  const plotH = h - top - bottom;
+  const end = hist.counts.length * hist.bin_width_ms;
+  const bw = plotW / hist.counts.length;
+  hist.counts.forEach((c, i) => {
+    const bh = (c / max) * plotH;
+    const from = i * hist.bin_width_ms;
+    parts.push(
+      `<rect class="bar" x="${_n(left + i * bw + 1)}" y="${_n(top + plotH - bh)}" width="${
+        _n(Math.max(1, bw - 2))
+      }" height="${_n(bh)}"><title>${from}–${from + hist.bin_width_ms} ms: ${c}</title></rect>`,
+    );
   });
-  return `<section><h2>Signals</h2><table id="signals-table"><thead><tr><th>signal</th><th>passed</th>` +
-    `<th>applied</th><th>rate</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+  for (const [name, value] of [["p50", stats.p50_ms], ["p95", stats.p95_ms]] as const) {
+    if (value === null) continue;
+    const x = left + (Math.min(value, end) / end) * plotW;
+    parts.push(
+      `<line class="mark ${name}" data-mark="${name}" x1="${_n(x)}" x2="${_n(x)}" y1="${top}" ` +
+        `y2="${top + plotH}"><title>${name} ${_ms(value)} ms</title></line>`,
+      `<text class="tick mark-label" x="${_n(x + 3)}" y="${top + 10}">${name} ${_ms(value)}</text>`,
+    );
+  }
+  parts.push(
+    `<text class="tick" x="${left}" y="${top + plotH + 16}" text-anchor="middle">0</text>`,
+    `<text class="tick" x="${w - right}" y="${
+      top + plotH + 16
+    }" text-anchor="middle">${end}</text>`,
+    `<text class="tick" x="${left - 6}" y="${top + 4}" text-anchor="end">${max}</text>`,
+    `<text class="axis" x="${(left + w - right) / 2}" y="${h - 4}" text-anchor="middle">ms</text>`,
+  );
+  return parts.join("") + "</svg>";
+}
+
+function _signalsTable(report: Report): string {
+  const groups = report.configurations.length > 1
+    ? report.configurations.map((c) => ({ name: _configName(c), o: c.overall }))
+    : [{ name: "", o: report.overall }];
+  const shown = SIGNALS.filter((s) => groups.some((g) => g.o.signals[s]!.total > 0));
+  const head = groups.length > 1
+    ? groups.map((g) => `<th>${_esc(g.name)}</th>`).join("")
+    : "<th>passed</th><th>applied</th><th>rate</th>";
+  const rows = shown.map((s) => {
+    const cells = groups.length > 1
+      ? groups.map((g) => {
+        const r = g.o.signals[s]!;
+        return `<td>${percent(r.rate)} (${r.passed}/${r.total})</td>`;
+      }).join("")
+      : (() => {
+        const r = groups[0]!.o.signals[s]!;
+        return `<td>${r.passed}</td><td>${r.total}</td><td>${percent(r.rate)}</td>`;
+      })();
+    return `<tr><td>${s}</td>${cells}</tr>`;
+  });
+  return `<section><h2>Signals</h2><div class="wide"><table id="signals-table"><thead><tr>` +
+    `<th>signal</th>${head}</tr></thead><tbody>${rows.join("")}</tbody></table></div></section>`;
+}
+
+/** `report --baseline`: each configuration's overall figures as a delta from the baseline. */
+function _baselineSection(report: Report): string {
+  if (!report.baseline) return "";
+  const blocks = report.baseline.comparisons.map((c) => {
+    const scope = c.scopes.find((s) => s.scope === "overall");
+    const rows = (scope?.metrics ?? []).map((m) => {
+      const rate = m.metric === "success" || m.metric.startsWith("pass^");
+      const v = (x: number | null) =>
+        x === null ? "–" : rate ? `${(x * 100).toFixed(1)}%` : String(Math.round(x));
+      const d = (x: number | null) =>
+        x === null
+          ? "–"
+          : rate
+          ? `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)} pt`
+          : String(Math.round(x));
+      return `<tr class="${m.change}"><td>${_esc(m.metric)}</td><td>${v(m.a)}</td><td>${v(m.b)}` +
+        `</td><td>${d(m.delta)}</td><td>${m.ci95 ? `${d(m.ci95[0])} … ${d(m.ci95[1])}` : "–"}` +
+        `</td><td>${m.p_holm === null ? "–" : m.p_holm.toPrecision(2)}</td><td>${
+          m.change === "regression" ? "▼ worse" : m.change === "improvement" ? "▲ better" : ""
+        }</td></tr>`;
+    }).join("");
+    return `<h3>${_esc(c.b.name)} against ${_esc(c.a.name)}: ${c.regressions.length} ` +
+      `significant regression(s), ${c.flips.length} scenario(s) changed</h3><div class="wide">` +
+      `<table class="baseline"><thead><tr><th>metric</th><th>${_esc(c.a.name)}</th><th>${
+        _esc(c.b.name)
+      }</th><th>delta</th><th>95% CI</th><th>p (Holm)</th><th></th></tr></thead><tbody>${rows}` +
+      `</tbody></table></div>`;
+  }).join("");
+  return `<section id="baseline"><h2>Against the baseline ${
+    _esc(report.baseline.label)
+  }</h2>${blocks}</section>`;
+}
+
+/** The response latencies of one configuration's verdicts. */
+function _latencies(
+  verdicts: readonly ReportedVerdict[],
+  c: { label: string | null; config_hash: string },
+): number[] {
+  return verdicts.filter((v) => (v.label ?? null) === c.label && v.config_hash === c.config_hash)
+    .flatMap((v) => v.metrics.latency_ms);
 }
 
 function _scenarioTable(report: Report, index: Map<string, number>): string {
@@ -278,7 +483,7 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
     ["trials", "num"],
     ["successes", "num"],
     ["rate", "num"],
-    [`pass^${k}`, "num"],
+    [several ? "pass^k (its K)" : k > 0 ? `pass^${k}` : "pass^k", "num"],
     [simulatedClock(report.overall) ? "p50 ms (sim. clock)" : "p50 ms", "num"],
     ["errors", "num"],
     ["trials (click for transcript)", ""],
@@ -313,7 +518,9 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
       `<td data-v="${_esc(s.scenario)}" class="name">${
         _esc(s.scenario).replaceAll("__", "__<wbr>")
       }</td>` +
-      (several ? cell(_configName(s), _configName(s)) : "") +
+      (several
+        ? `<td data-v="${_esc(_configName(s))}" class="config">${_esc(_configName(s))}</td>`
+        : "") +
       cell(s.suite, s.suite) +
       cell(s.trials, String(s.trials)) +
       cell(s.successes, String(s.successes)) +
@@ -323,11 +530,11 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
       cell(s.errors, String(s.errors)) +
       `<td><div class="chips">${chips}</div></td></tr>`;
   });
-  return `<section><h2>Scenarios</h2><table id="scenario-table"><thead><tr>` +
+  return `<section><h2>Scenarios</h2><div class="wide"><table id="scenario-table"><thead><tr>` +
     head.map(([label, type]) =>
       `<th${type ? ` data-type="${type}" class="sortable"` : ""}>${_esc(label!)}</th>`
     ).join("") +
-    `</tr></thead><tbody>${rows.join("\n")}</tbody></table></section>`;
+    `</tr></thead><tbody>${rows.join("\n")}</tbody></table></div></section>`;
 }
 
 /** A configuration as a reader names it: its label, else the start of its config hash. */
@@ -379,6 +586,12 @@ interface TranscriptEntry {
   tools: [string, string, string, string, boolean, number][];
   /** The call's recording, relative to the report (written into the `eval --out` folder). */
   wav?: string;
+  /** Why it failed: per failed signal, its summary and evidence lines. */
+  why: [string, string, string[]][];
+  /** [kind, side, text, at_ms]: keys, beeps, flow nodes, voicemail, the end, barge-ins */
+  events: [string, string, string, number][];
+  /** The call's length, ms (the recording's timeline, for the barge-in marks). */
+  duration_ms: number;
 }
 
 /**
@@ -423,6 +636,9 @@ function _transcripts(report: Report, verdicts: readonly ReportedVerdict[]) {
         c.at_ms,
       ]),
       ...(playableWav(v.metrics.audio?.wav) ? { wav: v.metrics.audio!.wav } : {}),
+      why: failureNotes(v).map((n) => [n.signal, n.summary, n.details]),
+      events: (v.events ?? []).map((e) => [e.kind, e.side ?? "", e.text, e.at_ms]),
+      duration_ms: v.metrics.duration_ms,
     });
   }
   return { index, data };
@@ -496,6 +712,8 @@ figcaption{text-align:center;color:#5b6475}
 .point{fill:#2b6cb0}.bar{fill:#4a90d9}.track{fill:#eceff3}.suite-bar{fill:#38a169}
 table{border-collapse:collapse;background:#fff;border:1px solid #dde1e8;max-width:100%}
 #scenario-table td.name{overflow-wrap:anywhere;width:24em;min-width:10em}
+#scenario-table td.config{overflow-wrap:anywhere;min-width:6em;max-width:12em}
+#scenario-table th{overflow-wrap:break-word}
 th,td{padding:4px 10px;border-bottom:1px solid #eceff3;text-align:left;vertical-align:top}
 th.sortable{cursor:pointer;user-select:none}th.sortable:hover{background:#f0f3f7}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
@@ -518,7 +736,19 @@ dialog button.t{border:0;background:none;padding:0;cursor:pointer;text-decoratio
 #audio .definitions dt{font-weight:600;margin-top:4px}#audio .definitions dd{margin:0 0 0 16px;color:#5b6475}
 #audio p.note{color:#5b6475}
 .close{float:right}
-@media (max-width:900px){body{margin:12px}th,td{padding:4px 6px}}
+#transcript-why .why{background:#fff5f5;border-left:3px solid #e53e3e;padding:4px 8px;margin:4px 0;overflow-wrap:anywhere}
+#transcript-why ul{margin:2px 0 0;padding-left:18px;font:12px/1.4 ui-monospace,monospace}
+dialog li.event{color:#4a5568;font-size:13px}dialog li.event .who{color:#975a16}
+dialog li.event.node .who,dialog li.event.end .who{color:#2c7a7b}
+dialog details.long summary{cursor:pointer;font:12px/1.4 ui-monospace,monospace;color:#4a5568;overflow-wrap:anywhere}
+.timeline{position:relative;height:12px;margin:2px 0 4px;background:#eceff3;border-radius:3px}
+.timeline .barge{position:absolute;top:0;width:4px;height:12px;margin-left:-2px;padding:0;border:0;background:#c05621;cursor:pointer}
+.mark{stroke:#c53030;stroke-width:1.5;stroke-dasharray:3 2}.mark.p50{stroke:#2f855a}
+.config-headline h2 .hash{font-weight:400;color:#8a93a3;font-size:13px}
+.wide{max-width:100%;overflow-x:auto}
+@media (max-width:900px){body{margin:12px}th,td{padding:4px 6px}
+#scenario-table td.name{width:auto;min-width:8em}#scenario-table td.config{min-width:5em}
+#scenario-table td{overflow-wrap:anywhere}#scenario-table th{font-size:12px}}
 `;
 
 const SCRIPT = `
@@ -537,7 +767,8 @@ const SCRIPT = `
       "success: " + t.is_successful + " · status: " + t.status + " · stop: " + t.stop_reason +
       (t.failed.length ? " · failed: " + t.failed.join(", ") : "") + (t.error ? " · " + t.error : "");
     const el = (tag, cls, text) => {
-      const e = document.createElement(tag); e.className = cls; e.textContent = text; return e;
+      const e = document.createElement(tag); if (cls) e.className = cls; e.textContent = text;
+      return e;
     };
     // The call's recording, beside its transcript: a turn's time seeks it there.
     const box = document.getElementById("transcript-audio");
@@ -563,17 +794,66 @@ const SCRIPT = `
       li.append(el("span", "who", who), time, document.createTextNode(text));
       return [start, li];
     });
+    const LONG = 300;
     const tools = t.tools.map(([side, name, args, result, ok, at]) => {
       const li = document.createElement("li");
       li.className = ok ? "tool" : "tool failed";
+      const shown = (ok ? "→ " : "→ error: ") + result;
       li.append(el("span", "who", side + " tool"), el("span", "t", fmt(at)),
-        el("code", "call", name + "(" + args + ")"),
-        el("code", "result", (ok ? "→ " : "→ error: ") + result));
+        el("code", "call", name + "(" + args + ")"));
+      if (shown.length > LONG) {
+        // A long result folds: its start, its size, the rest on a click.
+        const fold = document.createElement("details");
+        fold.className = "long";
+        fold.append(el("summary", "", shown.slice(0, 120) + "… (" + shown.length + " characters)"),
+          el("code", "result", shown));
+        li.append(fold);
+      } else {
+        li.append(el("code", "result", shown));
+      }
       return [at, li];
     });
+    const NAMES = { keys: "keys", beep: "beep", node: "flow node", voicemail: "voicemail",
+      end: "flow end", barge_in: "barge-in" };
+    const events = t.events.map(([kind, side, text, at]) => {
+      const li = document.createElement("li");
+      li.className = "event " + kind;
+      li.append(el("span", "who", (side ? side + " " : "") + (NAMES[kind] || kind)),
+        el("span", "t", fmt(at)), document.createTextNode(text));
+      return [at, li];
+    });
+    // Why it failed, beside the transcript: each failed signal and its evidence.
+    const why = document.getElementById("transcript-why");
+    why.replaceChildren(...t.why.map(([signal, summary, details]) => {
+      const box = document.createElement("div");
+      box.className = "why";
+      box.append(el("b", "", signal + ": "), document.createTextNode(summary));
+      if (details.length > 1) {
+        const ul = document.createElement("ul");
+        ul.append(...details.map((d) => el("li", "", d)));
+        box.append(ul);
+      }
+      return box;
+    }));
+    // Barge-ins on the recording's timeline: a mark at each, seeking there on a click.
+    if (player && t.duration_ms > 0 && t.events.some((e) => e[0] === "barge_in")) {
+      const line = document.createElement("div");
+      line.className = "timeline";
+      for (const [kind, , text, at] of t.events) {
+        if (kind !== "barge_in") continue;
+        const mark = document.createElement("button");
+        mark.type = "button";
+        mark.className = "barge";
+        mark.title = "barge-in at " + fmt(at) + ": " + text;
+        mark.style.left = (100 * Math.min(1, at / t.duration_ms)).toFixed(2) + "%";
+        mark.addEventListener("click", () => { player.currentTime = at / 1000; player.play(); });
+        line.append(mark);
+      }
+      box.append(line);
+    }
     // By time, a turn before a tool call made at its start (the sort is stable).
-    const events = [...turns, ...tools].sort((a, b) => a[0] - b[0]);
-    document.getElementById("transcript-turns").replaceChildren(...events.map((e) => e[1]));
+    const all = [...turns, ...tools, ...events].sort((a, b) => a[0] - b[0]);
+    document.getElementById("transcript-turns").replaceChildren(...all.map((e) => e[1]));
     if (typeof dlg.showModal === "function") dlg.showModal(); else dlg.setAttribute("open", "");
   }));
   const table = document.getElementById("scenario-table");

@@ -10,19 +10,85 @@
 import { INTERACTION_KEYS } from "./interaction_summary.ts";
 import { SIGNALS } from "../scenario/scenario.ts";
 import type { LatencyStats } from "./latency_stats.ts";
+import { markdownTable as table, markdownText } from "./text.ts";
+import { comparisonTable } from "./compare_render.ts";
+
+export { escapeHtml, markdownTable, markdownText } from "./text.ts";
 import type { Aggregate, AudioAggregate, Configuration, Rate, Report } from "./summary.ts";
 
-/** Renders the report as Markdown. */
-export function renderMarkdown(report: Report): string {
-  const o = report.overall;
+/** How `renderMarkdown` shapes the report. */
+export interface MarkdownOptions {
+  /** List only scenarios with a failed or broken trial in the per-scenario table. */
+  failuresOnly?: boolean;
+  /**
+   * The most characters to print: the headline and the per-configuration tables are
+   * always kept, then as many failures and per-scenario rows as fit, and a line says
+   * how many were left out. None: no bound.
+   */
+  maxChars?: number;
+}
+
+/** A group of the report's figures: the whole report, or one configuration. */
+interface Column {
+  name: string;
+  overall: Aggregate;
+  bySuite: Record<string, Aggregate>;
+  k: number;
+}
+
+/**
+ * Renders the report as Markdown. With several configurations every table has one
+ * column (or row) per configuration: nothing is pooled across them.
+ */
+export function renderMarkdown(report: Report, options: MarkdownOptions = {}): string {
+  const several = report.configurations.length > 1;
+  const columns: Column[] = several
+    ? report.configurations.map((c) => ({
+      name: configurationName(c),
+      overall: c.overall,
+      bySuite: c.by_suite,
+      k: c.k_max,
+    }))
+    : [{ name: "", overall: report.overall, bySuite: report.by_suite, k: report.k_max }];
   const lines: string[] = ["## callbench report", ""];
-  lines.push(
-    `**Success ${ratio(o.success)}** · task success ${ratio(o.task_success)} · ` +
-      `${o.scenarios} scenarios, ${o.trials} trials` +
-      (report.exclude_errors ? ` · ${report.input.excluded_errors} error trials excluded` : ""),
-    "",
-  );
+  const excluded = report.exclude_errors
+    ? ` · ${report.input.excluded_errors} error trials excluded`
+    : "";
+  if (!several) {
+    const o = report.overall;
+    lines.push(
+      `**Success ${ratio(o.success)}** · task success ${ratio(o.task_success)} · ` +
+        `${o.scenarios} scenarios, ${o.trials} trials${excluded}`,
+      "",
+    );
+  } else {
+    // The headline is each configuration's: a pooled rate would hide a bad one.
+    for (const c of report.configurations) {
+      const o = c.overall;
+      lines.push(
+        `- ${configurationName(c)}: **Success ${ratio(o.success)}** · task success ` +
+          `${ratio(o.task_success)} · ${o.scenarios} scenarios, ${o.trials} trials`,
+      );
+    }
+    lines.push("");
+    if (excluded) lines.push(excluded.slice(3), "");
+  }
   lines.push(...configurationLines(report));
+  if (report.baseline) {
+    lines.push(`### Against the baseline ${markdownText(report.baseline.label)}`, "");
+    for (const c of report.baseline.comparisons) {
+      lines.push(
+        `**${markdownText(c.b.name)}** − **${markdownText(c.a.name)}**: ` +
+          (c.regressions.length === 0
+            ? "no significant regression"
+            : `${c.regressions.length} significant regression(s)`) +
+          `, ${c.flips.length} scenario(s) changed (Holm-Bonferroni, α = ${c.alpha})`,
+        "",
+        ...comparisonTable(c),
+        "",
+      );
+    }
+  }
 
   const selfReported = report.scenarios.reduce(
     (n, s) => n + s.trials_detail.filter((t) => t.self_reported).length,
@@ -37,161 +103,326 @@ export function renderMarkdown(report: Report): string {
     );
   }
 
+  const head = (first: string) => [first, ...(several ? columns.map((c) => c.name) : ["value"])];
+  const each = (f: (a: Aggregate, c: Column) => string) => columns.map((c) => f(c.overall, c));
   lines.push("### Summary", "");
   lines.push(
-    ...table(["metric", "value"], [
-      ["scenarios", String(o.scenarios)],
-      ["trials", String(o.trials)],
-      ["success rate", ratio(o.success)],
-      ["task success rate (clean exit aside)", ratio(o.task_success)],
-      ["pass^1 (95% bootstrap interval)", pass1(o)],
-      ["not applicable (no gating signal applied)", String(o.not_applicable)],
-      ["too few agent turns", String(o.insufficient_agent_turns)],
-      ["errors", errorsText(report.input.errors)],
-      ["duplicates replaced", String(report.input.duplicates)],
-      ["judge mean score", o.judge_score_mean === null ? "–" : o.judge_score_mean.toFixed(3)],
-      ["voice readability flags", `${o.voice.flags} in ${o.voice.trials_flagged} trials`],
+    ...table(head("metric"), [
+      ["scenarios", ...each((a) => String(a.scenarios))],
+      ["trials", ...each((a) => String(a.trials))],
+      ["success rate", ...each((a) => ratio(a.success))],
+      ["task success rate (clean exit aside)", ...each((a) => ratio(a.task_success))],
+      ["pass^1 (95% bootstrap interval)", ...each((a) => pass1(a))],
+      ["not applicable (no gating signal applied)", ...each((a) => String(a.not_applicable))],
+      ["too few agent turns", ...each((a) => String(a.insufficient_agent_turns))],
+      ["errors", ...each((a) => errorsText(a.errors))],
+      ...(several ? [] : [["duplicates replaced", String(report.input.duplicates)]]),
+      [
+        "judge mean score",
+        ...each((a) => (a.judge_score_mean === null ? "–" : a.judge_score_mean.toFixed(3))),
+      ],
+      [
+        "voice readability flags",
+        ...each((a) => `${a.voice.flags} in ${a.voice.trials_flagged} trials`),
+      ],
     ]),
     "",
   );
+  if (several && report.input.duplicates > 0) {
+    lines.push(`${report.input.duplicates} duplicate verdict(s) replaced.`, "");
+  }
 
-  if (o.pass_hat_k.length > 0) {
+  const kMax = Math.max(0, ...columns.map((c) => c.k));
+  if (kMax > 0) {
     lines.push("### pass^k", "");
+    const rows: string[][] = [];
+    for (let k = 1; k <= kMax; k++) {
+      rows.push([
+        String(k),
+        ...columns.flatMap((c) => {
+          const p = c.overall.pass_hat_k.find((x) => x.k === k);
+          const cells = [p ? p.pass_hat_k.toFixed(3) : "–"];
+          if (!several) cells.push(p ? p.pass_power_k.toFixed(3) : "–");
+          return cells;
+        }),
+      ]);
+    }
     lines.push(
-      ...table(
-        ["k", "pass^k", "(c/n)^k"],
-        o.pass_hat_k.map((p) => [String(p.k), p.pass_hat_k.toFixed(3), p.pass_power_k.toFixed(3)]),
-      ),
+      ...table(several ? ["k", ...columns.map((c) => c.name)] : ["k", "pass^k", "(c/n)^k"], rows),
       "",
     );
   }
 
-  const suites = Object.entries(report.by_suite);
+  const suites = [...new Set(columns.flatMap((c) => Object.keys(c.bySuite)))].sort();
   if (suites.length > 0) {
+    // The header names K only when one K holds for every row; never pass^0.
+    const ks = new Set(columns.map((c) => c.k).filter((k) => k > 0));
+    const passHeader = !several && ks.size === 1 ? `pass^${[...ks][0]}` : "pass^K";
     lines.push("### Per suite", "");
     lines.push(
       ...table(
         [
           "suite",
+          ...(several ? ["configuration"] : []),
           "scenarios",
           "trials",
           "success",
           "task success",
-          `pass^${report.k_max}`,
+          passHeader,
           "p50 ms",
           "p95 ms",
           "errors",
         ],
-        suites.map(([name, a]) => [
-          name,
-          String(a.scenarios),
-          String(a.trials),
-          ratio(a.success),
-          ratio(a.task_success),
-          passAt(a, report.k_max),
-          ms(a.latency.p50_ms),
-          ms(a.latency.p95_ms),
-          errorsText(a.errors),
-        ]),
+        suites.flatMap((name) =>
+          columns.filter((c) => c.bySuite[name]).map((c) => {
+            const a = c.bySuite[name]!;
+            return [
+              markdownText(name),
+              ...(several ? [c.name] : []),
+              String(a.scenarios),
+              String(a.trials),
+              ratio(a.success),
+              ratio(a.task_success),
+              c.k > 0 ? passAt(a, c.k) + (several ? ` (K=${c.k})` : "") : "–",
+              ms(a.latency.p50_ms),
+              ms(a.latency.p95_ms),
+              errorsText(a.errors),
+            ];
+          })
+        ),
       ),
       "",
     );
   }
 
-  const signals = SIGNALS.filter((s) => o.signals[s]!.total > 0);
+  const signals = SIGNALS.filter((s) => columns.some((c) => c.overall.signals[s]!.total > 0));
   if (signals.length > 0) {
     lines.push("### Signals", "");
     lines.push(
       ...table(
-        ["signal", "passed", "applied", "rate"],
+        several
+          ? ["signal", ...columns.map((c) => `${c.name} rate`)]
+          : ["signal", "passed", "applied", "rate"],
         signals.map((s) => {
-          const r = o.signals[s]!;
+          if (several) {
+            return [
+              s,
+              ...each((a) =>
+                `${percent(a.signals[s]!.rate)} (${a.signals[s]!.passed}/${a.signals[s]!.total})`
+              ),
+            ];
+          }
+          const r = report.overall.signals[s]!;
           return [s, String(r.passed), String(r.total), percent(r.rate)];
         }),
       ),
       "",
     );
   }
-  const { db_state, nl } = o.assertions;
-  if (db_state.total + nl.total > 0) {
+  const assertionRows = columns.flatMap((c) => {
+    const { db_state, nl } = c.overall.assertions;
+    if (db_state.total + nl.total === 0) return [];
+    const who = several ? [c.name] : [];
+    return [
+      ["DB state", ...who, String(db_state.passed), String(db_state.total), percent(db_state.rate)],
+      ["natural language", ...who, String(nl.passed), String(nl.total), percent(nl.rate)],
+    ];
+  });
+  if (assertionRows.length > 0) {
     lines.push(
-      ...table(["assertions", "passed", "total", "rate"], [
-        ["DB state", String(db_state.passed), String(db_state.total), percent(db_state.rate)],
-        ["natural language", String(nl.passed), String(nl.total), percent(nl.rate)],
-      ]),
+      ...table(
+        ["assertions", ...(several ? ["configuration"] : []), "passed", "total", "rate"],
+        assertionRows,
+      ),
       "",
     );
   }
 
   lines.push("### Latency", "");
-  if (o.simulated_clock_trials > 0) {
+  for (const c of columns) {
+    const o = c.overall;
+    if (o.simulated_clock_trials === 0) continue;
+    const who = several ? `${c.name}: ` : "";
     lines.push(
-      o.simulated_clock_trials === o.trials
-        ? "Every call ran on the simulated clock: these latencies are not measured."
-        : `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock (0 ms latencies).`,
+      who +
+        (o.simulated_clock_trials === o.trials
+          ? "Every call ran on the simulated clock: these latencies are not measured."
+          : `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock (0 ms latencies).`),
       "",
     );
   }
   lines.push(
-    ...table(["", "count", "mean ms", "p50 ms", "p90 ms", "p95 ms", "max ms"], [
-      latencyRow("agent response", o.latency),
-      latencyRow("time to first token", o.ttft),
-    ]),
-    "",
-  );
-
-  lines.push(...audioLines(report));
-  lines.push(...interactionLines(report));
-
-  lines.push("### Tokens", "");
-  lines.push(
     ...table(
-      ["side", "LLM calls", "prompt tokens", "completion tokens"],
-      (["agent", "user"] as const).map((side) => {
-        const u = o.usage[side];
-        return [side, String(u.calls), String(u.prompt_tokens), String(u.completion_tokens)];
+      [
+        "",
+        ...(several ? ["configuration"] : []),
+        "count",
+        "mean ms",
+        "p50 ms",
+        "p90 ms",
+        "p95 ms",
+        "max ms",
+      ],
+      columns.flatMap((c) => {
+        const who = several ? [c.name] : [];
+        const [n1, ...r1] = latencyRow("agent response", c.overall.latency);
+        const [n2, ...r2] = latencyRow("time to first token", c.overall.ttft);
+        return [[n1!, ...who, ...r1], [n2!, ...who, ...r2]];
       }),
     ),
     "",
   );
 
-  const several = report.configurations.length > 1;
-  if (report.scenarios.length > 0) {
-    lines.push(
-      "<details><summary>Per scenario (" + report.scenarios.length + ")</summary>",
-      "",
-    );
-    lines.push(
-      ...table(
-        [
-          "scenario",
-          ...(several ? ["configuration"] : []),
-          "suite",
-          "trials",
-          "successes",
-          "rate",
-          several ? "pass^k (its K)" : `pass^${report.k_max}`,
-          "failed signals",
-          "errors",
-        ],
-        report.scenarios.map((s) => [
-          s.scenario + (s.trials_detail.some((t) => t.self_reported) ? " *(self-reported)*" : ""),
-          ...(several ? [configurationName(s)] : []),
-          s.suite,
-          String(s.trials),
-          String(s.successes),
-          percent(s.success_rate),
-          s.pass_hat_k === null ? "–" : s.pass_hat_k.toFixed(3),
-          Object.entries(s.failed_signals).map(([k, n]) => `${k} ×${n}`).join(", ") || "–",
-          String(s.errors),
-        ]),
+  for (const c of columns) lines.push(...audioLines(c.overall, c.bySuite, several ? c.name : ""));
+  for (const c of columns) lines.push(...interactionLines(c.overall, several ? c.name : ""));
+
+  lines.push("### Tokens", "");
+  lines.push(
+    ...table(
+      [
+        "side",
+        ...(several ? ["configuration"] : []),
+        "LLM calls",
+        "prompt tokens",
+        "completion tokens",
+      ],
+      (["agent", "user"] as const).flatMap((side) =>
+        columns.map((c) => {
+          const u = c.overall.usage[side];
+          return [
+            side,
+            ...(several ? [c.name] : []),
+            String(u.calls),
+            String(u.prompt_tokens),
+            String(u.completion_tokens),
+          ];
+        })
       ),
-      "",
-      "</details>",
-      "",
+    ),
+    "",
+  );
+
+  return _bounded(lines.join("\n"), report, several, options);
+}
+
+/**
+ * The failures and the per-scenario table after the fixed part, as many as fit in
+ * `maxChars`, with a line saying how many were left out.
+ */
+function _bounded(
+  fixed: string,
+  report: Report,
+  several: boolean,
+  options: MarkdownOptions,
+): string {
+  const failures = failureItems(report);
+  const rows = report.scenarios.filter((s) =>
+    !options.failuresOnly || s.successes < s.scored || s.errors > 0
+  );
+  const max = options.maxChars ?? Infinity;
+  // Room kept for the closing note and the blocks' own lines.
+  const reserve = 400;
+  let size = fixed.length;
+  const out = [fixed];
+  let leftFailures = 0;
+  let leftRows = 0;
+  if (failures.length > 0) {
+    const trials = report.scenarios.reduce(
+      (n, s) => n + s.trials_detail.filter((t) => t.is_successful === false).length,
+      0,
+    );
+    const header = `### Failures (${trials} trial(s))\n\n`;
+    const kept: string[] = [];
+    if (size + header.length + reserve <= max) {
+      size += header.length;
+      for (const item of failures) {
+        if (size + item.length + 1 + reserve > max) break;
+        kept.push(item);
+        size += item.length + 1;
+      }
+    }
+    leftFailures = failures.length - kept.length;
+    if (kept.length > 0) out.push(header + kept.join("\n") + "\n");
+  }
+  if (rows.length > 0) {
+    const title = options.failuresOnly ? "Scenarios with failures" : "Per scenario";
+    const [h1, h2, ...body] = table(
+      [
+        "scenario",
+        ...(several ? ["configuration"] : []),
+        "suite",
+        "trials",
+        "successes",
+        "rate",
+        several ? "pass^k (its K)" : report.k_max > 0 ? `pass^${report.k_max}` : "pass^k",
+        "failed signals",
+        "errors",
+      ],
+      rows.map((s) => [
+        markdownText(s.scenario) +
+        (s.trials_detail.some((t) => t.self_reported) ? " *(self-reported)*" : ""),
+        ...(several ? [configurationName(s)] : []),
+        markdownText(s.suite),
+        String(s.trials),
+        String(s.successes),
+        percent(s.success_rate),
+        s.pass_hat_k === null ? "–" : s.pass_hat_k.toFixed(3),
+        Object.entries(s.failed_signals).map(([k, n]) => `${k} ×${n}`).join(", ") || "–",
+        String(s.errors),
+      ]),
+    );
+    const open = `<details><summary>${title} (${rows.length})</summary>\n\n${h1}\n${h2}\n`;
+    const close = "\n</details>\n";
+    const kept: string[] = [];
+    if (size + open.length + close.length + reserve <= max) {
+      size += open.length + close.length;
+      for (const row of body) {
+        if (size + row.length + 1 + reserve > max) break;
+        kept.push(row);
+        size += row.length + 1;
+      }
+    }
+    leftRows = rows.length - kept.length;
+    if (kept.length > 0) out.push(open + kept.join("\n") + close);
+  }
+  if (leftFailures + leftRows > 0) {
+    out.push(
+      `*Left out to stay under ${max} characters: ${leftFailures} failure(s) and ` +
+        `${leftRows} per-scenario row(s); the JSON and HTML reports have them all.*\n`,
     );
   }
-  return lines.join("\n");
+  return out.join("\n");
+}
+
+/**
+ * One list item per failed or broken trial: where, and its first failing signal; the
+ * trials of one scenario and configuration that failed the same way share an item.
+ */
+function failureItems(report: Report): string[] {
+  const several = report.configurations.length > 1;
+  const items: string[] = [];
+  for (const s of report.scenarios) {
+    const byWhy = new Map<string, number[]>();
+    for (const t of s.trials_detail) {
+      if (t.is_successful !== false) continue;
+      const first = t.first_failure;
+      const why = first
+        ? `**${first.signal}**: ${markdownText(first.summary)}`
+        : t.failed.length > 0
+        ? `failed ${t.failed.join(", ")}`
+        : "failed";
+      const trials = byWhy.get(why);
+      if (trials) trials.push(t.trial);
+      else byWhy.set(why, [t.trial]);
+    }
+    for (const [why, trials] of byWhy) {
+      items.push(
+        `- ${markdownText(s.scenario)}${several ? ` · ${configurationName(s)}` : ""} · ` +
+          `${trials.length > 1 ? "trials" : "trial"} ${trials.join(", ")}: ${why}`,
+      );
+    }
+  }
+  return items;
 }
 
 /** The audio figures' names and what each measures, in the order the report shows them. */
@@ -231,7 +462,9 @@ export const AUDIO_METRICS: readonly {
 ];
 
 /** Audio figures by scope: `overall`, then each suite that has audio calls. */
-export function audioScopes(report: Report): [string, AudioAggregate][] {
+export function audioScopes(
+  report: Pick<Report, "overall" | "by_suite">,
+): [string, AudioAggregate][] {
   const out: [string, AudioAggregate][] = [];
   if (report.overall.audio) out.push(["overall", report.overall.audio]);
   for (const [suite, a] of Object.entries(report.by_suite)) {
@@ -248,12 +481,17 @@ export function audioClockNote(o: Aggregate): string | undefined {
     "trailing silence (the reference's live latency is 0 ms), not a measured agent delay.";
 }
 
-/** The Audio section: p50/p90/p95 of each audio figure, overall and per suite. */
-function audioLines(report: Report): string[] {
+/** The Audio section of a group (the report, or one named configuration). */
+function audioLines(
+  overall: Aggregate,
+  bySuite: Record<string, Aggregate>,
+  name: string,
+): string[] {
+  const report = { overall, by_suite: bySuite };
   const scopes = audioScopes(report);
   if (scopes.length === 0) return [];
   const o = report.overall.audio!;
-  const lines = ["### Audio", ""];
+  const lines = [name ? `### Audio: ${name}` : "### Audio", ""];
   lines.push(
     `${o.trials} audio calls · ${o.barge_ins.count} barge-ins, the agent yielded in ` +
       `${o.barge_ins.yielded}.`,
@@ -261,7 +499,7 @@ function audioLines(report: Report): string[] {
     ...AUDIO_METRICS.map((m) => `- **${m.name}**: ${m.definition}.`),
     "",
   );
-  const note = audioClockNote(report.overall);
+  const note = audioClockNote(overall);
   if (note) lines.push(note, "");
   lines.push(
     ...table(
@@ -270,7 +508,7 @@ function audioLines(report: Report): string[] {
         AUDIO_METRICS.map((m) => {
           const s = a[m.key];
           return [
-            scope,
+            markdownText(scope),
             m.name,
             String(s.count),
             ms(s.p50_ms),
@@ -297,8 +535,8 @@ function configurationLines(report: Report): string[] {
   return [
     "### Configurations",
     "",
-    `${configs.length} configurations: each has its own pass^k; the pooled tables below ` +
-    "show none (pass^k is never computed across configurations).",
+    `${configs.length} configurations: every table below gives each its own figures ` +
+    "(nothing is pooled across configurations; each has its own pass^k).",
     "",
     ...table(
       ["configuration", "participants", "scenarios", "trials", "success", "pass^1", "pass^K"],
@@ -318,23 +556,15 @@ function configurationLines(report: Report): string[] {
 
 /** `**label** (config abc123)`, or the config hash alone. */
 function configurationName(c: Pick<Configuration, "label" | "config_hash">): string {
-  return c.label !== null ? `**${c.label}** (config ${c.config_hash})` : `config ${c.config_hash}`;
+  const hash = markdownText(c.config_hash);
+  return c.label !== null ? `**${markdownText(c.label)}** (config ${hash})` : `config ${hash}`;
 }
 
 function participantsText(c: Configuration): string {
   if (!c.participants) return "participants unknown";
   const one = (p: { kind: string; model?: string; url?: string }) =>
-    p.kind + (p.model ? ` ${p.model}` : p.url ? ` ${p.url}` : "");
+    markdownText(p.kind + (p.model ? ` ${p.model}` : p.url ? ` ${p.url}` : ""));
   return `agent ${one(c.participants.agent)}, user ${one(c.participants.user)}`;
-}
-
-function table(header: string[], rows: string[][]): string[] {
-  const cell = (s: string) => s.replaceAll("|", "\\|").replace(/\r?\n/g, " ");
-  return [
-    `| ${header.map(cell).join(" | ")} |`,
-    `| ${header.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
-    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
-  ];
 }
 
 /** `62.5% (5/8)`, or `–` when nothing was scored. */
@@ -379,17 +609,18 @@ function errorsText(errors: Record<string, number>): string {
   return entries.length === 0 ? "0" : entries.map(([k, n]) => `${k}: ${n}`).join(", ");
 }
 
-/** The Interaction section: each metric's mean and 95% CI per configuration group (overall). */
-function interactionLines(report: Report): string[] {
-  const x = report.overall.interaction;
+/** The Interaction section of one configuration (or the one report): each metric's mean and 95% CI. */
+function interactionLines(o: Aggregate, name: string): string[] {
+  const x = o.interaction;
   if (!x) return [];
+  const of = name ? `: ${name}` : ""; // already Markdown (configurationName)
   // (Success by voice is shown with it: both exist only for audio calls.)
   const fmt = (v: number | null) => (v === null ? "–" : String(v));
-  const voices = Object.entries(report.overall.by_voice ?? {});
+  const voices = Object.entries(o.by_voice ?? {});
   return [
     ...(voices.length > 1
       ? [
-        "### Success by caller voice",
+        `### Success by caller voice${of}`,
         "",
         ...table(
           ["voice", "passed", "trials", "rate"],
@@ -400,7 +631,7 @@ function interactionLines(report: Report): string[] {
         "",
       ]
       : []),
-    "### Interaction",
+    `### Interaction${of}`,
     "",
     `${x.trials} audio calls. Definitions and τ-voice's names: PROTOCOL.md, "Interaction metrics".`,
     "",

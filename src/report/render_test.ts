@@ -59,7 +59,20 @@ Deno.test("renderMarkdown() names the configuration, and lists several side by s
   ok(two.includes("### Configurations"), two);
   ok(two.includes("| **v1** (config c1) | agent llm m-1, user scripted | 1 | 1 | 100.0% (1/1) |"));
   ok(two.includes("| **v2** (config c2) |"));
-  ok(!two.includes("### pass^k"), "no pooled pass^k");
+  // Nothing pooled: a headline per configuration, and pass^k in one column each.
+  ok(two.includes("- **v1** (config c1): **Success 100.0% (1/1)**"), two);
+  ok(two.includes("- **v2** (config c2): **Success 0.0% (0/1)**"));
+  ok(!two.includes("**Success 50.0%"), "no pooled headline");
+  ok(
+    two.includes(
+      "| k | **v1** (config c1) | **v2** (config c2) |\n| --- | ---: | ---: |\n| 1 | 1.000 | 0.000 |",
+    ),
+  );
+  ok(two.includes("| success rate | 100.0% (1/1) | 0.0% (0/1) |"));
+  ok(!two.includes("pass^0"), "the per-suite header never says pass^0");
+  ok(
+    two.includes("| air | **v2** (config c2) | 1 | 1 | 0.0% (0/1) | 100.0% (1/1) | 0.000 (K=1) |"),
+  );
   ok(two.includes("| air__a | **v2** (config c2) | air |"), two);
   for (const block of two.split("\n\n")) {
     const rows = block.split("\n").filter((l) => l.startsWith("|"));
@@ -96,7 +109,14 @@ Deno.test("renderHtml() names the configuration, and with several shows each one
   ok(two.includes("<td>v1</td><td>c1</td>"), "one row per configuration");
   ok(two.includes("<td>v2</td><td>c2</td>"));
   ok(two.includes(`<th data-type="text" class="sortable">configuration</th>`));
-  ok(two.includes(`<td data-v="v2">v2</td>`), "each scenario row names its configuration");
+  ok(
+    two.includes(`<td data-v="v2" class="config">v2</td>`),
+    "each scenario row names its configuration",
+  );
+  // Nothing pooled: a headline per configuration, a pass^k curve each, no pass^0 column.
+  equal(two.split('<section class="config-headline">').length - 1, 2);
+  equal(two.split('<polyline class="series config"').length - 1, 2);
+  ok(!two.includes("pass^0"));
 });
 
 Deno.test("a record says which clock it ran on, and the report says simulated from it, not from zeros", () => {
@@ -217,4 +237,34 @@ Deno.test("playableWav() links only relative paths inside the folder", () => {
     equal(playableWav(bad), undefined, bad);
   }
   equal(playableWav(undefined), undefined);
+});
+
+Deno.test("renderMarkdown() escapes scenario names, suites and labels: no raw HTML gets through", () => {
+  const hostile = (label: string, config: string) =>
+    scoreTrial(trialRecord({
+      key: { scenario: "<script>alert(1)</script>", trial: 0, config_hash: config },
+      label,
+      suite: "<b>suite</b>",
+      participants: {
+        agent: { kind: "llm", model: "<iframe src=x>" },
+        user: { kind: "scripted" },
+      },
+    }));
+  for (
+    const verdicts of [
+      [hostile("<img src=x onerror=alert(1)>", "c1")],
+      [hostile("<img src=x onerror=alert(1)>", "c1"), hostile("*v2*", "c2")],
+    ]
+  ) {
+    const md = renderMarkdown(summarize(verdicts));
+    for (const tag of ["<script", "<img", "<b>", "<iframe"]) {
+      ok(!md.includes(tag), `${tag} in\n${md}`);
+    }
+    ok(md.includes("&lt;script&gt;alert(1)&lt;/script&gt;"), md);
+    ok(md.includes("&lt;img src=x onerror=alert(1)&gt;"));
+  }
+  // Emphasis in a label is shown as typed, not rendered.
+  ok(renderMarkdown(summarize([labelled("*v2*", "c2", true)])).includes("**\\*v2\\***"));
+  // An underscore inside a name stays as it is.
+  ok(renderMarkdown(summarize([labelled("v_1", "c1", true)])).includes("**v_1**"));
 });

@@ -26,6 +26,8 @@ import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import type { Verdict } from "../score/verdict.ts";
 import { ParticipantInfoSchema, UsageSchema } from "../runner/trial_record.ts";
 import { histogram, HistogramSchema, latencyStats, LatencyStatsSchema } from "./latency_stats.ts";
+import { firstFailure } from "./failure_notes.ts";
+import { ComparisonSchema } from "./compare.ts";
 import { bootstrapPass1, passHatK, passHatKCurve, type ScenarioCount } from "./pass_hat_k.ts";
 
 export const REPORT_SCHEMA = "callbench.report/1";
@@ -154,6 +156,14 @@ export const ScenarioRowSchema = z.object({
       "The agent reported its own world (--agent-world self): its claim, unchecked.",
     ),
     failed: z.array(Signal),
+    /** A failed trial's first failing signal (or its error) and what shows it. */
+    first_failure: z.object({
+      signal: z.string(),
+      summary: z.string(),
+      details: z.array(z.string()).describe("further evidence, at most 5 lines"),
+    }).optional().describe(
+      "A failed trial's first failing signal (or its error) and what shows it.",
+    ),
     turns: z.number().int().nonnegative(),
     duration_ms: z.number(),
   })),
@@ -170,6 +180,10 @@ export const ConfigurationSchema = z.object({
   /** This configuration's K of pass^k. */
   k_max: z.number().int().nonnegative().describe("This configuration's K of pass^k."),
   overall: AggregateSchema,
+  /** This configuration's aggregate per suite (pass^k at the configuration's own K). */
+  by_suite: z.record(z.string(), AggregateSchema).describe(
+    "This configuration's aggregate per suite (pass^k at the configuration's own K).",
+  ),
 });
 export type Configuration = z.infer<typeof ConfigurationSchema>;
 
@@ -202,6 +216,13 @@ export const ReportSchema = z.object({
   latency_histogram: HistogramSchema.nullable(),
   by_suite: z.record(z.string(), AggregateSchema),
   scenarios: z.array(ScenarioRowSchema),
+  /** With a baseline configuration: each other configuration compared against it. */
+  baseline: z.object({
+    label: z.string(),
+    comparisons: z.array(ComparisonSchema),
+  }).optional().describe(
+    "With a baseline configuration: each other configuration compared against it.",
+  ),
 });
 /** A report, as `summarize` returns it and `ReportSchema` parses it. */
 export type Report = z.infer<typeof ReportSchema>;
@@ -260,7 +281,6 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
   const verdicts = options.excludeErrors ? all.filter((v) => v.status !== "error") : all;
   const excluded = all.length - verdicts.length;
 
-  const bySuite = _groupBy(verdicts, (v) => v.suite);
   const byConfiguration = [..._groupBy(verdicts, configurationOf).values()].sort((a, b) =>
     _compare(a[0]!.label ?? "", b[0]!.label ?? "") ||
     _compare(a[0]!.config_hash, b[0]!.config_hash)
@@ -295,14 +315,11 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
       participants: vs[0]!.participants ?? null,
       k_max: _kMax(vs),
       overall: aggregate(vs, options.seed),
+      by_suite: _bySuite(vs, options.seed, true),
     })),
     overall: aggregate(verdicts, options.seed, { passHatK: single }),
     latency_histogram: histogram(latencies),
-    by_suite: Object.fromEntries(
-      [...bySuite.keys()].sort().map((
-        s,
-      ) => [s, aggregate(bySuite.get(s)!, options.seed, { passHatK: single })]),
-    ),
+    by_suite: _bySuite(verdicts, options.seed, single),
     scenarios: byConfiguration.flatMap((vs) => _scenarioRows(vs, _kMax(vs))).sort((a, b) =>
       _compare(a.scenario, b.scenario) || _compare(a.label ?? "", b.label ?? "") ||
       _compare(a.config_hash, b.config_hash)
@@ -537,11 +554,38 @@ function _scenarioRows(verdicts: readonly ReportedVerdict[], k: number): Scenari
         stop_reason: v.stop_reason,
         ...(v.self_reported ? { self_reported: true as const } : {}),
         failed: v.success_breakdown.failed,
+        ...(_firstFailure(v)),
         turns: v.metrics.turns,
         duration_ms: v.metrics.duration_ms,
       })),
     };
   });
+}
+
+function _bySuite(
+  verdicts: readonly ReportedVerdict[],
+  seed: number | undefined,
+  passHatK: boolean,
+): Record<string, Aggregate> {
+  const groups = _groupBy(verdicts, (v) => v.suite);
+  return Object.fromEntries(
+    [...groups.keys()].sort().map((s) => [s, aggregate(groups.get(s)!, seed, { passHatK })]),
+  );
+}
+
+function _firstFailure(
+  v: ReportedVerdict,
+): { first_failure?: ScenarioRow["trials_detail"][number]["first_failure"] } {
+  if (v.is_successful !== false) return {};
+  const note = firstFailure(v);
+  if (!note) return {};
+  return {
+    first_failure: {
+      signal: note.signal,
+      summary: note.summary,
+      details: note.details.slice(0, 5),
+    },
+  };
 }
 
 /** The K of pass^k: the fewest scored trials of any scenario. */

@@ -24,6 +24,7 @@ import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
 import { TRIAL_RECORD_SCHEMA, type TrialKey, type TrialRecord } from "./trial_record.ts";
 import { boundRecord } from "./record_bounds.ts";
+import { expectedStateDiff } from "./expected_diff.ts";
 import { CALLBENCH_VERSION } from "./version.ts";
 import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
@@ -168,12 +169,19 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     if (plan.agentWorld === "self") {
       report = await agent.worldReport?.() ?? { db_hash: null, actions: [] };
     }
+    const record = completeRecord(base, env, scenario, outcome, agent, user, flowTrace, report, {
+      setup_ms: setupMs,
+      call_ms: performance.now() - wallStart - setupMs,
+      wall_ms: performance.now() - wallStart,
+    });
+    // A wrong final world: say where it is wrong (the passing trials pay nothing).
+    const expected = scenario.expect.db_sha256;
+    if (!report && expected && record.final.db_sha256 !== expected) {
+      const diff = await expectedStateDiff(plan.root, scenario, env);
+      if (diff) record.final.db_diff = diff;
+    }
     return boundRecord({
-      ...completeRecord(base, env, scenario, outcome, agent, user, flowTrace, report, {
-        setup_ms: setupMs,
-        call_ms: performance.now() - wallStart - setupMs,
-        wall_ms: performance.now() - wallStart,
-      }),
+      ...record,
       clock: simulated ? "simulated" : "real",
       ...(audio ? { audio } : {}),
     });

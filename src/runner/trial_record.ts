@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { ErrorKind, StopReason, TurnSchema } from "../bridge/outcome.ts";
 import { AssertionVerdictSchema } from "../scenario/scenario.ts";
+import { StateDiffSchema } from "../env/state_diff.ts";
 
 export { AssertionVerdictSchema, ErrorKind, StopReason, TurnSchema };
 export type { Turn } from "../bridge/outcome.ts";
@@ -137,6 +138,9 @@ export const TrialRecordSchema = z.object({
     ),
     user_db_sha256: z.string().nullable().optional().describe(
       "the same for the caller-side database (telecom)",
+    ),
+    db_diff: StateDiffSchema.optional().describe(
+      "when db_sha256 is not the expected hash: where the agent-side database differs from the expected one (the reference actions replayed)",
     ),
   }).describe("the world's final hashes"),
   assertions: z.array(AssertionVerdictSchema).describe(

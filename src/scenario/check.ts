@@ -16,6 +16,7 @@ import {
 } from "../problem/problem.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
+import { findTool } from "../domains/domain.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario, Signal } from "./scenario.ts";
 import { type FieldPath, lineOf } from "./lines.ts";
@@ -122,9 +123,22 @@ export async function checkRunnable(
     };
     s.agent.tools.forEach((n, i) => tool("agent", n, ["agent", "tools", i]));
     s.user.tools.forEach((n, i) => tool("user", n, ["user", "tools", i]));
-    s.expect.reference_actions?.forEach((a, i) =>
-      tool(a.side, a.name, ["expect", "reference_actions", i, "name"])
-    );
+    s.expect.reference_actions?.forEach((a, i) => {
+      tool(a.side, a.name, ["expect", "reference_actions", i, "name"]);
+      // The arguments as the tool's schema reads them: a wrong one fails the replay.
+      const def = findTool(domain, a.side, a.name);
+      if (!def) return;
+      const parsed = def.args.safeParse(a.arguments);
+      if (parsed.success) return;
+      for (const issue of parsed.error.issues.slice(0, 3)) {
+        const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
+        problems.push(at(
+          ["expect", "reference_actions", i, "arguments", ...path],
+          `${def.name}: ${issue.message}`,
+          `the tools command lists ${def.name}'s arguments (domain ${domain.id})`,
+        ));
+      }
+    });
     s.initialization_actions.forEach((a, i) => {
       const fns = domain.initFunctions?.[a.side] ?? {};
       if (!Object.hasOwn(fns, a.func_name)) {
@@ -149,6 +163,44 @@ export async function checkRunnable(
     });
   }
   return problems;
+}
+
+/**
+ * What may be wrong though the scenario runs: a success gated on `clean_exit` while
+ * the agent is offered no tool that ends the call (it could only end it with `<exit>`
+ * text, which the oracle never says).
+ */
+export async function checkWarnings(scenarios: readonly Scenario[]): Promise<Problem[]> {
+  const warnings: Problem[] = [];
+  for (const s of scenarios) {
+    const index = s.success_signals.indexOf("clean_exit");
+    if (index < 0 || s.domain === "flow") continue;
+    let domain: Domain;
+    try {
+      domain = await getDomain(s.domain);
+    } catch (e) {
+      if (e instanceof InputError) continue; // an error of its own, from checkRunnable
+      throw e;
+    }
+    const offered = s.agent.tools.length > 0
+      ? s.agent.tools.map((n) => findTool(domain, "agent", n))
+      : domain.tools.filter((t) => t.side === "agent");
+    if (offered.some((t) => t?.effect === "end_call" || t?.effect === "transfer")) continue;
+    const ending = domain.tools.find((t) => t.side === "agent" && t.effect === "end_call");
+    const line = lineOf(s, ["success_signals", index]);
+    warnings.push({
+      ...(s.source?.startsWith("file:") ? { file: s.source.slice(5) } : {}),
+      ...(line !== undefined ? { line } : {}),
+      where: s.name,
+      field: fieldText(["success_signals", index]),
+      message: `"clean_exit" gates success but agent.tools offers no tool that ends the call`,
+      hint: ending
+        ? `add "${ending.name}" to agent.tools (and as the last of expect.reference_actions, ` +
+          `so the oracle ends the call), or drop "clean_exit"`
+        : `drop "clean_exit": domain ${domain.id} has no tool that ends the call`,
+    });
+  }
+  return warnings;
 }
 
 /** What each signal needs in order to apply (src/score/signals.ts); absent = always can. */

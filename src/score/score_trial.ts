@@ -27,7 +27,9 @@ import {
   type Verdict,
   VERDICT_SCHEMA,
   type VerdictAudio,
+  type VerdictEvent,
 } from "./verdict.ts";
+import { FlowTraceSchema } from "../flow/trace.ts";
 
 /** What `scoreTrial` needs besides the record. */
 export interface ScoreOptions {
@@ -59,6 +61,7 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
   }
 
   const { key } = record;
+  const events = lineEvents(record);
   return {
     schema: VERDICT_SCHEMA,
     scenario: key.scenario,
@@ -116,7 +119,53 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
       ok: c.ok,
       at_ms: c.at_ms,
     })),
+    ...(events.length > 0 ? { events } : {}),
   };
+}
+
+/** The line's events besides speech and tools, by time (see `VerdictEventSchema`). */
+export function lineEvents(record: TrialRecord): VerdictEvent[] {
+  const events: VerdictEvent[] = [];
+  const inband = record.audio?.tones ?? [];
+  // In-band keys are in the tones with what was heard; out-of-band ones in `dtmf`.
+  for (const d of record.dtmf) {
+    events.push({ at_ms: d.at_ms, kind: "keys", side: d.side, text: d.keys });
+  }
+  for (const t of inband) {
+    if (t.kind === "beep") {
+      events.push({ at_ms: t.at_ms, kind: "beep", side: t.side, text: "beep" });
+    }
+  }
+  for (const b of record.audio?.barge_ins ?? []) {
+    events.push({
+      at_ms: b.at_ms,
+      kind: "barge_in",
+      side: "user",
+      text: b.yielded
+        ? `the agent yielded after ${Math.round(b.yield_ms)} ms`
+        : "the agent talked on",
+    });
+  }
+  const flow = FlowTraceSchema.safeParse(record.flow);
+  if (record.flow && flow.success) {
+    const trace = flow.data;
+    for (const n of trace.nodes) events.push({ at_ms: n.at_ms, kind: "node", text: n.name });
+    const box = trace.voicemail;
+    if (box) {
+      const first = box.takes[0]?.start_ms ?? trace.end.at_ms;
+      events.push({
+        at_ms: first,
+        kind: "voicemail",
+        text: `voicemail box${box.beep ? " with a beep" : ", no beep"}: ${box.outcome}`,
+      });
+    }
+    events.push({
+      at_ms: trace.end.at_ms,
+      kind: "end",
+      text: `${trace.end.node} (${trace.end.reason})`,
+    });
+  }
+  return events.sort((a, b) => a.at_ms - b.at_ms);
 }
 
 /** The audio figures a verdict carries, from the record's `audio` block. */

@@ -64,6 +64,7 @@ export function computeSignals(record: TrialRecord, judge?: JudgeResult): Signal
       expected_sha256: expect.db_sha256,
       actual_sha256: actual,
       match: db_state_match,
+      ...(!db_state_match && record.final.db_diff ? { diff: record.final.db_diff } : {}),
     };
   }
   if (expect.user_db_sha256 !== undefined) {

@@ -29,6 +29,7 @@ import {
   StopReason,
   UsageSchema,
 } from "../runner/trial_record.ts";
+import { StateDiffSchema } from "../env/state_diff.ts";
 
 export const VERDICT_SCHEMA = "callbench.verdict/1";
 
@@ -144,6 +145,19 @@ export const VerdictToolCallSchema = z.object({
 });
 export type VerdictToolCall = z.infer<typeof VerdictToolCallSchema>;
 
+/**
+ * Something that happened on the line besides speech and tool calls, for the
+ * transcript: keys pressed, beeps, the flow nodes the call went through (holds among
+ * them), the voicemail box, how the flow ended, and barge-ins.
+ */
+export const VerdictEventSchema = z.object({
+  at_ms: z.number().describe("ms since the call started"),
+  kind: z.enum(["keys", "beep", "node", "voicemail", "end", "barge_in"]),
+  side: z.enum(["agent", "user"]).optional().describe("who pressed, beeped or barged in"),
+  text: z.string().describe("the keys, the node's name, the box, or the end and its reason"),
+});
+export type VerdictEvent = z.infer<typeof VerdictEventSchema>;
+
 /** The longest JSON text of a tool call's arguments or result that a verdict keeps whole. */
 export const TOOL_JSON_MAX = 2000;
 
@@ -152,6 +166,9 @@ export const VerdictDetailsSchema = z.object({
     expected_sha256: z.string().describe("the scenario's expected hash of the final agent-side db"),
     actual_sha256: z.string().nullable().describe("the record's final hash (null: no world)"),
     match: z.boolean(),
+    diff: StateDiffSchema.optional().describe(
+      "on a mismatch: where the final world differs from the expected one (the record's final.db_diff)",
+    ),
   }).optional(),
   /** The caller-side DB (telecom): compared when expected, never gating (as the reference). */
   user_db_state: z.object({
@@ -284,6 +301,10 @@ export const VerdictSchema = z.object({
   /** Absent in verdicts written before tool calls were carried. */
   tool_calls: z.array(VerdictToolCallSchema).optional().describe(
     "Absent in verdicts written before tool calls were carried.",
+  ),
+  /** Keys, beeps, flow nodes, barge-ins, by time; absent when there were none. */
+  events: z.array(VerdictEventSchema).optional().describe(
+    "Keys, beeps, flow nodes, barge-ins, by time; absent when there were none.",
   ),
 });
 /** One trial's verdict (see `VerdictSchema`). */

@@ -15,6 +15,7 @@ import type { DataRoot } from "../data_root.ts";
 import type { Scenario } from "../scenario.ts";
 import type { Gold } from "../suite.ts";
 import { openEnvironment, WORLD_SEED } from "../open_environment.ts";
+import type { Environment } from "../../env/environment.ts";
 
 /**
  * The seed of a gold replay's Environment. Ids a tool mints from the seed (telecom
@@ -28,20 +29,8 @@ export const GOLD_SEED = WORLD_SEED;
  * initialisation error is kept there too, with index -1.
  */
 export async function replayGold(root: DataRoot, scenario: Scenario): Promise<Gold> {
-  const { env, initErrors } = await openEnvironment(root, scenario, GOLD_SEED);
-  // The Environment words each initialisation error `<func_name>: <message>`.
-  const errors: NonNullable<Gold["errors"]> = initErrors.map((message) => ({
-    index: -1,
-    name: message.split(":", 1)[0]!,
-    result: message,
-  }));
+  const { env, errors } = await replayReference(root, scenario);
   const actions = scenario.expect.reference_actions ?? [];
-  actions.forEach((action, index) => {
-    const call = env.call(action.side, action.name, action.arguments);
-    if (!call.ok) errors.push({ index, name: action.name, result: call.result });
-    // A recorded write has synced already; the reference syncs after every action.
-    if (!call.record) env.sync();
-  });
   const hashes = env.hashes();
   const gold: Gold = {
     name: scenario.name,
@@ -56,4 +45,29 @@ export async function replayGold(root: DataRoot, scenario: Scenario): Promise<Go
   }
   if (errors.length > 0) gold.errors = errors;
   return gold;
+}
+
+/**
+ * The expected world: the scenario's Environment after its reference actions (what
+ * `replayGold` hashes), with the calls that failed. A failed trial's final world is
+ * compared with it path by path (`src/env/state_diff.ts`).
+ */
+export async function replayReference(
+  root: DataRoot,
+  scenario: Scenario,
+): Promise<{ env: Environment; errors: NonNullable<Gold["errors"]> }> {
+  const { env, initErrors } = await openEnvironment(root, scenario, GOLD_SEED);
+  // The Environment words each initialisation error `<func_name>: <message>`.
+  const errors: NonNullable<Gold["errors"]> = initErrors.map((message) => ({
+    index: -1,
+    name: message.split(":", 1)[0]!,
+    result: message,
+  }));
+  (scenario.expect.reference_actions ?? []).forEach((action, index) => {
+    const call = env.call(action.side, action.name, action.arguments);
+    if (!call.ok) errors.push({ index, name: action.name, result: call.result });
+    // A recorded write has synced already; the reference syncs after every action.
+    if (!call.record) env.sync();
+  });
+  return { env, errors };
 }

@@ -1,0 +1,194 @@
+import { join } from "node:path";
+import type { Command, Io } from "../cli/io.ts";
+import { InputError } from "../cli/problem.ts";
+import { flagRows, type FlagTable, fractionFlag, intFlag, parseFlags } from "../cli/args.ts";
+import { inputs, readJsonl } from "../jsonl/jsonl.ts";
+import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
+import { recordError } from "../score/read_records.ts";
+import { scoreTrial } from "../score/score_trial.ts";
+import { VerdictSchema } from "../score/verdict.ts";
+import { configurationOf, type ReportedVerdict, VerdictSet } from "../report/summary.ts";
+import { compareRuns, type Comparison } from "../report/compare.ts";
+import { renderComparisonHtml, renderComparisonMarkdown } from "../report/compare_render.ts";
+
+const FLAGS = {
+  in: {
+    type: "string",
+    value: "FILE",
+    multiple: true,
+    description: "where labels are looked up (repeatable; stdin when none)",
+  },
+  format: {
+    type: "string",
+    value: "F",
+    description: "json (one line), md (Markdown for a pull-request comment) or html",
+    default: "json",
+  },
+  "fail-on-regression": {
+    type: "boolean",
+    description: "exit 1 when any figure got significantly worse in B, naming each",
+  },
+  alpha: {
+    type: "string",
+    value: "X",
+    description: "family-wise significance level (Holm-Bonferroni)",
+    default: "0.05",
+  },
+  seed: { type: "string", value: "N", description: "seed of the bootstrap", default: "1" },
+  "exclude-errors": {
+    type: "boolean",
+    description: "leave infrastructure-error trials out (they count as failures otherwise)",
+  },
+} as const satisfies FlagTable;
+
+const help = `compare: two runs side by side: what got better, what got worse
+
+Usage: cli.ts compare A B [--in FILE]... [--format json|md|html] [--fail-on-regression]
+                      [--alpha X] [--seed N] [--exclude-errors]
+
+A and B are each a run: a JSON Lines file of verdicts or trial records (records are
+scored here, offline, without a judge), an eval --out folder (its verdicts.jsonl when
+there is one, else its trials.jsonl), or a label (eval --label): that configuration's
+verdicts in the --in files, or on stdin ("cat all.jsonl | cli.ts compare v1 v2"). A run
+must be one configuration.
+
+Over the scenarios both runs scored, per suite and overall: success, pass^k for
+k = 1..K, latency p50/p95 (and the audio figures when both have them), each as A, B and
+B − A with a 95% interval (paired bootstrap over scenarios, seeded), a p-value (success:
+McNemar's exact test on trials paired by scenario and trial index; the rest: the
+bootstrap's) and its significance after Holm-Bonferroni over every test shown; then
+the scenarios whose success changed, with the first failing signal of each.
+
+Flags:
+${flagRows(FLAGS)}`;
+
+const FORMATS = ["json", "md", "html"] as const;
+const VerdictWithoutTurns = VerdictSchema.omit({ turns: true, tool_calls: true });
+
+export const command: Command = {
+  summary: "two runs side by side: deltas, significance, flipped scenarios",
+  help,
+  flags: FLAGS,
+  async main(args, io) {
+    const { values, positionals } = parseFlags(args, FLAGS);
+    const format = values.format ?? "json";
+    if (!(FORMATS as readonly string[]).includes(format)) {
+      throw new InputError({
+        field: "--format",
+        message: `unknown format ${JSON.stringify(format)}`,
+        hint: `one of ${FORMATS.join(", ")}`,
+      });
+    }
+    if (positionals.length !== 2) {
+      throw new InputError({
+        message: `expected two runs (A and B), got ${positionals.length}`,
+        hint: "cli.ts compare A B, each a verdicts file, an eval --out folder or a label",
+      });
+    }
+    const alpha = fractionFlag("alpha", values.alpha) ?? Number(FLAGS.alpha.default);
+    const seed = intFlag("seed", values.seed, Number(FLAGS.seed.default), 0);
+    const exclude = values["exclude-errors"] ?? false;
+
+    let pool: ReportedVerdict[] | undefined;
+    const runs: ReportedVerdict[][] = [];
+    for (const [i, name] of positionals.entries()) {
+      const side = i === 0 ? "A" : "B";
+      let verdicts: ReportedVerdict[];
+      const path = await _pathOf(name);
+      if (path) verdicts = await _read([path], io);
+      else {
+        pool ??= await _read(values.in ?? [], io);
+        verdicts = pool.filter((v) => v.label === name);
+        if (verdicts.length === 0) {
+          const labels = [...new Set(pool.map((v) => v.label).filter((l) => l !== undefined))];
+          throw new InputError({
+            field: side,
+            message: `${JSON.stringify(name)} is neither a file, a folder nor a label of the ` +
+              `verdicts read`,
+            hint: labels.length
+              ? `labels read: ${labels.sort().join(", ")}`
+              : "give a verdicts file or an eval --out folder",
+          });
+        }
+      }
+      const configs = new Set(verdicts.map(configurationOf));
+      if (configs.size > 1) {
+        const labels = [...new Set(verdicts.map((v) => v.label ?? `(config ${v.config_hash})`))];
+        throw new InputError({
+          field: side,
+          message: `${JSON.stringify(name)} holds ${configs.size} configurations (${
+            labels.sort().join(", ")
+          })`,
+          hint: "compare one configuration with another: name each by its label",
+        });
+      }
+      runs.push(exclude ? verdicts.filter((v) => v.status !== "error") : verdicts);
+    }
+
+    const comparison = compareRuns(runs[0]!, runs[1]!, {
+      names: [positionals[0]!, positionals[1]!],
+      alpha,
+      seed,
+    });
+    if (format === "json") io.out(JSON.stringify(comparison));
+    else if (format === "md") io.out(renderComparisonMarkdown(comparison));
+    else io.out(renderComparisonHtml(comparison));
+    await io.flush();
+
+    if (values["fail-on-regression"] && comparison.regressions.length > 0) {
+      for (const line of regressionLines(comparison)) io.err(`compare: regression: ${line}`);
+      return 1;
+    }
+    return 0;
+  },
+};
+
+/** Each regression as one line: scope, figure, A → B and the adjusted p. */
+export function regressionLines(c: Comparison): string[] {
+  return c.scopes.flatMap((s) =>
+    s.metrics.filter((m) => m.change === "regression").map((m) => {
+      const rate = m.metric === "success" || m.metric.startsWith("pass^");
+      const v = (x: number | null) =>
+        x === null ? "–" : rate ? `${(x * 100).toFixed(1)}%` : `${Math.round(x)} ms`;
+      return `${s.scope} ${m.metric}: ${v(m.a)} → ${v(m.b)} (p ${
+        m.p_holm === null ? "–" : m.p_holm.toPrecision(2)
+      } after Holm-Bonferroni)`;
+    })
+  );
+}
+
+/** A file as given, a folder's verdicts or trial records, or undefined (a label). */
+async function _pathOf(name: string): Promise<string | undefined> {
+  const stat = await Deno.stat(name).catch(() => undefined);
+  if (!stat) return undefined;
+  if (!stat.isDirectory) return name;
+  for (const file of ["verdicts.jsonl", "trials.jsonl"]) {
+    const path = join(name, file);
+    if (await Deno.stat(path).then((s) => s.isFile, () => false)) return path;
+  }
+  throw new InputError({
+    file: name,
+    message: "the folder holds neither verdicts.jsonl nor trials.jsonl",
+    hint: "give an eval --out folder, or a file of verdicts",
+  });
+}
+
+/** Verdicts (trial records scored on the way), the newest of each trial key. */
+async function _read(files: string[], io: Io): Promise<ReportedVerdict[]> {
+  const set = new VerdictSet<ReportedVerdict>();
+  for await (const { name, stream } of inputs(files, io.stdin)) {
+    for await (const { line, value } of readJsonl(stream, name)) {
+      const isRecord = (value as { schema?: unknown } | null)?.schema === TRIAL_RECORD_SCHEMA;
+      if (isRecord) {
+        const parsed = TrialRecordSchema.safeParse(value);
+        if (!parsed.success) throw recordError(parsed.error, name, line, "trial record", value);
+        set.add(scoreTrial(parsed.data));
+      } else {
+        const parsed = VerdictWithoutTurns.safeParse(value);
+        if (!parsed.success) throw recordError(parsed.error, name, line, "verdict", value);
+        set.add(parsed.data);
+      }
+    }
+  }
+  return set.sorted();
+}

@@ -1,0 +1,433 @@
+/**
+ * Two runs side by side (`callbench compare A B`): per suite and overall, each figure
+ * for A, for B, and B − A with a 95% interval, a test of "no difference" and its
+ * significance after Holm-Bonferroni over every test of the comparison; then the
+ * scenarios whose success changed, with the first failing signal of each.
+ *
+ * - Only scenarios present in both runs (with a boolean verdict in each) are compared;
+ *   the others are listed apart. The unit of resampling is the scenario (a paired
+ *   bootstrap: both runs' figures of a scenario stay together).
+ * - Success is the pooled rate over trials; its test is McNemar's exact test on the
+ *   trials paired by scenario and trial index. pass^k (k = 1..K, K the fewest trials of
+ *   any compared scenario in either run) and the sample figures (latency p50/p95, the
+ *   audio figures and any metric added to `SAMPLE_METRICS`) are tested by the bootstrap.
+ * - A change is a regression when it is significant and in the worse direction (lower
+ *   success or pass^k, higher latency).
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { ReportedVerdict } from "./summary.ts";
+import { passHatK } from "./pass_hat_k.ts";
+import { bootstrap, type BootstrapOptions, holmBonferroni, mcnemarExact } from "./stats.ts";
+import { firstFailure } from "./failure_notes.ts";
+
+export const COMPARISON_SCHEMA = "callbench.comparison/1";
+
+/** A figure measured per trial as samples, pooled over a group and read at a quantile. */
+export interface SampleMetric {
+  /** The figure's name in the comparison (`latency p50 ms`). */
+  name: string;
+  /** Which way is better. */
+  better: "higher" | "lower";
+  /** A trial's samples (none: the trial does not count). */
+  samples: (v: ReportedVerdict) => readonly number[];
+  /** The pooled samples' quantile (the report's rule `sorted[floor(n · q)]`), or their mean. */
+  at: number | "mean";
+}
+
+/**
+ * The sample figures compared, in order; a figure is compared where both runs have
+ * samples of it. Other modules (interaction metrics) add theirs with `push`.
+ */
+export const SAMPLE_METRICS: SampleMetric[] = [
+  { name: "latency p50 ms", better: "lower", samples: (v) => v.metrics.latency_ms, at: 0.5 },
+  { name: "latency p95 ms", better: "lower", samples: (v) => v.metrics.latency_ms, at: 0.95 },
+  {
+    name: "voice-to-voice p50 ms",
+    better: "lower",
+    samples: (v) => v.metrics.audio?.v2v_ms ?? [],
+    at: 0.5,
+  },
+  {
+    name: "voice-to-voice p95 ms",
+    better: "lower",
+    samples: (v) => v.metrics.audio?.v2v_ms ?? [],
+    at: 0.95,
+  },
+  {
+    name: "time to first audio p50 ms",
+    better: "lower",
+    samples: (v) => (v.metrics.audio?.ttfa_ms != null ? [v.metrics.audio.ttfa_ms] : []),
+    at: 0.5,
+  },
+];
+
+const Interval = z.tuple([z.number(), z.number()]);
+
+export const MetricComparisonSchema = z.object({
+  metric: z.string().describe("success, pass^k, or a sample figure such as latency p50 ms"),
+  better: z.enum(["higher", "lower"]),
+  a: z.number().nullable(),
+  b: z.number().nullable(),
+  delta: z.number().nullable().describe("b − a"),
+  ci95: Interval.nullable().describe("paired bootstrap 95% interval of b − a over scenarios"),
+  test: z.enum(["mcnemar", "bootstrap"]).describe(
+    "mcnemar: exact test on paired trial outcomes; bootstrap: two-sided bootstrap p",
+  ),
+  p: z.number().nullable(),
+  p_holm: z.number().nullable().describe("p adjusted by Holm-Bonferroni over the comparison"),
+  significant: z.boolean().describe("p_holm <= alpha"),
+  change: z.enum(["regression", "improvement", "none"]).describe(
+    "a significant change in the worse (regression) or better direction",
+  ),
+});
+export type MetricComparison = z.infer<typeof MetricComparisonSchema>;
+
+export const ScopeComparisonSchema = z.object({
+  scope: z.string().describe('"overall" or a suite'),
+  scenarios: z.number().int().nonnegative().describe("scenarios compared (in both runs)"),
+  metrics: z.array(MetricComparisonSchema),
+});
+export type ScopeComparison = z.infer<typeof ScopeComparisonSchema>;
+
+const Outcome = z.object({
+  passed: z.number().int().nonnegative(),
+  scored: z.number().int().nonnegative(),
+});
+
+export const FlipSchema = z.object({
+  scenario: z.string(),
+  suite: z.string(),
+  direction: z.enum(["regressed", "improved"]),
+  a: Outcome,
+  b: Outcome,
+  /** The first failing trial of the run that did worse, and its first failing signal. */
+  first_failure: z.object({
+    run: z.enum(["a", "b"]),
+    trial: z.number().int().nonnegative(),
+    signal: z.string(),
+    summary: z.string(),
+  }).nullable().describe(
+    "the first failing trial of the run that did worse, and its first failing signal",
+  ),
+});
+export type Flip = z.infer<typeof FlipSchema>;
+
+const RunSchema = z.object({
+  name: z.string().describe("what the run was given as (a file, folder or label)"),
+  configurations: z.array(z.object({ label: z.string().nullable(), config_hash: z.string() })),
+  scenarios: z.number().int().nonnegative(),
+  trials: z.number().int().nonnegative(),
+});
+
+/** `callbench compare`'s JSON, version `COMPARISON_SCHEMA`. */
+export const ComparisonSchema = z.object({
+  schema: z.literal(COMPARISON_SCHEMA),
+  a: RunSchema,
+  b: RunSchema,
+  alpha: z.number().describe("family-wise significance level (Holm-Bonferroni)"),
+  k_max: z.number().int().nonnegative().describe("the K of the pass^k compared"),
+  unpaired: z.object({
+    a_only: z.array(z.string()).describe("scenarios only A scored"),
+    b_only: z.array(z.string()).describe("scenarios only B scored"),
+  }),
+  scopes: z.array(ScopeComparisonSchema),
+  flips: z.array(FlipSchema).describe(
+    "scenarios whose success rate changed, the largest change first",
+  ),
+  regressions: z.array(z.object({ scope: z.string(), metric: z.string() })),
+});
+/** A comparison of two runs (see `ComparisonSchema`). */
+export type Comparison = z.infer<typeof ComparisonSchema>;
+
+/** How `compareRuns` compares. */
+export interface CompareOptions extends BootstrapOptions {
+  /** Names of the two runs as the user gave them. Default "A" and "B". */
+  names?: [string, string];
+  /** Family-wise significance level. Default 0.05. */
+  alpha?: number;
+}
+
+interface _Side {
+  n: number;
+  c: number;
+  /** Outcome by trial index (boolean verdicts only). */
+  byTrial: Map<number, boolean>;
+  verdicts: ReportedVerdict[];
+}
+
+/** Compares run B against run A (each one configuration's verdicts, de-duplicated). */
+export function compareRuns(
+  a: readonly ReportedVerdict[],
+  b: readonly ReportedVerdict[],
+  options: CompareOptions = {},
+): Comparison {
+  const alpha = options.alpha ?? 0.05;
+  const sideA = _bySide(a);
+  const sideB = _bySide(b);
+  const paired = [...sideA.keys()].filter((s) => sideB.has(s)).sort();
+  let k = 0;
+  for (const s of paired) {
+    const m = Math.min(sideA.get(s)!.n, sideB.get(s)!.n);
+    k = k === 0 ? m : Math.min(k, m);
+  }
+  const suiteOf = new Map(paired.map((s) => [s, sideA.get(s)!.verdicts[0]!.suite]));
+  // One suite: its figures are the overall ones, shown (and tested) once.
+  const suites = [...new Set(suiteOf.values())].sort();
+  if (suites.length === 1) suites.length = 0;
+  const scopes: ScopeComparison[] = [
+    { scope: "overall", names: paired },
+    ...suites.map((s) => ({
+      scope: s,
+      names: paired.filter((n) => suiteOf.get(n) === s),
+    })),
+  ].map(({ scope, names }) => ({
+    scope,
+    scenarios: names.length,
+    metrics: _metrics(names.map((n) => [sideA.get(n)!, sideB.get(n)!]), k, options),
+  }));
+  // One family: every test of the comparison.
+  const all = scopes.flatMap((s) => s.metrics);
+  const holm = holmBonferroni(all.map((m) => m.p ?? NaN), alpha);
+  all.forEach((m, i) => {
+    m.p_holm = Number.isNaN(holm.adjusted[i]!) ? null : holm.adjusted[i]!;
+    m.significant = holm.significant[i]!;
+    const worse = m.delta !== null && (m.better === "higher" ? m.delta < 0 : m.delta > 0);
+    m.change = !m.significant || m.delta === 0 ? "none" : worse ? "regression" : "improvement";
+  });
+
+  return {
+    schema: COMPARISON_SCHEMA,
+    a: _run(options.names?.[0] ?? "A", a),
+    b: _run(options.names?.[1] ?? "B", b),
+    alpha,
+    k_max: k,
+    unpaired: {
+      a_only: [...sideA.keys()].filter((s) => !sideB.has(s)).sort(),
+      b_only: [...sideB.keys()].filter((s) => !sideA.has(s)).sort(),
+    },
+    scopes,
+    flips: _flips(paired, sideA, sideB),
+    regressions: scopes.flatMap((s) =>
+      s.metrics.filter((m) => m.change === "regression").map((m) => ({
+        scope: s.scope,
+        metric: m.metric,
+      }))
+    ),
+  };
+}
+
+function _metrics(
+  pairs: [_Side, _Side][],
+  k: number,
+  options: BootstrapOptions,
+): MetricComparison[] {
+  if (pairs.length === 0) return [];
+  const out: MetricComparison[] = [];
+  const row = (
+    metric: string,
+    better: "higher" | "lower",
+    value: (side: 0 | 1, idx: ArrayLike<number>) => number,
+    test: "mcnemar" | "bootstrap",
+    mcnemarP?: number,
+  ) => {
+    const all = pairs.map((_, i) => i);
+    const a = value(0, all);
+    const b = value(1, all);
+    const e = bootstrap(pairs.length, (idx) => value(1, idx) - value(0, idx), options);
+    out.push({
+      metric,
+      better,
+      a: _finite(a),
+      b: _finite(b),
+      delta: _finite(b - a),
+      ci95: e.ci95,
+      test,
+      p: test === "mcnemar" ? mcnemarP! : e.p,
+      p_holm: null,
+      significant: false,
+      change: "none",
+    });
+  };
+
+  // Success: pooled over trials; McNemar on trials paired by index.
+  let aOnly = 0;
+  let bOnly = 0;
+  for (const [x, y] of pairs) {
+    for (const [trial, passed] of x.byTrial) {
+      const other = y.byTrial.get(trial);
+      if (other === undefined || other === passed) continue;
+      if (passed) aOnly++;
+      else bOnly++;
+    }
+  }
+  row(
+    "success",
+    "higher",
+    (side, idx) => {
+      let c = 0;
+      let n = 0;
+      for (let i = 0; i < idx.length; i++) {
+        const s = pairs[idx[i]!]![side];
+        c += s.c;
+        n += s.n;
+      }
+      return n > 0 ? c / n : NaN;
+    },
+    "mcnemar",
+    mcnemarExact(aOnly, bOnly).p,
+  );
+
+  for (let j = 1; j <= k; j++) {
+    row(`pass^${j}`, "higher", (side, idx) => {
+      let sum = 0;
+      for (let i = 0; i < idx.length; i++) {
+        const s = pairs[idx[i]!]![side];
+        sum += passHatK(s.n, s.c, j);
+      }
+      return sum / idx.length;
+    }, "bootstrap");
+  }
+
+  for (const m of SAMPLE_METRICS) {
+    const pooled = ([0, 1] as const).map((side) =>
+      new _Pooled(pairs.map((p) => _samples(p[side], m)))
+    );
+    if (pooled[0]!.size === 0 || pooled[1]!.size === 0) continue;
+    row(m.name, m.better, (side, idx) => pooled[side]!.at(idx, m.at), "bootstrap");
+  }
+  return out;
+}
+
+/**
+ * The samples of a group's scenarios, sorted once, so that a resample's pooled
+ * quantile is one pass over them with each scenario weighted by how often it was
+ * drawn (no copy, no sort per resample).
+ */
+class _Pooled {
+  readonly size: number;
+  readonly #values: Float64Array;
+  readonly #unit: Int32Array;
+  readonly #counts: Int32Array;
+  readonly #sums: Float64Array;
+  readonly #weights: Int32Array;
+
+  constructor(units: readonly number[][]) {
+    const all: [number, number][] = [];
+    this.#counts = new Int32Array(units.length);
+    this.#sums = new Float64Array(units.length);
+    units.forEach((xs, u) => {
+      for (const x of xs) all.push([x, u]);
+      this.#counts[u] = xs.length;
+      this.#sums[u] = xs.reduce((a, b) => a + b, 0);
+    });
+    all.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    this.size = all.length;
+    this.#values = Float64Array.from(all, (e) => e[0]);
+    this.#unit = Int32Array.from(all, (e) => e[1]);
+    this.#weights = new Int32Array(units.length);
+  }
+
+  /** The pooled samples of the drawn units at a quantile (or their mean); NaN when none. */
+  at(idx: ArrayLike<number>, at: number | "mean"): number {
+    const w = this.#weights;
+    w.fill(0);
+    let n = 0;
+    let sum = 0;
+    for (let i = 0; i < idx.length; i++) {
+      const u = idx[i]!;
+      w[u]!++;
+      n += this.#counts[u]!;
+      sum += this.#sums[u]!;
+    }
+    if (n === 0) return NaN;
+    if (at === "mean") return sum / n;
+    // The report's rule: sorted[min(n - 1, floor(n · q))], counted through the weights.
+    const k = Math.min(n - 1, Math.floor(n * at));
+    let seen = 0;
+    for (let j = 0; j < this.size; j++) {
+      seen += w[this.#unit[j]!]!;
+      if (seen > k) return this.#values[j]!;
+    }
+    return this.#values[this.size - 1]!;
+  }
+}
+
+function _samples(side: _Side, m: SampleMetric): number[] {
+  const out: number[] = [];
+  for (const v of side.verdicts) for (const x of m.samples(v)) out.push(x);
+  return out;
+}
+
+function _flips(
+  names: readonly string[],
+  sideA: Map<string, _Side>,
+  sideB: Map<string, _Side>,
+): Flip[] {
+  const flips: (Flip & { change: number })[] = [];
+  for (const name of names) {
+    const x = sideA.get(name)!;
+    const y = sideB.get(name)!;
+    const change = y.c / y.n - x.c / x.n;
+    if (change === 0) continue;
+    const worse = change < 0 ? y : x;
+    const failing = worse.verdicts.find((v) => v.is_successful === false);
+    const note = failing ? firstFailure(failing) : undefined;
+    flips.push({
+      scenario: name,
+      suite: x.verdicts[0]!.suite,
+      direction: change < 0 ? "regressed" : "improved",
+      a: { passed: x.c, scored: x.n },
+      b: { passed: y.c, scored: y.n },
+      first_failure: failing && note
+        ? {
+          run: change < 0 ? "b" : "a",
+          trial: failing.trial,
+          signal: note.signal,
+          summary: note.summary,
+        }
+        : null,
+      change,
+    });
+  }
+  flips.sort((p, q) =>
+    Math.abs(q.change) - Math.abs(p.change) || (p.scenario < q.scenario ? -1 : 1)
+  );
+  return flips.map(({ change: _, ...f }) => f);
+}
+
+function _bySide(verdicts: readonly ReportedVerdict[]): Map<string, _Side> {
+  const out = new Map<string, _Side>();
+  for (const v of verdicts) {
+    if (typeof v.is_successful !== "boolean") continue;
+    let s = out.get(v.scenario);
+    if (!s) out.set(v.scenario, s = { n: 0, c: 0, byTrial: new Map(), verdicts: [] });
+    s.n++;
+    if (v.is_successful) s.c++;
+    s.byTrial.set(v.trial, v.is_successful);
+    s.verdicts.push(v);
+  }
+  for (const s of out.values()) s.verdicts.sort((p, q) => p.trial - q.trial);
+  return out;
+}
+
+function _run(name: string, verdicts: readonly ReportedVerdict[]): Comparison["a"] {
+  const configs = new Map<string, { label: string | null; config_hash: string }>();
+  for (const v of verdicts) {
+    configs.set(JSON.stringify([v.label ?? null, v.config_hash]), {
+      label: v.label ?? null,
+      config_hash: v.config_hash,
+    });
+  }
+  return {
+    name,
+    configurations: [...configs.values()],
+    scenarios: new Set(verdicts.map((v) => v.scenario)).size,
+    trials: verdicts.length,
+  };
+}
+
+function _finite(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
