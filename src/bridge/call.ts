@@ -243,9 +243,16 @@ export const PARTICIPANT_ERROR_KINDS = [
 /** One of `PARTICIPANT_ERROR_KINDS`. */
 export type ParticipantErrorKind = typeof PARTICIPANT_ERROR_KINDS[number];
 
-/** Whether `kind` names one of the participant error kinds. */
-export function isParticipantErrorKind(kind: unknown): kind is ParticipantErrorKind {
-  return (PARTICIPANT_ERROR_KINDS as readonly unknown[]).includes(kind);
+/**
+ * A connected peer's own report of a fatal failure (an RTVI `error` with `fatal`). The
+ * peer never chooses the trial's error kind: whatever kind it claims (even
+ * `agent_unreachable` or `agent_unauthorized`, which only callbench can observe), a
+ * broken agent is `protocol_error` and a broken caller `user_error`, with the peer's
+ * words and its claim in the message.
+ */
+export function peerFailure(side: Side, message: string, claimed?: string): ParticipantError {
+  const claim = claimed === undefined ? "" : ` (it claimed ${JSON.stringify(claimed)})`;
+  return new ParticipantError(side === "agent" ? "protocol_error" : "user_error", message + claim);
 }
 
 /**

@@ -28,11 +28,10 @@ import {
   type CallEvent,
   type CallLine,
   type CallSetup,
-  isParticipantErrorKind,
   type Participant,
   ParticipantError,
-  type ParticipantErrorKind,
   type ParticipantInfo,
+  peerFailure,
   type SelfWorldReport,
   type SelfWorldSetup,
 } from "../bridge/call.ts";
@@ -89,7 +88,11 @@ export class RtviParticipant implements Participant {
   #nextId = 0;
   #readyId?: string;
   readonly #requests = new Correlator<RtviMessage>(() => this.#line!.clock);
-  readonly #turns = new TurnAssembler(() => this.#line!.clock, (turn) => this.#assembled(turn));
+  readonly #turns = new TurnAssembler(
+    () => this.#line!.clock,
+    (turn) => this.#assembled(turn),
+    (what) => this.#overflow(what),
+  );
   /** Audio calls: the other end's audio going out, and the bot's coming in. */
   #outAudio?: CallerAudioStream;
   #inAudio?: PeerAudioReceiver;
@@ -584,7 +587,7 @@ export class RtviParticipant implements Participant {
         if (!data.success) return this.#garbage(`bad error message: ${JSON.stringify(msg.data)}`);
         if (!data.data.fatal) return line.trace({ type: "bot_error", error: data.data.error });
         return this.#fail(
-          new ParticipantError(errorKind(data.data.kind), `${this.#who()}: ${data.data.error}`),
+          peerFailure(this.#side, `${this.#who()}: ${data.data.error}`, data.data.kind),
         );
       }
       default:
@@ -725,6 +728,13 @@ export class RtviParticipant implements Participant {
     this.#fail(new ParticipantError("protocol_error", `${this.#who()} sent garbage: ${what}`));
   }
 
+  /** A turn that never ends (`./rtvi_turns.ts`, `./rtvi_audio.ts` bound it). */
+  #overflow(what: string): void {
+    this.#fail(
+      new ParticipantError("protocol_error", `${this.#who()}: ${this.#side} turn exceeded ${what}`),
+    );
+  }
+
   #fail(error: ParticipantError): void {
     if (this.#failed || this.#closing) return;
     this.#failed = true;
@@ -761,8 +771,4 @@ function parseJsonOr(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function errorKind(kind: string | undefined): ParticipantErrorKind {
-  return isParticipantErrorKind(kind) ? kind : "protocol_error";
 }

@@ -1,0 +1,80 @@
+/**
+ * A hostile or broken agent on the real socket cannot crash, freeze or bloat eval:
+ * each flood of `./_flood_agents.ts` ends its trial as `protocol_error` within
+ * seconds, naming what was exceeded, and a peer never chooses its own error kind.
+ */
+import assert from "node:assert/strict";
+import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
+import { selectScenarios } from "../src/scenario/suites.ts";
+import { participantFactory } from "../src/participants/registry.ts";
+import { runTrial } from "../src/runner/run_trial.ts";
+import { trialKey } from "../src/runner/trial_key.ts";
+import type { TrialRecord } from "../src/runner/trial_record.ts";
+import {
+  type FloodAgent,
+  rawBadUtf8Agent,
+  type RtviFlood,
+  rtviFloodAgent,
+} from "./_flood_agents.ts";
+
+const root = new DataRoot(BUNDLED_DATA_ROOT);
+const scenario = (await selectScenarios(root, { domains: ["eva_airline"] })).scenarios[0]!;
+
+/** One trial against `agent`; the figures of how it ended. */
+async function trialAgainst(agent: FloodAgent): Promise<{ record: TrialRecord; ms: number }> {
+  const t0 = performance.now();
+  try {
+    const record = await runTrial({
+      scenario,
+      key: trialKey(scenario.name, 0, "flood"),
+      root,
+      limits: { silenceMs: 30_000, maxTurns: 50 },
+      participants: participantFactory({
+        agent: agent.url,
+        user: "auto",
+        agentModel: {},
+        userModel: {},
+      }),
+    });
+    return { record, ms: performance.now() - t0 };
+  } finally {
+    await agent.close();
+  }
+}
+
+const TURN_FLOODS: [RtviFlood, string, object][] = [
+  ["segments", "32768 characters", {}],
+  ["segments", "32768 fragments", { text: "" }],
+  ["llm_text", "32768 characters", {}],
+  ["tts_text", "32768 characters", {}],
+  ["tts_text", "32768 fragments", { text: "" }],
+];
+
+for (const [flood, what, options] of TURN_FLOODS) {
+  Deno.test(`flood: an agent turn that never ends (${flood}, ${what}) is protocol_error within seconds`, async () => {
+    const agent = rtviFloodAgent(flood, options);
+    const { record, ms } = await trialAgainst(agent);
+    assert.equal(record.status, "error");
+    assert.equal(record.error?.kind, "protocol_error", record.error?.message);
+    assert.match(record.error!.message, new RegExp(`agent turn exceeded ${what}`));
+    assert.ok(ms < 10_000, `ended after ${Math.round(ms)} ms`);
+    assert.ok(agent.closedAt !== undefined, "eval closed the flooding socket");
+  });
+}
+
+Deno.test("flood: a fatal error cannot choose its kind: agent_unauthorized from a connected bot is protocol_error", async () => {
+  for (const kind of ["agent_unauthorized", "agent_unreachable", "harness_error", "model_error"]) {
+    const { record } = await trialAgainst(rtviFloodAgent("fatal_kind", { kind }));
+    assert.equal(record.error?.kind, "protocol_error", `${kind}: ${record.error?.message}`);
+    assert.match(record.error!.message, /the caller is not allowed here/);
+    assert.match(record.error!.message, new RegExp(`claimed "${kind}"`));
+  }
+});
+
+Deno.test("flood: a text frame that is not UTF-8 is protocol_error, not agent_disconnected", async () => {
+  const agent = rawBadUtf8Agent();
+  const { record } = await trialAgainst(agent);
+  assert.equal(agent.sent, 1, "the bad frame was sent");
+  assert.equal(record.error?.kind, "protocol_error", record.error?.message);
+  assert.match(record.error!.message, /UTF-8/);
+});
