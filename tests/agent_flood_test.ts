@@ -4,6 +4,14 @@
  * seconds, naming what was exceeded, and a peer never chooses its own error kind.
  */
 import assert from "node:assert/strict";
+import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
+import type { CallSetup } from "../src/bridge/call.ts";
+import { RealClock } from "../src/clock/clock.ts";
+import { Environment } from "../src/env/environment.ts";
+import { RemoteParticipant } from "../src/participants/remote.ts";
+import { ScriptedUser } from "../src/participants/scripted_user.ts";
+import { counterDomain } from "../src/testing/counter_domain.ts";
+import { VoicedTts } from "../src/transport/_standin_agent.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
 import { participantFactory } from "../src/participants/registry.ts";
@@ -77,4 +85,51 @@ Deno.test("flood: a text frame that is not UTF-8 is protocol_error, not agent_di
   assert.equal(agent.sent, 1, "the bad frame was sent");
   assert.equal(record.error?.kind, "protocol_error", record.error?.message);
   assert.match(record.error!.message, /UTF-8/);
+});
+
+/** An audio call (`eval --audio`) against `agent`, on the real clock, up to `maxMs`. */
+async function audioCallAgainst(agent: FloodAgent, maxMs: number) {
+  const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
+    today: "2024-05-15",
+    seed: "s",
+  });
+  const setup = (side: "agent" | "user"): CallSetup => ({
+    side,
+    scenario: "t",
+    domain: "test_counter",
+    prompt: "",
+    tools: [],
+    seed: "00000001",
+  });
+  const t0 = performance.now();
+  try {
+    const out = await runCall({
+      env,
+      agent: new RemoteParticipant({ url: agent.url, framing: "json" }),
+      user: new ScriptedUser({}),
+      agentSetup: setup("agent"),
+      userSetup: setup("user"),
+      clock: new RealClock(),
+      limits: { ...DEFAULT_LIMITS, maxDurationMs: maxMs },
+      firstSpeaker: "agent",
+      timedSpeech: true,
+      speech: { tts: new VoicedTts() },
+    });
+    return { out, ms: performance.now() - t0 };
+  } finally {
+    await agent.close();
+  }
+}
+
+Deno.test("flood: audio far faster than real time is protocol_error at once, not minutes of nothing", async () => {
+  const agent = rtviFloodAgent("audio", { frameMs: 100 });
+  const { out, ms } = await audioCallAgainst(agent, 900_000);
+  assert.equal(out.error?.kind, "protocol_error", out.error?.message);
+  assert.match(
+    out.error!.message,
+    /agent sent audio faster than real time \(more than 60000 ms ahead\)/,
+  );
+  assert.ok(ms < 10_000, `ended after ${Math.round(ms)} ms`);
+  // 60 s of audio is 600 frames of 100 ms: the flood was refused soon after.
+  assert.ok(agent.sent < 20_000, `${agent.sent} frames sent`);
 });

@@ -91,7 +91,7 @@ export class RtviParticipant implements Participant {
   readonly #turns = new TurnAssembler(
     () => this.#line!.clock,
     (turn) => this.#assembled(turn),
-    (what) => this.#overflow(what),
+    (what) => this.#overflow(`turn exceeded ${what}`),
   );
   /** Audio calls: the other end's audio going out, and the bot's coming in. */
   #outAudio?: CallerAudioStream;
@@ -651,6 +651,7 @@ export class RtviParticipant implements Participant {
       sampleRate: audio.sampleRate,
       vad: this.#vad,
       onVadTurnEnd: () => this.#endTurn(),
+      onBound: (what) => this.#overflow(what),
     });
     this.#outAudio = new CallerAudioStream({
       clock: line.clock,
@@ -728,11 +729,9 @@ export class RtviParticipant implements Participant {
     this.#fail(new ParticipantError("protocol_error", `${this.#who()} sent garbage: ${what}`));
   }
 
-  /** A turn that never ends (`./rtvi_turns.ts`, `./rtvi_audio.ts` bound it). */
+  /** A flood past its bound (`./rtvi_turns.ts`, `./rtvi_audio.ts`, `./flood_bounds.ts`). */
   #overflow(what: string): void {
-    this.#fail(
-      new ParticipantError("protocol_error", `${this.#who()}: ${this.#side} turn exceeded ${what}`),
-    );
+    this.#fail(new ParticipantError("protocol_error", `${this.#who()}: ${this.#side} ${what}`));
   }
 
   #fail(error: ParticipantError): void {

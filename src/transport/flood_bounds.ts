@@ -1,0 +1,65 @@
+/**
+ * The bounds on how much a peer may send faster than a call can use it, shared by the
+ * wire mappings (`./rtvi_audio.ts`, `./twilio_call.ts`, `./rtvi.ts`). Past one, the
+ * trial ends with `protocol_error` at once, naming the bound: a peer that floods must
+ * not make callbench hold gigabytes, nor turn a trial into minutes of nothing.
+ *
+ * @module
+ */
+import type { Clock } from "../bridge/call.ts";
+
+/**
+ * Audio a peer may send ahead of real time, ms: a bot that sends its whole reply as
+ * fast as its TTS makes it stays far below; one that sends hours in seconds does not.
+ */
+export const MAX_AUDIO_AHEAD_MS = 60_000;
+/** Audio one turn may hold, ms (a turn this long is an agent that never stops). */
+export const MAX_TURN_AUDIO_MS = 120_000;
+/** Each audio frame counts as at least this much against {@link MAX_AUDIO_AHEAD_MS} (empty frames too). */
+export const MIN_FRAME_MS = 10;
+
+/**
+ * A leaky bucket on the call's clock: it holds what was added, less `perSecond` for
+ * every second since; `add` says whether it still holds no more than `capacity`.
+ */
+export class LeakyBucket {
+  readonly #clock: Clock;
+  readonly #capacity: number;
+  readonly #perMs: number;
+  #level = 0;
+  #at: number | undefined;
+
+  constructor(clock: Clock, capacity: number, perSecond: number) {
+    this.#clock = clock;
+    this.#capacity = capacity;
+    this.#perMs = perSecond / 1000;
+  }
+
+  /** Adds `amount`; false once the bucket holds more than its capacity. */
+  add(amount: number): boolean {
+    const now = this.#clock.now();
+    if (this.#at !== undefined) {
+      this.#level = Math.max(0, this.#level - (now - this.#at) * this.#perMs);
+    }
+    this.#at = now;
+    this.#level += amount;
+    return this.#level <= this.#capacity;
+  }
+
+  /** What it holds now. */
+  get level(): number {
+    const now = this.#clock.now();
+    return this.#at === undefined ? 0 : Math.max(0, this.#level - (now - this.#at) * this.#perMs);
+  }
+}
+
+/** An audio bucket: ms of audio ahead of real time, {@link MAX_AUDIO_AHEAD_MS} at most. */
+export function audioAheadBucket(clock: Clock): LeakyBucket {
+  return new LeakyBucket(clock, MAX_AUDIO_AHEAD_MS, 1000);
+}
+
+/** What exceeding the audio bucket is called in an error message. */
+export const AUDIO_AHEAD_EXCEEDED =
+  `sent audio faster than real time (more than ${MAX_AUDIO_AHEAD_MS} ms ahead)`;
+/** What exceeding a turn's audio is called in an error message. */
+export const TURN_AUDIO_EXCEEDED = `turn exceeded ${MAX_TURN_AUDIO_MS} ms of audio`;
