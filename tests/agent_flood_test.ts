@@ -23,6 +23,8 @@ import {
   rawBadUtf8Agent,
   type RtviFlood,
   rtviFloodAgent,
+  type TwilioFlood,
+  twilioFloodAgent,
 } from "./_flood_agents.ts";
 
 const root = new DataRoot(BUNDLED_DATA_ROOT);
@@ -88,7 +90,11 @@ Deno.test("flood: a text frame that is not UTF-8 is protocol_error, not agent_di
 });
 
 /** An audio call (`eval --audio`) against `agent`, on the real clock, up to `maxMs`. */
-async function audioCallAgainst(agent: FloodAgent, maxMs: number) {
+async function audioCallAgainst(
+  agent: FloodAgent,
+  maxMs: number,
+  framing: "json" | "twilio" = "json",
+) {
   const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
     today: "2024-05-15",
     seed: "s",
@@ -105,7 +111,7 @@ async function audioCallAgainst(agent: FloodAgent, maxMs: number) {
   try {
     const out = await runCall({
       env,
-      agent: new RemoteParticipant({ url: agent.url, framing: "json" }),
+      agent: new RemoteParticipant({ url: agent.url, framing }),
       user: new ScriptedUser({}),
       agentSetup: setup("agent"),
       userSetup: setup("user"),
@@ -133,3 +139,18 @@ Deno.test("flood: audio far faster than real time is protocol_error at once, not
   // 60 s of audio is 600 frames of 100 ms: the flood was refused soon after.
   assert.ok(agent.sent < 20_000, `${agent.sent} frames sent`);
 });
+
+const TWILIO_FLOODS: [TwilioFlood, RegExp][] = [
+  ["media", /agent sent audio faster than real time \(more than 60000 ms ahead\)/],
+  ["marks", /agent sent marks faster than 100 a second \(beyond 4096 at once\)/],
+];
+
+for (const [flood, message] of TWILIO_FLOODS) {
+  Deno.test(`flood: a Twilio agent's ${flood} flood is protocol_error within seconds, not agent_silent`, async () => {
+    const agent = twilioFloodAgent(flood);
+    const { out, ms } = await audioCallAgainst(agent, 900_000, "twilio");
+    assert.equal(out.error?.kind, "protocol_error", out.error?.message);
+    assert.match(out.error!.message, message);
+    assert.ok(ms < 10_000, `ended after ${Math.round(ms)} ms`);
+  });
+}

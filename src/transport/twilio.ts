@@ -121,6 +121,13 @@ export class TwilioParticipant implements Participant {
       onTurn: (turn) => {
         this.#turns = this.#turns.then(() => this.#heard(turn));
       },
+      onBound: (what) =>
+        this.#fail(
+          new ParticipantError(
+            "protocol_error",
+            `the ${this.#options.side} at ${this.#options.shownUrl}: ${this.#options.side} ${what}`,
+          ),
+        ),
     });
   }
 
