@@ -89,6 +89,30 @@ Deno.test("flood: a text frame that is not UTF-8 is protocol_error, not agent_di
   assert.match(record.error!.message, /UTF-8/);
 });
 
+const TOOL_FLOODS: [string, object, RegExp][] = [
+  [
+    "900 KB arguments",
+    {},
+    /agent sent more than 33554432 characters of tool-call arguments/,
+  ],
+  [
+    "small arguments",
+    { argChars: 10 },
+    /agent made tool calls faster than 10 a second \(beyond 100 at once\)/,
+  ],
+];
+
+for (const [what, options, message] of TOOL_FLOODS) {
+  Deno.test(`flood: a tool-call flood (${what}) is protocol_error within seconds`, async () => {
+    const agent = rtviFloodAgent("tool_calls", { tool: "get_user_details", ...options });
+    const { record, ms } = await trialAgainst(agent);
+    assert.equal(record.error?.kind, "protocol_error", record.error?.message);
+    assert.match(record.error!.message, message);
+    assert.ok(ms < 10_000, `ended after ${Math.round(ms)} ms`);
+    assert.ok(record.tool_calls.length <= 101, `${record.tool_calls.length} tool calls recorded`);
+  });
+}
+
 /** An audio call (`eval --audio`) against `agent`, on the real clock, up to `maxMs`. */
 async function audioCallAgainst(
   agent: FloodAgent,

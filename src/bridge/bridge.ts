@@ -47,6 +47,13 @@ export const DEFAULT_LIMITS: CallLimits = {
   maxTurns: 200,
 };
 
+/**
+ * Tool calls one side may make between two of its turns (the tau2 and eva gold
+ * traces need at most a few dozen in a whole call): past it the side is broken
+ * (`protocol_error` for the agent, `user_error` for the caller), not slow.
+ */
+export const MAX_TOOL_CALLS_PER_TURN = 100;
+
 export interface CallSpec {
   env: Environment;
   agent: Participant;
@@ -183,6 +190,8 @@ class Call {
   #awaitingResponseSince: number | undefined;
   /** The agent has spoken, pressed keys, beeped or called a tool (see `#endSilent`). */
   #agentActed = false;
+  /** Tool calls of each side since its last turn. */
+  readonly #toolCallsInTurn: Record<Side, number> = { agent: 0, user: 0 };
   /** The names of the tools each side was offered, derived once from the setups. */
   readonly #offeredNames: Record<Side, ReadonlySet<string>>;
 
@@ -390,6 +399,7 @@ class Call {
 
   /** Records the utterance's turn and puts it on the side's line (unless the turn guard ends the call). */
   #place(side: Side, said: Utterance, at?: number): LineUtterance | undefined {
+    this.#toolCallsInTurn[side] = 0;
     const turn = this.#speech[side].plan(said, at);
     this.#outcome.turns.push(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
@@ -548,6 +558,19 @@ class Call {
     }
     const at = this.#now();
     if (side === "agent") this.#agentActed = true;
+    if (++this.#toolCallsInTurn[side] > MAX_TOOL_CALLS_PER_TURN) {
+      this.#fail(
+        side,
+        new ParticipantError(
+          side === "agent" ? "protocol_error" : "user_error",
+          `the ${side} made more than ${MAX_TOOL_CALLS_PER_TURN} tool calls in one turn`,
+        ),
+      );
+      return Promise.resolve({
+        ok: false,
+        result: { status: "error", error_type: "call_ended", message: "The call has ended." },
+      });
+    }
     const def = this.#toolDef(side, name);
     const offered = this.#offeredNames[side];
     if (!offered.has(name) && !(def !== undefined && offered.has(def.name))) {

@@ -63,3 +63,35 @@ export const AUDIO_AHEAD_EXCEEDED =
   `sent audio faster than real time (more than ${MAX_AUDIO_AHEAD_MS} ms ahead)`;
 /** What exceeding a turn's audio is called in an error message. */
 export const TURN_AUDIO_EXCEEDED = `turn exceeded ${MAX_TURN_AUDIO_MS} ms of audio`;
+
+/** Tool calls a peer may ask for at once... */
+export const MAX_TOOL_CALL_BURST = 100;
+/** ...and a second, on average, beyond that burst. */
+export const TOOL_CALLS_PER_SECOND = 10;
+/**
+ * Characters of tool-call arguments a peer may send over a call: the call keeps every
+ * tool call it runs until the record is written (which keeps 64 Ki of each).
+ */
+export const MAX_TOOL_ARGS_CHARS = 32 * 1024 * 1024;
+
+/** The bounds on a peer's tool calls: their rate and their arguments' size over the call. */
+export class ToolCallBounds {
+  readonly #rate: LeakyBucket;
+  #argsChars = 0;
+
+  constructor(clock: Clock) {
+    this.#rate = new LeakyBucket(clock, MAX_TOOL_CALL_BURST, TOOL_CALLS_PER_SECOND);
+  }
+
+  /** One more tool call with `argsChars` characters of arguments: what it exceeds, if anything. */
+  take(argsChars: number): string | undefined {
+    this.#argsChars += argsChars;
+    if (!this.#rate.add(1)) {
+      return `made tool calls faster than ${TOOL_CALLS_PER_SECOND} a second (beyond ${MAX_TOOL_CALL_BURST} at once)`;
+    }
+    if (this.#argsChars > MAX_TOOL_ARGS_CHARS) {
+      return `sent more than ${MAX_TOOL_ARGS_CHARS} characters of tool-call arguments`;
+    }
+    return undefined;
+  }
+}

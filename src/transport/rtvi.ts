@@ -61,6 +61,7 @@ import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 import { Vad } from "../audio/vad.ts";
 import { CallerAudioStream, PeerAudioReceiver } from "./rtvi_audio.ts";
+import { ToolCallBounds } from "./flood_bounds.ts";
 import { Correlator } from "./correlator.ts";
 import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
 import { type AssembledTurn, joinFragments, TurnAssembler } from "./rtvi_turns.ts";
@@ -101,6 +102,8 @@ export class RtviParticipant implements Participant {
   #botSpeaking = false;
   /** Words of the audio turn being heard (audio calls). */
   #pending: AssembledTurn[] = [];
+  /** How fast, and how much, the bot may ask of tools (set at `start`). */
+  #toolBounds?: ToolCallBounds;
   /** `--agent-world self`: the bot owns its world. */
   #selfWorld?: SelfWorldSetup;
   /** The domain named in the self-world setup, for in-call `apply_sync_delta`. */
@@ -126,6 +129,7 @@ export class RtviParticipant implements Participant {
 
   async start(line: CallLine, setup: CallSetup): Promise<void> {
     this.#line = line;
+    this.#toolBounds = new ToolCallBounds(line.clock);
     if (line.audio) await this.#startAudio(line);
     await this.#connect();
     if (setup.agent_world) return this.#configureSelfWorld(setup, setup.agent_world);
@@ -628,6 +632,12 @@ export class RtviParticipant implements Participant {
 
   /** Runs a tool for the bot on the harness's world and sends back the result. */
   async #runTool(toolCallId: string, name: string, rawArgs: unknown): Promise<void> {
+    if (this.#failed || this.#closing) return;
+    const size = typeof rawArgs === "string"
+      ? rawArgs.length
+      : JSON.stringify(rawArgs ?? {}).length;
+    const over = this.#toolBounds?.take(name.length + size);
+    if (over) return this.#overflow(over);
     const args = typeof rawArgs === "string" ? parseJsonOr(rawArgs) : rawArgs ?? {};
     // Arguments sent as JSON text are a value of their own, bounded like the message.
     const problem = typeof rawArgs === "string" ? checkValueLimits(args) : undefined;
