@@ -190,6 +190,8 @@ class Call {
   #awaitingResponseSince: number | undefined;
   /** The agent has spoken, pressed keys, beeped or called a tool (see `#endSilent`). */
   #agentActed = false;
+  /** When a side last said it was talking in a turn not yet ended (`CallLine.active`). */
+  #activeAt = -Infinity;
   /** Tool calls of each side since its last turn. */
   readonly #toolCallsInTurn: Record<Side, number> = { agent: 0, user: 0 };
   /** The names of the tools each side was offered, derived once from the setups. */
@@ -305,6 +307,11 @@ class Call {
         this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
       },
       callTool: (name, args) => this.#callTool(side, name, args),
+      active: () => {
+        if (this.#ended) return;
+        if (side === "agent") this.#agentActed = true;
+        this.#activeAt = this.#now();
+      },
       applied: (action) => this.#replayApplied(side, action),
       hangUp: (reason, options) => {
         if (this.#ended) return;
@@ -679,12 +686,17 @@ class Call {
   }
 
   /** Speech or keys: the 30 s of silence start again from now. */
-  #armSilence(): void {
+  #armSilence(ms = this.#spec.limits.silenceMs): void {
     this.#cancelSilence();
-    this.#cancelSilence = this.#clock.timer(this.#spec.limits.silenceMs, () => {
+    this.#cancelSilence = this.#clock.timer(ms, () => {
       if (this.#speech.agent.speaking ?? this.#speech.user.speaking) {
         this.#armSilence(); // someone is still talking; silence starts when they stop
         return;
+      }
+      // A side still in the middle of a turn (`CallLine.active`) is no silence either.
+      const quietMs = this.#now() - this.#activeAt;
+      if (quietMs < this.#spec.limits.silenceMs) {
+        return this.#armSilence(this.#spec.limits.silenceMs - quietMs);
       }
       this.#endSilent();
     });

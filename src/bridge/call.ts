@@ -171,6 +171,12 @@ export interface CallLine {
   /** Call a tool; the harness executes it against the trial's world. */
   callTool(name: string, args: unknown): Promise<ToolCallReply>;
   /**
+   * This end is talking in a turn it has not ended yet (a remote end's words or
+   * voiced audio still coming in): the line is not silent, and an agent that talks
+   * has acted (it is not `agent_silent`). Cheap: call it as often as words arrive.
+   */
+  active?(): void;
+  /**
    * End the call. `agentEnd`: the agent ended the conversation the way
    * `end_conversation` does (a remote bot's `server-message {type:"end"}` or
    * `<exit>`), so the stop reason is `agent_end`, once what it said has been spoken.

@@ -507,6 +507,8 @@ export class RtviParticipant implements Participant {
 
   #onMessage(msg: RtviMessage): void {
     const line = this.#line!;
+    // Words of a turn still coming: the bot is talking, not silent.
+    if (TALKING.has(msg.type)) line.active?.();
     switch (msg.type) {
       case "bot-ready":
         // Some bots do not echo the client-ready id.
@@ -679,7 +681,8 @@ export class RtviParticipant implements Participant {
 
   #peerAudio(audio: PcmAudio, what: string): void {
     const problem = this.#inAudio!.push(audio);
-    if (problem) this.#garbage(`bad ${what}: ${problem}`);
+    if (problem) return this.#garbage(`bad ${what}: ${problem}`);
+    if (this.#botSpeaking || this.#inAudio!.speaking) this.#line?.active?.();
   }
 
   /** A finished text turn: in audio calls it waits for the audio it goes with. */
@@ -765,6 +768,9 @@ const SummarySchema = z.looseObject({
   db_hash: z.string().nullable().optional(),
   db: z.record(z.string(), z.unknown()).nullable().optional(),
 });
+
+/** Events that carry a turn's words or open it. */
+const TALKING = new Set(["bot-started-speaking", "bot-output", "bot-tts-text", "bot-llm-text"]);
 
 /** `<exit>…</exit>` anywhere in a text (the reference's exit message). */
 const EXIT_TAG = /<exit>([\s\S]*?)<\/exit>/;

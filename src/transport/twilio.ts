@@ -118,6 +118,7 @@ export class TwilioParticipant implements Participant {
       send: (message) => this.#client?.send(JSON.stringify(message)),
       vad: this.#vad,
       onSpeechStart: (atMs) => line.trace({ type: "agent_speech_start", at: atMs }),
+      onSpeaking: () => line.active?.(),
       onTurn: (turn) => {
         this.#turns = this.#turns.then(() => this.#heard(turn));
       },

@@ -72,6 +72,8 @@ export interface TwilioCallOptions {
   onSpeechStart?: (atMs: number) => void;
   /** The agent finished a turn (VAD). */
   onTurn: (turn: HeardTurn) => void;
+  /** A frame of the agent's turn in progress was played (it is talking). */
+  onSpeaking?: () => void;
   /** VAD hysteresis: silence that ends a turn (default 600 ms). */
   minSilenceMs?: number;
   /** The agent went past a bound (see the module doc): told once; the stream takes nothing more. */
@@ -252,6 +254,7 @@ export class TwilioCall {
       if (this.#turn.chunks.length * TWILIO_FRAME_MS > MAX_TURN_AUDIO_MS) {
         return this.#bound(TURN_AUDIO_EXCEEDED);
       }
+      this.#o.onSpeaking?.();
     } else {
       this.#recent.push(samples);
       if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
