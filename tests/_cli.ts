@@ -1,5 +1,5 @@
 /** Spawns `cli.ts` with the task's permissions, feeding stdin; returns code and output. */
-const PERMS = [
+export const PERMS = [
   "--allow-read",
   "--allow-write",
   "--allow-net=127.0.0.1",

@@ -386,3 +386,65 @@ function parseClientFrame(
   if (masked) { for (let i = 0; i < len; i++) payload[i] = payload[i]! ^ buf[maskAt + (i % 4)]!; }
   return { opcode, payload, length: at + len };
 }
+
+/** What {@link measureEval} saw of one `eval` process. */
+export interface EvalMeasure {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** RSS when the flood started (or the first sample), MB. */
+  rssAtFloodMb: number;
+  /** Highest RSS sampled, MB. */
+  peakRssMb: number;
+  /** From the flood's start to the process's exit, ms. */
+  floodToExitMs: number;
+  wallMs: number;
+}
+
+/**
+ * Runs `cli.ts eval` (the `cli` task's permissions) with `args` against `agent`, and
+ * samples the process's RSS every 100 ms (`ps`). For `bench:abuse` and the
+ * hardening tests.
+ */
+export async function measureEval(agent: FloodAgent, args: string[]): Promise<EvalMeasure> {
+  const { PERMS } = await import("./_cli.ts");
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, "cli.ts", "eval", "--agent", agent.url, ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const samples: { at: number; mb: number }[] = [];
+  let done = false;
+  const sampling = (async () => {
+    while (!done) {
+      // `ps`, since Deno lets only --allow-all read /proc.
+      const ps = await new Deno.Command("ps", {
+        args: ["-o", "rss=", "-p", String(child.pid)],
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      const kb = Number(new TextDecoder().decode(ps.stdout).trim() || NaN);
+      if (Number.isFinite(kb)) samples.push({ at: performance.now(), mb: kb / 1024 });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const out = await child.output();
+  const end = performance.now();
+  done = true;
+  await sampling;
+  const started = agent.startedAt ?? t0;
+  const atFlood = samples.find((s) => s.at >= started) ?? samples[0];
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+    rssAtFloodMb: Math.round(atFlood?.mb ?? 0),
+    peakRssMb: Math.round(Math.max(0, ...samples.map((s) => s.mb))),
+    floodToExitMs: Math.round(end - started),
+    wallMs: Math.round(end - t0),
+  };
+}

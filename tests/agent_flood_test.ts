@@ -20,6 +20,7 @@ import { trialKey } from "../src/runner/trial_key.ts";
 import type { TrialRecord } from "../src/runner/trial_record.ts";
 import {
   type FloodAgent,
+  measureEval,
   rawBadUtf8Agent,
   type RtviFlood,
   rtviFloodAgent,
@@ -93,7 +94,7 @@ const TOOL_FLOODS: [string, object, RegExp][] = [
   [
     "900 KB arguments",
     {},
-    /agent sent more than 33554432 characters of tool-call arguments/,
+    /agent sent more than 8388608 characters of tool-call arguments/,
   ],
   [
     "small arguments",
@@ -178,3 +179,32 @@ for (const [flood, message] of TWILIO_FLOODS) {
     assert.ok(ms < 10_000, `ended after ${Math.round(ms)} ms`);
   });
 }
+
+Deno.test("flood: eval --trials 3 --workers 2 against a turn that never ends: three protocol_error records, RSS bounded", async () => {
+  const agent = rtviFloodAgent("segments");
+  const dir = await Deno.makeTempDir();
+  try {
+    const m = await measureEval(agent, [
+      "--scenarios",
+      scenario.name,
+      "--trials",
+      "3",
+      "--workers",
+      "2",
+      "--out",
+      dir,
+    ]);
+    const records = (await Deno.readTextFile(`${dir}/trials.jsonl`)).trim().split("\n")
+      .map((l) => JSON.parse(l) as TrialRecord);
+    assert.equal(records.length, 3, m.stderr);
+    for (const r of records) {
+      assert.equal(r.error?.kind, "protocol_error", r.error?.message);
+      assert.match(r.error!.message, /agent turn exceeded 32768 characters/);
+    }
+    assert.ok(m.peakRssMb - m.rssAtFloodMb < 300, `RSS ${m.rssAtFloodMb} → ${m.peakRssMb} MB`);
+    assert.ok(m.floodToExitMs < 10_000, `${m.floodToExitMs} ms from the flood to the exit`);
+  } finally {
+    await agent.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

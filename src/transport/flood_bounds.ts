@@ -70,9 +70,10 @@ export const MAX_TOOL_CALL_BURST = 100;
 export const TOOL_CALLS_PER_SECOND = 10;
 /**
  * Characters of tool-call arguments a peer may send over a call: the call keeps every
- * tool call it runs until the record is written (which keeps 64 Ki of each).
+ * tool call it runs until the record is written, and a record keeps 8 Mi characters of
+ * turns and tool values in all.
  */
-export const MAX_TOOL_ARGS_CHARS = 32 * 1024 * 1024;
+export const MAX_TOOL_ARGS_CHARS = 8 * 1024 * 1024;
 
 /** The bounds on a peer's tool calls: their rate and their arguments' size over the call. */
 export class ToolCallBounds {

@@ -487,6 +487,7 @@ export class RtviParticipant implements Participant {
   // ---- incoming ------------------------------------------------------------------
 
   #onFrame(data: string | ArrayBuffer): void {
+    if (this.#failed) return; // what a broken peer still sends is not looked at
     const frame = readFrame(data, this.#maxFrameBytes());
     if (!frame.ok) return this.#garbage(frame.error);
     if ("skipped" in frame) {

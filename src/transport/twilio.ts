@@ -213,6 +213,7 @@ export class TwilioParticipant implements Participant {
   }
 
   #onFrame(data: string | ArrayBuffer): void {
+    if (this.#failed) return; // what a broken agent still sends is not looked at
     if (typeof data !== "string") return this.#garbage("a binary frame (Twilio sends JSON text)");
     const parsed = parseAgentMessage(data, this.#call?.stream.init.streamSid);
     if (!parsed.ok) return this.#garbage(`${parsed.problem.code}: ${parsed.problem.message}`);
