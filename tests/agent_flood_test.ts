@@ -203,6 +203,20 @@ Deno.test("flood: eval --trials 3 --workers 2 against a turn that never ends: th
     }
     assert.ok(m.peakRssMb - m.rssAtFloodMb < 300, `RSS ${m.rssAtFloodMb} → ${m.peakRssMb} MB`);
     assert.ok(m.floodToExitMs < 10_000, `${m.floodToExitMs} ms from the flood to the exit`);
+    // --resume with a fourth trial runs only that one, and the run is whole.
+    const again = await measureEval(agent, [
+      "--scenarios",
+      scenario.name,
+      "--trials",
+      "4",
+      "--workers",
+      "2",
+      "--out",
+      dir,
+      "--resume",
+    ]);
+    const lines = (await Deno.readTextFile(`${dir}/trials.jsonl`)).trim().split("\n");
+    assert.equal(lines.length, 4, again.stderr);
   } finally {
     await agent.close();
     await Deno.remove(dir, { recursive: true });
