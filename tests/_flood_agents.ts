@@ -8,8 +8,8 @@
  *
  * - {@link rtviFloodAgent}: an RTVI bot (JSON frames) whose turn never ends (`segments`,
  *   `llm_text`, `tts_text`), that calls tools without end (`tool_calls`), that sends
- *   audio far faster than real time (`audio`), or that claims an error kind of its own
- *   in a fatal `error` (`fatal_kind`).
+ *   audio far faster than real time (`audio`), that floods trace entries (`traces`), or
+ *   that claims an error kind of its own in a fatal `error` (`fatal_kind`).
  * - {@link twilioFloodAgent}: a Twilio Media Streams endpoint that floods `media` or
  *   `mark`s.
  * - {@link rawBadUtf8Agent}: an RTVI bot on a raw socket that, once the call starts,
@@ -26,7 +26,8 @@ export type RtviFlood =
   | "tts_text"
   | "tool_calls"
   | "audio"
-  | "fatal_kind";
+  | "fatal_kind"
+  | "traces";
 
 export interface FloodOptions {
   /** Frames sent at most (default 2,000,000). */
@@ -127,6 +128,8 @@ function rtviFrames(
         frame: () => msg("bot-tts-audio", { audio, sample_rate: 16000, num_channels: 1 }),
       };
     }
+    case "traces":
+      return { frame: (i) => msg("server-message", { type: "trace", entry: { i, text } }) };
     case "fatal_kind":
       return {
         frame: () =>

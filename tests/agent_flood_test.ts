@@ -73,6 +73,17 @@ for (const [flood, what, options] of TURN_FLOODS) {
   });
 }
 
+Deno.test("flood: trace entries without end are protocol_error within seconds", async () => {
+  const agent = rtviFloodAgent("traces");
+  const { record, ms } = await trialAgainst(agent);
+  assert.equal(record.error?.kind, "protocol_error", record.error?.message);
+  assert.match(
+    record.error!.message,
+    /agent sent more than 8388608 characters of traces and notes/,
+  );
+  assert.ok(ms < 10_000, `ended after ${Math.round(ms)} ms`);
+});
+
 Deno.test("flood: a fatal error cannot choose its kind: agent_unauthorized from a connected bot is protocol_error", async () => {
   for (const kind of ["agent_unauthorized", "agent_unreachable", "harness_error", "model_error"]) {
     const { record } = await trialAgainst(rtviFloodAgent("fatal_kind", { kind }));

@@ -96,3 +96,12 @@ export class ToolCallBounds {
     return undefined;
   }
 }
+
+/**
+ * Characters of traces and notes (`server-message` traces, `action-applied`, non-fatal
+ * `error`s, function calls the bot runs itself) a peer may make a call keep; each
+ * counts at least {@link MIN_NOTE_CHARS}.
+ */
+export const MAX_NOTES_CHARS = 8 * 1024 * 1024;
+/** What one note counts at least against {@link MAX_NOTES_CHARS} (an entry's own cost). */
+export const MIN_NOTE_CHARS = 64;

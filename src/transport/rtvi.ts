@@ -61,7 +61,7 @@ import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 import { Vad } from "../audio/vad.ts";
 import { CallerAudioStream, PeerAudioReceiver } from "./rtvi_audio.ts";
-import { ToolCallBounds } from "./flood_bounds.ts";
+import { MAX_NOTES_CHARS, MIN_NOTE_CHARS, ToolCallBounds } from "./flood_bounds.ts";
 import { Correlator } from "./correlator.ts";
 import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
 import { type AssembledTurn, joinFragments, TurnAssembler } from "./rtvi_turns.ts";
@@ -102,6 +102,9 @@ export class RtviParticipant implements Participant {
   #botSpeaking = false;
   /** Words of the audio turn being heard (audio calls). */
   #pending: AssembledTurn[] = [];
+  /** Characters of the message being handled, and of the notes the bot made the call keep. */
+  #frameChars = 0;
+  #notesChars = 0;
   /** How fast, and how much, the bot may ask of tools (set at `start`). */
   #toolBounds?: ToolCallBounds;
   /** `--agent-world self`: the bot owns its world. */
@@ -503,6 +506,7 @@ export class RtviParticipant implements Participant {
     // Before anything walks it: a value nested too deep breaks every recursive walk.
     const problem = checkValueLimits(parsed.message);
     if (problem) return this.#garbage(`a message ${problem}`);
+    this.#frameChars = frame.text.length;
     this.#onMessage(parsed.message);
   }
 
@@ -563,6 +567,7 @@ export class RtviParticipant implements Participant {
         // Without a name (pipecat's default report level) the bot runs the tool itself,
         // as a bot that owns its world runs every tool.
         if (function_name === undefined || this.#selfWorld) {
+          if (!this.#keep()) return;
           return line.trace({ type: "unnamed_function_call", tool_call_id });
         }
         void this.#runTool(tool_call_id, function_name, args);
@@ -572,6 +577,7 @@ export class RtviParticipant implements Participant {
         const data = FunctionCallDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad function call: ${JSON.stringify(msg.data)}`);
         if (this.#selfWorld) {
+          if (!this.#keep()) return;
           return line.trace({ type: "bot_function_call", tool_call_id: data.data.tool_call_id });
         }
         void this.#runTool(data.data.tool_call_id, data.data.function_name, data.data.args);
@@ -592,7 +598,10 @@ export class RtviParticipant implements Participant {
       case "error": {
         const data = ErrorDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad error message: ${JSON.stringify(msg.data)}`);
-        if (!data.data.fatal) return line.trace({ type: "bot_error", error: data.data.error });
+        if (!data.data.fatal) {
+          if (!this.#keep()) return;
+          return line.trace({ type: "bot_error", error: data.data.error });
+        }
         return this.#fail(
           peerFailure(this.#side, `${this.#who()}: ${data.data.error}`, data.data.kind),
         );
@@ -616,6 +625,7 @@ export class RtviParticipant implements Participant {
     if ("type" in m && m.type === "beep") return line.beep();
     if ("type" in m && m.type === "action-applied") {
       const action = (m as { action?: unknown }).action;
+      if (!this.#keep()) return;
       line.trace({ type: "action_applied", action });
       if (typeof action === "object" && action !== null && !Array.isArray(action)) {
         this.#applied.push(action as Record<string, unknown>);
@@ -624,7 +634,10 @@ export class RtviParticipant implements Participant {
       }
       return;
     }
-    if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
+    if ("type" in m && m.type === "trace") {
+      if (!this.#keep()) return;
+      return line.trace(m.entry as Record<string, unknown>);
+    }
     const exit = "text" in m && typeof m.text === "string" ? EXIT_TAG.exec(m.text) : null;
     if (exit) {
       this.#endTurn();
@@ -741,6 +754,14 @@ export class RtviParticipant implements Participant {
 
   #garbage(what: string): void {
     this.#fail(new ParticipantError("protocol_error", `${this.#who()} sent garbage: ${what}`));
+  }
+
+  /** The bot makes the call keep a note (the message being handled): false past the bound. */
+  #keep(): boolean {
+    this.#notesChars += Math.max(MIN_NOTE_CHARS, this.#frameChars);
+    if (this.#notesChars <= MAX_NOTES_CHARS) return true;
+    this.#overflow(`sent more than ${MAX_NOTES_CHARS} characters of traces and notes`);
+    return false;
   }
 
   /** A flood past its bound (`./rtvi_turns.ts`, `./rtvi_audio.ts`, `./flood_bounds.ts`). */
