@@ -178,7 +178,7 @@ Deno.test("flood: audio far faster than real time is protocol_error at once, not
 
 const TWILIO_FLOODS: [TwilioFlood, RegExp][] = [
   ["media", /agent sent audio faster than real time \(more than 60000 ms ahead\)/],
-  ["marks", /agent sent marks faster than 100 a second \(beyond 4096 at once\)/],
+  ["marks", /agent sent marks and clears faster than 100 a second \(beyond 4096 at once\)/],
 ];
 
 for (const [flood, message] of TWILIO_FLOODS) {

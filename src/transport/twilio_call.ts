@@ -12,7 +12,7 @@
  *   mark, as Twilio does. What is played is what the caller hears: it goes through the
  *   VAD (`src/audio/vad.ts`) and each stretch of speech becomes one agent turn.
  * - Bounded (`./flood_bounds.ts`): `media` more than a minute ahead of real time (the
- *   playback queue), a turn of more than two minutes, `mark`s faster than
+ *   playback queue), a turn of more than two minutes, `mark`s and `clear`s faster than
  *   {@link MARKS_PER_SECOND} a second beyond a burst of {@link MAX_MARK_BURST}, or a mark
  *   name over {@link MAX_MARK_NAME_CHARS} characters: `onBound` is told once and the
  *   stream takes nothing more.
@@ -47,6 +47,9 @@ const PRE_ROLL_FRAMES = 15;
 export const MAX_MARK_BURST = 4096;
 /** ...and a second, on average, beyond that burst. */
 export const MARKS_PER_SECOND = 100;
+/** Marks and clears share the rate ({@link MAX_MARK_BURST}, {@link MARKS_PER_SECOND}). */
+const MARKS_EXCEEDED =
+  `sent marks and clears faster than ${MARKS_PER_SECOND} a second (beyond ${MAX_MARK_BURST} at once)`;
 /** A mark's name, at most (names are ids). */
 export const MAX_MARK_NAME_CHARS = 1024;
 
@@ -198,13 +201,12 @@ export class TwilioCall {
           return this.#bound(`sent a mark name over ${MAX_MARK_NAME_CHARS} characters`);
         }
         if (!this.#markRate.add(1)) {
-          return this.#bound(
-            `sent marks faster than ${MARKS_PER_SECOND} a second (beyond ${MAX_MARK_BURST} at once)`,
-          );
+          return this.#bound(MARKS_EXCEEDED);
         }
         this.#marks.push({ name: message.name, at: this.#queuedTotal });
         return this.#echoMarks();
       case "clear": {
+        if (!this.#markRate.add(1)) return this.#bound(MARKS_EXCEEDED);
         this.#stats.clears++;
         const dropped = this.#playback.clear();
         this.#stats.clearedMs += (dropped * 1000) / TWILIO_RATE;

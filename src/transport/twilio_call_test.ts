@@ -171,7 +171,8 @@ Deno.test("TwilioCall bounds the agent: more than a minute ahead at once, empty 
     const [flood, expected] of [
       ["media", "sent audio faster than real time (more than 60000 ms ahead)"],
       ["empty", "sent audio faster than real time (more than 60000 ms ahead)"],
-      ["marks", "sent marks faster than 100 a second (beyond 4096 at once)"],
+      ["marks", "sent marks and clears faster than 100 a second (beyond 4096 at once)"],
+      ["clears", "sent marks and clears faster than 100 a second (beyond 4096 at once)"],
       ["name", "sent a mark name over 1024 characters"],
     ] as const
   ) {
@@ -192,11 +193,12 @@ Deno.test("TwilioCall bounds the agent: more than a minute ahead at once, empty 
         call.receive({ event: "media", streamSid: "MZ1", mulaw: new Uint8Array(160) });
       } else if (flood === "empty") {
         call.receive({ event: "media", streamSid: "MZ1", mulaw: new Uint8Array(0) });
-      } else {call.receive({
-          event: "mark",
-          streamSid: "MZ1",
-          name: flood === "name" ? "x".repeat(1025) : `m${i}`,
-        });}
+      } else if (flood === "clears") {
+        call.receive({ event: "clear", streamSid: "MZ1" });
+      } else {
+        const name = flood === "name" ? "x".repeat(1025) : `m${i}`;
+        call.receive({ event: "mark", streamSid: "MZ1", name });
+      }
     }
     assert.deepEqual(bounds, [expected], flood);
     assert.equal(call.queuedMs, 0, flood);
