@@ -1,3 +1,12 @@
+/**
+ * eval under each flood of `tests/_flood_agents.ts`: one `cli.ts eval --trials 3` per
+ * flood against a flooding agent on loopback, its RSS sampled, one Markdown row each.
+ *
+ *     deno run --allow-read --allow-write --allow-net=127.0.0.1 --allow-run --allow-env \
+ *       scripts/eval_floods.ts [name prefix]
+ *
+ * @module
+ */
 import {
   type FloodAgent,
   measureEval,
@@ -10,12 +19,17 @@ const runs: [string, () => FloodAgent, string[]][] = [
   ["segments (empty text, fragments)", () => rtviFloodAgent("segments", { text: "" }), []],
   ["llm_text", () => rtviFloodAgent("llm_text"), []],
   ["tts_text", () => rtviFloodAgent("tts_text"), []],
+  ["traces", () => rtviFloodAgent("traces"), []],
   ["tool_calls 900 KB", () => rtviFloodAgent("tool_calls", { tool: "get_user_details" }), []],
   ["audio 100 ms frames", () => rtviFloodAgent("audio"), ["--audio"]],
   ["twilio media", () => twilioFloodAgent("media"), ["--audio", "--framing", "twilio"]],
   ["twilio marks", () => twilioFloodAgent("marks"), ["--audio", "--framing", "twilio"]],
 ];
 const only = Deno.args[0];
+console.log(
+  "| flood | exit | records | kinds | RSS at flood MB | peak MB | growth MB | wall ms | frames sent | error |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const [name, make, extra] of runs) {
   if (only && !name.startsWith(only)) continue;
   const agent = make();
