@@ -14,7 +14,8 @@ import {
   type ParticipantOptions,
 } from "../participants/registry.ts";
 import { runTrials } from "../runner/runner.ts";
-import { workersPayOffAt } from "../runner/worker_count.ts";
+import { loadAverage, workersPayOffAt } from "../runner/worker_count.ts";
+import { RealClock } from "../clock/clock.ts";
 import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
@@ -128,7 +129,8 @@ const RUN_FLAGS = {
   concurrency: {
     type: "string",
     value: "C",
-    description: "trials at once, spread across the workers",
+    description: "trials at once, spread across the workers (--audio with a ws:// agent:\n" +
+      "as many as the machine holds at the pacers' lateness bound, at most C)",
     default: "4",
   },
   workers: {
@@ -316,7 +318,7 @@ export const command: Command = {
       throw new InputError({ field: "--framing", message: "needs a ws:// agent" });
     }
     const trials = intFlag("trials", values.trials, Number(FLAGS.trials.default));
-    const concurrency = intFlag(
+    let concurrency = intFlag(
       "concurrency",
       values.concurrency,
       Number(FLAGS.concurrency.default),
@@ -398,6 +400,15 @@ export const command: Command = {
       ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
       ...(speech ? { speech: speechConfig(speech) } : {}),
     });
+    // Real-time audio calls to a remote agent: as many at once as the machine holds at
+    // the pacers' lateness bound (at most --concurrency), and none started while late.
+    const realTime = speech !== undefined && /^wss?:\/\//.test(participants.agent)
+      ? await realTimeRun(
+        framing ?? urlFraming(participants.agent),
+        values.concurrency === undefined ? undefined : concurrency,
+      )
+      : undefined;
+    if (realTime) concurrency = realTime.concurrency;
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
     // Not a terminal (CI): plain lines, with how many completed trials fail their score.
     const lines = io.errIsTerminal ? undefined : progressLines(io, "eval");
@@ -426,6 +437,7 @@ export const command: Command = {
       ...(label !== undefined ? { label } : {}),
       trials,
       concurrency,
+      ...(realTime ? { admit: realTime.admit } : {}),
       ...(workers > 1
         ? {
           workers: { count: workers, participants, ...(autoWorkers ? { auto: true } : {}) },
@@ -530,6 +542,35 @@ export const command: Command = {
     return summary.run > 0 && summary.errors === summary.run ? 1 : 0;
   },
 };
+
+/** The framing a ws:// URL names (`?framing=`), else json. */
+function urlFraming(url: string): "json" | "protobuf" | "twilio" {
+  const named = new URL(url).searchParams.get("framing");
+  return isWireFraming(named) ? named : "json";
+}
+
+/**
+ * A real-time audio run's concurrency (the table of `realtime_concurrency.ts` times
+ * the idle cores, at most `requested`) and its gate on the pacers' lateness.
+ */
+async function realTimeRun(
+  framing: "json" | "protobuf" | "twilio",
+  requested: number | undefined,
+): Promise<{ concurrency: number; admit: (signal?: AbortSignal) => Promise<void> }> {
+  const { realTimeConcurrency, RealTimeGate } = await import("../runner/realtime_concurrency.ts");
+  const { realTimeLateness } = await import("../audio/pacer.ts");
+  const load = loadAverage();
+  const gate = new RealTimeGate({ meter: realTimeLateness, clock: new RealClock() });
+  return {
+    concurrency: realTimeConcurrency({
+      framing,
+      cores: navigator.hardwareConcurrency,
+      ...(load !== undefined ? { loadAverage: load } : {}),
+      ...(requested !== undefined ? { requested } : {}),
+    }),
+    admit: (signal) => gate.admit(signal),
+  };
+}
 
 /** `--workers` omitted: at most one per core (`worker_count.ts` decides how many). */
 function defaultWorkers(): number {

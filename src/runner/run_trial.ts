@@ -13,6 +13,7 @@ import type {
   ToolSpec,
 } from "../bridge/call.ts";
 import { RealClock, SimClock } from "../clock/clock.ts";
+import { pacerLatenessOf } from "../audio/pacer.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
 import { SEND_DTMF_TOOL, toolSpecs } from "../bridge/tool_specs.ts";
 import type { ParticipantFactory } from "../participants/participant_factory.ts";
@@ -98,13 +99,14 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     const isFlow = scenario.domain === "flow";
     const so = plan.speech;
     const providers = so ? await openSpeech(so) : undefined;
+    const clock = simulated ? new SimClock() : new RealClock();
     const outcome = await runCall({
       env,
       agent,
       user,
       agentSetup,
       userSetup,
-      clock: simulated ? new SimClock() : new RealClock(),
+      clock,
       limits: { ...plan.limits, maxDurationMs: scenario.max_duration_s * 1000 },
       firstSpeaker: isFlow ? "user" : "agent",
       timedSpeech: simulated || isFlow || so !== undefined,
@@ -136,6 +138,10 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
         dtmf: so.dtmf,
         sample_rate: so.sample_rate,
       });
+      const late = pacerLatenessOf(clock);
+      if (late) {
+        audio.pacer_late_ms = { chunks: late.count, p50: late.p50, p99: late.p99, max: late.max };
+      }
       if (plan.audioDir) {
         Object.assign(audio, await writeRecording(outcome, so.sample_rate, plan.audioDir, key));
       }
