@@ -1,7 +1,7 @@
 import { taskFlags } from "./_tasks.ts";
 
 /** Exactly the `cli` task's flags (deno.json), so tests hold what users run. */
-const PERMS = taskFlags("cli");
+export const PERMS = taskFlags("cli");
 
 /** Spawns `cli.ts` with the `cli` task's permissions, feeding stdin; returns code and output. */
 export async function cli(args: string[], stdin = "", env: Record<string, string> = {}) {

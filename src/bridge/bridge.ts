@@ -51,6 +51,13 @@ export const DEFAULT_LIMITS: CallLimits = {
   maxTurns: 200,
 };
 
+/**
+ * Tool calls one side may make between two of its turns (the tau2 and eva gold
+ * traces need at most a few dozen in a whole call): past it the side is broken
+ * (`protocol_error` for the agent, `user_error` for the caller), not slow.
+ */
+export const MAX_TOOL_CALLS_PER_TURN = 100;
+
 export interface CallSpec {
   env: Environment;
   agent: Participant;
@@ -262,6 +269,10 @@ class Call {
   #awaitingResponseSince: number | undefined;
   /** The agent has spoken, pressed keys, beeped or called a tool (see `#endSilent`). */
   #agentActed = false;
+  /** When a side last said it was talking in a turn not yet ended (`CallLine.active`). */
+  #activeAt = -Infinity;
+  /** Tool calls of each side since its last turn. */
+  readonly #toolCallsInTurn: Record<Side, number> = { agent: 0, user: 0 };
   /** The names of the tools each side was offered, derived once from the setups. */
   readonly #offeredNames: Record<Side, ReadonlySet<string>>;
 
@@ -381,6 +392,11 @@ class Call {
         this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
       },
       callTool: (name, args) => this.#callTool(side, name, args),
+      active: () => {
+        if (this.#ended) return;
+        if (side === "agent") this.#agentActed = true;
+        this.#activeAt = this.#now();
+      },
       applied: (action) => this.#replayApplied(side, action),
       hangUp: (reason, options) => {
         if (this.#ended) return;
@@ -481,6 +497,7 @@ class Call {
 
   /** Records the utterance's turn and puts it on the side's line (unless the turn guard ends the call). */
   #place(side: Side, said: Utterance, at?: number, act?: SayAct): LineUtterance | undefined {
+    this.#toolCallsInTurn[side] = 0;
     const turn = this.#speech[side].plan(said, at);
     if (act) this.#acts.set(turn, act);
     this.#outcome.turns.push(turn);
@@ -653,6 +670,19 @@ class Call {
     }
     const at = this.#now();
     if (side === "agent") this.#agentActed = true;
+    if (++this.#toolCallsInTurn[side] > MAX_TOOL_CALLS_PER_TURN) {
+      this.#fail(
+        side,
+        new ParticipantError(
+          side === "agent" ? "protocol_error" : "user_error",
+          `the ${side} made more than ${MAX_TOOL_CALLS_PER_TURN} tool calls in one turn`,
+        ),
+      );
+      return Promise.resolve({
+        ok: false,
+        result: { status: "error", error_type: "call_ended", message: "The call has ended." },
+      });
+    }
     const def = this.#toolDef(side, name);
     const offered = this.#offeredNames[side];
     if (!offered.has(name) && !(def !== undefined && offered.has(def.name))) {
@@ -761,12 +791,17 @@ class Call {
   }
 
   /** Speech or keys: the 30 s of silence start again from now. */
-  #armSilence(): void {
+  #armSilence(ms = this.#spec.limits.silenceMs): void {
     this.#cancelSilence();
-    this.#cancelSilence = this.#clock.timer(this.#spec.limits.silenceMs, () => {
+    this.#cancelSilence = this.#clock.timer(ms, () => {
       if (this.#speech.agent.speaking ?? this.#speech.user.speaking) {
         this.#armSilence(); // someone is still talking; silence starts when they stop
         return;
+      }
+      // A side still in the middle of a turn (`CallLine.active`) is no silence either.
+      const quietMs = this.#now() - this.#activeAt;
+      if (quietMs < this.#spec.limits.silenceMs) {
+        return this.#armSilence(this.#spec.limits.silenceMs - quietMs);
       }
       this.#endSilent();
     });

@@ -145,6 +145,40 @@ Deno.test("an agent that only called a tool or pressed a key is not agent_silent
   }
 });
 
+Deno.test("tool calls are bounded per turn: 100 between two turns, the 101st is protocol_error", async () => {
+  const agent = new Silent();
+  const p = runCall(spec(agent, new Silent()));
+  await agent.connected;
+  for (let i = 0; i < 100; i++) assert.ok((await agent.line!.callTool("add", { n: 1 })).ok);
+  agent.line!.say("Done.");
+  for (let i = 0; i < 100; i++) assert.ok((await agent.line!.callTool("add", { n: 1 })).ok);
+  const refused = await agent.line!.callTool("add", { n: 1 });
+  assert.equal(refused.ok, false);
+  const out = await p;
+  assert.deepEqual(out.error, {
+    kind: "protocol_error",
+    message: "the agent made more than 100 tool calls in one turn",
+    side: "agent",
+  });
+  assert.equal(out.toolCalls.length, 200, "the refused call ran nothing");
+});
+
+Deno.test("an agent that talks without ending its turn is not agent_silent; silence counts from its last words", async () => {
+  const agent = new Silent();
+  const p = runCall(spec(agent, new Silent()));
+  await agent.connected;
+  const clock = agent.line!.clock;
+  // Words of one turn keep coming for 45 s (a remote bot streaming), then stop.
+  for (let s = 0; s < 45; s++) {
+    agent.line!.active!();
+    await clock.sleep(1000);
+  }
+  const out = await p;
+  assert.equal(out.error, undefined, out.error?.message);
+  assert.equal(out.stopReason, "silence");
+  assert.equal(out.durationMs, 44_000 + 30_000);
+});
+
 Deno.test("silence is counted from the end of the last utterance", async () => {
   const agent = new Silent();
   const p = runCall(spec(agent, new Silent()));

@@ -194,6 +194,12 @@ export interface CallLine {
   /** Call a tool; the harness executes it against the trial's world. */
   callTool(name: string, args: unknown): Promise<ToolCallReply>;
   /**
+   * This end is talking in a turn it has not ended yet (a remote end's words or
+   * voiced audio still coming in): the line is not silent, and an agent that talks
+   * has acted (it is not `agent_silent`). Cheap: call it as often as words arrive.
+   */
+  active?(): void;
+  /**
    * End the call. `agentEnd`: the agent ended the conversation the way
    * `end_conversation` does (a remote bot's `server-message {type:"end"}` or
    * `<exit>`), so the stop reason is `agent_end`, once what it said has been spoken.
@@ -266,9 +272,16 @@ export const PARTICIPANT_ERROR_KINDS = [
 /** One of `PARTICIPANT_ERROR_KINDS`. */
 export type ParticipantErrorKind = typeof PARTICIPANT_ERROR_KINDS[number];
 
-/** Whether `kind` names one of the participant error kinds. */
-export function isParticipantErrorKind(kind: unknown): kind is ParticipantErrorKind {
-  return (PARTICIPANT_ERROR_KINDS as readonly unknown[]).includes(kind);
+/**
+ * A connected peer's own report of a fatal failure (an RTVI `error` with `fatal`). The
+ * peer never chooses the trial's error kind: whatever kind it claims (even
+ * `agent_unreachable` or `agent_unauthorized`, which only callbench can observe), a
+ * broken agent is `protocol_error` and a broken caller `user_error`, with the peer's
+ * words and its claim in the message.
+ */
+export function peerFailure(side: Side, message: string, claimed?: string): ParticipantError {
+  const claim = claimed === undefined ? "" : ` (it claimed ${JSON.stringify(claimed)})`;
+  return new ParticipantError(side === "agent" ? "protocol_error" : "user_error", message + claim);
 }
 
 /**

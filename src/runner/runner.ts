@@ -51,6 +51,8 @@ export interface WorkerOptions {
   modules?: string[];
   /** Replacements for Workers that break, in all (default 2 per Worker). */
   maxRestarts?: number;
+  /** Each Worker's heap limit, MB (default `DEFAULT_WORKER_HEAP_MB`, `worker_pool.ts`). */
+  heapLimitMb?: number;
 }
 
 /** What `runTrials` runs, where it writes, and how it reports. */
@@ -291,6 +293,7 @@ async function _startPool(
   const pool = new TrialPool({
     count,
     ...(workers.maxRestarts !== undefined ? { maxRestarts: workers.maxRestarts } : {}),
+    ...(workers.heapLimitMb !== undefined ? { heapLimitMb: workers.heapLimitMb } : {}),
     setup: {
       dataRoot: opts.root.path,
       scenarios: [...scenarios.values()],

@@ -7,7 +7,7 @@
  *
  * @module
  */
-/// <reference lib="deno.worker" />
+import { parentPort } from "node:worker_threads";
 import { DataRoot } from "../scenario/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { participantFactory } from "../participants/registry.ts";
@@ -32,7 +32,7 @@ interface Loaded {
 let loaded: Loaded | undefined;
 
 function post(message: FromWorker): void {
-  self.postMessage(message);
+  parentPort!.postMessage(message);
 }
 
 async function init(setup: WorkerSetup): Promise<Loaded> {
@@ -65,19 +65,18 @@ async function init(setup: WorkerSetup): Promise<Loaded> {
 /** An uncaught error ends this Worker: the pool is told (and fails the trials it ran). */
 function crash(error: unknown): void {
   post({ type: "crashed", message: error instanceof Error ? error.message : String(error) });
-  self.close();
 }
-self.addEventListener("error", (event) => {
+globalThis.addEventListener("error", (event) => {
   event.preventDefault();
   crash(event.error ?? event.message);
 });
-self.addEventListener("unhandledrejection", (event) => {
+globalThis.addEventListener("unhandledrejection", (event) => {
   event.preventDefault();
   crash(event.reason);
 });
 
-self.onmessage = (event: MessageEvent<unknown>) => {
-  const msg = ToWorkerSchema.parse(event.data);
+parentPort!.on("message", (data: unknown) => {
+  const msg = ToWorkerSchema.parse(data);
   if (msg.type === "init") {
     const t0 = performance.now();
     init(msg.setup).then((l) => {
@@ -105,4 +104,4 @@ self.onmessage = (event: MessageEvent<unknown>) => {
     (record) => post({ type: "record", id, record }),
     (e) => post({ type: "trial_error", id, message: e instanceof Error ? e.message : String(e) }),
   );
-};
+});

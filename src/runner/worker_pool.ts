@@ -9,6 +9,12 @@
  * the trials it had not started go to the others. `close` stops every Worker at once:
  * the trials in flight are dropped (their promises reject with an `AbortError`).
  *
+ * Each Worker has its own heap limit ({@link DEFAULT_WORKER_HEAP_MB}): a trial that
+ * runs away with memory ends its Worker (`ERR_WORKER_OUT_OF_MEMORY`), which fails only
+ * that Worker's trials, instead of ending the process. That is why the Workers are
+ * `node:worker_threads` Workers: Deno's web `Worker` takes no heap limit, and a web
+ * Worker that reaches V8's limit aborts the whole process.
+ *
  * Each Worker is sent the scenarios themselves (`WorkerSetup.scenarios`), so it
  * needs no selection, scenario file or gold of its own: what it runs is the runner's
  * scenario by construction, and no identity check is needed. Its start-up is its
@@ -16,6 +22,7 @@
  *
  * @module
  */
+import { Worker } from "node:worker_threads";
 import type { Scenario } from "../scenario/scenario.ts";
 import { failedRecord } from "./run_trial.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
@@ -61,9 +68,18 @@ export interface PoolOptions {
   setup: WorkerSetup;
   /** Replacements for broken Workers, in all (default 2 per Worker). */
   maxRestarts?: number;
+  /** Each Worker's heap limit, MB (default {@link DEFAULT_WORKER_HEAP_MB}). */
+  heapLimitMb?: number;
 }
 
-const WORKER_URL = new URL("./trial_worker.ts", import.meta.url).href;
+/**
+ * A Worker's heap limit, MB: far above what its trials need (a 2.8 MB world shared,
+ * bounded turns and tool values; audio lives outside the heap), far below what would
+ * take the machine down with it.
+ */
+export const DEFAULT_WORKER_HEAP_MB = 2048;
+
+const WORKER_URL = new URL("./trial_worker.ts", import.meta.url);
 
 export class TrialPool {
   readonly #opts: PoolOptions;
@@ -106,7 +122,7 @@ export class TrialPool {
     this.#closed = true;
     for (const slot of this.#slots) {
       slot.state = "dead";
-      slot.worker.terminate();
+      void slot.worker.terminate();
       for (const p of slot.inflight.values()) {
         p.reject(new DOMException("the trial pool was closed", "AbortError"));
       }
@@ -143,13 +159,13 @@ export class TrialPool {
 
   #spawn(): Slot {
     const spawnedAt = performance.timeOrigin + performance.now();
-    const worker = new Worker(WORKER_URL, { type: "module" });
+    const heapMb = this.#opts.heapLimitMb ?? DEFAULT_WORKER_HEAP_MB;
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
     let settle!: { resolve: () => void; reject: (e: Error) => void };
     const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
     ready.catch(() => {}); // a replacement's failure is handled by `#kill`
     const slot: Slot = { worker, state: "starting", ready, inflight: new Map() };
-    worker.onmessage = (event: MessageEvent<FromWorker>) => {
-      const msg = event.data;
+    worker.on("message", (msg: FromWorker) => {
       if (msg.type === "ready") {
         this.#startups.push({
           moduleMs: msg.loadedAt - spawnedAt,
@@ -174,7 +190,7 @@ export class TrialPool {
           msg.type === "record" ? msg.record : this.#failed(p.task, `trial worker: ${msg.message}`),
         );
       }
-    };
+    });
     const broke = (message: string) => {
       const wasReady = slot.state === "ready";
       this.#kill(slot, message, settle.reject);
@@ -184,11 +200,18 @@ export class TrialPool {
         if (i >= 0) this.#slots[i] = this.#spawn();
       }
     };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      broke(`the trial worker broke: ${event.message}`);
-    };
-    worker.onmessageerror = () => broke("the trial worker sent a message that could not be read");
+    worker.on("error", (error: Error & { code?: string }) => {
+      broke(
+        error.code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? `the trial worker ran out of memory (its heap limit is ${heapMb} MB)`
+          : `the trial worker broke: ${error.message}`,
+      );
+    });
+    worker.on("exit", (code: number) => broke(`the trial worker exited (code ${code})`));
+    worker.on(
+      "messageerror",
+      () => broke("the trial worker sent a message that could not be read"),
+    );
     const init: ToWorker = { type: "init", setup: this.#opts.setup };
     worker.postMessage(init);
     return slot;
@@ -198,7 +221,7 @@ export class TrialPool {
   #kill(slot: Slot, message: string, rejectReady: (e: Error) => void): void {
     if (slot.state === "dead") return;
     slot.state = "dead";
-    slot.worker.terminate();
+    void slot.worker.terminate();
     rejectReady(new Error(message));
     const pending = [...slot.inflight.values()];
     slot.inflight.clear();

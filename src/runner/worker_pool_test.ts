@@ -131,6 +131,70 @@ Deno.test("workers: a Worker that breaks fails only the trial it was running; th
   }
 });
 
+/**
+ * An RTVI bot on loopback: it says goodbye and ends each call at once, except the
+ * calls of `silentFor` (it answers their setup and then says nothing).
+ */
+function quickBot(silentFor: string) {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    let scenario = "";
+    const send = (type: string, data: unknown, id?: string) =>
+      socket.send(JSON.stringify({ label: "rtvi-ai", type, ...(id ? { id } : {}), data }));
+    socket.onmessage = (e) => {
+      const msg = JSON.parse(String(e.data));
+      if (msg.type === "client-ready") send("bot-ready", { version: "2.1.0" }, msg.id);
+      if (msg.type !== "client-message") return;
+      if (msg.data.t === "update_system_prompt") scenario = msg.data.d.scenario;
+      if (msg.data.t !== "call_event") {
+        return send("server-response", { t: msg.data.t, d: true }, msg.id);
+      }
+      if (msg.data.d?.type !== "call_start" || scenario === silentFor) return;
+      send("bot-output", { text: "Goodbye.", spoken: true });
+      send("server-message", { type: "end", reason: "done" });
+    };
+    return response;
+  });
+  return { url: `ws://127.0.0.1:${server.addr.port}/ws`, close: () => server.shutdown() };
+}
+
+Deno.test("workers: a trial that runs away with memory ends its Worker (heap limit), not the process; the run goes on", async () => {
+  const three = scenarios.filter((s) => s.domain === "eva_airline").slice(0, 3);
+  const victim = three[1]!.name;
+  const bot = quickBot(victim);
+  const remote: ParticipantOptions = { ...oracle, agent: bot.url };
+  const got: TrialRecord[] = [];
+  try {
+    const summary = await runTrials(options({
+      scenarios: three,
+      participants: participantFactory(remote),
+      concurrency: 2,
+      trials: 1,
+      onRecord: (r) => void got.push(r),
+      workers: {
+        count: 2,
+        participants: remote,
+        heapLimitMb: 64,
+        modules: [
+          // The victim's Worker allocates 40 MB a tick while its call waits for the bot.
+          hook(
+            `if (key.scenario === ${JSON.stringify(victim)}) { const keep = []; ` +
+              `setInterval(() => { for (let i = 0; i < 40000; i++) keep.push("x".repeat(1000) + i); }, 0); }`,
+          ),
+        ],
+      },
+    }));
+    assert.equal(got.length, three.length);
+    assert.equal(summary.errors, 1, JSON.stringify(got.map((r) => r.error)));
+    const broken = got.filter((r) => r.status === "error");
+    assert.deepEqual(broken.map((r) => r.key.scenario), [victim]);
+    assert.equal(broken[0]!.error!.kind, "harness_error");
+    assert.match(broken[0]!.error!.message, /ran out of memory \(its heap limit is 64 MB\)/);
+  } finally {
+    await bot.close();
+  }
+});
+
 Deno.test("workers: every Worker broken and none left to restart: the rest are harness errors, not a hang", async () => {
   const got: TrialRecord[] = [];
   const summary = await runTrials(options({

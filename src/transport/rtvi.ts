@@ -28,11 +28,10 @@ import {
   type CallEvent,
   type CallLine,
   type CallSetup,
-  isParticipantErrorKind,
   type Participant,
   ParticipantError,
-  type ParticipantErrorKind,
   type ParticipantInfo,
+  peerFailure,
   type SelfWorldReport,
   type SelfWorldSetup,
 } from "../bridge/call.ts";
@@ -62,6 +61,7 @@ import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 import { Vad } from "../audio/vad.ts";
 import { CallerAudioStream, PeerAudioReceiver, SILENT_WIRE_CHUNK } from "./rtvi_audio.ts";
+import { MAX_NOTES_CHARS, MIN_NOTE_CHARS, ToolCallBounds } from "./flood_bounds.ts";
 import { Correlator } from "./correlator.ts";
 import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
 import { type AssembledTurn, joinFragments, TurnAssembler } from "./rtvi_turns.ts";
@@ -89,7 +89,11 @@ export class RtviParticipant implements Participant {
   #nextId = 0;
   #readyId?: string;
   readonly #requests = new Correlator<RtviMessage>(() => this.#line!.clock);
-  readonly #turns = new TurnAssembler(() => this.#line!.clock, (turn) => this.#assembled(turn));
+  readonly #turns = new TurnAssembler(
+    () => this.#line!.clock,
+    (turn) => this.#assembled(turn),
+    (what) => this.#overflow(`turn exceeded ${what}`),
+  );
   /** Audio calls: the other end's audio going out, and the bot's coming in. */
   #outAudio?: CallerAudioStream;
   #inAudio?: PeerAudioReceiver;
@@ -98,6 +102,11 @@ export class RtviParticipant implements Participant {
   #botSpeaking = false;
   /** Words of the audio turn being heard (audio calls). */
   #pending: AssembledTurn[] = [];
+  /** Characters of the message being handled, and of the notes the bot made the call keep. */
+  #frameChars = 0;
+  #notesChars = 0;
+  /** How fast, and how much, the bot may ask of tools (set at `start`). */
+  #toolBounds?: ToolCallBounds;
   /** `--agent-world self`: the bot owns its world. */
   #selfWorld?: SelfWorldSetup;
   /** The domain named in the self-world setup, for in-call `apply_sync_delta`. */
@@ -123,6 +132,7 @@ export class RtviParticipant implements Participant {
 
   async start(line: CallLine, setup: CallSetup): Promise<void> {
     this.#line = line;
+    this.#toolBounds = new ToolCallBounds(line.clock);
     if (line.audio) await this.#startAudio(line);
     await this.#connect();
     if (setup.agent_world) return this.#configureSelfWorld(setup, setup.agent_world);
@@ -480,6 +490,7 @@ export class RtviParticipant implements Participant {
   // ---- incoming ------------------------------------------------------------------
 
   #onFrame(data: string | ArrayBuffer): void {
+    if (this.#failed) return; // what a broken peer still sends is not looked at
     const frame = readFrame(data, this.#maxFrameBytes());
     if (!frame.ok) return this.#garbage(frame.error);
     if ("skipped" in frame) {
@@ -495,11 +506,14 @@ export class RtviParticipant implements Participant {
     // Before anything walks it: a value nested too deep breaks every recursive walk.
     const problem = checkValueLimits(parsed.message);
     if (problem) return this.#garbage(`a message ${problem}`);
+    this.#frameChars = frame.text.length;
     this.#onMessage(parsed.message);
   }
 
   #onMessage(msg: RtviMessage): void {
     const line = this.#line!;
+    // Words of a turn still coming: the bot is talking, not silent.
+    if (TALKING.has(msg.type)) line.active?.();
     switch (msg.type) {
       case "bot-ready":
         // Some bots do not echo the client-ready id.
@@ -553,6 +567,7 @@ export class RtviParticipant implements Participant {
         // Without a name (pipecat's default report level) the bot runs the tool itself,
         // as a bot that owns its world runs every tool.
         if (function_name === undefined || this.#selfWorld) {
+          if (!this.#keep()) return;
           return line.trace({ type: "unnamed_function_call", tool_call_id });
         }
         void this.#runTool(tool_call_id, function_name, args);
@@ -562,6 +577,7 @@ export class RtviParticipant implements Participant {
         const data = FunctionCallDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad function call: ${JSON.stringify(msg.data)}`);
         if (this.#selfWorld) {
+          if (!this.#keep()) return;
           return line.trace({ type: "bot_function_call", tool_call_id: data.data.tool_call_id });
         }
         void this.#runTool(data.data.tool_call_id, data.data.function_name, data.data.args);
@@ -582,9 +598,12 @@ export class RtviParticipant implements Participant {
       case "error": {
         const data = ErrorDataSchema.safeParse(msg.data);
         if (!data.success) return this.#garbage(`bad error message: ${JSON.stringify(msg.data)}`);
-        if (!data.data.fatal) return line.trace({ type: "bot_error", error: data.data.error });
+        if (!data.data.fatal) {
+          if (!this.#keep()) return;
+          return line.trace({ type: "bot_error", error: data.data.error });
+        }
         return this.#fail(
-          new ParticipantError(errorKind(data.data.kind), `${this.#who()}: ${data.data.error}`),
+          peerFailure(this.#side, `${this.#who()}: ${data.data.error}`, data.data.kind),
         );
       }
       default:
@@ -606,6 +625,7 @@ export class RtviParticipant implements Participant {
     if ("type" in m && m.type === "beep") return line.beep();
     if ("type" in m && m.type === "action-applied") {
       const action = (m as { action?: unknown }).action;
+      if (!this.#keep()) return;
       line.trace({ type: "action_applied", action });
       if (typeof action === "object" && action !== null && !Array.isArray(action)) {
         this.#applied.push(action as Record<string, unknown>);
@@ -614,7 +634,10 @@ export class RtviParticipant implements Participant {
       }
       return;
     }
-    if ("type" in m && m.type === "trace") return line.trace(m.entry as Record<string, unknown>);
+    if ("type" in m && m.type === "trace") {
+      if (!this.#keep()) return;
+      return line.trace(m.entry as Record<string, unknown>);
+    }
     const exit = "text" in m && typeof m.text === "string" ? EXIT_TAG.exec(m.text) : null;
     if (exit) {
       this.#endTurn();
@@ -625,6 +648,12 @@ export class RtviParticipant implements Participant {
 
   /** Runs a tool for the bot on the harness's world and sends back the result. */
   async #runTool(toolCallId: string, name: string, rawArgs: unknown): Promise<void> {
+    if (this.#failed || this.#closing) return;
+    const size = typeof rawArgs === "string"
+      ? rawArgs.length
+      : JSON.stringify(rawArgs ?? {}).length;
+    const over = this.#toolBounds?.take(name.length + size);
+    if (over) return this.#overflow(over);
     const args = typeof rawArgs === "string" ? parseJsonOr(rawArgs) : rawArgs ?? {};
     // Arguments sent as JSON text are a value of their own, bounded like the message.
     const problem = typeof rawArgs === "string" ? checkValueLimits(args) : undefined;
@@ -648,6 +677,7 @@ export class RtviParticipant implements Participant {
       sampleRate: audio.sampleRate,
       vad: this.#vad,
       onVadTurnEnd: () => this.#endTurn(),
+      onBound: (what) => this.#overflow(what),
     });
     this.#outAudio = new CallerAudioStream({
       clock: line.clock,
@@ -667,7 +697,8 @@ export class RtviParticipant implements Participant {
 
   #peerAudio(audio: PcmAudio, what: string): void {
     const problem = this.#inAudio!.push(audio);
-    if (problem) this.#garbage(`bad ${what}: ${problem}`);
+    if (problem) return this.#garbage(`bad ${what}: ${problem}`);
+    if (this.#botSpeaking || this.#inAudio!.speaking) this.#line?.active?.();
   }
 
   /** A finished text turn: in audio calls it waits for the audio it goes with. */
@@ -727,6 +758,19 @@ export class RtviParticipant implements Participant {
     this.#fail(new ParticipantError("protocol_error", `${this.#who()} sent garbage: ${what}`));
   }
 
+  /** The bot makes the call keep a note (the message being handled): false past the bound. */
+  #keep(): boolean {
+    this.#notesChars += Math.max(MIN_NOTE_CHARS, this.#frameChars);
+    if (this.#notesChars <= MAX_NOTES_CHARS) return true;
+    this.#overflow(`sent more than ${MAX_NOTES_CHARS} characters of traces and notes`);
+    return false;
+  }
+
+  /** A flood past its bound (`./rtvi_turns.ts`, `./rtvi_audio.ts`, `./flood_bounds.ts`). */
+  #overflow(what: string): void {
+    this.#fail(new ParticipantError("protocol_error", `${this.#who()}: ${this.#side} ${what}`));
+  }
+
   #fail(error: ParticipantError): void {
     if (this.#failed || this.#closing) return;
     this.#failed = true;
@@ -749,6 +793,9 @@ const SummarySchema = z.looseObject({
   db: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
+/** Events that carry a turn's words or open it. */
+const TALKING = new Set(["bot-started-speaking", "bot-output", "bot-tts-text", "bot-llm-text"]);
+
 /** `<exit>…</exit>` anywhere in a text (the reference's exit message). */
 const EXIT_TAG = /<exit>([\s\S]*?)<\/exit>/;
 
@@ -763,10 +810,6 @@ function parseJsonOr(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function errorKind(kind: string | undefined): ParticipantErrorKind {
-  return isParticipantErrorKind(kind) ? kind : "protocol_error";
 }
 
 /** The frame of the silent chunk, per framing (encoded once). */

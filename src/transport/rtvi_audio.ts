@@ -11,7 +11,10 @@
  *   messages, each at the rate it names (the reference assumes 24 kHz whatever the
  *   frame says; PROTOCOL.md), are decoded, made mono, resampled to the line's rate
  *   and kept until the turn ends; a VAD (`src/audio/vad.ts`) finds turn ends for bots
- *   that do not bracket their speech with `bot-started/stopped-speaking`.
+ *   that do not bracket their speech with `bot-started/stopped-speaking`. What it
+ *   keeps is bounded (`./flood_bounds.ts`): audio more than a minute ahead of real
+ *   time, or a turn of more than two minutes, is reported to `onBound` once and
+ *   nothing more is kept.
  *
  * @module
  */
@@ -28,6 +31,14 @@ import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
+import {
+  AUDIO_AHEAD_EXCEEDED,
+  audioAheadBucket,
+  type LeakyBucket,
+  MAX_TURN_AUDIO_MS,
+  MIN_FRAME_MS,
+  TURN_AUDIO_EXCEEDED,
+} from "./flood_bounds.ts";
 
 /** The rate the caller's audio goes out at (the reference's 16 kHz). */
 export const WIRE_SEND_RATE = 16000;
@@ -175,6 +186,8 @@ export interface PeerAudioReceiverOptions {
   minSilenceMs?: number;
   /** The VAD heard a turn end (not called for bots that bracket their speech). */
   onVadTurnEnd?: () => void;
+  /** The peer's audio went past a bound (`./flood_bounds.ts`): told once, then nothing is kept. */
+  onBound?: (what: string) => void;
 }
 
 /** The peer's audio, decoded and kept per turn. */
@@ -190,9 +203,14 @@ export class PeerAudioReceiver {
   /** The bot brackets its speech: the VAD does not end turns. */
   bracketed = false;
   readonly #stats: ReceiveStats = { frames: 0, receivedMs: 0, rates: [] };
+  /** Audio received ahead of real time. */
+  readonly #ahead: LeakyBucket;
+  /** A bound was passed: nothing more is taken. */
+  #over = false;
 
   constructor(options: PeerAudioReceiverOptions) {
     this.#o = options;
+    this.#ahead = audioAheadBucket(options.clock);
     if (options.vad) {
       this.#segmenter = new SpeechSegmenter({
         frameMs: options.vad.frameMs,
@@ -206,8 +224,11 @@ export class PeerAudioReceiver {
    * sample frames). Returns a problem message for audio that cannot be used.
    */
   push(audio: PcmAudio): string | undefined {
+    if (this.#over) return;
     const decoded = pcm16FromBytes(audio.pcm);
     if (!decoded.ok) return decoded.message;
+    const frameMs = (decoded.samples.length * 1000) / (audio.sampleRate * audio.numChannels);
+    if (!this.#ahead.add(Math.max(MIN_FRAME_MS, frameMs))) return this.#bound(AUDIO_AHEAD_EXCEEDED);
     if (decoded.samples.length === 0) return;
     const mono = toMono(
       pcm16(decoded.samples, audio.sampleRate, audio.numChannels === 2 ? 2 : 1),
@@ -231,6 +252,9 @@ export class PeerAudioReceiver {
     this.#startMs ??= this.#o.clock.now();
     this.#chunks.push(samples);
     this.#length += samples.length;
+    if (this.#length > (MAX_TURN_AUDIO_MS * this.#o.sampleRate) / 1000) {
+      return this.#bound(TURN_AUDIO_EXCEEDED);
+    }
     this.#vad(samples);
     this.#armGap();
   }
@@ -256,6 +280,17 @@ export class PeerAudioReceiver {
   /** Stops the gap timer (the call is over). */
   cancel(): void {
     this.#cancelGap();
+  }
+
+  /** Past a bound: what is kept is dropped, nothing more is taken, `onBound` is told. */
+  #bound(what: string): undefined {
+    this.#over = true;
+    this.#cancelGap();
+    this.#chunks = [];
+    this.#length = 0;
+    this.#startMs = undefined;
+    this.#o.onBound?.(what);
+    return undefined;
   }
 
   /** The bot said it started speaking: the turn began no later than now. */

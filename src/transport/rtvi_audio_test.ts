@@ -130,6 +130,58 @@ Deno.test("the bot's audio: each frame's rate honoured, stereo made mono, kept u
   assert.equal(rx.take(), undefined);
 });
 
+Deno.test("the bot's audio is bounded: a minute ahead of real time, two minutes a turn (SimClock)", async () => {
+  const second = (rate: number) => ({
+    pcm: new Uint8Array(rate * 2),
+    sampleRate: rate,
+    numChannels: 1 as const,
+  });
+  // A burst of 59 s at once is a bot sending its reply as fast as its TTS makes it.
+  {
+    const clock = new SimClock();
+    const bounds: string[] = [];
+    const rx = new PeerAudioReceiver({ clock, sampleRate: 16000, onBound: (w) => bounds.push(w) });
+    for (let i = 0; i < 59; i++) rx.push(second(24000));
+    assert.deepEqual(bounds, []);
+    // The 61st second at the same instant is more than a minute ahead: told once, nothing kept.
+    rx.push(second(24000));
+    rx.push(second(24000));
+    assert.deepEqual(bounds, ["sent audio faster than real time (more than 60000 ms ahead)"]);
+    assert.equal(rx.hasAudio, false);
+    rx.push(second(24000));
+    assert.equal(bounds.length, 1);
+  }
+  // Empty frames count too (10 ms each): a flood of them is no cheaper.
+  {
+    const clock = new SimClock();
+    const bounds: string[] = [];
+    const rx = new PeerAudioReceiver({ clock, sampleRate: 16000, onBound: (w) => bounds.push(w) });
+    for (let i = 0; i < 6001; i++) {
+      rx.push({ pcm: new Uint8Array(0), sampleRate: 16000, numChannels: 1 });
+    }
+    assert.equal(bounds.length, 1);
+  }
+  // In real time, a turn may last two minutes, no more.
+  {
+    const clock = new SimClock();
+    const bounds: string[] = [];
+    const rx = new PeerAudioReceiver({ clock, sampleRate: 16000, onBound: (w) => bounds.push(w) });
+    rx.startedSpeaking();
+    for (let s = 0; s < 120; s++) {
+      rx.push(second(16000));
+      await clock.advance(1000);
+    }
+    assert.deepEqual(bounds, []);
+    assert.equal(rx.take()!.pcm.samples.length, 120 * 16000);
+    for (let s = 0; s < 121; s++) {
+      rx.push(second(16000));
+      await clock.advance(1000);
+    }
+    assert.deepEqual(bounds, ["turn exceeded 120000 ms of audio"]);
+    assert.equal(rx.take(), undefined);
+  }
+});
+
 /** A bot that answers the handshake, then sends `bad` once the call starts. */
 function badBot(bad: string | Uint8Array<ArrayBuffer>) {
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {

@@ -5,6 +5,11 @@
  * `bot-started-speaking` and `bot-stopped-speaking`, or from fragments less than
  * {@link FRAGMENT_GAP_MS} apart on the line's clock.
  *
+ * A turn is bounded: an open one that holds more than {@link MAX_TURN_TEXT_CHARS}
+ * characters or {@link MAX_TURN_FRAGMENTS} fragments (an agent that never ends its
+ * turn, or floods new segment ids) is dropped and `overflow` is told, once; the
+ * mapping ends the trial with `protocol_error`. Nothing more is assembled after it.
+ *
  * @module
  */
 import type { Clock, Voice } from "../bridge/call.ts";
@@ -17,6 +22,11 @@ import type { Clock, Voice } from "../bridge/call.ts";
  */
 export const FRAGMENT_GAP_MS = 700;
 
+/** Characters one open turn may hold (a record keeps 32 Ki of a turn's text). */
+export const MAX_TURN_TEXT_CHARS = 32 * 1024;
+/** Fragments (`bot-output` segments, `bot-tts-text`, `bot-llm-text`) one open turn may hold. */
+export const MAX_TURN_FRAGMENTS = 32 * 1024;
+
 /**
  * One spoken turn being assembled. Its text comes from one source, the first that
  * has any: `bot-output`, `bot-tts-text`, `bot-llm-text`.
@@ -28,13 +38,19 @@ interface Segment {
   voice?: Voice;
   /** Opened by `bot-started-speaking`: it ends at `bot-stopped-speaking`. */
   bracketed: boolean;
+  /** Characters held (each `bot-output` segment counted by its latest text). */
+  chars: number;
+  /** Fragments held. */
+  fragments: number;
 }
 
-const newSegment = (bracketed: boolean): Segment => ({
+const newSegment = (bracketed: boolean, llm: string[] = []): Segment => ({
   outputs: new Map(),
   tts: [],
-  llm: [],
+  llm,
   bracketed,
+  chars: llm.reduce((n, t) => n + t.length, 0),
+  fragments: llm.length,
 });
 
 /** A finished turn, as the line is told it. */
@@ -48,20 +64,30 @@ export interface AssembledTurn {
 export class TurnAssembler {
   readonly #clock: () => Clock;
   readonly #say: (turn: AssembledTurn) => void;
+  readonly #overflow: (what: string) => void;
   #segment?: Segment;
+  /** A turn went over its bounds: nothing more is assembled. */
+  #overflowed = false;
   /** Cancels the gap timer of an unbracketed segment. */
   #cancelGap: () => void = () => {};
   /** The bot brackets its speech or speaks through TTS: LLM text alone is no turn. */
   #speaksAloud = false;
   #ttftMs?: number;
 
-  constructor(clock: () => Clock, say: (turn: AssembledTurn) => void) {
+  /** `overflow` hears, once, what an open turn exceeded (e.g. `32768 characters`). */
+  constructor(
+    clock: () => Clock,
+    say: (turn: AssembledTurn) => void,
+    overflow: (what: string) => void = () => {},
+  ) {
     this.#clock = clock;
     this.#say = say;
+    this.#overflow = overflow;
   }
 
   /** `bot-started-speaking`. */
   startedSpeaking(): void {
+    if (this.#overflowed) return;
     this.#speaksAloud = true;
     // LLM text streamed before the bot began speaking belongs to this turn.
     const pending = this.#segment;
@@ -71,7 +97,7 @@ export class TurnAssembler {
       : [];
     if (carried.length > 0) this.#segment = undefined;
     this.flush();
-    this.#segment = { ...newSegment(true), llm: [...carried] };
+    this.#segment = newSegment(true, [...carried]);
     this.#cancelGap();
   }
 
@@ -82,12 +108,14 @@ export class TurnAssembler {
     voice: Voice | undefined,
     willBeSpoken: boolean | undefined,
   ): void {
-    if (willBeSpoken === false && !this.#segment?.bracketed) return;
+    if (this.#overflowed || (willBeSpoken === false && !this.#segment?.bracketed)) return;
     const segment = this.#open();
     // Progress updates repeat a segment's text under the same id: the last one wins.
-    segment.outputs.set(segmentId ?? `#${segment.outputs.size}`, text);
+    const id = segmentId ?? `#${segment.outputs.size}`;
+    const before = segment.outputs.get(id);
+    segment.outputs.set(id, text);
     if (voice) segment.voice = voice;
-    this.#fragmentArrived();
+    this.#grew(segment, text.length - (before?.length ?? 0), before === undefined ? 1 : 0);
   }
 
   /** `bot-tts-started`. */
@@ -97,15 +125,35 @@ export class TurnAssembler {
 
   /** `bot-tts-text`. */
   ttsText(text: string): void {
+    if (this.#overflowed) return;
     this.#speaksAloud = true;
-    this.#open().tts.push(text);
-    this.#fragmentArrived();
+    const segment = this.#open();
+    segment.tts.push(text);
+    this.#grew(segment, text.length, 1);
   }
 
   /** `bot-llm-text`. */
   llmText(text: string): void {
-    this.#open().llm.push(text);
-    this.#fragmentArrived();
+    if (this.#overflowed) return;
+    const segment = this.#open();
+    segment.llm.push(text);
+    this.#grew(segment, text.length, 1);
+  }
+
+  /** A fragment was added: past the bounds the turn is dropped, else its gap restarts. */
+  #grew(segment: Segment, chars: number, fragments: number): void {
+    segment.chars += chars;
+    segment.fragments += fragments;
+    const over = segment.chars > MAX_TURN_TEXT_CHARS
+      ? `${MAX_TURN_TEXT_CHARS} characters`
+      : segment.fragments > MAX_TURN_FRAGMENTS
+      ? `${MAX_TURN_FRAGMENTS} fragments`
+      : undefined;
+    if (over === undefined) return this.#fragmentArrived();
+    this.#overflowed = true;
+    this.#segment = undefined;
+    this.#cancelGap();
+    this.#overflow(over);
   }
 
   /** The LLM's time to first token, for the next turn (`metrics`). */

@@ -118,10 +118,18 @@ export class TwilioParticipant implements Participant {
       send: (message) => this.#client?.send(JSON.stringify(message)),
       vad: this.#vad,
       onSpeechStart: (atMs) => line.trace({ type: "agent_speech_start", at: atMs }),
+      onSpeaking: () => line.active?.(),
       onTurn: (turn) => {
         this.#turns = this.#turns.then(() => this.#heard(turn));
       },
       ...(line.audio?.fill ? { fill: line.audio.fill } : {}),
+      onBound: (what) =>
+        this.#fail(
+          new ParticipantError(
+            "protocol_error",
+            `the ${this.#options.side} at ${this.#options.shownUrl}: ${this.#options.side} ${what}`,
+          ),
+        ),
     });
   }
 
@@ -206,6 +214,7 @@ export class TwilioParticipant implements Participant {
   }
 
   #onFrame(data: string | ArrayBuffer): void {
+    if (this.#failed) return; // what a broken agent still sends is not looked at
     if (typeof data !== "string") return this.#garbage("a binary frame (Twilio sends JSON text)");
     const parsed = parseAgentMessage(data, this.#call?.stream.init.streamSid);
     if (!parsed.ok) return this.#garbage(`${parsed.problem.code}: ${parsed.problem.message}`);

@@ -11,6 +11,11 @@
  *   it has played; `clear` drops the queued audio (barge-in) and echoes every pending
  *   mark, as Twilio does. What is played is what the caller hears: it goes through the
  *   VAD (`src/audio/vad.ts`) and each stretch of speech becomes one agent turn.
+ * - Bounded (`./flood_bounds.ts`): `media` more than a minute ahead of real time (the
+ *   playback queue), a turn of more than two minutes, `mark`s and `clear`s faster than
+ *   {@link MARKS_PER_SECOND} a second beyond a burst of {@link MAX_MARK_BURST}, or a mark
+ *   name over {@link MAX_MARK_NAME_CHARS} characters: `onBound` is told once and the
+ *   stream takes nothing more.
  *
  * @module
  */
@@ -26,11 +31,27 @@ import {
   TwilioStream,
   type TwilioStreamInit,
 } from "../protocol/twilio.ts";
+import {
+  AUDIO_AHEAD_EXCEEDED,
+  audioAheadBucket,
+  LeakyBucket,
+  MAX_TURN_AUDIO_MS,
+  TURN_AUDIO_EXCEEDED,
+} from "./flood_bounds.ts";
 
 /** Twilio's sample rate (8 kHz µ-law). */
 export const TWILIO_RATE = TWILIO_MEDIA_FORMAT.sampleRate;
 /** Audio kept before a detected speech start, so a turn's first syllable is in it. */
 const PRE_ROLL_FRAMES = 15;
+/** Marks an agent may send at once (one per 20 ms frame of a minute's reply is 3,000)... */
+export const MAX_MARK_BURST = 4096;
+/** ...and a second, on average, beyond that burst. */
+export const MARKS_PER_SECOND = 100;
+/** Marks and clears share the rate ({@link MAX_MARK_BURST}, {@link MARKS_PER_SECOND}). */
+const MARKS_EXCEEDED =
+  `sent marks and clears faster than ${MARKS_PER_SECOND} a second (beyond ${MAX_MARK_BURST} at once)`;
+/** A mark's name, at most (names are ids). */
+export const MAX_MARK_NAME_CHARS = 1024;
 
 /** One agent turn, as the caller heard it. */
 export interface HeardTurn {
@@ -56,8 +77,12 @@ export interface TwilioCallOptions {
   onTurn: (turn: HeardTurn) => void;
   /** The line's noise for the silence in a caller frame (`LineAudio.fill`). */
   fill?: (samples: Int16Array, from: number, atMs: number, sampleRate: number) => void;
+  /** A frame of the agent's turn in progress was played (it is talking). */
+  onSpeaking?: () => void;
   /** VAD hysteresis: silence that ends a turn (default 600 ms). */
   minSilenceMs?: number;
+  /** The agent went past a bound (see the module doc): told once; the stream takes nothing more. */
+  onBound?: (what: string) => void;
 }
 
 /** Counters of what crossed the stream, for the record. */
@@ -92,6 +117,10 @@ export class TwilioCall {
   #turn?: { startMs: number; audioStartMs: number; chunks: Int16Array[] };
   #begun = false;
   #ended = false;
+  /** A bound was passed: nothing more is taken. */
+  #over = false;
+  readonly #ahead: LeakyBucket;
+  readonly #markRate: LeakyBucket;
   readonly #stats: TwilioCallStats = {
     sentMs: 0,
     sentSpeechMs: 0,
@@ -103,6 +132,8 @@ export class TwilioCall {
 
   constructor(options: TwilioCallOptions) {
     this.#o = options;
+    this.#ahead = audioAheadBucket(options.clock);
+    this.#markRate = new LeakyBucket(options.clock, MAX_MARK_BURST, MARKS_PER_SECOND);
     this.stream = new TwilioStream(options.stream);
     this.#segmenter = new SpeechSegmenter({
       frameMs: TWILIO_FRAME_MS,
@@ -157,19 +188,31 @@ export class TwilioCall {
 
   /** Handles one message from the agent. */
   receive(message: AgentMessage): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#over) return;
     switch (message.event) {
       case "media": {
+        const ms = (message.mulaw.length * 1000) / TWILIO_RATE;
+        // A frame counts as at least one 20 ms frame: empty ones flood too.
+        if (!this.#ahead.add(Math.max(TWILIO_FRAME_MS, ms))) {
+          return this.#bound(AUDIO_AHEAD_EXCEEDED);
+        }
         const samples = mulawDecode(message.mulaw);
-        this.#stats.receivedMs += (samples.length * 1000) / TWILIO_RATE;
+        this.#stats.receivedMs += ms;
         this.#queuedTotal += samples.length;
         this.#playback.enqueue(samples);
         return;
       }
       case "mark":
+        if (message.name.length > MAX_MARK_NAME_CHARS) {
+          return this.#bound(`sent a mark name over ${MAX_MARK_NAME_CHARS} characters`);
+        }
+        if (!this.#markRate.add(1)) {
+          return this.#bound(MARKS_EXCEEDED);
+        }
         this.#marks.push({ name: message.name, at: this.#queuedTotal });
         return this.#echoMarks();
       case "clear": {
+        if (!this.#markRate.add(1)) return this.#bound(MARKS_EXCEEDED);
         this.#stats.clears++;
         const dropped = this.#playback.clear();
         this.#stats.clearedMs += (dropped * 1000) / TWILIO_RATE;
@@ -198,13 +241,29 @@ export class TwilioCall {
     if (this.#begun) this.#o.send(this.stream.stop());
   }
 
+  /** Past a bound: the queue and the turn are dropped, nothing more is taken, `onBound` is told. */
+  #bound(what: string): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#playback.clear();
+    this.#queuedTotal = this.#playedTotal;
+    this.#marks = [];
+    this.#turn = undefined;
+    this.#o.onBound?.(what);
+  }
+
   /** One 20 ms frame played to the caller: marks, VAD, turn audio. */
   #played(samples: Int16Array, audioSamples: number): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#over) return;
     this.#playedTotal += audioSamples;
     this.#echoMarks();
-    if (this.#turn) this.#turn.chunks.push(samples);
-    else {
+    if (this.#turn) {
+      this.#turn.chunks.push(samples);
+      if (this.#turn.chunks.length * TWILIO_FRAME_MS > MAX_TURN_AUDIO_MS) {
+        return this.#bound(TURN_AUDIO_EXCEEDED);
+      }
+      this.#o.onSpeaking?.();
+    } else {
       this.#recent.push(samples);
       if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
     }

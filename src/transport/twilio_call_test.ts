@@ -128,3 +128,81 @@ Deno.test("TwilioCall finds the agent's turns by VAD in the audio as played", as
   assert.equal(turns.length, 2);
   vad.free();
 });
+
+Deno.test("TwilioCall bounds the agent: a minute of media ahead of real time, two minutes a turn (SimClock)", async () => {
+  const clock = new SimClock();
+  const bounds: string[] = [];
+  const turns: HeardTurn[] = [];
+  const vad = await Vad.create({ sampleRate: 8000, frameMs: 20 });
+  const call = new TwilioCall({
+    clock,
+    stream: SIDS,
+    send: () => {},
+    vad,
+    onTurn: (t) => turns.push(t),
+    onBound: (what) => bounds.push(what),
+  });
+  try {
+    call.begin();
+    const second = mulawEncode(voicedSignal(8000, 1000, 2));
+    const media = (mulaw: Uint8Array) => call.receive({ event: "media", streamSid: "MZ1", mulaw });
+    // 59 s at once (a reply sent as fast as it is made) is queued...
+    for (let i = 0; i < 59; i++) media(second);
+    assert.deepEqual(bounds, []);
+    assert.equal(call.queuedMs, 59_000);
+    // ...and plays out in real time; then the agent talks on, a second each second.
+    for (let s = 0; s < 125 && bounds.length === 0; s++) {
+      await clock.advance(1000);
+      media(second);
+    }
+    // Speech began at once: two minutes of it are one turn too long.
+    assert.deepEqual(bounds, ["turn exceeded 120000 ms of audio"]);
+    assert.ok(Math.abs(clock.now() - 120_000) <= 1500, `bound at ${clock.now()} ms`);
+    assert.deepEqual(turns, [], "no turn of it is kept");
+    assert.equal(call.queuedMs, 0);
+  } finally {
+    call.end();
+    vad.free();
+  }
+});
+
+Deno.test("TwilioCall bounds the agent: more than a minute ahead at once, empty frames and marks counted", async () => {
+  for (
+    const [flood, expected] of [
+      ["media", "sent audio faster than real time (more than 60000 ms ahead)"],
+      ["empty", "sent audio faster than real time (more than 60000 ms ahead)"],
+      ["marks", "sent marks and clears faster than 100 a second (beyond 4096 at once)"],
+      ["clears", "sent marks and clears faster than 100 a second (beyond 4096 at once)"],
+      ["name", "sent a mark name over 1024 characters"],
+    ] as const
+  ) {
+    const clock = new SimClock();
+    const bounds: string[] = [];
+    const vad = await Vad.create({ sampleRate: 8000, frameMs: 20 });
+    const call = new TwilioCall({
+      clock,
+      stream: SIDS,
+      send: () => {},
+      vad,
+      onTurn: () => {},
+      onBound: (what) => bounds.push(what),
+    });
+    call.begin();
+    for (let i = 0; i < 10_000; i++) {
+      if (flood === "media") {
+        call.receive({ event: "media", streamSid: "MZ1", mulaw: new Uint8Array(160) });
+      } else if (flood === "empty") {
+        call.receive({ event: "media", streamSid: "MZ1", mulaw: new Uint8Array(0) });
+      } else if (flood === "clears") {
+        call.receive({ event: "clear", streamSid: "MZ1" });
+      } else {
+        const name = flood === "name" ? "x".repeat(1025) : `m${i}`;
+        call.receive({ event: "mark", streamSid: "MZ1", name });
+      }
+    }
+    assert.deepEqual(bounds, [expected], flood);
+    assert.equal(call.queuedMs, 0, flood);
+    call.end();
+    vad.free();
+  }
+});

@@ -220,9 +220,14 @@ async function open(options: WsClientOptions): Promise<WsClient | AttemptFailure
     ws.onerror = (event) => {
       const message = event.message || "connection error";
       if (!done) return settle({ error: message, ...upgradeStatus(message) });
-      // After the open: the frame cap enforced by the socket itself.
-      if (opened && /max payload/i.test(message)) {
+      if (!opened) return;
+      // After the open: the frame cap enforced by the socket itself...
+      if (/max payload/i.test(message)) {
         options.onGarbage(`a frame over the limit of ${maxFrameBytes} bytes`);
+      } else if (/invalid websocket frame|utf-8/i.test(message)) {
+        // ...and frames the socket cannot read (text that is not UTF-8, bad opcodes):
+        // the peer's garbage, not a plain disconnect (the close that follows is 1006).
+        options.onGarbage(`a broken WebSocket frame (${message})`);
       }
     };
     ws.onopen = () => {
