@@ -355,7 +355,7 @@ export async function runServe(
   if (!Number.isFinite(idle) || idle < 0) {
     throw new InputError({ field: "--session-idle", message: "expected seconds >= 0" });
   }
-  const server = serve({
+  const server = await serve({
     hostname: values.host ?? "127.0.0.1",
     port,
     token,

@@ -1,0 +1,38 @@
+/**
+ * A hostile client against a real `serve` on loopback: what it sends can neither
+ * take the server's memory nor keep other clients waiting. Each test is a flood from
+ * issue #16 through the real socket, with a second client timed where it matters.
+ */
+import assert from "node:assert/strict";
+import { rtvi } from "../src/protocol/messages.ts";
+import { MAX_FRAME_BYTES } from "../src/protocol/framing.ts";
+import { clientFrame, RawSocketClient, textFrame } from "./_raw_ws.ts";
+import { echoServer, RawClient } from "./_wire.ts";
+
+const utf8 = new TextEncoder();
+
+Deno.test("a frame announcing more than the frame limit is refused from its header (1009), its payload unread", async () => {
+  const server = await echoServer();
+  try {
+    const c = await RawSocketClient.open(server.url);
+    // A 60 MiB binary frame of which only the first 64 KiB is ever sent.
+    await c.write(clientFrame(2, new Uint8Array(65_536), 60 * 2 ** 20));
+    const code = await Promise.race([
+      c.closed,
+      new Promise<string>((r) => setTimeout(() => r("still open after 3 s"), 3_000)),
+    ]);
+    assert.equal(code, 1009);
+    c.close();
+    // A frame of the limit itself is still taken (and answered as a frame too large for JSON).
+    const ok = await RawSocketClient.open(server.url);
+    const big = `{"label":"rtvi-ai","type":"client-ready","id":"r","data":{"x":"${
+      "y".repeat(MAX_FRAME_BYTES - 100)
+    }"}}`;
+    await ok.write(textFrame(big.slice(0, MAX_FRAME_BYTES)));
+    await ok.write(textFrame(JSON.stringify(rtvi("client-ready", { version: "2.1.0" }, "r2"))));
+    await ok.until((f) => new TextDecoder().decode(f.payload).includes('"bot-ready"'));
+    ok.close();
+  } finally {
+    await server.shutdown();
+  }
+});
