@@ -36,3 +36,44 @@ Deno.test("a frame announcing more than the frame limit is refused from its head
     await server.shutdown();
   }
 });
+
+/** Handshake times (connect to bot-ready) of `n` clients one after the other, ms. */
+async function handshakes(url: string, n: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const c = new RawClient(url);
+    await c.opened;
+    c.send(rtvi("client-ready", { version: "2.1.0" }, `h${i}`));
+    await c.next((m) => m.type === "bot-ready", 30_000);
+    times.push(performance.now() - t0);
+    await c.close();
+  }
+  return times;
+}
+
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.99) - 1]!;
+
+Deno.test("40,000 one-byte frames in one burst neither block a second client nor keep their socket", async () => {
+  const server = await echoServer();
+  try {
+    const flooder = await RawSocketClient.open(server.url);
+    const burst = new Uint8Array(40_000 * 7);
+    const one = textFrame("{");
+    for (let i = 0; i < 40_000; i++) burst.set(one, i * one.byteLength);
+    const sent = flooder.write(burst);
+    const times = await handshakes(server.url, 20);
+    await sent;
+    assert.ok(p99(times) < 200, `second client's handshake p99 ${p99(times).toFixed(0)} ms`);
+    const code = await Promise.race([
+      flooder.closed,
+      new Promise<string>((r) => setTimeout(() => r("flooder still connected after 5 s"), 5_000)),
+    ]);
+    assert.equal(code, 1008);
+    const errors = flooder.frames.filter((f) => f.opcode === 1).length;
+    assert.ok(errors < 1_000, `${errors} error frames sent back to the flooder`);
+    flooder.close();
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -54,6 +54,7 @@ import { ContextHistory, jsonBytes } from "./context_history.ts";
 import { describe, HostedWorld } from "./hosted_world.ts";
 import { HostedParticipant, type HostedParticipantFactory } from "./participant_line.ts";
 import { SessionAudio, type SessionAudioOptions } from "./session_audio.ts";
+import { ConnectionGuard, type ConnectionLimits, type Violation } from "./connection_guard.ts";
 
 export type { HostedParticipantFactory };
 
@@ -96,9 +97,19 @@ export interface SessionOptions {
    * client's audio (VAD turn-taking). Absent: text only, and audio frames are ignored.
    */
   audio?: SessionAudioOptions;
+  /**
+   * What one connection may cost (refused frames, audio speed, time to `client-ready`,
+   * time without a frame); past a bound the client is told why and its socket closed.
+   */
+  limits?: ConnectionLimits;
   /** Diagnostics (never protocol data). */
   log?: (line: string) => void;
 }
+
+/** Frames waiting to be handled (only while a Blob is read); more are refused. */
+export const MAX_QUEUED_FRAMES = 256;
+/** Messages waiting for the one before them to be handled; more are refused. */
+export const MAX_PENDING_MESSAGES = 256;
 
 /** `about` in `bot-ready`. */
 export const SERVER_ABOUT = { library: "callbench", library_version: "0.1.0" } as const;
@@ -132,10 +143,22 @@ export class Session {
   /** Freed: nothing more is handled or sent. */
   #closed = false;
 
-  /** Frames in arrival order (a Blob must be read before the next frame is handled). */
+  /**
+   * Frames waiting, in arrival order: only while a Blob is read (a frame that is not
+   * a Blob is handled as it comes when none waits), and at most `MAX_QUEUED_FRAMES`.
+   */
+  #queue: (string | ArrayBufferLike | ArrayBufferView | Blob)[] = [];
+  /** Reading the queue (a Blob at a time); settles once it is empty. */
   #inbox: Promise<void> = Promise.resolve();
+  #draining = false;
   /** Messages handled one at a time, in order; tool results bypass it. */
   #work: Promise<void> = Promise.resolve();
+  /** Messages on `#work` not yet handled. */
+  #pendingWork = 0;
+  /** The bounds of the connection now; none between clients. */
+  #guard?: ConnectionGuard;
+  /** The socket was closed for a violation: its further frames are dropped unread. */
+  #cut = false;
 
   readonly #world: HostedWorld;
   readonly #history: ContextHistory;
@@ -147,6 +170,7 @@ export class Session {
     this.#socket = socket;
     this.#options = options;
     this.#clock = options.clock ?? new RealClock();
+    if (socket) this.#guard = this.#newGuard();
     const log = (line: string) => this.#log(line);
     this.#world = new HostedWorld({
       dataRoot: options.dataRoot,
@@ -177,11 +201,8 @@ export class Session {
         send: (m) => this.#send(m),
         clientText: (t) => this.#clientText(t),
         legacy: () => this.#legacy,
-        schedule: (fn) => {
-          this.#work = this.#work.then(fn).catch((e) =>
-            this.#log(`releasing a failed participant: ${describe(e)}`)
-          );
-        },
+        schedule: (fn) =>
+          this.#schedule(fn, (e) => this.#log(`releasing a failed participant: ${describe(e)}`)),
         ...(audio
           ? {
             speak: (text, hooks) => audio.speak(text, hooks),
@@ -225,11 +246,48 @@ export class Session {
 
   /** Handles one frame as received. Never throws; bad frames are answered with errors. */
   receive(data: string | ArrayBufferLike | ArrayBufferView | Blob): void {
-    if (this.#closed) return;
-    this.#inbox = this.#inbox.then(async () => {
-      const frame = data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data;
-      this.#dispatch(frame);
-    }).catch((e) => this.#log(`frame handling failed: ${(e as Error)?.stack ?? e}`));
+    if (this.#closed || this.#cut) return;
+    this.#guard?.frame();
+    if (!this.#draining && !(data instanceof Blob)) return this.#dispatchSafely(data);
+    if (this.#queue.length >= MAX_QUEUED_FRAMES) {
+      return this.#error(`too many frames waiting (${MAX_QUEUED_FRAMES}); frame dropped`);
+    }
+    this.#queue.push(data);
+    if (!this.#draining) this.#inbox = this.#drain();
+  }
+
+  /** Handles the queued frames in order, reading each Blob first. */
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0 && !this.#closed && !this.#cut) {
+        const data = this.#queue.shift()!;
+        try {
+          this.#dispatchSafely(data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data);
+        } catch (e) {
+          this.#log(`reading a frame failed: ${describe(e)}`);
+        }
+      }
+    } finally {
+      this.#queue = [];
+      this.#draining = false;
+    }
+  }
+
+  #dispatchSafely(data: string | ArrayBufferLike | ArrayBufferView): void {
+    try {
+      this.#dispatch(data);
+    } catch (e) {
+      this.#log(`frame handling failed: ${(e as Error)?.stack ?? e}`);
+    }
+  }
+
+  /** Runs `fn` after the messages before it; at most `MAX_PENDING_MESSAGES` wait. */
+  #schedule(fn: () => unknown, failed: (e: unknown) => void): void {
+    this.#pendingWork++;
+    this.#work = this.#work.then(async () => {
+      await fn();
+    }).catch(failed).finally(() => this.#pendingWork--);
   }
 
   /** Resolves once every frame received so far has been handled (tests, shutdown). */
@@ -258,6 +316,10 @@ export class Session {
     this.#framing = "json";
     this.#legacy = false;
     this.#handshaken = false;
+    this.#cut = false;
+    this.#queue = [];
+    this.#guard?.stop();
+    this.#guard = this.#newGuard();
   }
 
   /**
@@ -268,6 +330,9 @@ export class Session {
     if (socket !== undefined && socket !== this.#socket) return;
     this.#socket = undefined;
     this.#handshaken = false;
+    this.#queue = [];
+    this.#guard?.stop();
+    this.#guard = undefined;
     this.#audio?.reset();
     this.#host.failPending("disconnected", "The client disconnected.");
   }
@@ -276,6 +341,7 @@ export class Session {
   async closed(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#guard?.stop();
     this.#audio?.close();
     this.#host.failPending("disconnected", "The client disconnected.");
     await this.#host.end("client disconnected");
@@ -335,7 +401,10 @@ export class Session {
     const problem = checkValueLimits(msg.data);
     if (problem) return this.#reply(msg, undefined, `Invalid message: data ${problem}`);
     if (msg.type === "llm-function-call-result") return this.#onFunctionCallResult(msg);
-    if (msg.type === "client-ready") this.#handshaken = true;
+    if (msg.type === "client-ready") {
+      this.#handshaken = true;
+      this.#guard?.handshaken();
+    }
     if (this.#audio && (msg.type === "raw-audio" || msg.type === "raw-audio-batch")) {
       const audio = msg.type === "raw-audio"
         ? decodeRawAudio(msg.data)
@@ -343,7 +412,10 @@ export class Session {
       if (!audio.ok) return this.#errorResponse(msg.id, audioProblemText(audio.problem));
       return this.#onAudio(audio.value, msg.id);
     }
-    this.#work = this.#work.then(() => this.#handle(msg)).catch((e) => this.#fault(msg, e));
+    if (this.#pendingWork >= MAX_PENDING_MESSAGES) {
+      return this.#errorResponse(msg.id, `too many messages waiting (${MAX_PENDING_MESSAGES})`);
+    }
+    this.#schedule(() => this.#handle(msg), (e) => this.#fault(msg, e));
   }
 
   async #handle(msg: RtviMessage): Promise<void> {
@@ -435,7 +507,7 @@ export class Session {
 
   /** What the VAD heard, delivered in order with the other messages, once the call is on. */
   #heard(event: CallEvent): void {
-    this.#work = this.#work.then(async () => {
+    this.#schedule(async () => {
       if (this.#closed) return;
       try {
         if (!(await this.#ensureParticipant())) return;
@@ -450,7 +522,7 @@ export class Session {
         this.#history.remember(entry, bytes);
       }
       this.#host.deliver(event);
-    }).catch((e) => this.#log(`delivering what was heard failed: ${describe(e)}`));
+    }, (e) => this.#log(`delivering what was heard failed: ${describe(e)}`));
   }
 
   // ---- client-message handlers ----------------------------------------------------
@@ -586,13 +658,38 @@ export class Session {
     this.#send(rtvi("server-response", data, request.id));
   }
 
+  /** A refused request's answer, unless refusals are past their bound (then: cut off). */
   #errorResponse(id: string | undefined, error: string): void {
     if (id === undefined) return this.#error(error);
+    if (this.#guard && !this.#guard.refuse()) return;
     this.#send(rtvi("error-response", { error: this.#clientText(error) }, id));
   }
 
+  /** A refused frame's `error`, unless refusals are past their bound (then: cut off). */
   #error(error: string): void {
+    if (this.#guard && !this.#guard.refuse()) return;
     this.#send(rtvi("error", { error: this.#clientText(error), fatal: false }));
+  }
+
+  #newGuard(): ConnectionGuard {
+    const socket = this.#socket;
+    return new ConnectionGuard(
+      this.#clock,
+      this.#options.limits ?? {},
+      (v) => this.#cutOff(socket, v),
+    );
+  }
+
+  /** A bound of the connection was passed: the client is told (a fatal `error`) and closed. */
+  #cutOff(socket: SessionSocket | undefined, v: Violation): void {
+    if (!socket || socket !== this.#socket || this.#closed) return;
+    this.#log(`closing the connection: ${v.reason}`);
+    this.#send(rtvi("error", { error: v.reason, fatal: true }));
+    this.#cut = true;
+    this.#queue = [];
+    try {
+      socket.close(v.code, v.reason);
+    } catch { /* already closed */ }
   }
 
   /** An apply result whose error texts are fit for the client. */

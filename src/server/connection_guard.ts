@@ -1,0 +1,172 @@
+/**
+ * What one client connection may cost its server, on the session's clock: refused
+ * frames (a burst, then a rate), audio faster than real time (a multiple of it, past
+ * a burst), the time to `client-ready`, and time without any frame. Past a bound the
+ * guard names the violation once; the session answers it and closes the socket.
+ *
+ * @module
+ */
+import type { Clock } from "../clock/clock.ts";
+
+/** How much one connection may ask of the server. */
+export interface ConnectionLimits {
+  /** Refused frames answered before the client is cut off (default 100). */
+  refusalBurst?: number;
+  /** Refused frames per second allowed past the burst (default 20). */
+  refusalsPerSecond?: number;
+  /** Audio received, as a multiple of real time, past the burst (default 4). */
+  audioSpeed?: number;
+  /** Audio that may come at once, ms of audio (default 5000). */
+  audioBurstMs?: number;
+  /** Time to `client-ready` after connecting, ms (default 10000; 0: no limit). */
+  handshakeTimeoutMs?: number;
+  /** Time without a frame from the client, ms (default 300000; 0: no limit). */
+  idleTimeoutMs?: number;
+}
+
+/** Defaults of `ConnectionLimits`. */
+export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
+  refusalBurst: 100,
+  refusalsPerSecond: 20,
+  audioSpeed: 4,
+  audioBurstMs: 5_000,
+  handshakeTimeoutMs: 10_000,
+  idleTimeoutMs: 300_000,
+};
+
+/** Why a connection is cut off: the close code and a reason for the client. */
+export interface Violation {
+  code: number;
+  reason: string;
+}
+
+/** A bucket of `capacity` tokens refilled at `perSecond` on a clock. */
+class Bucket {
+  readonly #capacity: number;
+  readonly #perMs: number;
+  #tokens: number;
+  #at: number;
+
+  constructor(capacity: number, perSecond: number, now: number) {
+    this.#capacity = capacity;
+    this.#perMs = perSecond / 1000;
+    this.#tokens = capacity;
+    this.#at = now;
+  }
+
+  /** Takes `n` tokens if there are; false (taking none) if not. */
+  take(n: number, now: number): boolean {
+    this.#tokens = Math.min(this.#capacity, this.#tokens + (now - this.#at) * this.#perMs);
+    this.#at = now;
+    if (this.#tokens < n) return false;
+    this.#tokens -= n;
+    return true;
+  }
+}
+
+/** The bounds of one connection, from its first frame to its close. */
+export class ConnectionGuard {
+  readonly #clock: Clock;
+  readonly #limits: Required<ConnectionLimits>;
+  readonly #violated: (v: Violation) => void;
+  readonly #refusals: Bucket;
+  readonly #audio: Bucket;
+  #lastFrameAt: number;
+  #handshaken = false;
+  #done = false;
+  #cancelHandshake: () => void = () => {};
+  #cancelIdle: () => void = () => {};
+  /** Refused frames so far. */
+  refused = 0;
+
+  constructor(clock: Clock, limits: ConnectionLimits, violated: (v: Violation) => void) {
+    this.#clock = clock;
+    this.#limits = { ...DEFAULT_CONNECTION_LIMITS, ...defined(limits) };
+    this.#violated = violated;
+    const now = clock.now();
+    this.#lastFrameAt = now;
+    const l = this.#limits;
+    this.#refusals = new Bucket(l.refusalBurst, l.refusalsPerSecond, now);
+    this.#audio = new Bucket(l.audioBurstMs, l.audioSpeed * 1000, now);
+    if (l.handshakeTimeoutMs > 0) {
+      this.#cancelHandshake = clock.timer(l.handshakeTimeoutMs, () => {
+        if (!this.#handshaken) {
+          this.#violate({
+            code: 1008,
+            reason: `no client-ready within ${seconds(l.handshakeTimeoutMs)}`,
+          });
+        }
+      });
+    }
+    this.#armIdle(l.idleTimeoutMs);
+  }
+
+  /** A frame arrived (any frame keeps the connection from idling). */
+  frame(): void {
+    this.#lastFrameAt = this.#clock.now();
+  }
+
+  /** The client sent `client-ready`. */
+  handshaken(): void {
+    this.#handshaken = true;
+    this.#cancelHandshake();
+  }
+
+  /** A frame is refused; false once refusals are past their bound (the client is cut off). */
+  refuse(): boolean {
+    this.refused++;
+    if (this.#done) return false;
+    if (this.#refusals.take(1, this.#clock.now())) return true;
+    this.#violate({
+      code: 1008,
+      reason: `too many refused frames (${this.refused}; at most ${this.#limits.refusalBurst} ` +
+        `at once, then ${this.#limits.refusalsPerSecond}/s)`,
+    });
+    return false;
+  }
+
+  /** `ms` of the client's audio arrived; false once past the bound (the client is cut off). */
+  audio(ms: number): boolean {
+    if (this.#done) return false;
+    if (this.#audio.take(ms, this.#clock.now())) return true;
+    this.#violate({
+      code: 1008,
+      reason: `audio faster than ${this.#limits.audioSpeed}x real time`,
+    });
+    return false;
+  }
+
+  /** The connection ended: no more timers. */
+  stop(): void {
+    this.#done = true;
+    this.#cancelHandshake();
+    this.#cancelIdle();
+  }
+
+  #armIdle(ms: number): void {
+    if (this.#limits.idleTimeoutMs <= 0 || this.#done) return;
+    this.#cancelIdle = this.#clock.timer(ms, () => {
+      const quiet = this.#clock.now() - this.#lastFrameAt;
+      const left = this.#limits.idleTimeoutMs - quiet;
+      if (left > 0) return this.#armIdle(left);
+      this.#violate({
+        code: 1001,
+        reason: `no frame for ${seconds(this.#limits.idleTimeoutMs)}`,
+      });
+    });
+  }
+
+  #violate(v: Violation): void {
+    if (this.#done) return;
+    this.stop();
+    this.#violated(v);
+  }
+}
+
+function seconds(ms: number): string {
+  return `${ms / 1000} s`;
+}
+
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
