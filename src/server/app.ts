@@ -75,7 +75,12 @@ export interface AppOptions {
   /** Limits and lookups given to every session (see `SessionOptions`). */
   session?: Pick<
     SessionOptions,
-    "domains" | "toolTimeoutMs" | "maxFrameBytes" | "maxHistoryBytes" | "maxSharedStateBytes"
+    | "domains"
+    | "toolTimeoutMs"
+    | "maxFrameBytes"
+    | "maxHistoryBytes"
+    | "maxSharedStateBytes"
+    | "limits"
   >;
   /** Diagnostics, one line each (never protocol data); silent by default. */
   log?: (line: string) => void;

@@ -267,6 +267,8 @@ export class Session {
         } catch (e) {
           this.#log(`reading a frame failed: ${describe(e)}`);
         }
+        // A message just scheduled is handled before the next frame, as when frames come apart.
+        await null;
       }
     } finally {
       this.#queue = [];
