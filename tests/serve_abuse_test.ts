@@ -77,3 +77,32 @@ Deno.test("40,000 one-byte frames in one burst neither block a second client nor
     await server.shutdown();
   }
 });
+
+Deno.test("silent sockets no longer hold the server's slots: they are closed after the handshake timeout", async () => {
+  const server = await echoServer({
+    maxSessions: 3,
+    session: { limits: { handshakeTimeoutMs: 300 } },
+  });
+  const status = async () => {
+    const r = await fetch(server.url.replace(/^ws/, "http"));
+    await r.body?.cancel();
+    return r.status;
+  };
+  try {
+    const silent = Array.from({ length: 3 }, () => new RawClient(server.url));
+    await Promise.all(silent.map((c) => c.opened));
+    assert.equal(await status(), 503, "full while the silent sockets hold every slot");
+    const codes = await Promise.race([
+      Promise.all(silent.map((c) => c.closed.then((e) => e.code))),
+      new Promise<string>((r) => setTimeout(() => r("still open after 5 s"), 5_000)),
+    ]);
+    assert.deepEqual(codes, [1008, 1008, 1008]);
+    const fresh = new RawClient(server.url);
+    await fresh.opened;
+    fresh.send(rtvi("client-ready", { version: "2.1.0" }, "r"));
+    await fresh.next((m) => m.type === "bot-ready");
+    await fresh.close();
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -88,7 +88,12 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const upgrader = wsUpgrader({
     maxPayload: options.session?.maxFrameBytes ?? MAX_FRAME_BYTES,
   });
-  const app = createApp({ ...options, upgradeWebSocket: upgrader.upgradeWebSocket, sessions, store });
+  const app = createApp({
+    ...options,
+    upgradeWebSocket: upgrader.upgradeWebSocket,
+    sessions,
+    store,
+  });
   // The runtime's own Request and Response stay (other servers may share the process).
   const server = createServer(getRequestListener(app.fetch, { overrideGlobalObjects: false }));
   server.on("upgrade", (request, socket, head) => {

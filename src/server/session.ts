@@ -263,7 +263,9 @@ export class Session {
       while (this.#queue.length > 0 && !this.#closed && !this.#cut) {
         const data = this.#queue.shift()!;
         try {
-          this.#dispatchSafely(data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data);
+          this.#dispatchSafely(
+            data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data,
+          );
         } catch (e) {
           this.#log(`reading a frame failed: ${describe(e)}`);
         }
