@@ -6,10 +6,19 @@
 import assert from "node:assert/strict";
 import { rtvi } from "../src/protocol/messages.ts";
 import { MAX_FRAME_BYTES } from "../src/protocol/framing.ts";
+import { encodeTextFrame } from "../src/protocol/protobuf.ts";
+import type { TtsProvider } from "../src/speech/speech.ts";
+import { pcm16 } from "../src/audio/pcm.ts";
 import { clientFrame, RawSocketClient, textFrame } from "./_raw_ws.ts";
 import { echoServer, RawClient } from "./_wire.ts";
 
-const utf8 = new TextEncoder();
+/** A TTS that says nothing (no audio), at once. */
+const SILENT_TTS: TtsProvider = {
+  info: { provider: "silent", sampleRate: 16000 },
+  synthesize: () => Promise.resolve({ ok: true, audio: pcm16(new Int16Array(0), 16000) }),
+  close: () => Promise.resolve(),
+};
+const AUDIO = { enabled: true, options: () => ({ tts: SILENT_TTS }) };
 
 Deno.test("a frame announcing more than the frame limit is refused from its header (1009), its payload unread", async () => {
   const server = await echoServer();
@@ -103,6 +112,32 @@ Deno.test("silent sockets no longer hold the server's slots: they are closed aft
     await fresh.next((m) => m.type === "bot-ready");
     await fresh.close();
   } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("words for a turn that never ends are refused past the history budget (TextFrames and send-text)", async () => {
+  const server = await echoServer({ audio: AUDIO });
+  const client = new RawClient(server.url, "protobuf");
+  try {
+    await client.opened;
+    client.send(rtvi("client-ready", { version: "2.1.0" }, "r"));
+    await client.next((m) => m.type === "bot-ready");
+    const words = "w".repeat(900_000);
+    // 8 MiB of history: nine 900 kB TextFrames fit, the tenth and later ones do not.
+    for (let i = 0; i < 12; i++) client.ws.send(encodeTextFrame({ text: words }));
+    const refused = await client.next((m) => m.type === "error");
+    assert.match(
+      (refused.data as { error: string }).error,
+      /words for the turn in progress refused: .*history budget of 8388608/,
+    );
+    client.send(rtvi("send-text", { content: words, options: { run_immediately: false } }, "s1"));
+    const answer = await client.next((m) => m.id === "s1");
+    assert.equal(answer.type, "error-response");
+    const errors = 1 + client.received.filter((m) => m.type === "error").length;
+    assert.equal(errors, 3, "frames 10-12");
+  } finally {
+    await client.close();
     await server.shutdown();
   }
 });

@@ -111,6 +111,9 @@ export const MAX_QUEUED_FRAMES = 256;
 /** Messages waiting for the one before them to be handled; more are refused. */
 export const MAX_PENDING_MESSAGES = 256;
 
+/** Bytes of a user turn's history entry besides its words. */
+const ENTRY_OVERHEAD = jsonBytes({ role: "user", content: "" });
+
 /** `about` in `bot-ready`. */
 export const SERVER_ABOUT = { library: "callbench", library_version: "0.1.0" } as const;
 
@@ -381,7 +384,7 @@ export class Session {
         case "text":
         case "transcription":
           if (!this.#handshaken) return this.#error(BEFORE_HANDSHAKE);
-          return this.#audio.words(frame.text);
+          return this.#pendingWords(frame.text, undefined);
         case "interruption":
           return;
         case "message":
@@ -470,7 +473,7 @@ export class Session {
     const { content, voice, interrupted } = data.data;
     if (this.#audio && data.data.options?.run_immediately === false) {
       // Words for the turn the client is speaking: they go with its end (VAD).
-      return this.#audio.words(content);
+      return this.#pendingWords(content, msg.id);
     }
     const entry = { role: "user", content };
     const bytes = jsonBytes(entry);
@@ -501,6 +504,23 @@ export class Session {
     if (!data.success) return this.#reply(msg, undefined, `Invalid message: ${issues(data.error)}`);
     const taken = this.#host.toolResult(data.data.tool_call_id, data.data.result);
     if (!taken.ok) this.#reply(msg, undefined, taken.error);
+  }
+
+  /**
+   * Words the client sent for the turn it is speaking: kept for the turn's end only
+   * while they, with the words kept already, fit the history budget.
+   */
+  #pendingWords(text: string, id: string | undefined): void {
+    const audio = this.#audio!;
+    const own = jsonBytes(text);
+    const bytes = ENTRY_OVERHEAD + audio.pendingWordBytes + own;
+    if (!this.#history.hasRoom(bytes)) {
+      return this.#errorResponse(
+        id,
+        `words for the turn in progress refused: ${this.#history.fullMessage(bytes)}`,
+      );
+    }
+    audio.words(text, own);
   }
 
   /** One chunk of the client's audio: heard once the connection has shaken hands. */
