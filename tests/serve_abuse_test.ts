@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { rtvi } from "../src/protocol/messages.ts";
 import { MAX_FRAME_BYTES } from "../src/protocol/framing.ts";
-import { encodeTextFrame } from "../src/protocol/protobuf.ts";
+import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
 import type { TtsProvider } from "../src/speech/speech.ts";
 import { pcm16 } from "../src/audio/pcm.ts";
 import { clientFrame, RawSocketClient, textFrame } from "./_raw_ws.ts";
@@ -138,6 +138,45 @@ Deno.test("words for a turn that never ends are refused past the history budget 
     assert.equal(errors, 3, "frames 10-12");
   } finally {
     await client.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("audio at 400x real time is cut off (1008) without holding up a second client", async () => {
+  const server = await echoServer({ audio: AUDIO });
+  try {
+    const flooder = await RawSocketClient.open(server.url);
+    await flooder.write(textFrame(JSON.stringify(rtvi("client-ready", { version: "2.1.0" }, "r"))));
+    await flooder.until((f) => new TextDecoder().decode(f.payload).includes('"bot-ready"'));
+    // 20 ms frames, 400 at a time (8 s of audio) every 20 ms, for at most 10 s.
+    const frame = clientFrame(2, encodeAudioFrame({
+      pcm: new Uint8Array(640),
+      sampleRate: 16000,
+      numChannels: 1,
+    }));
+    const batch = new Uint8Array(frame.byteLength * 400);
+    for (let i = 0; i < 400; i++) batch.set(frame, i * frame.byteLength);
+    let stop = false;
+    const t0 = performance.now();
+    const flood = (async () => {
+      while (!stop && performance.now() - t0 < 10_000) {
+        if (!(await flooder.write(batch))) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const times = await handshakes(server.url, 20);
+    const code = await Promise.race([
+      flooder.closed,
+      new Promise<string>((r) => setTimeout(() => r("flooder still connected after 10 s"), 10_000)),
+    ]);
+    const cutMs = performance.now() - t0;
+    stop = true;
+    await flood;
+    assert.equal(code, 1008);
+    assert.ok(cutMs < 5_000, `cut off after ${cutMs.toFixed(0)} ms`);
+    assert.ok(p99(times) < 200, `second client's handshake p99 ${p99(times).toFixed(0)} ms`);
+    flooder.close();
+  } finally {
     await server.shutdown();
   }
 });

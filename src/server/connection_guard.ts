@@ -1,8 +1,9 @@
 /**
  * What one client connection may cost its server, on the session's clock: refused
  * frames (a burst, then a rate), audio faster than real time (a multiple of it, past
- * a burst), the time to `client-ready`, and time without any frame. Past a bound the
- * guard names the violation once; the session answers it and closes the socket.
+ * a burst) and the processing time its audio takes (a share of a core), the time to
+ * `client-ready`, and time without any frame. Past a bound the guard names the
+ * violation once; the session answers it and closes the socket.
  *
  * @module
  */
@@ -18,6 +19,10 @@ export interface ConnectionLimits {
   audioSpeed?: number;
   /** Audio that may come at once, ms of audio (default 5000). */
   audioBurstMs?: number;
+  /** Share of one core hearing the client's audio may take, past the burst (default 0.25). */
+  cpuShare?: number;
+  /** Processing time that may be taken at once, ms (default 1000). */
+  cpuBurstMs?: number;
   /** Time to `client-ready` after connecting, ms (default 10000; 0: no limit). */
   handshakeTimeoutMs?: number;
   /** Time without a frame from the client, ms (default 300000; 0: no limit). */
@@ -30,6 +35,8 @@ export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   refusalsPerSecond: 20,
   audioSpeed: 4,
   audioBurstMs: 5_000,
+  cpuShare: 0.25,
+  cpuBurstMs: 1_000,
   handshakeTimeoutMs: 10_000,
   idleTimeoutMs: 300_000,
 };
@@ -71,6 +78,7 @@ export class ConnectionGuard {
   readonly #violated: (v: Violation) => void;
   readonly #refusals: Bucket;
   readonly #audio: Bucket;
+  readonly #cpu: Bucket;
   #lastFrameAt: number;
   #handshaken = false;
   #done = false;
@@ -88,6 +96,7 @@ export class ConnectionGuard {
     const l = this.#limits;
     this.#refusals = new Bucket(l.refusalBurst, l.refusalsPerSecond, now);
     this.#audio = new Bucket(l.audioBurstMs, l.audioSpeed * 1000, now);
+    this.#cpu = new Bucket(l.cpuBurstMs, l.cpuShare * 1000, now);
     if (l.handshakeTimeoutMs > 0) {
       this.#cancelHandshake = clock.timer(l.handshakeTimeoutMs, () => {
         if (!this.#handshaken) {
@@ -125,15 +134,28 @@ export class ConnectionGuard {
     return false;
   }
 
-  /** `ms` of the client's audio arrived; false once past the bound (the client is cut off). */
-  audio(ms: number): boolean {
-    if (this.#done) return false;
-    if (this.#audio.take(ms, this.#clock.now())) return true;
-    this.#violate({
-      code: 1008,
-      reason: `audio faster than ${this.#limits.audioSpeed}x real time`,
-    });
-    return false;
+  /**
+   * `ms` of the client's audio arrived: the violation once past the bound (the guard is
+   * then done; the caller answers and cuts the client off), else undefined.
+   */
+  audio(ms: number): Violation | undefined {
+    if (this.#done) return undefined;
+    if (this.#audio.take(ms, this.#clock.now())) return undefined;
+    return this.#over(`audio faster than ${this.#limits.audioSpeed}x real time`);
+  }
+
+  /** Hearing the client's audio took `ms` of processing: the violation once past the bound. */
+  cpu(ms: number): Violation | undefined {
+    if (this.#done) return undefined;
+    if (this.#cpu.take(ms, this.#clock.now())) return undefined;
+    return this.#over(
+      `its audio took more than ${this.#limits.cpuShare * 100}% of a core to hear`,
+    );
+  }
+
+  #over(reason: string): Violation {
+    this.stop();
+    return { code: 1008, reason };
   }
 
   /** The connection ended: no more timers. */

@@ -4,6 +4,7 @@
  * gets a fatal `error` naming it and the socket is closed.
  */
 import assert from "node:assert/strict";
+import { pcm16, pcm16ToBytes } from "../audio/pcm.ts";
 import { rtvi, type RtviMessage } from "../protocol/messages.ts";
 import { FakeSocket } from "./_fake_socket.ts";
 import { openSession } from "./_session_harness.ts";
@@ -80,3 +81,42 @@ Deno.test("a new client of a kept session starts with fresh bounds", async () =>
   await s.clock.advance(5_000);
   assert.equal(closedWith(next)?.code, 1008, "its own handshake timeout");
 });
+
+/** A silent TTS for audio sessions (nothing is said in these tests). */
+const SILENT = {
+  info: { provider: "silent", sampleRate: 16000 },
+  synthesize: () =>
+    Promise.resolve({ ok: true as const, audio: pcm16(new Int16Array(0), 16000) }),
+  close: () => Promise.resolve(),
+};
+/** One second of 16 kHz silence as raw-audio. */
+const rawAudio = (id: string) =>
+  JSON.stringify(rtvi("raw-audio", {
+    base64Audio: pcm16ToBytes(new Int16Array(16_000)).toBase64(),
+    sampleRate: 16000,
+    numChannels: 1,
+  }, id));
+
+for (const [speed, cutAfter] of [[4, undefined], [5, 6]] as const) {
+  Deno.test(`audio at ${speed}x real time is ${cutAfter ? "cut off past the burst" : "heard for a minute"}`, async () => {
+    const s = openSession({ audio: { tts: SILENT }, limits: { audioBurstMs: 5_000 } });
+    await s.raw(READY);
+    let cutAt: number | undefined;
+    for (let i = 0; i < 60 * speed && cutAt === undefined; i++) {
+      const out = await s.raw(rawAudio(`a${i}`));
+      if (closedWith(s.socket)) {
+        cutAt = s.clock.now();
+        assert.deepEqual(out.map((m) => [m.type, m.id]), [["error-response", `a${i}`]]);
+        assert.equal(
+          (out[0]!.data as { error: string }).error,
+          `audio faster than 4x real time`,
+        );
+      }
+      await s.clock.advance(1_000 / speed);
+    }
+    if (cutAfter === undefined) return assert.equal(cutAt, undefined);
+    // 5 s of burst, gaining 1 s a second: cut at about 5-6 s of the call.
+    assert.ok(cutAt !== undefined && cutAt >= 4_000 && cutAt <= cutAfter * 1_000, `cut at ${cutAt}`);
+    assert.deepEqual(closedWith(s.socket), { code: 1008, reason: "audio faster than 4x real time" });
+  });
+}

@@ -526,7 +526,14 @@ export class Session {
   /** One chunk of the client's audio: heard once the connection has shaken hands. */
   #onAudio(audio: PcmAudio, id: string | undefined): void {
     if (!this.#handshaken) return this.#errorResponse(id, BEFORE_HANDSHAKE);
+    const guard = this.#guard;
+    const ms = (audio.pcm.byteLength / (2 * audio.numChannels * audio.sampleRate)) * 1000;
+    const fast = guard?.audio(ms);
+    if (fast) return this.#cutOff(this.#socket, fast, id);
+    const t0 = performance.now();
     this.#audio!.hear(audio);
+    const slow = guard?.cpu(performance.now() - t0);
+    if (slow) this.#cutOff(this.#socket, slow, id);
   }
 
   /** What the VAD heard, delivered in order with the other messages, once the call is on. */
@@ -704,11 +711,18 @@ export class Session {
     );
   }
 
-  /** A bound of the connection was passed: the client is told (a fatal `error`) and closed. */
-  #cutOff(socket: SessionSocket | undefined, v: Violation): void {
+  /**
+   * A bound of the connection was passed: the client is told (an `error-response` to
+   * the request `id` that passed it, else a fatal `error`) and closed.
+   */
+  #cutOff(socket: SessionSocket | undefined, v: Violation, id?: string): void {
     if (!socket || socket !== this.#socket || this.#closed) return;
     this.#log(`closing the connection: ${v.reason}`);
-    this.#send(rtvi("error", { error: v.reason, fatal: true }));
+    this.#send(
+      id !== undefined
+        ? rtvi("error-response", { error: v.reason }, id)
+        : rtvi("error", { error: v.reason, fatal: true }),
+    );
     this.#cut = true;
     this.#queue = [];
     try {
