@@ -50,14 +50,17 @@ export class RawSocketClient {
   #buffer: Uint8Array = new Uint8Array(0);
   #wake: () => void = () => {};
 
-  private constructor(conn: Deno.TcpConn, rest: Uint8Array) {
+  private constructor(conn: Deno.TcpConn, rest: Uint8Array, read: boolean) {
     this.conn = conn;
     this.#buffer = rest;
-    this.closed = this.#read();
+    this.closed = read ? this.#read() : new Promise<number>(() => {});
   }
 
-  /** Opens `url` (ws://127.0.0.1:PORT/PATH?QUERY); rejects with the status if refused. */
-  static async open(url: string): Promise<RawSocketClient> {
+  /**
+   * Opens `url` (ws://127.0.0.1:PORT/PATH?QUERY); rejects with the status if refused.
+   * With `read: false` nothing the server sends is ever read (a client that does not read).
+   */
+  static async open(url: string, options: { read?: boolean } = {}): Promise<RawSocketClient> {
     const u = new URL(url);
     const conn = await Deno.connect({ hostname: u.hostname, port: Number(u.port) });
     const key = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
@@ -82,7 +85,8 @@ export class RawSocketClient {
         conn.close();
         throw new Error(`upgrade refused: ${status}`);
       }
-      return new RawSocketClient(conn, got.subarray(utf8.encode(text.slice(0, end + 4)).length));
+      const rest = got.subarray(utf8.encode(text.slice(0, end + 4)).length);
+      return new RawSocketClient(conn, rest, options.read ?? true);
     }
   }
 

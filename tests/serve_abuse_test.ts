@@ -180,3 +180,54 @@ Deno.test("audio at 400x real time is cut off (1008) without holding up a second
     await server.shutdown();
   }
 });
+
+Deno.test("get_context_history from a client that does not read: the server neither queues the replies nor reads on", async () => {
+  const server = await echoServer();
+  const url = `${server.url}?session=amplified`;
+  try {
+    // A conversation near the 8 MiB history budget, so each reply is about 8 MB.
+    const setup = await RawSocketClient.open(url);
+    const text = (f: { payload: Uint8Array }) => new TextDecoder().decode(f.payload);
+    const say = async (msg: ReturnType<typeof rtvi>, until: string) => {
+      setup.frames.length = 0;
+      await setup.write(textFrame(JSON.stringify(msg)));
+      return await setup.until((f) => text(f).includes(until));
+    };
+    await say(rtvi("client-ready", { version: "2.1.0" }, "r"), '"bot-ready"');
+    await say(
+      rtvi("client-message", {
+        t: "update_system_prompt",
+        d: { prompt: "Amplify.", tools: "[]", add_suffix: false },
+      }, "p"),
+      '"id":"p"',
+    );
+    for (let i = 0; i < 5; i++) {
+      await say(rtvi("send-text", { content: "x".repeat(800_000) }, `t${i}`), "bot-stopped-speaking");
+    }
+    const reply = await say(
+      rtvi("client-message", { t: "get_context_history", d: {} }, "h"),
+      '"id":"h"',
+    );
+    const replyBytes = reply.payload.byteLength;
+    assert.ok(replyBytes > 7_000_000, `a reply of ${replyBytes} bytes`);
+    setup.close();
+    await new Promise((r) => setTimeout(r, 50));
+
+    const rssBefore = Deno.memoryUsage().rss;
+    const reader = await RawSocketClient.open(url, { read: false });
+    const ask = textFrame(JSON.stringify(rtvi("client-message", { t: "get_context_history", d: {} }, "q")));
+    const burst = new Uint8Array(ask.byteLength * 100);
+    for (let i = 0; i < 100; i++) burst.set(ask, i * ask.byteLength);
+    await reader.write(burst);
+    await new Promise((r) => setTimeout(r, 500));
+    await Promise.all([...server.sessions].map((s) => s.idle()));
+    const growthMb = (Deno.memoryUsage().rss - rssBefore) / 2 ** 20;
+    assert.ok(growthMb < 120, `100 requests of ${replyBytes} bytes grew the process ${growthMb.toFixed(0)} MB`);
+    // Another client is still answered at once.
+    const times = await handshakes(server.url, 5);
+    assert.ok(Math.max(...times) < 500, `handshakes ${times.map((t) => t.toFixed(0))} ms`);
+    reader.close();
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -196,6 +196,7 @@ export function createApp(options: AppOptions): Hono {
       const own: SessionSocket = {
         send: (data) => ws.send(data),
         close: (code, reason) => ws.close(code, reason),
+        bufferedAmount: () => queuedBytes(ws.raw),
       };
       socket = own;
       const kept = store.take(key);
@@ -293,6 +294,15 @@ export function socketTrouble(event: Event): string {
   return /EOF|reset|broken pipe|closed/i.test(message)
     ? "the client dropped the connection without closing it"
     : "connection closed after a WebSocket protocol error from the client";
+}
+
+/** Bytes sent on a socket and not yet written out: serve's `ws` sockets, a WebSocket. */
+function queuedBytes(raw: unknown): number {
+  if (typeof raw === "object" && raw !== null && "queuedBytes" in raw) {
+    return Number((raw as { queuedBytes: number }).queuedBytes);
+  }
+  if (typeof WebSocket !== "undefined" && raw instanceof WebSocket) return raw.bufferedAmount;
+  return 0;
 }
 
 /** Binary frames as ArrayBuffers, so a session need not read Blobs (Deno's default). */

@@ -23,6 +23,12 @@ export interface ConnectionLimits {
   cpuShare?: number;
   /** Processing time that may be taken at once, ms (default 1000). */
   cpuBurstMs?: number;
+  /** Bytes sent and not yet read by the client past which it is cut off (default 16 MiB). */
+  maxQueuedBytes?: number;
+  /** Bytes of replies (`server-response`) that may go at once (default 32 MiB). */
+  replyBurstBytes?: number;
+  /** Bytes of replies per second past the burst (default 8 MiB). */
+  replyBytesPerSecond?: number;
   /** Time to `client-ready` after connecting, ms (default 10000; 0: no limit). */
   handshakeTimeoutMs?: number;
   /** Time without a frame from the client, ms (default 300000; 0: no limit). */
@@ -37,6 +43,9 @@ export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   audioBurstMs: 5_000,
   cpuShare: 0.25,
   cpuBurstMs: 1_000,
+  maxQueuedBytes: 16 * 2 ** 20,
+  replyBurstBytes: 32 * 2 ** 20,
+  replyBytesPerSecond: 8 * 2 ** 20,
   handshakeTimeoutMs: 10_000,
   idleTimeoutMs: 300_000,
 };
@@ -63,11 +72,27 @@ class Bucket {
 
   /** Takes `n` tokens if there are; false (taking none) if not. */
   take(n: number, now: number): boolean {
-    this.#tokens = Math.min(this.#capacity, this.#tokens + (now - this.#at) * this.#perMs);
-    this.#at = now;
+    this.#refill(now);
     if (this.#tokens < n) return false;
     this.#tokens -= n;
     return true;
+  }
+
+  /** Takes `n` tokens, into debt if need be. */
+  spend(n: number, now: number): void {
+    this.#refill(now);
+    this.#tokens -= n;
+  }
+
+  /** Whether any token is left (no debt). */
+  left(now: number): boolean {
+    this.#refill(now);
+    return this.#tokens > 0;
+  }
+
+  #refill(now: number): void {
+    this.#tokens = Math.min(this.#capacity, this.#tokens + (now - this.#at) * this.#perMs);
+    this.#at = now;
   }
 }
 
@@ -79,6 +104,7 @@ export class ConnectionGuard {
   readonly #refusals: Bucket;
   readonly #audio: Bucket;
   readonly #cpu: Bucket;
+  readonly #replies: Bucket;
   #lastFrameAt: number;
   #handshaken = false;
   #done = false;
@@ -97,6 +123,7 @@ export class ConnectionGuard {
     this.#refusals = new Bucket(l.refusalBurst, l.refusalsPerSecond, now);
     this.#audio = new Bucket(l.audioBurstMs, l.audioSpeed * 1000, now);
     this.#cpu = new Bucket(l.cpuBurstMs, l.cpuShare * 1000, now);
+    this.#replies = new Bucket(l.replyBurstBytes, l.replyBytesPerSecond, now);
     if (l.handshakeTimeoutMs > 0) {
       this.#cancelHandshake = clock.timer(l.handshakeTimeoutMs, () => {
         if (!this.#handshaken) {
@@ -151,6 +178,29 @@ export class ConnectionGuard {
     return this.#over(
       `its audio took more than ${this.#limits.cpuShare * 100}% of a core to hear`,
     );
+  }
+
+  /**
+   * Whether a request may be answered now: the replies sent so far are within the
+   * reply byte rate (checked before the work of answering, which a reply's size follows).
+   */
+  mayReply(): boolean {
+    return this.#replies.left(this.#clock.now());
+  }
+
+  /** A reply of `bytes` went out. */
+  replied(bytes: number): void {
+    this.#replies.spend(bytes, this.#clock.now());
+  }
+
+  /** Whether `bytes` more may be queued on top of `queued` unread ones. */
+  roomToSend(queued: number, bytes: number): boolean {
+    return queued + bytes <= this.#limits.maxQueuedBytes;
+  }
+
+  /** The client does not read what it is sent: the violation to cut it off with. */
+  notReading(queued: number): Violation {
+    return this.#over(`the client does not read its frames (${queued} bytes wait)`);
   }
 
   #over(reason: string): Violation {

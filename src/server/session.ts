@@ -64,6 +64,8 @@ export interface SessionSocket {
   send(data: string | Uint8Array<ArrayBuffer>): void;
   /** Closes the socket with a WebSocket close code and reason. */
   close(code?: number, reason?: string): void;
+  /** Bytes sent and not yet taken by the network (absent: unknown, taken as 0). */
+  bufferedAmount?(): number;
 }
 
 /** How a session is made: what it hosts and its limits. */
@@ -160,6 +162,8 @@ export class Session {
   #pendingWork = 0;
   /** The bounds of the connection now; none between clients. */
   #guard?: ConnectionGuard;
+  /** Size of the last reply sent, bytes (the next is taken to be as large). */
+  #lastReplyBytes = 0;
   /** The socket was closed for a violation: its further frames are dropped unread. */
   #cut = false;
 
@@ -454,6 +458,8 @@ export class Session {
   }
 
   async #onClientMessage(msg: RtviMessage): Promise<void> {
+    const tooMuch = this.#replyRefusal();
+    if (tooMuch) return this.#reply(msg, undefined, tooMuch);
     const data = ClientMessageDataSchema.safeParse(msg.data);
     if (!data.success) return this.#reply(msg, undefined, `Invalid message: ${issues(data.error)}`);
     const { t, d } = data.data;
@@ -650,7 +656,11 @@ export class Session {
 
   /** Speech as the client speaks: AudioRawFrames (protobuf) or `bot-tts-audio` (JSON). */
   #sendAudio(samples: Int16Array, sampleRate: number): void {
-    if (this.#closed || !this.#socket) return;
+    if (this.#closed || !this.#socket || this.#cut) return;
+    const queued = this.#socket.bufferedAmount?.() ?? 0;
+    if (this.#guard && !this.#guard.roomToSend(queued, 0)) {
+      return this.#cutOff(this.#socket, this.#guard.notReading(queued));
+    }
     const audio = { pcm: pcm16ToBytes(samples), sampleRate, numChannels: 1 };
     try {
       this.#socket.send(
@@ -674,13 +684,52 @@ export class Session {
     }));
   }
 
+  /**
+   * Sends one message. A client that lets more than the queued-bytes bound wait
+   * unread is cut off; a reply that would take it past the bound, or past the reply
+   * byte rate, is refused with an `error-response` instead.
+   */
   #send(message: RtviMessage): void {
-    if (this.#closed || !this.#socket) return;
+    const socket = this.#socket;
+    if (this.#closed || !socket || this.#cut) return;
     try {
-      this.#socket.send(writeFrame(message, this.#framing));
+      const frame = writeFrame(message, this.#framing);
+      const guard = this.#guard;
+      if (guard) {
+        const queued = socket.bufferedAmount?.() ?? 0;
+        const bytes = typeof frame === "string" ? frame.length : frame.byteLength;
+        if (message.type === "server-response") {
+          if (!guard.roomToSend(queued, bytes)) {
+            return this.#errorResponse(
+              message.id,
+              `reply of ${bytes} bytes refused: ${queued} bytes wait for the client to read them`,
+            );
+          }
+          guard.replied(bytes);
+          this.#lastReplyBytes = bytes;
+        }
+        if (!guard.roomToSend(queued, 0)) return this.#cutOff(socket, guard.notReading(queued));
+      }
+      socket.send(frame);
     } catch (e) {
       this.#log(`send failed: ${describe(e)}`);
     }
+  }
+
+  /**
+   * Why a request is refused before any work: the client leaves too much unread, or
+   * the replies of late are past the reply byte rate; undefined when it may be answered.
+   */
+  #replyRefusal(): string | undefined {
+    const guard = this.#guard;
+    if (!guard) return undefined;
+    const queued = this.#socket?.bufferedAmount?.() ?? 0;
+    // The next reply is taken to be as large as the last.
+    if (!guard.roomToSend(queued, this.#lastReplyBytes)) {
+      return `${queued} bytes wait for the client to read them`;
+    }
+    if (!guard.mayReply()) return "too many reply bytes asked for of late; ask again later";
+    return undefined;
   }
 
   /** `server-response` (or `error-response` when `error` is set) echoing the request id. */
@@ -716,16 +765,15 @@ export class Session {
    * the request `id` that passed it, else a fatal `error`) and closed.
    */
   #cutOff(socket: SessionSocket | undefined, v: Violation, id?: string): void {
-    if (!socket || socket !== this.#socket || this.#closed) return;
-    this.#log(`closing the connection: ${v.reason}`);
-    this.#send(
-      id !== undefined
-        ? rtvi("error-response", { error: v.reason }, id)
-        : rtvi("error", { error: v.reason, fatal: true }),
-    );
+    if (!socket || socket !== this.#socket || this.#closed || this.#cut) return;
     this.#cut = true;
     this.#queue = [];
+    this.#log(`closing the connection: ${v.reason}`);
+    const last = id !== undefined
+      ? rtvi("error-response", { error: v.reason }, id)
+      : rtvi("error", { error: v.reason, fatal: true });
     try {
+      socket.send(writeFrame(last, this.#framing));
       socket.close(v.code, v.reason);
     } catch { /* already closed */ }
   }
