@@ -23,6 +23,10 @@ export interface ConnectionLimits {
   cpuShare?: number;
   /** Processing time that may be taken at once, ms (default 1000). */
   cpuBurstMs?: number;
+  /** Bytes the client may send at once (default 16 MiB). */
+  inboundBurstBytes?: number;
+  /** Bytes per second the client may send past the burst (default 4 MiB). */
+  inboundBytesPerSecond?: number;
   /** Bytes sent and not yet read by the client past which it is cut off (default 16 MiB). */
   maxQueuedBytes?: number;
   /** Bytes of replies (`server-response`) that may go at once (default 32 MiB). */
@@ -43,6 +47,8 @@ export const DEFAULT_CONNECTION_LIMITS: Required<ConnectionLimits> = {
   audioBurstMs: 5_000,
   cpuShare: 0.25,
   cpuBurstMs: 1_000,
+  inboundBurstBytes: 16 * 2 ** 20,
+  inboundBytesPerSecond: 4 * 2 ** 20,
   maxQueuedBytes: 16 * 2 ** 20,
   replyBurstBytes: 32 * 2 ** 20,
   replyBytesPerSecond: 8 * 2 ** 20,
@@ -105,6 +111,7 @@ export class ConnectionGuard {
   readonly #audio: Bucket;
   readonly #cpu: Bucket;
   readonly #replies: Bucket;
+  readonly #inbound: Bucket;
   #lastFrameAt: number;
   #handshaken = false;
   #done = false;
@@ -124,6 +131,7 @@ export class ConnectionGuard {
     this.#audio = new Bucket(l.audioBurstMs, l.audioSpeed * 1000, now);
     this.#cpu = new Bucket(l.cpuBurstMs, l.cpuShare * 1000, now);
     this.#replies = new Bucket(l.replyBurstBytes, l.replyBytesPerSecond, now);
+    this.#inbound = new Bucket(l.inboundBurstBytes, l.inboundBytesPerSecond, now);
     if (l.handshakeTimeoutMs > 0) {
       this.#cancelHandshake = clock.timer(l.handshakeTimeoutMs, () => {
         if (!this.#handshaken) {
@@ -137,9 +145,18 @@ export class ConnectionGuard {
     this.#armIdle(l.idleTimeoutMs);
   }
 
-  /** A frame arrived (any frame keeps the connection from idling). */
-  frame(): void {
-    this.#lastFrameAt = this.#clock.now();
+  /**
+   * A frame of `bytes` arrived (any frame keeps the connection from idling): the
+   * violation once the client sends more bytes than the inbound bound, else undefined.
+   */
+  frame(bytes: number): Violation | undefined {
+    const now = this.#clock.now();
+    this.#lastFrameAt = now;
+    if (this.#done || this.#inbound.take(bytes, now)) return undefined;
+    return this.#over(
+      `more than ${mib(this.#limits.inboundBurstBytes)} at once, then ` +
+        `${mib(this.#limits.inboundBytesPerSecond)}/s, sent`,
+    );
   }
 
   /** The client sent `client-ready`. */
@@ -233,6 +250,10 @@ export class ConnectionGuard {
     this.stop();
     this.#violated(v);
   }
+}
+
+function mib(bytes: number): string {
+  return `${+(bytes / 2 ** 20).toFixed(2)} MiB`;
 }
 
 function seconds(ms: number): string {

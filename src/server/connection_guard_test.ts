@@ -120,3 +120,16 @@ for (const [speed, cutAfter] of [[4, undefined], [5, 6]] as const) {
     assert.deepEqual(closedWith(s.socket), { code: 1008, reason: "audio faster than 4x real time" });
   });
 }
+
+Deno.test("a client sending more bytes than the inbound bound is cut off (1008)", async () => {
+  const s = openSession({ limits: { inboundBurstBytes: 10_000, inboundBytesPerSecond: 1_000 } });
+  const frame = JSON.stringify(rtvi("client-ready", { version: "2.1.0", pad: "p".repeat(900) }, "r"));
+  for (let i = 0; i < 10; i++) await s.raw(frame);
+  assert.ok(!closedWith(s.socket), "10 kB at once");
+  await s.clock.advance(1_000);
+  await s.raw(frame);
+  assert.ok(!closedWith(s.socket), "then 1 kB a second");
+  const out = await s.raw(frame);
+  assert.deepEqual(fatal(out), ["more than 0.01 MiB at once, then 0 MiB/s, sent"]);
+  assert.equal(closedWith(s.socket)?.code, 1008);
+});

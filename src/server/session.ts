@@ -254,7 +254,13 @@ export class Session {
   /** Handles one frame as received. Never throws; bad frames are answered with errors. */
   receive(data: string | ArrayBufferLike | ArrayBufferView | Blob): void {
     if (this.#closed || this.#cut) return;
-    this.#guard?.frame();
+    const bytes = typeof data === "string"
+      ? data.length
+      : data instanceof Blob
+      ? data.size
+      : data.byteLength;
+    const flood = this.#guard?.frame(bytes);
+    if (flood) return this.#cutOff(this.#socket, flood);
     if (!this.#draining && !(data instanceof Blob)) return this.#dispatchSafely(data);
     if (this.#queue.length >= MAX_QUEUED_FRAMES) {
       return this.#error(`too many frames waiting (${MAX_QUEUED_FRAMES}); frame dropped`);

@@ -107,7 +107,10 @@ export function wsUpgrader(
     ws.on("close", (code: number, reason: Buffer) => {
       events.onClose?.(new CloseEvent("close", { code, reason: reason.toString() }), ctx);
     });
-    ws.on("error", (error: Error) => {
+    ws.on("error", (error: Error & { code?: string }) => {
+      // A message over the limit: the close (1009) is on its way; the rest of the
+      // message is left unread (ws would read and drop it until the close completes).
+      if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") setImmediate(() => ws.pause());
       events.onError?.(new ErrorEvent("error", { message: error.message, error }), ctx);
     });
     events.onOpen?.(new Event("open"), ctx);
