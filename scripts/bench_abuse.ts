@@ -220,6 +220,10 @@ async function pour(
     : { cutOffMs: Math.round(closedAt - t0), how: `closed ${code}` };
 }
 
+/** One 60 MiB binary frame, made once. */
+let big: Uint8Array | undefined;
+const bigFrame = () => big ??= clientFrame(2, new Uint8Array(60 * 2 ** 20));
+
 function repeat(frame: Uint8Array, n: number): Uint8Array {
   const out = new Uint8Array(frame.byteLength * n);
   for (let i = 0; i < n; i++) out.set(frame, i * frame.byteLength);
@@ -243,6 +247,7 @@ type ServeFlood = [
 ];
 
 const SERVE_FLOODS: ServeFlood[] = [
+  ["none (baseline)", () => sleep(3_000).then(() => ({ how: "-" }))],
   ["error frames: 40,000 one-byte `{`", async (url) => {
     const c = await RawSocketClient.open(`${url}?audio=0`);
     return await pour(c, repeat(textFrame("{"), 40_000), 0);
@@ -286,18 +291,21 @@ const SERVE_FLOODS: ServeFlood[] = [
     return `each reply ${(reply.payload.byteLength / 2 ** 20).toFixed(1)} MB`;
   }],
   ["64 MiB frames: 8 clients x 60 MiB", async (url) => {
+    const clients = await Promise.all(
+      Array.from({ length: 8 }, () => RawSocketClient.open(`${url}?audio=0`)),
+    );
     const t0 = performance.now();
-    const payload = new Uint8Array(60 * 2 ** 20);
-    const results = await Promise.all(Array.from({ length: 8 }, async () => {
-      const c = await RawSocketClient.open(`${url}?audio=0`);
-      await c.write(clientFrame(2, payload));
+    const results = await Promise.all(clients.map(async (c) => {
+      const writing = c.write(bigFrame());
       const code = await Promise.race([c.closed, sleep(FLOOD_MS).then(() => undefined)]);
+      const at = performance.now() - t0;
       c.close();
-      return { code, at: performance.now() - t0 };
+      await writing;
+      return { code, at };
     }));
     const codes = [...new Set(results.map((r) => r.code ?? "open"))].join(",");
     return { cutOffMs: Math.round(Math.max(...results.map((r) => r.at))), how: `closed ${codes}` };
-  }],
+  }, () => Promise.resolve(`${bigFrame().byteLength} bytes each`)],
   ["words: 1 MB TextFrames, no turn end", async (url) => {
     const c = await ready(`${url}?audio=1`);
     const frame = clientFrame(2, encodeTextFrame({ text: "w".repeat(1_000_000) }));
