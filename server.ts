@@ -1,6 +1,6 @@
 /**
  * The bot server as a Hono app, for mounting on any runtime: `createApp` never
- * listens, and this entry point loads no `Deno.serve` code, so Node can host it with
+ * listens, and this entry point loads no listening code, so Node can host it with
  * `@hono/node-server` and `@hono/node-ws`:
  *
  * ```ts

@@ -89,7 +89,8 @@ async function handshake(url: string): Promise<number> {
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("handshake over 10 s")), 10_000);
-      ws.onopen = () => ws.send(writeFrame(rtvi("client-ready", { version: "2.1.0" }, "h"), "json"));
+      ws.onopen = () =>
+        ws.send(writeFrame(rtvi("client-ready", { version: "2.1.0" }, "h"), "json"));
       ws.onmessage = (e) => {
         if (typeof e.data === "string" && e.data.includes('"bot-ready"')) {
           clearTimeout(timer);
@@ -279,10 +280,15 @@ const SERVE_FLOODS: ServeFlood[] = [
       await setup.write(textFrame(JSON.stringify(msg)));
       await setup.until((f) => text(f).includes(until), 10_000);
     };
-    await say(rtvi("client-message", { t: "update_system_prompt", d: { prompt: "Amplify." } }, "p"), '"id":"p"');
+    await say(
+      rtvi("client-message", { t: "update_system_prompt", d: { prompt: "Amplify." } }, "p"),
+      '"id":"p"',
+    );
     // The noop agent answers nothing to what it hears: nine turns fill the history.
     for (let i = 0; i < 9; i++) {
-      await setup.write(textFrame(JSON.stringify(rtvi("send-text", { content: "x".repeat(800_000) }, `t${i}`))));
+      await setup.write(
+        textFrame(JSON.stringify(rtvi("send-text", { content: "x".repeat(800_000) }, `t${i}`))),
+      );
     }
     await say(rtvi("client-message", { t: "get_context_history", d: {} }, "h"), '"id":"h"');
     const reply = setup.frames.find((f) => text(f).includes('"id":"h"'))!;
@@ -345,7 +351,14 @@ async function evalRows(): Promise<Row[]> {
     const agent = make() as { close(): Promise<void>; startedAt?: number; closedAt?: number };
     const dir = await Deno.makeTempDir({ prefix: "callbench-abuse-" });
     try {
-      const m = await agents.measureEval(agent, [...scenario, ...extra, "--trials", "3", "--out", dir]);
+      const m = await agents.measureEval(agent, [
+        ...scenario,
+        ...extra,
+        "--trials",
+        "3",
+        "--out",
+        dir,
+      ]);
       const records = (await Deno.readTextFile(`${dir}/trials.jsonl`).catch(() => ""))
         .split("\n").filter(Boolean).map((l) => JSON.parse(l));
       const kinds = records.map((r) => r.error?.kind ?? r.status);

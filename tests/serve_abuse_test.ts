@@ -149,11 +149,14 @@ Deno.test("audio at 400x real time is cut off (1008) without holding up a second
     await flooder.write(textFrame(JSON.stringify(rtvi("client-ready", { version: "2.1.0" }, "r"))));
     await flooder.until((f) => new TextDecoder().decode(f.payload).includes('"bot-ready"'));
     // 20 ms frames, 400 at a time (8 s of audio) every 20 ms, for at most 10 s.
-    const frame = clientFrame(2, encodeAudioFrame({
-      pcm: new Uint8Array(640),
-      sampleRate: 16000,
-      numChannels: 1,
-    }));
+    const frame = clientFrame(
+      2,
+      encodeAudioFrame({
+        pcm: new Uint8Array(640),
+        sampleRate: 16000,
+        numChannels: 1,
+      }),
+    );
     const batch = new Uint8Array(frame.byteLength * 400);
     for (let i = 0; i < 400; i++) batch.set(frame, i * frame.byteLength);
     let stop = false;
@@ -202,7 +205,10 @@ Deno.test("get_context_history from a client that does not read: the server neit
       '"id":"p"',
     );
     for (let i = 0; i < 5; i++) {
-      await say(rtvi("send-text", { content: "x".repeat(800_000) }, `t${i}`), "bot-stopped-speaking");
+      await say(
+        rtvi("send-text", { content: "x".repeat(800_000) }, `t${i}`),
+        "bot-stopped-speaking",
+      );
     }
     const reply = await say(
       rtvi("client-message", { t: "get_context_history", d: {} }, "h"),
@@ -215,14 +221,19 @@ Deno.test("get_context_history from a client that does not read: the server neit
 
     const rssBefore = Deno.memoryUsage().rss;
     const reader = await RawSocketClient.open(url, { read: false });
-    const ask = textFrame(JSON.stringify(rtvi("client-message", { t: "get_context_history", d: {} }, "q")));
+    const ask = textFrame(
+      JSON.stringify(rtvi("client-message", { t: "get_context_history", d: {} }, "q")),
+    );
     const burst = new Uint8Array(ask.byteLength * 100);
     for (let i = 0; i < 100; i++) burst.set(ask, i * ask.byteLength);
     await reader.write(burst);
     await new Promise((r) => setTimeout(r, 500));
     await Promise.all([...server.sessions].map((s) => s.idle()));
     const growthMb = (Deno.memoryUsage().rss - rssBefore) / 2 ** 20;
-    assert.ok(growthMb < 120, `100 requests of ${replyBytes} bytes grew the process ${growthMb.toFixed(0)} MB`);
+    assert.ok(
+      growthMb < 120,
+      `100 requests of ${replyBytes} bytes grew the process ${growthMb.toFixed(0)} MB`,
+    );
     // Another client is still answered at once.
     const times = await handshakes(server.url, 5);
     assert.ok(Math.max(...times) < 500, `handshakes ${times.map((t) => t.toFixed(0))} ms`);

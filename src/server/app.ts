@@ -5,8 +5,8 @@
  * with the same key (`?session=NAME`, else the URL without its token) resumes it
  * (src/server/session_store.ts).
  * Built by a function that never listens; the WebSocket upgrade is injected, so the
- * same app runs under `Deno.serve` (`hono/deno`) or a Node server
- * (`@hono/node-server` with `@hono/node-ws`):
+ * same app runs under `serve` (src/server/serve.ts: `node:http` with `ws`), `Deno.serve`
+ * (`hono/deno`) or a Node server (`@hono/node-server` with `@hono/node-ws`):
  *
  * ```ts
  * import { serve } from "@hono/node-server";

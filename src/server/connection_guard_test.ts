@@ -85,8 +85,7 @@ Deno.test("a new client of a kept session starts with fresh bounds", async () =>
 /** A silent TTS for audio sessions (nothing is said in these tests). */
 const SILENT = {
   info: { provider: "silent", sampleRate: 16000 },
-  synthesize: () =>
-    Promise.resolve({ ok: true as const, audio: pcm16(new Int16Array(0), 16000) }),
+  synthesize: () => Promise.resolve({ ok: true as const, audio: pcm16(new Int16Array(0), 16000) }),
   close: () => Promise.resolve(),
 };
 /** One second of 16 kHz silence as raw-audio. */
@@ -116,14 +115,22 @@ for (const [speed, cutAfter] of [[4, undefined], [5, 6]] as const) {
     }
     if (cutAfter === undefined) return assert.equal(cutAt, undefined);
     // 5 s of burst, gaining 1 s a second: cut at about 5-6 s of the call.
-    assert.ok(cutAt !== undefined && cutAt >= 4_000 && cutAt <= cutAfter * 1_000, `cut at ${cutAt}`);
-    assert.deepEqual(closedWith(s.socket), { code: 1008, reason: "audio faster than 4x real time" });
+    assert.ok(
+      cutAt !== undefined && cutAt >= 4_000 && cutAt <= cutAfter * 1_000,
+      `cut at ${cutAt}`,
+    );
+    assert.deepEqual(closedWith(s.socket), {
+      code: 1008,
+      reason: "audio faster than 4x real time",
+    });
   });
 }
 
 Deno.test("a client sending more bytes than the inbound bound is cut off (1008)", async () => {
   const s = openSession({ limits: { inboundBurstBytes: 10_000, inboundBytesPerSecond: 1_000 } });
-  const frame = JSON.stringify(rtvi("client-ready", { version: "2.1.0", pad: "p".repeat(900) }, "r"));
+  const frame = JSON.stringify(
+    rtvi("client-ready", { version: "2.1.0", pad: "p".repeat(900) }, "r"),
+  );
   for (let i = 0; i < 10; i++) await s.raw(frame);
   assert.ok(!closedWith(s.socket), "10 kB at once");
   await s.clock.advance(1_000);
