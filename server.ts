@@ -31,6 +31,7 @@ export type { Session, SessionOptions, SessionSocket } from "./src/server/sessio
 export type { SessionStore, SessionStoreOptions } from "./src/server/session_store.ts";
 export type { Framing } from "./src/protocol/framing.ts";
 export type { SessionAudioOptions } from "./src/server/session_audio.ts";
+export type { ConnectionLimits } from "./src/server/connection_guard.ts";
 export {
   type SpeechError,
   speechErrorSchema,
