@@ -6,15 +6,14 @@
  *
  * @module
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { getRequestListener } from "@hono/node-server";
 import { InputError } from "../problem/problem.ts";
 import { MAX_FRAME_BYTES } from "../protocol/framing.ts";
 import { type AppOptions, createApp } from "./app.ts";
 import type { Session } from "./session.ts";
 import { SessionStore } from "./session_store.ts";
-import { wsUpgrader } from "./ws_upgrade.ts";
+import { requestHeaders, requestUrl, wsUpgrader } from "./ws_upgrade.ts";
 
 /** How `serve` listens: the app's options and the address. */
 export interface ServeOptions extends Omit<AppOptions, "upgradeWebSocket" | "sessions" | "store"> {
@@ -94,8 +93,13 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     sessions,
     store,
   });
-  // The runtime's own Request and Response stay (other servers may share the process).
-  const server = createServer(getRequestListener(app.fetch, { overrideGlobalObjects: false }));
+  const server = createServer((request, response) => {
+    answer(app.fetch, request, response).catch((e) => {
+      options.log?.(`answering a request failed: ${(e as Error)?.message ?? e}`);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
   server.on("upgrade", (request, socket, head) => {
     upgrader.handle(app.fetch, request, socket, head).catch((e) => {
       options.log?.(`upgrade failed: ${(e as Error)?.message ?? e}`);
@@ -123,6 +127,27 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
         await closing;
       })(),
   };
+}
+
+/**
+ * Answers a plain HTTP request with the app. Its routes are all GET, so a request's
+ * body is never read (it is drained) and the app sees none.
+ */
+async function answer(
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  request.resume();
+  const method = request.method;
+  const answered = method === "GET" || method === "HEAD"
+    ? await fetch(new Request(requestUrl(request), { method, headers: requestHeaders(request) }), {
+      incoming: request,
+    })
+    : new Response(null, { status: 405, headers: { allow: "GET" } });
+  const body = method === "HEAD" ? new Uint8Array(0) : new Uint8Array(await answered.arrayBuffer());
+  response.writeHead(answered.status, Object.fromEntries(answered.headers));
+  response.end(body);
 }
 
 async function listen(server: Server, hostname: string, port: number): Promise<AddressInfo> {

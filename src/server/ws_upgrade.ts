@@ -118,16 +118,12 @@ export function wsUpgrader(
 
   const handle: WsUpgrader["handle"] = async (fetch, request, socket, head) => {
     socket.on("error", () => {}); // a client gone mid-handshake is nobody's error
-    const url = new URL(request.url ?? "/", `http://${request.headers.host ?? "localhost"}`);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
-        headers.append(name, v);
-      }
-    }
+    const url = requestUrl(request);
     let response: Response;
     try {
-      response = await fetch(new Request(url, { headers }), { incoming: request });
+      response = await fetch(new Request(url, { headers: requestHeaders(request) }), {
+        incoming: request,
+      });
     } catch {
       response = new Response(null, { status: 500 });
     }
@@ -150,6 +146,22 @@ export function wsUpgrader(
   };
 
   return { upgradeWebSocket, handle };
+}
+
+/** The URL of a `node:http` request. */
+export function requestUrl(request: IncomingMessage): URL {
+  return new URL(request.url ?? "/", `http://${request.headers.host ?? "localhost"}`);
+}
+
+/** The headers of a `node:http` request. */
+export function requestHeaders(request: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      headers.append(name, v);
+    }
+  }
+  return headers;
 }
 
 /** Writes the app's answer to a refused upgrade and ends the socket. */
