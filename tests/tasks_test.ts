@@ -145,6 +145,7 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
   "bench:calls": "a benchmark of minutes; run by hand",
   "bench:abuse":
     "floods for a minute or more; run by hand (each flood is a test in serve_abuse_test.ts)",
+  "bench:line": "a benchmark of a minute; run by hand",
 };
 
 async function gitStatus(path: string): Promise<string> {
