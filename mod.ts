@@ -150,6 +150,7 @@ export type {
 export type { SessionStore, SessionStoreOptions } from "./src/server/session_store.ts";
 export type { Framing } from "./src/protocol/framing.ts";
 export type { SessionAudioOptions } from "./src/server/session_audio.ts";
+export type { ConnectionLimits } from "./src/server/connection_guard.ts";
 
 // Speech providers and the PCM they exchange (a call line's audio names them).
 export {

@@ -1,13 +1,14 @@
 /**
- * The bot server on a Deno socket (`Deno.serve`): loopback by default, a bearer token
- * required on any other address. For Node, mount `createApp` from
+ * The bot server on a socket (`node:http`, WebSocket upgrades through `ws`, a frame over
+ * 1 MiB refused from its header): loopback by default, a bearer token required on any
+ * other address. For Node, mount `createApp` from
  * `@callbench/callbench/server` instead.
  *
  * @example Serve a participant factory on 127.0.0.1:8765
  * ```ts
  * import { serve } from "@callbench/callbench/serve";
  *
- * const server = serve({ hostname: "127.0.0.1", port: 8765, factory });
+ * const server = await serve({ hostname: "127.0.0.1", port: 8765, factory });
  * await server.finished;
  * ```
  *

@@ -1,6 +1,6 @@
 /**
  * The bot server as a Hono app, for mounting on any runtime: `createApp` never
- * listens, and this entry point loads no `Deno.serve` code, so Node can host it with
+ * listens, and this entry point loads no listening code, so Node can host it with
  * `@hono/node-server` and `@hono/node-ws`:
  *
  * ```ts
@@ -31,6 +31,7 @@ export type { Session, SessionOptions, SessionSocket } from "./src/server/sessio
 export type { SessionStore, SessionStoreOptions } from "./src/server/session_store.ts";
 export type { Framing } from "./src/protocol/framing.ts";
 export type { SessionAudioOptions } from "./src/server/session_audio.ts";
+export type { ConnectionLimits } from "./src/server/connection_guard.ts";
 export {
   type SpeechError,
   speechErrorSchema,

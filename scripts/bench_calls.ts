@@ -226,7 +226,7 @@ export async function withServer<T>(
   bench: CallBench,
   body: (url: string) => Promise<T>,
 ): Promise<T> {
-  const server = serve({
+  const server = await serve({
     hostname: "127.0.0.1",
     port: 0,
     factory: builtinFactory(bench.root),

@@ -42,7 +42,7 @@ async function startServer(): Promise<{ child: Deno.ChildProcess; url: string }>
       "run",
       "--allow-read",
       "--allow-net=127.0.0.1",
-      "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN",
+      "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN,WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE",
       "cli.ts",
       "serve",
       "--port",

@@ -12,7 +12,10 @@ import { selectScenarios } from "../src/scenario/suites.ts";
 import { type RunningServer, serve, type ServeOptions } from "../src/server/serve.ts";
 
 /** `serve` on 127.0.0.1, a free port, `builtinFactory(root)` and `root`; `options` override. */
-export function serveBuiltin(root: DataRoot, options: Partial<ServeOptions> = {}): RunningServer {
+export function serveBuiltin(
+  root: DataRoot,
+  options: Partial<ServeOptions> = {},
+): Promise<RunningServer> {
   return serve({
     hostname: "127.0.0.1",
     port: 0,

@@ -25,9 +25,9 @@ export interface EchoServer extends RunningServer {
 }
 
 /** A bot server on a free loopback port whose participants are echo doubles. */
-export function echoServer(options: Partial<ServeOptions> = {}): EchoServer {
+export async function echoServer(options: Partial<ServeOptions> = {}): Promise<EchoServer> {
   const hosted: EchoServer["hosted"] = [];
-  const server = serve({
+  const server = await serve({
     hostname: "127.0.0.1",
     port: 0,
     factory: (name) => {

@@ -116,7 +116,7 @@ export async function recordOracleCall(
   options: { framing?: "json" | "protobuf"; label: string },
 ): Promise<{ record: TrialRecord; frames: RecordedFrame[] }> {
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const server = serveBuiltin(root);
+  const server = await serveBuiltin(root);
   const recorder = wireRecorder(server.url.replace(/\/ws$/, ""));
   try {
     const { scenarios } = await selectScenarios(root, { scenarios: [scenario] });

@@ -1,6 +1,6 @@
 /**
  * The package's entry points (deno.json "exports"): `./server` mounts the app on any
- * runtime, so neither it nor the main entry may load the `Deno.serve` code.
+ * runtime, so neither it nor the main entry may load the listening code (src/server/serve.ts).
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -36,14 +36,14 @@ Deno.test("entry points: deno.json exports the library, ./server and ./serve", (
 });
 
 for (const entry of [".", "./server"]) {
-  Deno.test(`entry points: ${entry} does not load the Deno.serve code`, async () => {
+  Deno.test(`entry points: ${entry} does not load the listening code`, async () => {
     const mods = await graph(exportsMap[entry]!);
     assert.ok(mods.includes(new URL("src/server/app.ts", ROOT).href), "createApp is in the graph");
     assert.ok(!mods.includes(SERVE_TS), `${entry} loads src/server/serve.ts`);
   });
 }
 
-Deno.test("entry points: ./serve is where Deno.serve is", async () => {
+Deno.test("entry points: ./serve is where the server listens", async () => {
   assert.ok((await graph(exportsMap["./serve"]!)).includes(SERVE_TS));
 });
 

@@ -68,7 +68,7 @@ const jsonSerializer = {
 
 for (const framing of ["protobuf", "json"] as const) {
   Deno.test(`the official pipecat client (${framing}) connects, talks, calls a function and requests`, async () => {
-    const server = echoServer();
+    const server = await echoServer();
     const outputs: BotOutputData[] = [];
     const metrics: PipecatMetricsData[] = [];
     const serverMessages: unknown[] = [];

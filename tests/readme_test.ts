@@ -54,7 +54,7 @@ function stages(sh: string): string[][] {
 }
 
 Deno.test("README: the pipeline runs as written, against a served agent and the bundled data", async () => {
-  const server = serveBuiltin(openDataRoot()); // the oracle by default
+  const server = await serveBuiltin(openDataRoot()); // the oracle by default
   const dir = await Deno.makeTempDir({ prefix: "callbench-readme-" });
   try {
     const pipeline = stages(block("sh", "deno task -q cli list"));

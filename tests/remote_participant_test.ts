@@ -25,7 +25,7 @@ const said = (text: string) => (a: LineAct) => a.act === "say" && a.text === tex
 
 for (const framing of ["json", "protobuf"] as const) {
   Deno.test(`a remote agent (${framing}) relays speech, keys, tools and the end of the call`, async () => {
-    const server = echoServer();
+    const server = await echoServer();
     const url = `${server.url}?agent=echo${framing === "protobuf" ? "&framing=protobuf" : ""}`;
     const remote = new RemoteParticipant({ url, side: "agent" });
     const line = new RecordingLine("agent");
@@ -91,7 +91,7 @@ for (const framing of ["json", "protobuf"] as const) {
 }
 
 Deno.test("a remote caller (?user=) is hosted on the user side", async () => {
-  const server = echoServer();
+  const server = await echoServer();
   const remote = new RemoteParticipant({ url: `${server.url}?user=echo`, side: "user" });
   const line = new RecordingLine("user");
   try {
@@ -106,7 +106,7 @@ Deno.test("a remote caller (?user=) is hosted on the user side", async () => {
 });
 
 Deno.test("the kick option sends Hello when the call starts, for reference-style bots", async () => {
-  const server = echoServer();
+  const server = await echoServer();
   const remote = new RemoteParticipant({ url: server.url, kick: "Hello" });
   const line = new RecordingLine();
   try {
@@ -120,7 +120,7 @@ Deno.test("the kick option sends Hello when the call starts, for reference-style
 });
 
 Deno.test("tools are sent as the reference's {name: {}} when asked", async () => {
-  const server = echoServer({
+  const server = await echoServer({
     session: { domains: () => Promise.reject(new Error("no domains")) },
   });
   const remote = new RemoteParticipant({ url: server.url, toolsFormat: "names" });

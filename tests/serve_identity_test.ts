@@ -23,7 +23,7 @@ async function otherRoot(): Promise<string> {
 
 Deno.test("a served oracle refuses a namesake scenario from another data root, naming both", async () => {
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const server = serveBuiltin(root);
+  const server = await serveBuiltin(root);
   const other = await otherRoot();
   try {
     const agent = `${server.url}?agent=oracle`;

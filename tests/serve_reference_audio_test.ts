@@ -44,7 +44,7 @@ Deno.test({
   fn: async () => {
     const picked = [await changing("eva_airline"), await changing("tau2_retail")];
     const tts = new FliteTts({ sampleRate: 24000 });
-    const server = serveBuiltin(root, {
+    const server = await serveBuiltin(root, {
       audio: { enabled: true, options: () => ({ tts, outputRate: 24000 }) },
     });
     const outDir = await Deno.makeTempDir({ prefix: "callbench-ref-audio-" });

@@ -25,7 +25,7 @@ Deno.test({
       picked.push(...await changingScenarios(root, d, 2));
     }
     assert.ok(picked.length >= 5, `only ${picked.length} fixture scenarios`);
-    const server = serveBuiltin(root);
+    const server = await serveBuiltin(root);
     try {
       const results: string[] = [];
       for (const s of picked) {

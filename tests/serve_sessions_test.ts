@@ -43,7 +43,7 @@ async function status(url: string): Promise<number> {
 
 Deno.test("a session resumes on reconnect: by ?session=NAME, and by the same URL", async () => {
   const clock = new SimClock();
-  const server = echoServer({ keep: { clock, idleMs: 60_000 } });
+  const server = await echoServer({ keep: { clock, idleMs: 60_000 } });
   try {
     for (const [i, url] of [`${server.url}?session=s1`, `${server.url}?agent=echo`].entries()) {
       const first = await client(url);
@@ -71,7 +71,7 @@ Deno.test("a session resumes on reconnect: by ?session=NAME, and by the same URL
 
 Deno.test("an idle session is freed after --session-idle (simulated clock)", async () => {
   const clock = new SimClock();
-  const server = echoServer({ keep: { clock, idleMs: 600_000 } });
+  const server = await echoServer({ keep: { clock, idleMs: 600_000 } });
   try {
     const url = `${server.url}?session=idle`;
     const c = await client(url);
@@ -91,7 +91,7 @@ Deno.test("an idle session is freed after --session-idle (simulated clock)", asy
 });
 
 Deno.test("a named session has one client at a time and hosts what it was made for", async () => {
-  const server = echoServer({ keep: { clock: new SimClock() } });
+  const server = await echoServer({ keep: { clock: new SimClock() } });
   try {
     const url = `${server.url}?session=one&agent=echo`;
     const c = await client(url);
@@ -111,9 +111,28 @@ Deno.test("a named session has one client at a time and hosts what it was made f
   }
 });
 
+Deno.test("of eight clients dialing one session name at once, exactly one is let in", async () => {
+  const server = await echoServer({ keep: { clock: new SimClock() } });
+  try {
+    const url = `${server.url}?session=race&agent=echo`;
+    for (let round = 0; round < 3; round++) {
+      const dialers = Array.from({ length: 8 }, () => new RawClient(url));
+      const opened = await Promise.allSettled(dialers.map((d) => d.opened));
+      const admitted = dialers.filter((_, i) => opened[i]!.status === "fulfilled");
+      assert.equal(admitted.length, 1, `round ${round}: ${admitted.length} clients got 101`);
+      await Promise.all(dialers.map((d) => d.close()));
+      await new Promise((r) => setTimeout(r, 20));
+      // The one that got in left: the name is free again.
+      assert.equal(server.store.inUse("session:race"), false, `round ${round}`);
+    }
+  } finally {
+    await server.shutdown();
+  }
+});
+
 Deno.test("?scenario= names the scenario when update_system_prompt does not; the scripted caller serves as the user bot", async () => {
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const server = serveBuiltin(root, { keep: { clock: new SimClock() } });
+  const server = await serveBuiltin(root, { keep: { clock: new SimClock() } });
   try {
     // Without ?scenario= the oracle refuses a prompt without a scenario field.
     const bare = await client(`${server.url}?agent=oracle`);
@@ -157,7 +176,7 @@ Deno.test("the llm caller serves as the user bot: it hears the agent's speech an
     }),
   });
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const server = serveBuiltin(root, {
+  const server = await serveBuiltin(root, {
     factory: builtinFactory(root, {}, { baseUrl: fake.baseUrl, model: "caller-model" }),
     keep: { clock: new SimClock() },
   });

@@ -9,7 +9,10 @@ import { fuzzFrames } from "../src/server/_fuzz_frames.ts";
 import { echoServer, RawClient } from "./_wire.ts";
 
 Deno.test("10,000 fuzzed frames over a socket leave the session answering", async () => {
-  const server = echoServer({ session: { toolTimeoutMs: 200 } });
+  // Every refused frame is answered here; the bound on refusals has its own tests.
+  const server = await echoServer({
+    session: { toolTimeoutMs: 200, limits: { refusalBurst: Infinity } },
+  });
   const client = new RawClient(server.url);
   try {
     await client.opened;

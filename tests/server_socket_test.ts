@@ -10,7 +10,7 @@ import { echoServer, RawClient } from "./_wire.ts";
 
 for (const framing of ["json", "protobuf"] as const) {
   Deno.test(`a ${framing} client gets bot-ready and bot speech over a real socket`, async () => {
-    const server = echoServer();
+    const server = await echoServer();
     const client = new RawClient(server.url, framing);
     try {
       await client.opened;
@@ -32,7 +32,7 @@ for (const framing of ["json", "protobuf"] as const) {
 }
 
 Deno.test("fifty concurrent sessions each get their own participant and replies", async () => {
-  const server = echoServer();
+  const server = await echoServer();
   const clients = Array.from({ length: 50 }, () => new RawClient(server.url));
   try {
     await Promise.all(clients.map((c) => c.opened));
@@ -50,7 +50,7 @@ Deno.test("fifty concurrent sessions each get their own participant and replies"
 });
 
 Deno.test("shutdown closes open sessions with 1001 and ends their calls", async () => {
-  const server = echoServer();
+  const server = await echoServer();
   const client = new RawClient(server.url);
   await client.opened;
   client.send(rtvi("send-text", { content: "hi" }, "s1"));
@@ -63,9 +63,9 @@ Deno.test("shutdown closes open sessions with 1001 and ends their calls", async 
   assert.equal(echo.closed, true);
 });
 
-Deno.test("binding a non-loopback address without a token is refused", () => {
+Deno.test("binding a non-loopback address without a token is refused", async () => {
   for (const hostname of ["0.0.0.0", "192.168.1.10", "::"]) {
-    assert.throws(
+    await assert.rejects(
       () => serve({ hostname, port: 0, factory: () => Promise.reject(new Error("unused")) }),
       (e: unknown) => e instanceof InputError && /needs a token/.test(e.message),
     );
@@ -73,7 +73,7 @@ Deno.test("binding a non-loopback address without a token is refused", () => {
 });
 
 Deno.test("with a token, the upgrade is refused without it and accepted with it", async () => {
-  const server = echoServer({ token: "t0ken" });
+  const server = await echoServer({ token: "t0ken" });
   try {
     const refused = new RawClient(server.url);
     await assert.rejects(refused.opened);
@@ -93,7 +93,7 @@ Deno.test("with a token, the upgrade is refused without it and accepted with it"
 });
 
 Deno.test("/health answers over HTTP on the same port", async () => {
-  const server = echoServer();
+  const server = await echoServer();
   try {
     const res = await fetch(`http://127.0.0.1:${server.port}/health`);
     const body = await res.json();
@@ -104,9 +104,9 @@ Deno.test("/health answers over HTTP on the same port", async () => {
   }
 });
 
-Deno.test("serve() refuses a blank token and one a Bearer header could not carry", () => {
+Deno.test("serve() refuses a blank token and one a Bearer header could not carry", async () => {
   for (const token of ["", " ", "\t", " secret", "secret\n"]) {
-    assert.throws(
+    await assert.rejects(
       () => serve({ hostname: "127.0.0.1", port: 0, token, factory: () => Promise.reject() }),
       (e: unknown) => e instanceof InputError && /token/.test(e.message),
       JSON.stringify(token),

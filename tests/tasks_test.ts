@@ -143,6 +143,8 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
   "bench:audio": "a benchmark of minutes; run by hand",
   "bench:audio:realtime": "real-time calls for minutes; run by hand",
   "bench:calls": "a benchmark of minutes; run by hand",
+  "bench:abuse":
+    "floods for a minute or more; run by hand (each flood is a test in serve_abuse_test.ts)",
   "bench:line": "a benchmark of a minute; run by hand",
 };
 

@@ -36,7 +36,7 @@ Deno.test("the framing comes from the option, else ?framing=, else json", () => 
 });
 
 Deno.test("framing: protobuf as an option sends binary frames to a URL without ?framing=", async () => {
-  const server = echoServer();
+  const server = await echoServer();
   const sent: string[] = [];
   const connect = (url: string): ClientSocket => {
     const ws = new WebSocket(url) as unknown as ClientSocket;
@@ -77,7 +77,7 @@ Deno.test("eval --framing: an unknown framing, or one without a ws:// agent, is 
 });
 
 Deno.test("eval --framing protobuf reaches the agent in protobuf and records the framing", async () => {
-  const server = echoServer();
+  const server = await echoServer();
   try {
     const r = await cli([
       "eval",

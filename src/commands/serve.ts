@@ -14,6 +14,7 @@ import type { Scenario } from "../scenario/scenario.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
+import { DEFAULT_CONNECTION_LIMITS } from "../server/connection_guard.ts";
 import { checkToken, serve } from "../server/serve.ts";
 import { DEFAULT_MAX_KEPT_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../server/session_store.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
@@ -91,6 +92,18 @@ const FLAGS = {
     description: "sessions kept without a client at once (past it the longest idle\nis freed)",
     default: String(DEFAULT_MAX_KEPT_SESSIONS),
   },
+  "handshake-timeout": {
+    type: "string",
+    value: "S",
+    description: "seconds a client may take to send client-ready (0: no limit)",
+    default: String(DEFAULT_CONNECTION_LIMITS.handshakeTimeoutMs / 1000),
+  },
+  "idle-timeout": {
+    type: "string",
+    value: "S",
+    description: "seconds a client may send no frame before it is closed (0: no\nlimit)",
+    default: String(DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000),
+  },
   audio: {
     type: "boolean",
     description: "hosted participants speak and hear audio: each utterance is\n" +
@@ -156,7 +169,10 @@ ${flagRows(FLAGS)}
 Prints the bound URL on stderr; stops cleanly on SIGINT or SIGTERM. A port in use, an
 address it cannot bind or a bad token is one line on stderr and exit 2. Each session
 holds at most 8 MiB of context history and 4 MiB of shared state: a frame past either
-gets an error-response and the session goes on.`;
+gets an error-response and the session goes on. A connection is closed, after a fatal
+error naming why, when it sends no client-ready in time, no frame for the idle
+timeout, more than 100 refused frames at once (then 20/s), or audio faster than 4x
+real time; frames over 1 MiB are refused from their header (close 1009).`;
 
 type ServeFlags = ReturnType<typeof parseFlags<typeof FLAGS>>["values"];
 
@@ -355,7 +371,13 @@ export async function runServe(
   if (!Number.isFinite(idle) || idle < 0) {
     throw new InputError({ field: "--session-idle", message: "expected seconds >= 0" });
   }
-  const server = serve({
+  const limits = {
+    handshakeTimeoutMs: seconds(values["handshake-timeout"], "--handshake-timeout") ??
+      DEFAULT_CONNECTION_LIMITS.handshakeTimeoutMs,
+    idleTimeoutMs: seconds(values["idle-timeout"], "--idle-timeout") ??
+      DEFAULT_CONNECTION_LIMITS.idleTimeoutMs,
+  };
+  const server = await serve({
     hostname: values.host ?? "127.0.0.1",
     port,
     token,
@@ -384,6 +406,7 @@ export async function runServe(
       }, env),
     ),
     audio: speech.audio,
+    session: { limits },
     log: (line) => io.err(line),
   });
   io.err(`callbench serve: listening on ${server.url}${speech.audio.enabled ? " (audio)" : ""}`);
@@ -396,6 +419,16 @@ export async function runServe(
   await server.shutdown();
   await speech.close();
   return 0;
+}
+
+/** A flag of seconds >= 0 as ms; undefined when not given. */
+function seconds(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const s = Number(value);
+  if (value.trim() === "" || !Number.isFinite(s) || s < 0) {
+    throw new InputError({ field, message: "expected seconds >= 0" });
+  }
+  return s * 1000;
 }
 
 /** Runs `fn` with a signal aborted by the first SIGINT or SIGTERM. */

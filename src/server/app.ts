@@ -5,8 +5,8 @@
  * with the same key (`?session=NAME`, else the URL without its token) resumes it
  * (src/server/session_store.ts).
  * Built by a function that never listens; the WebSocket upgrade is injected, so the
- * same app runs under `Deno.serve` (`hono/deno`) or a Node server
- * (`@hono/node-server` with `@hono/node-ws`):
+ * same app runs under `serve` (src/server/serve.ts: `node:http` with `ws`), `Deno.serve`
+ * (`hono/deno`) or a Node server (`@hono/node-server` with `@hono/node-ws`):
  *
  * ```ts
  * import { serve } from "@hono/node-server";
@@ -75,7 +75,12 @@ export interface AppOptions {
   /** Limits and lookups given to every session (see `SessionOptions`). */
   session?: Pick<
     SessionOptions,
-    "domains" | "toolTimeoutMs" | "maxFrameBytes" | "maxHistoryBytes" | "maxSharedStateBytes"
+    | "domains"
+    | "toolTimeoutMs"
+    | "maxFrameBytes"
+    | "maxHistoryBytes"
+    | "maxSharedStateBytes"
+    | "limits"
   >;
   /** Diagnostics, one line each (never protocol data); silent by default. */
   log?: (line: string) => void;
@@ -105,6 +110,27 @@ export function createApp(options: AppOptions): Hono {
   });
 
   let opened = 0;
+  /**
+   * Upgrades let in and not yet open: each holds a slot of `maxSessions` and, for a
+   * named session, its name, from the admission on (so of clients that dial one name
+   * at once only the first is let in); the socket takes it over and gives it back.
+   */
+  const claims = new WeakMap<Request, Claim>();
+  const claimedNames = new Set<string>();
+  let admitting = 0;
+  const claim = (named: string | undefined): Claim => {
+    admitting++;
+    if (named !== undefined) claimedNames.add(named);
+    let held = true;
+    return {
+      release: () => {
+        if (!held) return;
+        held = false;
+        admitting--;
+        if (named !== undefined) claimedNames.delete(named);
+      },
+    };
+  };
 
   const admit: MiddlewareHandler = async (c, next) => {
     if (options.token !== undefined && !authorized(c.req.raw, options.token)) {
@@ -118,7 +144,9 @@ export function createApp(options: AppOptions): Hono {
     if (named) {
       // A named session has one client at a time, and hosts what it was made for.
       const name = c.req.query("session")!;
-      if (store.inUse(key)) return c.json({ error: `session "${name}" has a client` }, 409);
+      if (store.inUse(key) || claimedNames.has(key)) {
+        return c.json({ error: `session "${name}" has a client` }, 409);
+      }
       const kept = store.peek(key)?.participant;
       const wanted = { ...choice, scenario: c.req.query("scenario") };
       if (
@@ -133,10 +161,18 @@ export function createApp(options: AppOptions): Hono {
         }, 409);
       }
     }
-    if (sessions.size >= maxSessions) {
+    if (sessions.size + admitting >= maxSessions) {
       return c.json({ error: `server full (${maxSessions} sessions)` }, 503);
     }
-    await next();
+    const held = claim(named ? key : undefined);
+    claims.set(c.req.raw, held);
+    try {
+      await next();
+    } finally {
+      // Not upgraded (no upgrade header, or the upgrade failed): the claim goes back.
+      if (claims.get(c.req.raw) === held) held.release();
+      claims.delete(c.req.raw);
+    }
   };
 
   const upgrade = options.upgradeWebSocket((c) => {
@@ -148,6 +184,8 @@ export function createApp(options: AppOptions): Hono {
     };
     const { key } = sessionKey(c.req.url);
     const audio = wantsAudio(c.req.query("audio"), options.audio) === true;
+    const held = claims.get(c.req.raw);
+    claims.delete(c.req.raw);
     let session: Session | undefined;
     let socket: SessionSocket | undefined;
     const id = ++opened;
@@ -158,6 +196,7 @@ export function createApp(options: AppOptions): Hono {
       const own: SessionSocket = {
         send: (data) => ws.send(data),
         close: (code, reason) => ws.close(code, reason),
+        bufferedAmount: () => queuedBytes(ws.raw),
       };
       socket = own;
       const kept = store.take(key);
@@ -178,12 +217,14 @@ export function createApp(options: AppOptions): Hono {
       }
       sessions.add(session);
       store.attached(key, session);
+      held?.release();
       return session;
     };
     return {
       onOpen: (_event, ws) => void open(ws),
       onMessage: (event, ws) => open(ws).receive(event.data),
       onClose: () => {
+        held?.release();
         if (!session) return;
         sessions.delete(session);
         session.detach(socket);
@@ -195,6 +236,11 @@ export function createApp(options: AppOptions): Hono {
 
   app.get("/ws", admit, upgrade, (c) => c.json({ error: "expected a WebSocket upgrade" }, 426));
   return app;
+}
+
+/** A slot (and a session name) held for an upgrade between admission and open. */
+interface Claim {
+  release(): void;
 }
 
 /** Which participant a URL asks for: `?agent=NAME`, `?user=NAME`, or the default agent. */
@@ -248,6 +294,15 @@ export function socketTrouble(event: Event): string {
   return /EOF|reset|broken pipe|closed/i.test(message)
     ? "the client dropped the connection without closing it"
     : "connection closed after a WebSocket protocol error from the client";
+}
+
+/** Bytes sent on a socket and not yet written out: serve's `ws` sockets, a WebSocket. */
+function queuedBytes(raw: unknown): number {
+  if (typeof raw === "object" && raw !== null && "queuedBytes" in raw) {
+    return Number((raw as { queuedBytes: number }).queuedBytes);
+  }
+  if (typeof WebSocket !== "undefined" && raw instanceof WebSocket) return raw.bufferedAmount;
+  return 0;
 }
 
 /** Binary frames as ArrayBuffers, so a session need not read Blobs (Deno's default). */

@@ -26,6 +26,8 @@ export class ContextHistory {
   /** Size of each entry, in the same order. */
   #sizes: number[] = [];
   #bytes = 0;
+  /** The last reply, until the conversation changes. */
+  #reply?: { context: string };
 
   constructor(budget = DEFAULT_MAX_HISTORY_BYTES) {
     this.#budget = budget;
@@ -34,6 +36,7 @@ export class ContextHistory {
   /** A new conversation: just the system prompt. */
   restart(prompt: string): void {
     const entry = { role: "system", content: prompt };
+    this.#reply = undefined;
     this.#entries = [entry];
     this.#sizes = [jsonBytes(entry)];
     this.#bytes = this.#sizes[0]!;
@@ -60,6 +63,7 @@ export class ContextHistory {
       entry = { role: entry.role, content: `[${bytes} bytes omitted: over the history budget]` };
       bytes = jsonBytes(entry);
     }
+    this.#reply = undefined;
     this.#entries.push(entry);
     this.#sizes.push(bytes);
     this.#bytes += bytes;
@@ -78,6 +82,6 @@ export class ContextHistory {
    * parses it as JSON.
    */
   reply(): { context: string } {
-    return { context: JSON.stringify(JSON.stringify(this.#entries)) };
+    return this.#reply ??= { context: JSON.stringify(JSON.stringify(this.#entries)) };
   }
 }

@@ -1,14 +1,19 @@
 /**
- * The bot server on a socket: the only `Deno.serve` of the project. Loopback by
- * default; binding any other address needs a bearer token.
+ * The bot server on a socket: the only listening server of the project, a `node:http`
+ * server whose WebSocket upgrades go through `ws` (src/server/ws_upgrade.ts: a frame
+ * over the frame limit is refused from its header, a client that does not read is not
+ * read either). Loopback by default; binding any other address needs a bearer token.
  *
  * @module
  */
-import { upgradeWebSocket } from "hono/deno";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { InputError } from "../problem/problem.ts";
+import { MAX_FRAME_BYTES } from "../protocol/framing.ts";
 import { type AppOptions, createApp } from "./app.ts";
 import type { Session } from "./session.ts";
 import { SessionStore } from "./session_store.ts";
+import { requestHeaders, requestUrl, wsUpgrader } from "./ws_upgrade.ts";
 
 /** How `serve` listens: the app's options and the address. */
 export interface ServeOptions extends Omit<AppOptions, "upgradeWebSocket" | "sessions" | "store"> {
@@ -67,7 +72,7 @@ export function checkToken(token: string | undefined): void {
  * Starts listening; refuses a non-loopback address without a token, a blank token,
  * and a port it cannot bind, each as an input error naming the address.
  */
-export function serve(options: ServeOptions): RunningServer {
+export async function serve(options: ServeOptions): Promise<RunningServer> {
   checkToken(options.token);
   if (!isLoopback(options.hostname) && !options.token) {
     throw new InputError({
@@ -79,37 +84,86 @@ export function serve(options: ServeOptions): RunningServer {
   }
   const sessions = new Set<Session>();
   const store = new SessionStore({ ...options.keep, log: options.log });
-  const app = createApp({ ...options, upgradeWebSocket, sessions, store });
-  const server = listen(options.hostname, options.port, app.fetch);
-  const host = server.addr.hostname.includes(":")
-    ? `[${server.addr.hostname}]`
-    : server.addr.hostname;
-  let stopping: Promise<void> | undefined;
-  return {
-    url: `ws://${host}:${server.addr.port}/ws`,
-    port: server.addr.port,
+  const upgrader = wsUpgrader({
+    maxPayload: options.session?.maxFrameBytes ?? MAX_FRAME_BYTES,
+  });
+  const app = createApp({
+    ...options,
+    upgradeWebSocket: upgrader.upgradeWebSocket,
     sessions,
     store,
-    finished: server.finished,
+  });
+  const server = createServer((request, response) => {
+    answer(app.fetch, request, response).catch((e) => {
+      options.log?.(`answering a request failed: ${(e as Error)?.message ?? e}`);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  server.on("upgrade", (request, socket, head) => {
+    upgrader.handle(app.fetch, request, socket, head).catch((e) => {
+      options.log?.(`upgrade failed: ${(e as Error)?.message ?? e}`);
+      socket.destroy();
+    });
+  });
+  const addr = await listen(server, options.hostname, options.port);
+  const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  server.on("close", () => finish());
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `ws://${host}:${addr.port}/ws`,
+    port: addr.port,
+    sessions,
+    store,
+    finished,
     shutdown: () =>
       stopping ??= (async () => {
+        const closing = new Promise<void>((resolve) => server.close(() => resolve()));
         await Promise.all([...sessions].map((s) => s.close(1001, "server shutting down")));
         await store.freeAll();
-        await server.shutdown();
+        server.closeAllConnections();
+        await closing;
       })(),
   };
 }
 
-function listen(
-  hostname: string,
-  port: number,
-  fetch: (request: Request) => Response | Promise<Response>,
-): Deno.HttpServer<Deno.NetAddr> {
+/**
+ * Answers a plain HTTP request with the app. Its routes are all GET, so a request's
+ * body is never read (it is drained) and the app sees none.
+ */
+async function answer(
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  request.resume();
+  const method = request.method;
+  const answered = method === "GET" || method === "HEAD"
+    ? await fetch(new Request(requestUrl(request), { method, headers: requestHeaders(request) }), {
+      incoming: request,
+    })
+    : new Response(null, { status: 405, headers: { allow: "GET" } });
+  const body = method === "HEAD" ? new Uint8Array(0) : new Uint8Array(await answered.arrayBuffer());
+  response.writeHead(answered.status, Object.fromEntries(answered.headers));
+  response.end(body);
+}
+
+async function listen(server: Server, hostname: string, port: number): Promise<AddressInfo> {
   try {
-    return Deno.serve({ hostname, port, onListen: () => {} }, fetch);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, hostname, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    return server.address() as AddressInfo;
   } catch (e) {
     const where = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
-    if (e instanceof Deno.errors.AddrInUse) {
+    const code = (e as { code?: string }).code;
+    if (e instanceof Deno.errors.AddrInUse || code === "EADDRINUSE") {
       throw new InputError({
         option: "port",
         code: "port_in_use",
@@ -117,7 +171,7 @@ function listen(
         hint: "stop what holds it or pick another port; port 0 picks a free one",
       });
     }
-    if (e instanceof Deno.errors.AddrNotAvailable) {
+    if (e instanceof Deno.errors.AddrNotAvailable || code === "EADDRNOTAVAIL") {
       throw new InputError({
         option: "host",
         message: `cannot listen on ${where}: no such address on this machine`,
@@ -130,7 +184,7 @@ function listen(
         hint: "grant network access to that address",
       });
     }
-    if (e instanceof Deno.errors.PermissionDenied) {
+    if (e instanceof Deno.errors.PermissionDenied || code === "EACCES") {
       throw new InputError({
         option: "port",
         message: `not allowed to listen on ${where}`,

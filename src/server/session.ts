@@ -54,6 +54,7 @@ import { ContextHistory, jsonBytes } from "./context_history.ts";
 import { describe, HostedWorld } from "./hosted_world.ts";
 import { HostedParticipant, type HostedParticipantFactory } from "./participant_line.ts";
 import { SessionAudio, type SessionAudioOptions } from "./session_audio.ts";
+import { ConnectionGuard, type ConnectionLimits, type Violation } from "./connection_guard.ts";
 
 export type { HostedParticipantFactory };
 
@@ -63,6 +64,8 @@ export interface SessionSocket {
   send(data: string | Uint8Array<ArrayBuffer>): void;
   /** Closes the socket with a WebSocket close code and reason. */
   close(code?: number, reason?: string): void;
+  /** Bytes sent and not yet taken by the network (absent: unknown, taken as 0). */
+  bufferedAmount?(): number;
 }
 
 /** How a session is made: what it hosts and its limits. */
@@ -96,9 +99,22 @@ export interface SessionOptions {
    * client's audio (VAD turn-taking). Absent: text only, and audio frames are ignored.
    */
   audio?: SessionAudioOptions;
+  /**
+   * What one connection may cost (refused frames, audio speed, time to `client-ready`,
+   * time without a frame); past a bound the client is told why and its socket closed.
+   */
+  limits?: ConnectionLimits;
   /** Diagnostics (never protocol data). */
   log?: (line: string) => void;
 }
+
+/** Frames waiting to be handled (only while a Blob is read); more are refused. */
+export const MAX_QUEUED_FRAMES = 256;
+/** Messages waiting for the one before them to be handled; more are refused. */
+export const MAX_PENDING_MESSAGES = 256;
+
+/** Bytes of a user turn's history entry besides its words. */
+const ENTRY_OVERHEAD = jsonBytes({ role: "user", content: "" });
 
 /** `about` in `bot-ready`. */
 export const SERVER_ABOUT = { library: "callbench", library_version: "0.1.0" } as const;
@@ -132,10 +148,24 @@ export class Session {
   /** Freed: nothing more is handled or sent. */
   #closed = false;
 
-  /** Frames in arrival order (a Blob must be read before the next frame is handled). */
+  /**
+   * Frames waiting, in arrival order: only while a Blob is read (a frame that is not
+   * a Blob is handled as it comes when none waits), and at most `MAX_QUEUED_FRAMES`.
+   */
+  #queue: (string | ArrayBufferLike | ArrayBufferView | Blob)[] = [];
+  /** Reading the queue (a Blob at a time); settles once it is empty. */
   #inbox: Promise<void> = Promise.resolve();
+  #draining = false;
   /** Messages handled one at a time, in order; tool results bypass it. */
   #work: Promise<void> = Promise.resolve();
+  /** Messages on `#work` not yet handled. */
+  #pendingWork = 0;
+  /** The bounds of the connection now; none between clients. */
+  #guard?: ConnectionGuard;
+  /** Size of the last reply sent, bytes (the next is taken to be as large). */
+  #lastReplyBytes = 0;
+  /** The socket was closed for a violation: its further frames are dropped unread. */
+  #cut = false;
 
   readonly #world: HostedWorld;
   readonly #history: ContextHistory;
@@ -147,6 +177,7 @@ export class Session {
     this.#socket = socket;
     this.#options = options;
     this.#clock = options.clock ?? new RealClock();
+    if (socket) this.#guard = this.#newGuard();
     const log = (line: string) => this.#log(line);
     this.#world = new HostedWorld({
       dataRoot: options.dataRoot,
@@ -177,11 +208,8 @@ export class Session {
         send: (m) => this.#send(m),
         clientText: (t) => this.#clientText(t),
         legacy: () => this.#legacy,
-        schedule: (fn) => {
-          this.#work = this.#work.then(fn).catch((e) =>
-            this.#log(`releasing a failed participant: ${describe(e)}`)
-          );
-        },
+        schedule: (fn) =>
+          this.#schedule(fn, (e) => this.#log(`releasing a failed participant: ${describe(e)}`)),
         ...(audio
           ? {
             speak: (text, hooks) => audio.speak(text, hooks),
@@ -225,11 +253,58 @@ export class Session {
 
   /** Handles one frame as received. Never throws; bad frames are answered with errors. */
   receive(data: string | ArrayBufferLike | ArrayBufferView | Blob): void {
-    if (this.#closed) return;
-    this.#inbox = this.#inbox.then(async () => {
-      const frame = data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data;
-      this.#dispatch(frame);
-    }).catch((e) => this.#log(`frame handling failed: ${(e as Error)?.stack ?? e}`));
+    if (this.#closed || this.#cut) return;
+    const bytes = typeof data === "string"
+      ? data.length
+      : data instanceof Blob
+      ? data.size
+      : data.byteLength;
+    const flood = this.#guard?.frame(bytes);
+    if (flood) return this.#cutOff(this.#socket, flood);
+    if (!this.#draining && !(data instanceof Blob)) return this.#dispatchSafely(data);
+    if (this.#queue.length >= MAX_QUEUED_FRAMES) {
+      return this.#error(`too many frames waiting (${MAX_QUEUED_FRAMES}); frame dropped`);
+    }
+    this.#queue.push(data);
+    if (!this.#draining) this.#inbox = this.#drain();
+  }
+
+  /** Handles the queued frames in order, reading each Blob first. */
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0 && !this.#closed && !this.#cut) {
+        const data = this.#queue.shift()!;
+        try {
+          this.#dispatchSafely(
+            data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data,
+          );
+        } catch (e) {
+          this.#log(`reading a frame failed: ${describe(e)}`);
+        }
+        // A message just scheduled is handled before the next frame, as when frames come apart.
+        await null;
+      }
+    } finally {
+      this.#queue = [];
+      this.#draining = false;
+    }
+  }
+
+  #dispatchSafely(data: string | ArrayBufferLike | ArrayBufferView): void {
+    try {
+      this.#dispatch(data);
+    } catch (e) {
+      this.#log(`frame handling failed: ${(e as Error)?.stack ?? e}`);
+    }
+  }
+
+  /** Runs `fn` after the messages before it; at most `MAX_PENDING_MESSAGES` wait. */
+  #schedule(fn: () => unknown, failed: (e: unknown) => void): void {
+    this.#pendingWork++;
+    this.#work = this.#work.then(async () => {
+      await fn();
+    }).catch(failed).finally(() => this.#pendingWork--);
   }
 
   /** Resolves once every frame received so far has been handled (tests, shutdown). */
@@ -258,6 +333,10 @@ export class Session {
     this.#framing = "json";
     this.#legacy = false;
     this.#handshaken = false;
+    this.#cut = false;
+    this.#queue = [];
+    this.#guard?.stop();
+    this.#guard = this.#newGuard();
   }
 
   /**
@@ -268,6 +347,9 @@ export class Session {
     if (socket !== undefined && socket !== this.#socket) return;
     this.#socket = undefined;
     this.#handshaken = false;
+    this.#queue = [];
+    this.#guard?.stop();
+    this.#guard = undefined;
     this.#audio?.reset();
     this.#host.failPending("disconnected", "The client disconnected.");
   }
@@ -276,6 +358,7 @@ export class Session {
   async closed(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#guard?.stop();
     this.#audio?.close();
     this.#host.failPending("disconnected", "The client disconnected.");
     await this.#host.end("client disconnected");
@@ -311,7 +394,7 @@ export class Session {
         case "text":
         case "transcription":
           if (!this.#handshaken) return this.#error(BEFORE_HANDSHAKE);
-          return this.#audio.words(frame.text);
+          return this.#pendingWords(frame.text, undefined);
         case "interruption":
           return;
         case "message":
@@ -335,7 +418,10 @@ export class Session {
     const problem = checkValueLimits(msg.data);
     if (problem) return this.#reply(msg, undefined, `Invalid message: data ${problem}`);
     if (msg.type === "llm-function-call-result") return this.#onFunctionCallResult(msg);
-    if (msg.type === "client-ready") this.#handshaken = true;
+    if (msg.type === "client-ready") {
+      this.#handshaken = true;
+      this.#guard?.handshaken();
+    }
     if (this.#audio && (msg.type === "raw-audio" || msg.type === "raw-audio-batch")) {
       const audio = msg.type === "raw-audio"
         ? decodeRawAudio(msg.data)
@@ -343,7 +429,10 @@ export class Session {
       if (!audio.ok) return this.#errorResponse(msg.id, audioProblemText(audio.problem));
       return this.#onAudio(audio.value, msg.id);
     }
-    this.#work = this.#work.then(() => this.#handle(msg)).catch((e) => this.#fault(msg, e));
+    if (this.#pendingWork >= MAX_PENDING_MESSAGES) {
+      return this.#errorResponse(msg.id, `too many messages waiting (${MAX_PENDING_MESSAGES})`);
+    }
+    this.#schedule(() => this.#handle(msg), (e) => this.#fault(msg, e));
   }
 
   async #handle(msg: RtviMessage): Promise<void> {
@@ -375,6 +464,8 @@ export class Session {
   }
 
   async #onClientMessage(msg: RtviMessage): Promise<void> {
+    const tooMuch = this.#replyRefusal();
+    if (tooMuch) return this.#reply(msg, undefined, tooMuch);
     const data = ClientMessageDataSchema.safeParse(msg.data);
     if (!data.success) return this.#reply(msg, undefined, `Invalid message: ${issues(data.error)}`);
     const { t, d } = data.data;
@@ -394,7 +485,7 @@ export class Session {
     const { content, voice, interrupted } = data.data;
     if (this.#audio && data.data.options?.run_immediately === false) {
       // Words for the turn the client is speaking: they go with its end (VAD).
-      return this.#audio.words(content);
+      return this.#pendingWords(content, msg.id);
     }
     const entry = { role: "user", content };
     const bytes = jsonBytes(entry);
@@ -427,15 +518,39 @@ export class Session {
     if (!taken.ok) this.#reply(msg, undefined, taken.error);
   }
 
+  /**
+   * Words the client sent for the turn it is speaking: kept for the turn's end only
+   * while they, with the words kept already, fit the history budget.
+   */
+  #pendingWords(text: string, id: string | undefined): void {
+    const audio = this.#audio!;
+    const own = jsonBytes(text);
+    const bytes = ENTRY_OVERHEAD + audio.pendingWordBytes + own;
+    if (!this.#history.hasRoom(bytes)) {
+      return this.#errorResponse(
+        id,
+        `words for the turn in progress refused: ${this.#history.fullMessage(bytes)}`,
+      );
+    }
+    audio.words(text, own);
+  }
+
   /** One chunk of the client's audio: heard once the connection has shaken hands. */
   #onAudio(audio: PcmAudio, id: string | undefined): void {
     if (!this.#handshaken) return this.#errorResponse(id, BEFORE_HANDSHAKE);
+    const guard = this.#guard;
+    const ms = (audio.pcm.byteLength / (2 * audio.numChannels * audio.sampleRate)) * 1000;
+    const fast = guard?.audio(ms);
+    if (fast) return this.#cutOff(this.#socket, fast, id);
+    const t0 = performance.now();
     this.#audio!.hear(audio);
+    const slow = guard?.cpu(performance.now() - t0);
+    if (slow) this.#cutOff(this.#socket, slow, id);
   }
 
   /** What the VAD heard, delivered in order with the other messages, once the call is on. */
   #heard(event: CallEvent): void {
-    this.#work = this.#work.then(async () => {
+    this.#schedule(async () => {
       if (this.#closed) return;
       try {
         if (!(await this.#ensureParticipant())) return;
@@ -450,7 +565,7 @@ export class Session {
         this.#history.remember(entry, bytes);
       }
       this.#host.deliver(event);
-    }).catch((e) => this.#log(`delivering what was heard failed: ${describe(e)}`));
+    }, (e) => this.#log(`delivering what was heard failed: ${describe(e)}`));
   }
 
   // ---- client-message handlers ----------------------------------------------------
@@ -547,7 +662,11 @@ export class Session {
 
   /** Speech as the client speaks: AudioRawFrames (protobuf) or `bot-tts-audio` (JSON). */
   #sendAudio(samples: Int16Array, sampleRate: number): void {
-    if (this.#closed || !this.#socket) return;
+    if (this.#closed || !this.#socket || this.#cut) return;
+    const queued = this.#socket.bufferedAmount?.() ?? 0;
+    if (this.#guard && !this.#guard.roomToSend(queued, 0)) {
+      return this.#cutOff(this.#socket, this.#guard.notReading(queued));
+    }
     const audio = { pcm: pcm16ToBytes(samples), sampleRate, numChannels: 1 };
     try {
       this.#socket.send(
@@ -571,13 +690,52 @@ export class Session {
     }));
   }
 
+  /**
+   * Sends one message. A client that lets more than the queued-bytes bound wait
+   * unread is cut off; a reply that would take it past the bound, or past the reply
+   * byte rate, is refused with an `error-response` instead.
+   */
   #send(message: RtviMessage): void {
-    if (this.#closed || !this.#socket) return;
+    const socket = this.#socket;
+    if (this.#closed || !socket || this.#cut) return;
     try {
-      this.#socket.send(writeFrame(message, this.#framing));
+      const frame = writeFrame(message, this.#framing);
+      const guard = this.#guard;
+      if (guard) {
+        const queued = socket.bufferedAmount?.() ?? 0;
+        const bytes = typeof frame === "string" ? frame.length : frame.byteLength;
+        if (message.type === "server-response") {
+          if (!guard.roomToSend(queued, bytes)) {
+            return this.#errorResponse(
+              message.id,
+              `reply of ${bytes} bytes refused: ${queued} bytes wait for the client to read them`,
+            );
+          }
+          guard.replied(bytes);
+          this.#lastReplyBytes = bytes;
+        }
+        if (!guard.roomToSend(queued, 0)) return this.#cutOff(socket, guard.notReading(queued));
+      }
+      socket.send(frame);
     } catch (e) {
       this.#log(`send failed: ${describe(e)}`);
     }
+  }
+
+  /**
+   * Why a request is refused before any work: the client leaves too much unread, or
+   * the replies of late are past the reply byte rate; undefined when it may be answered.
+   */
+  #replyRefusal(): string | undefined {
+    const guard = this.#guard;
+    if (!guard) return undefined;
+    const queued = this.#socket?.bufferedAmount?.() ?? 0;
+    // The next reply is taken to be as large as the last.
+    if (!guard.roomToSend(queued, this.#lastReplyBytes)) {
+      return `${queued} bytes wait for the client to read them`;
+    }
+    if (!guard.mayReply()) return "too many reply bytes asked for of late; ask again later";
+    return undefined;
   }
 
   /** `server-response` (or `error-response` when `error` is set) echoing the request id. */
@@ -586,13 +744,44 @@ export class Session {
     this.#send(rtvi("server-response", data, request.id));
   }
 
+  /** A refused request's answer, unless refusals are past their bound (then: cut off). */
   #errorResponse(id: string | undefined, error: string): void {
     if (id === undefined) return this.#error(error);
+    if (this.#guard && !this.#guard.refuse()) return;
     this.#send(rtvi("error-response", { error: this.#clientText(error) }, id));
   }
 
+  /** A refused frame's `error`, unless refusals are past their bound (then: cut off). */
   #error(error: string): void {
+    if (this.#guard && !this.#guard.refuse()) return;
     this.#send(rtvi("error", { error: this.#clientText(error), fatal: false }));
+  }
+
+  #newGuard(): ConnectionGuard {
+    const socket = this.#socket;
+    return new ConnectionGuard(
+      this.#clock,
+      this.#options.limits ?? {},
+      (v) => this.#cutOff(socket, v),
+    );
+  }
+
+  /**
+   * A bound of the connection was passed: the client is told (an `error-response` to
+   * the request `id` that passed it, else a fatal `error`) and closed.
+   */
+  #cutOff(socket: SessionSocket | undefined, v: Violation, id?: string): void {
+    if (!socket || socket !== this.#socket || this.#closed || this.#cut) return;
+    this.#cut = true;
+    this.#queue = [];
+    this.#log(`closing the connection: ${v.reason}`);
+    const last = id !== undefined
+      ? rtvi("error-response", { error: v.reason }, id)
+      : rtvi("error", { error: v.reason, fatal: true });
+    try {
+      socket.send(writeFrame(last, this.#framing));
+      socket.close(v.code, v.reason);
+    } catch { /* already closed */ }
   }
 
   /** An apply result whose error texts are fit for the client. */

@@ -104,8 +104,9 @@ export class SessionAudio {
   /** 16 kHz audio received while the VAD loads. */
   #pending: Int16Array[] = [];
   #pendingSamples = 0;
-  /** The client's own words for the turn in progress. */
+  /** The client's own words for the turn in progress, and their size. */
   #words: string[] = [];
+  #wordBytes = 0;
   /** Recent audio (pre-roll) and the turn's audio, for STT. */
   #recent: Int16Array[] = [];
   #recentSamples = 0;
@@ -219,10 +220,17 @@ export class SessionAudio {
 
   // ---- listening ------------------------------------------------------------------
 
-  /** The client's words for the turn in progress (or the next one). */
-  words(text: string): void {
+  /** Bytes (UTF-8, JSON-escaped) of the client's words kept for the turn in progress. */
+  get pendingWordBytes(): number {
+    return this.#wordBytes;
+  }
+
+  /** The client's words for the turn in progress (or the next one); `bytes` their size. */
+  words(text: string, bytes = text.length): void {
     const t = text.trim();
-    if (t) this.#words.push(t);
+    if (!t) return;
+    this.#words.push(t);
+    this.#wordBytes += bytes + 1;
   }
 
   /** One frame of the client's audio, already checked (whole PCM16 frames, a known rate). */
@@ -315,6 +323,7 @@ export class SessionAudio {
   #endTurn(at: CallTime): void {
     const words = this.#words.join(" ");
     this.#words = [];
+    this.#wordBytes = 0;
     const audio = this.#turnAudio;
     this.#turnAudio = undefined;
     this.#turnSamples = 0;
@@ -354,6 +363,7 @@ export class SessionAudio {
     this.#pending = [];
     this.#pendingSamples = 0;
     this.#words = [];
+    this.#wordBytes = 0;
     this.#recent = [];
     this.#recentSamples = 0;
     this.#turnAudio = undefined;

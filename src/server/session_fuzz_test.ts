@@ -17,6 +17,8 @@ Deno.test("10,000 random and malformed frames: every one handled, the session st
     domains: toyDomains,
     clock,
     toolTimeoutMs: 1_000,
+    // Every refused frame is answered here; the bound on refusals has its own tests.
+    limits: { refusalBurst: Infinity },
   });
   const frames = fuzzFrames(20_240_917, 10_000);
   const oversized = "x".repeat(MAX_FRAME_BYTES + 1);

@@ -69,7 +69,7 @@ Deno.test("oracle + scripted caller, in-process: every eva and tau2 scenario end
 });
 
 Deno.test("oracle served over loopback WebSocket: every scenario ends on its gold state", async () => {
-  const server = serve({
+  const server = await serve({
     hostname: "127.0.0.1",
     port: 0,
     factory: builtinFactory(root),

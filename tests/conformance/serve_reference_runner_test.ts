@@ -40,7 +40,7 @@ Deno.test({
       }
     }
     assert.equal(picked.length, 10);
-    const server = serve({
+    const server = await serve({
       hostname: "127.0.0.1",
       port: 0,
       factory: builtinFactory(root),

@@ -1,0 +1,419 @@
+/**
+ * The floods of issue #16 against a real `serve` (and, where the flood agents of
+ * `tests/_flood_agents.ts` are there, against `eval`), one at a time, on loopback.
+ * For each: the flooded process's RSS growth, a second client's handshake p99 while
+ * the flood runs, how long until the flooder was cut off (or its trial ended as
+ * `protocol_error`), and how many well-behaved exchanges (or trials) completed beside
+ * it. Prints one Markdown table; stops by itself (each flood is bounded to 10 s, the
+ * whole run to 5 min).
+ *
+ *   deno task bench:abuse [--only NAME]
+ *
+ * @module
+ */
+import { writeFrame } from "../src/protocol/framing.ts";
+import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
+import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
+import { clientFrame, RawSocketClient, textFrame } from "../tests/_raw_ws.ts";
+
+const FLOOD_MS = 10_000;
+const DEADLINE_MS = 300_000;
+const root = new URL("../", import.meta.url);
+const only = Deno.args[Deno.args.indexOf("--only") + 1];
+
+/** The `serve` task's permissions. */
+const SERVE_PERMS = [
+  "--allow-read",
+  "--allow-write=/tmp",
+  "--allow-net=127.0.0.1,localhost",
+  "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN,TMPDIR,WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE,LOG_TOKENS,LOG_STREAM",
+];
+
+interface Row {
+  flood: string;
+  target: "serve" | "eval";
+  rssGrowthMb: number;
+  handshakeP99Ms?: number;
+  cutOffMs?: number;
+  cutOffHow: string;
+  others: string;
+}
+
+const percentile = (xs: number[], p: number) =>
+  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * p) - 1]!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const text = (f: { payload: Uint8Array }) => new TextDecoder().decode(f.payload);
+
+async function startServe(): Promise<{ child: Deno.ChildProcess; url: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...SERVE_PERMS,
+      "cli.ts",
+      "serve",
+      "--port",
+      "0",
+      "--agent",
+      "noop",
+      "--audio",
+    ],
+    cwd: root,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`serve exited before listening:\n${seen}`);
+    seen += value;
+    const url = /listening on (ws:\/\/\S+)/.exec(seen)?.[1];
+    if (url) {
+      (async () => {
+        while (!(await reader.read()).done) { /* drain */ }
+      })();
+      return { child, url };
+    }
+  }
+}
+
+async function rssMb(url: string): Promise<number> {
+  const res = await fetch(url.replace(/^ws/, "http").replace(/\/ws$/, "/health"));
+  return (await res.json()).rss_mb;
+}
+
+/** A client on `url` that shakes hands; resolves with the time it took, ms. */
+async function handshake(url: string): Promise<number> {
+  const t0 = performance.now();
+  const ws = new WebSocket(url);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("handshake over 10 s")), 10_000);
+      ws.onopen = () =>
+        ws.send(writeFrame(rtvi("client-ready", { version: "2.1.0" }, "h"), "json"));
+      ws.onmessage = (e) => {
+        if (typeof e.data === "string" && e.data.includes('"bot-ready"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      ws.onerror = () => reject(new Error("socket error"));
+    });
+    return performance.now() - t0;
+  } finally {
+    ws.close();
+  }
+}
+
+/** A whole exchange with the noop agent (prompt, hello, its tool call answered). */
+async function exchange(url: string): Promise<boolean> {
+  const ws = new WebSocket(url);
+  const waiting: { pred: (m: RtviMessage) => boolean; resolve: (m: RtviMessage) => void }[] = [];
+  ws.onmessage = (e) => {
+    if (typeof e.data !== "string") return;
+    const m = JSON.parse(e.data) as RtviMessage;
+    const i = waiting.findIndex((w) => w.pred(m));
+    if (i >= 0) waiting.splice(i, 1)[0]!.resolve(m);
+  };
+  const next = (pred: (m: RtviMessage) => boolean) =>
+    new Promise<RtviMessage>((resolve) => waiting.push({ pred, resolve }));
+  const send = (m: RtviMessage) => ws.send(writeFrame(m, "json"));
+  const run = async () => {
+    await new Promise<void>((resolve, reject) => {
+      ws.onopen = () => resolve();
+      ws.onerror = () => reject(new Error("socket error"));
+    });
+    send(rtvi("client-ready", { version: "2.1.0" }, "r"));
+    await next((m) => m.type === "bot-ready");
+    send(rtvi("client-message", { t: "update_system_prompt", d: { prompt: "Bench." } }, "p"));
+    await next((m) => m.id === "p");
+    send(rtvi("send-text", { content: "Hello" }, "s"));
+    const call = await next((m) => m.type === "llm-function-call-in-progress");
+    const { tool_call_id, function_name } = call.data as Record<string, string>;
+    send(rtvi("llm-function-call-result", {
+      tool_call_id,
+      function_name,
+      arguments: {},
+      result: { ok: 1 },
+    }));
+    return true;
+  };
+  try {
+    return await Promise.race([run(), sleep(10_000).then(() => false)]);
+  } catch {
+    return false;
+  } finally {
+    ws.close();
+  }
+}
+
+/**
+ * Runs `flood` against serve while timing handshakes, running exchanges and sampling
+ * the server's RSS; the flood resolves with how it was stopped.
+ */
+async function measureServe(
+  name: string,
+  url: string,
+  flood: () => Promise<{ cutOffMs?: number; how: string }>,
+): Promise<Row> {
+  const base = await rssMb(url);
+  let peak = base;
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      peak = Math.max(peak, await rssMb(url).catch(() => peak));
+      await sleep(100);
+    }
+  })();
+  const times: number[] = [];
+  const timer = (async () => {
+    await sleep(50);
+    while (running) {
+      times.push(await handshake(`${url}?audio=0`).catch(() => 10_000));
+      await sleep(50);
+    }
+  })();
+  let done = 0, tried = 0;
+  const others = (async () => {
+    await sleep(100);
+    while (running && tried < 5) {
+      tried++;
+      if (await exchange(`${url}?audio=0`)) done++;
+    }
+  })();
+  const result = await flood();
+  // Let the measurements see the flood's end, then stop them.
+  await sleep(300);
+  running = false;
+  await Promise.all([sampler, timer, others]);
+  return {
+    flood: name,
+    target: "serve",
+    rssGrowthMb: peak - base,
+    handshakeP99Ms: percentile(times, 0.99),
+    cutOffMs: result.cutOffMs,
+    cutOffHow: result.how,
+    others: `${done}/${tried} exchanges`,
+  };
+}
+
+/** Writes `batch` until the server closes the socket or `FLOOD_MS` passes. */
+async function pour(
+  c: RawSocketClient,
+  batch: Uint8Array,
+  pauseMs: number,
+): Promise<{ cutOffMs?: number; how: string }> {
+  const t0 = performance.now();
+  let closedAt: number | undefined;
+  let code: number | undefined;
+  c.closed.then((k) => {
+    code = k;
+    closedAt = performance.now();
+  });
+  while (closedAt === undefined && performance.now() - t0 < FLOOD_MS) {
+    if (!(await c.write(batch))) break;
+    if (pauseMs > 0) await sleep(pauseMs);
+  }
+  await Promise.race([c.closed, sleep(3_000)]);
+  c.close();
+  return closedAt === undefined
+    ? { how: `still open after ${FLOOD_MS / 1000} s` }
+    : { cutOffMs: Math.round(closedAt - t0), how: `closed ${code}` };
+}
+
+/** One 60 MiB binary frame, made once. */
+let big: Uint8Array | undefined;
+const bigFrame = () => big ??= clientFrame(2, new Uint8Array(60 * 2 ** 20));
+
+function repeat(frame: Uint8Array, n: number): Uint8Array {
+  const out = new Uint8Array(frame.byteLength * n);
+  for (let i = 0; i < n; i++) out.set(frame, i * frame.byteLength);
+  return out;
+}
+
+const READY = textFrame(JSON.stringify(rtvi("client-ready", { version: "2.1.0" }, "r")));
+
+async function ready(url: string): Promise<RawSocketClient> {
+  const c = await RawSocketClient.open(url);
+  await c.write(READY);
+  await c.until((f) => text(f).includes('"bot-ready"'));
+  return c;
+}
+
+/** A flood: its name, the flood, and what it needs first (not measured; it tells what it made). */
+type ServeFlood = [
+  string,
+  (url: string) => Promise<{ cutOffMs?: number; how: string }>,
+  ((url: string) => Promise<string>)?,
+];
+
+const SERVE_FLOODS: ServeFlood[] = [
+  ["none (baseline)", () => sleep(3_000).then(() => ({ how: "-" }))],
+  ["error frames: 40,000 one-byte `{`", async (url) => {
+    const c = await RawSocketClient.open(`${url}?audio=0`);
+    return await pour(c, repeat(textFrame("{"), 40_000), 0);
+  }],
+  ["audio at 400x real time", async (url) => {
+    const c = await ready(`${url}?audio=1`);
+    const frame = clientFrame(
+      2,
+      encodeAudioFrame({ pcm: new Uint8Array(640), sampleRate: 16000, numChannels: 1 }),
+    );
+    // 400 frames of 20 ms (8 s of audio) every 20 ms.
+    return await pour(c, repeat(frame, 400), 20);
+  }],
+  ["context history: 300 requests, replies unread", async (url) => {
+    const session = `${url}?audio=0&session=amplify`;
+    const reader = await RawSocketClient.open(session, { read: false });
+    const ask = textFrame(
+      JSON.stringify(rtvi("client-message", { t: "get_context_history", d: {} }, "q")),
+    );
+    await reader.write(repeat(ask, 300));
+    await sleep(3_000);
+    reader.close();
+    return { how: `kept; replies refused` };
+  }, async (url) => {
+    const session = `${url}?audio=0&session=amplify`;
+    const setup = await ready(session);
+    const say = async (msg: RtviMessage, until: string) => {
+      setup.frames.length = 0;
+      await setup.write(textFrame(JSON.stringify(msg)));
+      await setup.until((f) => text(f).includes(until), 10_000);
+    };
+    await say(
+      rtvi("client-message", { t: "update_system_prompt", d: { prompt: "Amplify." } }, "p"),
+      '"id":"p"',
+    );
+    // The noop agent answers nothing to what it hears: nine turns fill the history.
+    for (let i = 0; i < 9; i++) {
+      await setup.write(
+        textFrame(JSON.stringify(rtvi("send-text", { content: "x".repeat(800_000) }, `t${i}`))),
+      );
+    }
+    await say(rtvi("client-message", { t: "get_context_history", d: {} }, "h"), '"id":"h"');
+    const reply = setup.frames.find((f) => text(f).includes('"id":"h"'))!;
+    setup.close();
+    await sleep(300);
+    return `each reply ${(reply.payload.byteLength / 2 ** 20).toFixed(1)} MB`;
+  }],
+  ["64 MiB frames: 8 clients x 60 MiB", async (url) => {
+    const clients = await Promise.all(
+      Array.from({ length: 8 }, () => RawSocketClient.open(`${url}?audio=0`)),
+    );
+    const t0 = performance.now();
+    const results = await Promise.all(clients.map(async (c) => {
+      const writing = c.write(bigFrame());
+      const code = await Promise.race([c.closed, sleep(FLOOD_MS).then(() => undefined)]);
+      const at = performance.now() - t0;
+      c.close();
+      await writing;
+      return { code, at };
+    }));
+    const codes = [...new Set(results.map((r) => r.code ?? "open"))].join(",");
+    return { cutOffMs: Math.round(Math.max(...results.map((r) => r.at))), how: `closed ${codes}` };
+  }, () => Promise.resolve(`${bigFrame().byteLength} bytes each`)],
+  ["words: 1 MB TextFrames, no turn end", async (url) => {
+    const c = await ready(`${url}?audio=1`);
+    const frame = clientFrame(2, encodeTextFrame({ text: "w".repeat(1_000_000) }));
+    return await pour(c, frame, 0);
+  }],
+  ["words: send-text run_immediately:false", async (url) => {
+    const c = await ready(`${url}?audio=1`);
+    const msg = rtvi("send-text", {
+      content: "w".repeat(1_000_000),
+      options: { run_immediately: false },
+    }, "w");
+    return await pour(c, textFrame(JSON.stringify(msg)), 0);
+  }],
+];
+
+/** The eval floods, if `tests/_flood_agents.ts` (from the eval side's work) is here. */
+async function evalRows(): Promise<Row[]> {
+  const path = new URL("../tests/_flood_agents.ts", import.meta.url);
+  try {
+    await Deno.stat(path);
+  } catch {
+    console.error("bench:abuse: tests/_flood_agents.ts is not here; eval floods skipped");
+    return [];
+  }
+  // deno-lint-ignore no-explicit-any
+  const agents: any = await import(path.href);
+  const scenario = ["--scenarios", "eva_airline__1_4_1"];
+  const floods: [string, () => unknown, string[]][] = [
+    ["segments", () => agents.rtviFloodAgent("segments"), []],
+    ["marks (Twilio)", () => agents.twilioFloodAgent("marks"), ["--audio", "--framing", "twilio"]],
+    ["media (Twilio)", () => agents.twilioFloodAgent("media"), ["--audio", "--framing", "twilio"]],
+    ["tool calls", () => agents.rtviFloodAgent("tool_calls", { tool: "get_user_details" }), []],
+  ];
+  const rows: Row[] = [];
+  for (const [name, make, extra] of floods) {
+    if (only && !name.startsWith(only)) continue;
+    const agent = make() as { close(): Promise<void>; startedAt?: number; closedAt?: number };
+    const dir = await Deno.makeTempDir({ prefix: "callbench-abuse-" });
+    try {
+      const m = await agents.measureEval(agent, [
+        ...scenario,
+        ...extra,
+        "--trials",
+        "3",
+        "--out",
+        dir,
+      ]);
+      const records = (await Deno.readTextFile(`${dir}/trials.jsonl`).catch(() => ""))
+        .split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      const kinds = records.map((r) => r.error?.kind ?? r.status);
+      const errored = kinds.filter((k) => k === "protocol_error").length;
+      rows.push({
+        flood: name,
+        target: "eval",
+        rssGrowthMb: m.peakRssMb - m.rssAtFloodMb,
+        cutOffMs: records.length ? Math.round(m.floodToExitMs / records.length) : undefined,
+        cutOffHow: `${errored}/3 protocol_error (mean per trial)`,
+        others: `${records.length}/3 records (exit ${m.code})`,
+      });
+    } finally {
+      await agent.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+  return rows;
+}
+
+async function main(): Promise<number> {
+  const deadline = setTimeout(() => {
+    console.error(`bench:abuse: over ${DEADLINE_MS / 1000} s, stopping`);
+    Deno.exit(1);
+  }, DEADLINE_MS);
+  const rows: Row[] = [];
+  const { child, url } = await startServe();
+  try {
+    await sleep(300);
+    for (const [name, flood, prepare] of SERVE_FLOODS) {
+      if (only && !name.startsWith(only)) continue;
+      const made = await prepare?.(url);
+      const row = await measureServe(name, url, () => flood(url));
+      if (made) row.cutOffHow += ` (${made})`;
+      rows.push(row);
+    }
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+  }
+  rows.push(...await evalRows());
+  clearTimeout(deadline);
+  console.log(`load average at the end: ${Deno.loadavg().join(" ")}\n`);
+  console.log(
+    "| flood | target | RSS growth MB | 2nd client handshake p99 ms | flooder stopped after ms | how | others completed |",
+  );
+  console.log("| --- | --- | ---: | ---: | ---: | --- | --- |");
+  for (const r of rows) {
+    console.log(
+      `| ${r.flood} | ${r.target} | ${r.rssGrowthMb} | ${
+        r.handshakeP99Ms === undefined ? "-" : Math.round(r.handshakeP99Ms)
+      } | ${r.cutOffMs ?? "-"} | ${r.cutOffHow} | ${r.others} |`,
+    );
+  }
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main());
