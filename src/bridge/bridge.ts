@@ -120,6 +120,10 @@ export interface SentAudio {
   /** Call time it began, and where it ended (earlier than its audio if cut off). */
   start_ms: number;
   end_ms: number;
+  /** Call time its first sample went out on the listener's wire, when the mapping said. */
+  sent_ms?: number;
+  /** The audio as it went out, when the wire changed it (resampled, µ-law). */
+  sent_audio?: Pcm16;
 }
 
 export interface ToolCallEntry {
@@ -138,6 +142,8 @@ export interface CallOutcome {
   /** Set when the call ended because a participant broke. */
   error?: { kind: ErrorKind; message: string; side: Side };
   durationMs: number;
+  /** Call time both ends were set up (handshakes done) and `call_start` went out. */
+  connectedMs?: number;
   turns: Turn[];
   dtmf: { side: Side; keys: string; at_ms: number }[];
   toolCalls: ToolCallEntry[];
@@ -173,6 +179,8 @@ class Call {
     user: Promise.resolve(),
   };
   readonly #placed: LineUtterance[] = [];
+  /** Audio calls: when each utterance's audio went out on the listener's wire. */
+  readonly #sentAt = new WeakMap<Pcm16, { at: number; wire?: Pcm16 }>();
   /** Received utterances whose text is already the STT's. */
   readonly #transcribed = new WeakSet<Utterance>();
   #cancelSilence: () => void = () => {};
@@ -221,6 +229,7 @@ class Call {
       this.#start("user", user, userSetup),
     ]).then(() => {
       if (this.#ended) return;
+      this.#outcome.connectedMs = this.#now();
       const first = this.#spec.firstSpeaker;
       this.#deliver("agent", {
         type: "call_start",
@@ -307,6 +316,11 @@ class Call {
         acc.calls += 1;
         acc.prompt_tokens += u.prompt_tokens;
         acc.completion_tokens += u.completion_tokens;
+      },
+      audioSent: (audio, atMs, wire) => {
+        if (!this.#sentAt.has(audio)) {
+          this.#sentAt.set(audio, { at: atMs, ...(wire ? { wire } : {}) });
+        }
       },
       trace: (entry) => {
         this.#outcome.traces[side].push({ ...entry, at_ms: this.#now() });
@@ -726,12 +740,17 @@ class Call {
     this.#outcome.durationMs = this.#now();
     if (this.#spec.speech) {
       const said = new Set(this.#outcome.turns);
-      this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => ({
-        side: u.turn.speaker,
-        utterance: u.utterance,
-        start_ms: u.turn.start_ms,
-        end_ms: u.turn.end_ms,
-      })).sort((a, b) => a.start_ms - b.start_ms);
+      this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => {
+        const sent = u.utterance.audio && this.#sentAt.get(u.utterance.audio);
+        return {
+          side: u.turn.speaker,
+          utterance: u.utterance,
+          start_ms: u.turn.start_ms,
+          end_ms: u.turn.end_ms,
+          ...(sent !== undefined ? { sent_ms: sent.at } : {}),
+          ...(sent?.wire ? { sent_audio: sent.wire } : {}),
+        };
+      }).sort((a, b) => a.start_ms - b.start_ms);
     }
     const event: CallEvent = {
       type: "hangup",

@@ -13,6 +13,7 @@ import type { Side } from "../domains/domain.ts";
 import { interleave, type Pcm16, pcm16 } from "../audio/pcm.ts";
 import { resample } from "../audio/resample.ts";
 import { SpeechSegmenter, Vad } from "../audio/vad.ts";
+import { speechSpan } from "../audio/energy.ts";
 import { writeWavFile } from "../audio/wav.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { keyId } from "./trial_key.ts";
@@ -25,6 +26,38 @@ type Segment = [number, number];
 
 /** Voiced segments of an utterance's audio, relative to its start, by its samples. */
 const segmentCache = new WeakMap<Int16Array, Segment[]>();
+/** Speech spans by energy of an utterance's audio, relative to its start (null: none). */
+const spanCache = new WeakMap<Int16Array, Segment | null>();
+
+/** Where an utterance's audio was on the line: its wire time when the mapping said. */
+function placement(a: SentAudio): { start: number; end: number } {
+  const shift = a.sent_ms !== undefined ? a.sent_ms - a.start_ms : 0;
+  return { start: a.start_ms + shift, end: a.end_ms + shift };
+}
+
+/**
+ * Each utterance's speech by energy (`src/audio/energy.ts`), in call time, cut where the
+ * utterance was cut off, keyed by its turn's start: the caller's end of speech and the
+ * agent's start of speech that latency is measured between.
+ */
+function energySpans(audio: readonly SentAudio[], side: Side): Map<number, Segment> {
+  const out = new Map<number, Segment>();
+  for (const a of audio) {
+    const pcm = a.sent_audio ?? a.utterance.audio;
+    if (a.side !== side || !pcm) continue;
+    let rel = spanCache.get(pcm.samples);
+    if (rel === undefined) {
+      const span = speechSpan(pcm.samples, pcm.sampleRate);
+      rel = span ? [span.startMs, span.endMs] : null;
+      spanCache.set(pcm.samples, rel);
+    }
+    if (!rel) continue;
+    const { start, end } = placement(a);
+    if (start + rel[0] >= end) continue;
+    out.set(a.start_ms, [start + rel[0], Math.min(end, start + rel[1])]);
+  }
+  return out;
+}
 
 /** Voiced segments of one side, in call time, from each utterance's and tone's audio. */
 async function voicedSegments(
@@ -66,7 +99,8 @@ async function voicedSegments(
   try {
     for (const a of audio) {
       if (a.side !== side || !a.utterance.audio) continue;
-      const s = await run(a.utterance.audio, a.start_ms, a.end_ms);
+      const { start, end } = placement(a);
+      const s = await run(a.utterance.audio, start, end);
       byTurnStart.set(a.start_ms, s);
       segments.push(...s);
     }
@@ -128,6 +162,9 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
   const agentSent = sentS("agent");
   const userSent = sentS("user");
 
+  const agentSpeech = energySpans(audio, "agent");
+  const userSpeech = energySpans(audio, "user");
+  const sentAt = new Map(audio.map((a) => [a.start_ms, placement(a)]));
   const turns: AudioBlock["turns"] = [];
   const bargeIns: AudioBlock["barge_ins"] = [];
   const t = outcome.turns;
@@ -142,7 +179,8 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
       );
       if (over >= 0) {
         const a = t[over]!;
-        const voiced = user.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
+        const voiced = userSpeech.get(turn.start_ms)?.[0] ??
+          user.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
         bargeIns.push({
           at_ms: round(voiced),
           agent_turn: over,
@@ -156,17 +194,31 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
     if (lastUser === undefined) continue;
     const u = t[lastUser]!;
     lastUser = undefined;
-    if (turn.start_ms < u.end_ms) continue; // spoken over the caller: no response latency
-    const userSegs = user.byTurnStart.get(u.start_ms) ?? [];
-    const userEnd = userSegs[userSegs.length - 1]?.[1] ?? u.end_ms;
-    const agentStart = agent.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
+    // Caller's end: its last speech frame as sent; agent's start: its first as heard.
+    const userEnd = userSpeech.get(u.start_ms)?.[1];
+    const agentStart = agentSpeech.get(turn.start_ms)?.[0];
+    if (userEnd === undefined || agentStart === undefined) continue;
+    if (agentStart < userEnd) continue; // spoken over the caller: no response latency
+    // The reference's two, on the audio's edges: the caller's last sample sent, the
+    // agent's first audio frame heard.
+    const userAudioEnd = sentAt.get(u.start_ms)?.end ?? u.end_ms;
+    const agentAudioStart = sentAt.get(turn.start_ms)?.start ?? turn.start_ms;
     turns.push({
       turn: i,
       v2v_ms: round(agentStart - userEnd),
-      ref_frame_ms: round(turn.start_ms - u.end_ms),
-      ref_segment_ms: round(turn.start_ms - (u.end_ms - REF_END_OFFSET_MS)),
+      ref_frame_ms: round(agentAudioStart - userAudioEnd),
+      ref_segment_ms: round(agentAudioStart - (userAudioEnd - REF_END_OFFSET_MS)),
     });
   }
+
+  // Time to first audio: from the call's connection (after the handshakes) to the agent's
+  // first speech by energy (a tone's start, if earlier).
+  const connected = outcome.connectedMs ?? 0;
+  const firsts = [
+    ...agentSpeech.values(),
+    ...tones.filter((x) => x.side === "agent").map((x): Segment => [x.start_ms, x.start_ms]),
+  ].map((x) => x[0]);
+  const firstAgent = firsts.length > 0 ? Math.min(...firsts) : undefined;
 
   const all = union([...agent.segments, ...user.segments]);
   let count = 0;
@@ -186,7 +238,8 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
       agent: { sent_s: round(agentSent * 1000) / 1000, received_s: round(userSent * 1000) / 1000 },
       user: { sent_s: round(userSent * 1000) / 1000, received_s: round(agentSent * 1000) / 1000 },
     },
-    ttfa_ms: agent.segments[0] ? round(agent.segments[0][0]) : null,
+    connect_ms: round(connected),
+    ttfa_ms: firstAgent !== undefined ? round(firstAgent - connected) : null,
     turns,
     barge_ins: bargeIns,
     silence: { count, total_ms: round(total), max_ms: round(max) },
@@ -227,7 +280,8 @@ export function stereoRecording(outcome: CallOutcome, sampleRate: number): Pcm16
     }
   };
   for (const a of outcome.audio ?? []) {
-    if (a.utterance.audio) put(a.side, a.utterance.audio, a.start_ms, a.end_ms);
+    const { start, end } = placement(a);
+    if (a.utterance.audio) put(a.side, a.utterance.audio, start, end);
   }
   for (const t of outcome.tones ?? []) {
     put(

@@ -25,6 +25,7 @@ import {
   toMono,
 } from "../audio/pcm.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
+import { SentMarks } from "../audio/sent_marks.ts";
 import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
@@ -33,6 +34,12 @@ import type { PcmAudio } from "../protocol/audio_payload.ts";
 export const WIRE_SEND_RATE = 16000;
 /** One chunk's length: 16 ms, 256 samples, 512 bytes at 16 kHz. */
 export const WIRE_CHUNK_MS = 16;
+
+/**
+ * Bot audio arriving more than this after the audio before it has played out is heard
+ * after a gap (silence is put in); less is the network's jitter, played on directly.
+ */
+export const GAP_TOLERANCE_MS = 40;
 
 /** What a {@link CallerAudioStream} has sent so far. */
 export interface StreamStats {
@@ -61,6 +68,7 @@ export class CallerAudioStream {
   readonly #pacer: Pacer;
   readonly #options: CallerAudioStreamOptions;
   readonly #stats = { chunks: 0, speechChunks: 0, speechMs: 0, clearedSamples: 0 };
+  readonly #marks = new SentMarks(WIRE_SEND_RATE);
   /** Each chunk's lateness, ms (a real call of 15 min keeps 56,250 of them). */
   #late: number[] = [];
 
@@ -73,6 +81,7 @@ export class CallerAudioStream {
       onChunk: (chunk) => {
         this.#stats.chunks++;
         this.#late.push(chunk.sentAt - chunk.dueAt);
+        this.#marks.sent(chunk);
         if (chunk.audioSamples > 0) {
           this.#stats.speechChunks++;
           this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
@@ -92,19 +101,23 @@ export class CallerAudioStream {
     this.#pacer.start();
   }
 
-  /** Queues an utterance's audio (any rate, mono or stereo) after what is queued. */
-  play(audio: Pcm16): void {
+  /**
+   * Queues an utterance's audio (any rate, mono or stereo) after what is queued;
+   * `onSent` hears the grid time its first sample goes out at.
+   */
+  play(audio: Pcm16, onSent?: (atMs: number) => void): void {
     const mono = toMono(audio);
-    this.#pacer.enqueue(
-      mono.sampleRate === WIRE_SEND_RATE
-        ? mono.samples
-        : resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE),
-    );
+    const samples = mono.sampleRate === WIRE_SEND_RATE
+      ? mono.samples
+      : resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE);
+    this.#marks.queued(samples.length, onSent);
+    this.#pacer.enqueue(samples);
   }
 
   /** Barge-in or a cut: drops what is still queued (silence follows). */
   clear(): void {
     this.#stats.clearedSamples += this.#pacer.clear();
+    this.#marks.cleared();
   }
 
   /** Stops sending. */
@@ -127,7 +140,7 @@ export class CallerAudioStream {
 /** One stretch of the peer's audio, as the line is given it. */
 export interface HeardAudio {
   pcm: Pcm16;
-  /** Call time its first frame arrived (or the bot said it started speaking, if earlier). */
+  /** Call time its first frame arrived (later frames are placed as heard after it). */
   startMs: number;
 }
 
@@ -203,7 +216,17 @@ export class PeerAudioReceiver {
       }
       samples = r.process(samples);
     }
-    this.#startMs ??= this.#o.clock.now();
+    // Placed as heard: audio arriving after what came before has played out follows a
+    // gap of silence, so every sample sits at the time it reached the caller.
+    const now = this.#o.clock.now();
+    this.#startMs ??= now;
+    const gap = Math.round(
+      ((now - this.#startMs) * this.#o.sampleRate) / 1000 - this.#length,
+    );
+    if (gap > (GAP_TOLERANCE_MS * this.#o.sampleRate) / 1000) {
+      this.#chunks.push(new Int16Array(gap));
+      this.#length += gap;
+    }
     this.#chunks.push(samples);
     this.#length += samples.length;
     this.#vad(samples);
@@ -233,11 +256,13 @@ export class PeerAudioReceiver {
     this.#cancelGap();
   }
 
-  /** The bot said it started speaking: the turn began no later than now. */
+  /**
+   * The bot said it started speaking: its turns are bracketed. The turn still starts
+   * at its first audio, whenever the bracket came.
+   */
   startedSpeaking(): void {
     this.bracketed = true;
     this.#cancelGap();
-    this.#startMs = Math.min(this.#startMs ?? Infinity, this.#o.clock.now());
   }
 
   /** Audio kept since the last `take`. */

@@ -6,18 +6,23 @@
  * - Out: `connected`, `start`, then the caller's audio as continuous 20 ms µ-law
  *   `media` frames on a fixed grid (`src/audio/pacer.ts`), silence when the caller is
  *   quiet, as Twilio streams a live call; `dtmf` per key; `stop` at the end.
- * - In: the agent's `media` is queued and played out in real time (20 ms a frame,
- *   as Twilio plays it to the caller); a `mark` is echoed once the audio queued before
- *   it has played; `clear` drops the queued audio (barge-in) and echoes every pending
- *   mark, as Twilio does. What is played is what the caller hears: it goes through the
- *   VAD (`src/audio/vad.ts`) and each stretch of speech becomes one agent turn.
+ * - In: the agent's `media` goes through an adaptive jitter buffer (a talkspurt starts
+ *   playing {@link JITTER_MIN_MS}-{@link JITTER_MAX_MS} after its first frame arrived;
+ *   the depth grows by 20 ms after a hole inside a spurt and shrinks back after clean
+ *   spurts) and is played out in real time (20 ms a frame, as Twilio plays it to the
+ *   caller); a `mark` is echoed once the audio queued before it has played; `clear`
+ *   drops the queued audio (barge-in) and echoes every pending mark, as Twilio does.
+ *   What is played goes through the VAD (`src/audio/vad.ts`) and each stretch of speech
+ *   becomes one agent turn; the turn's audio is placed at the time its first frame
+ *   arrived (the buffer's own delay is the line's, not the agent's).
  *
  * @module
  */
 import type { Clock } from "../bridge/call.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { concatSamples } from "../audio/pcm.ts";
-import { Pacer } from "../audio/pacer.ts";
+import { type PacedChunk, Pacer } from "../audio/pacer.ts";
+import { SentMarks } from "../audio/sent_marks.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import {
   type AgentMessage,
@@ -31,6 +36,18 @@ import {
 export const TWILIO_RATE = TWILIO_MEDIA_FORMAT.sampleRate;
 /** Audio kept before a detected speech start, so a turn's first syllable is in it. */
 const PRE_ROLL_FRAMES = 15;
+/** The jitter buffer's depth: the least, the most, and its step. */
+export const JITTER_MIN_MS = 20;
+export const JITTER_MAX_MS = 60;
+const JITTER_STEP_MS = 20;
+/** A spurt that ran dry and got more audio within this was cut by jitter (a hole). */
+const HOLE_MS = 200;
+
+/** A frame played to the caller; `arrivedAt`: when its agent audio arrived (none: silence fill). */
+interface PlayedFrame {
+  samples: Int16Array;
+  arrivedAt: number | undefined;
+}
 
 /** One agent turn, as the caller heard it. */
 export interface HeardTurn {
@@ -38,7 +55,10 @@ export interface HeardTurn {
   samples: Int16Array;
   /** Call time the speech started and ended (VAD). */
   startMs: number;
-  /** Call time of `samples[0]` (the pre-roll before the speech start). */
+  /**
+   * Call time `samples[0]` arrived: the turn's first frame of the agent's audio (at most
+   * a 300 ms pre-roll before the speech start), as it reached the caller's end.
+   */
   audioStartMs: number;
   endMs: number;
 }
@@ -68,6 +88,10 @@ export interface TwilioCallStats {
   receivedMs: number;
   /** Agent audio dropped by `clear`, ms. */
   clearedMs: number;
+  /** Holes: a talkspurt ran dry and more audio came within 200 ms. */
+  underruns: number;
+  /** The jitter buffer's depth at the end, ms. */
+  jitterMs: number;
   marksEchoed: number;
   clears: number;
 }
@@ -77,6 +101,7 @@ export class TwilioCall {
   readonly stream: TwilioStream;
   readonly #o: TwilioCallOptions;
   readonly #caller: Pacer;
+  readonly #callerMarks = new SentMarks(TWILIO_RATE);
   readonly #playback: Pacer;
   readonly #segmenter: SpeechSegmenter;
   /** Agent samples queued for playback so far, and played so far. */
@@ -86,8 +111,10 @@ export class TwilioCall {
   #marks: { name: string; at: number }[] = [];
   /** Call time of the first played frame (the VAD's time zero). */
   #playStart = 0;
-  #recent: Int16Array[] = [];
-  #turn?: { startMs: number; audioStartMs: number; chunks: Int16Array[] };
+  #recent: PlayedFrame[] = [];
+  #turn?: { startMs: number; audioStartMs: number; chunks: PlayedFrame[] };
+  /** Agent samples played or dropped so far (the index into what arrived). */
+  #playedAudio = 0;
   #begun = false;
   #ended = false;
   readonly #stats: TwilioCallStats = {
@@ -95,9 +122,21 @@ export class TwilioCall {
     sentSpeechMs: 0,
     receivedMs: 0,
     clearedMs: 0,
+    underruns: 0,
+    jitterMs: JITTER_MIN_MS,
     marksEchoed: 0,
     clears: 0,
   };
+  /** Jitter buffer: audio held before its spurt starts playing, and the spurt's state. */
+  #held: Int16Array[] = [];
+  #spurt: "idle" | "buffering" | "playing" = "idle";
+  #depthMs = JITTER_MIN_MS;
+  #cancelBuffer: () => void = () => {};
+  /** When the last spurt ran dry (a hole if more audio comes soon). */
+  #dryAt = -Infinity;
+  /** Arrival of agent audio: cumulative sample index of each media's first sample, and when. */
+  #arrivals: { from: number; at: number }[] = [];
+  #arrivedTotal = 0;
 
   constructor(options: TwilioCallOptions) {
     this.#o = options;
@@ -112,6 +151,7 @@ export class TwilioCall {
       chunkMs: TWILIO_FRAME_MS,
       onChunk: (chunk) => {
         if (this.#ended) return;
+        this.#callerMarks.sent(chunk);
         this.#stats.sentMs += TWILIO_FRAME_MS;
         this.#stats.sentSpeechMs += (chunk.audioSamples * 1000) / TWILIO_RATE;
         this.#o.send(this.stream.media(mulawEncode(chunk.samples)));
@@ -121,7 +161,7 @@ export class TwilioCall {
       clock: options.clock,
       sampleRate: TWILIO_RATE,
       chunkMs: TWILIO_FRAME_MS,
-      onChunk: (chunk) => this.#played(chunk.samples, chunk.audioSamples),
+      onChunk: (chunk) => this.#played(chunk),
     });
   }
 
@@ -136,9 +176,13 @@ export class TwilioCall {
     this.#playback.start();
   }
 
-  /** Queues the caller's speech (PCM16 at 8 kHz); resolves once it has been sent. */
-  speak(samples: Int16Array): Promise<void> {
+  /**
+   * Queues the caller's speech (PCM16 at 8 kHz); resolves once it has been sent.
+   * `onSent` hears the grid time its first sample went out at.
+   */
+  speak(samples: Int16Array, onSent?: (atMs: number) => void): Promise<void> {
     if (this.#ended) return Promise.resolve();
+    this.#callerMarks.queued(samples.length, onSent);
     this.#caller.enqueue(samples);
     return this.#caller.drained();
   }
@@ -155,17 +199,24 @@ export class TwilioCall {
     switch (message.event) {
       case "media": {
         const samples = mulawDecode(message.mulaw);
+        if (samples.length === 0) return;
         this.#stats.receivedMs += (samples.length * 1000) / TWILIO_RATE;
         this.#queuedTotal += samples.length;
-        this.#playback.enqueue(samples);
-        return;
+        this.#arrivals.push({ from: this.#arrivedTotal, at: this.#o.clock.now() });
+        this.#arrivedTotal += samples.length;
+        return this.#buffer(samples);
       }
       case "mark":
         this.#marks.push({ name: message.name, at: this.#queuedTotal });
         return this.#echoMarks();
       case "clear": {
         this.#stats.clears++;
-        const dropped = this.#playback.clear();
+        const held = this.#held.reduce((n, h) => n + h.length, 0);
+        this.#held = [];
+        this.#cancelBuffer();
+        this.#spurt = "idle";
+        const dropped = this.#playback.clear() + held;
+        this.#playedAudio += dropped;
         this.#stats.clearedMs += (dropped * 1000) / TWILIO_RATE;
         this.#queuedTotal = this.#playedTotal;
         return this.#echoMarks(true);
@@ -179,7 +230,38 @@ export class TwilioCall {
   }
 
   get stats(): TwilioCallStats {
-    return { ...this.#stats };
+    return { ...this.#stats, jitterMs: this.#depthMs };
+  }
+
+  /** Agent audio into the jitter buffer: a new spurt waits the buffer's depth, then plays. */
+  #buffer(samples: Int16Array): void {
+    if (this.#spurt === "playing") return this.#playback.enqueue(samples);
+    this.#held.push(samples);
+    if (this.#spurt === "buffering") return;
+    const now = this.#o.clock.now();
+    if (now - this.#dryAt <= HOLE_MS) {
+      // The last spurt ran dry just before this audio came: jitter made a hole; deepen.
+      this.#stats.underruns++;
+      this.#depthMs = Math.min(JITTER_MAX_MS, this.#depthMs + JITTER_STEP_MS);
+    } else {
+      // A clean end of speech: the depth eases back toward the least.
+      this.#depthMs = Math.max(JITTER_MIN_MS, this.#depthMs - JITTER_STEP_MS / 2);
+    }
+    this.#spurt = "buffering";
+    this.#cancelBuffer = this.#o.clock.timer(this.#depthMs, () => {
+      this.#cancelBuffer = () => {};
+      this.#spurt = "playing";
+      for (const h of this.#held) this.#playback.enqueue(h);
+      this.#held = [];
+    });
+  }
+
+  /** When agent sample `index` (cumulative) arrived. */
+  #arrivalOf(index: number): number {
+    while (this.#arrivals.length > 1 && this.#arrivals[1]!.from <= index) this.#arrivals.shift();
+    const a = this.#arrivals[0];
+    if (!a) return this.#o.clock.now();
+    return a.at + ((index - a.from) * 1000) / TWILIO_RATE;
   }
 
   /** Ends the stream: a turn in progress ends, `stop` is sent, nothing more. */
@@ -189,25 +271,40 @@ export class TwilioCall {
     this.#ended = true;
     this.#caller.stop();
     this.#playback.stop();
+    this.#cancelBuffer();
     if (this.#begun) this.#o.send(this.stream.stop());
   }
 
   /** One 20 ms frame played to the caller: marks, VAD, turn audio. */
-  #played(samples: Int16Array, audioSamples: number): void {
+  #played(chunk: PacedChunk): void {
     if (this.#ended) return;
+    const { samples, audioSamples } = chunk;
     this.#playedTotal += audioSamples;
+    if (this.#spurt === "playing" && audioSamples < samples.length) {
+      // The spurt ran dry: the next audio starts a new one (after the buffer's depth).
+      this.#spurt = "idle";
+      this.#dryAt = chunk.dueAt + (audioSamples * 1000) / TWILIO_RATE;
+    }
     this.#echoMarks();
-    if (this.#turn) this.#turn.chunks.push(samples);
+    // Frames with agent audio in them, with the arrival of their first agent sample.
+    const frame: PlayedFrame = {
+      samples,
+      arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
+    };
+    this.#playedAudio += audioSamples;
+    if (this.#turn) this.#turn.chunks.push(frame);
     else {
-      this.#recent.push(samples);
+      this.#recent.push(frame);
       if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
     }
     for (const e of this.#segmenter.push(this.#o.vad.process(samples))) {
       if (e.type === "start") {
         const startMs = this.#playStart + e.atMs;
-        // The pre-roll's frames end with the frame that completed the speech start.
-        const audioStartMs = this.#o.clock.now() - (this.#recent.length - 1) * TWILIO_FRAME_MS;
-        this.#turn = { startMs, audioStartMs, chunks: this.#recent };
+        // The pre-roll: from its first frame of agent audio (not the line's own silence).
+        const first = this.#recent.findIndex((f) => f.arrivedAt !== undefined);
+        const chunks = first < 0 ? this.#recent.slice(-1) : this.#recent.slice(first);
+        const audioStartMs = chunks[0]!.arrivedAt ?? chunk.dueAt;
+        this.#turn = { startMs, audioStartMs, chunks };
         this.#recent = [];
         this.#o.onSpeechStart?.(startMs);
       } else this.#endTurn(e.atMs);
@@ -219,7 +316,7 @@ export class TwilioCall {
     this.#turn = undefined;
     if (!turn) return;
     this.#o.onTurn({
-      samples: concatSamples(turn.chunks),
+      samples: concatSamples(turn.chunks.map((c) => c.samples)),
       startMs: turn.startMs,
       audioStartMs: turn.audioStartMs,
       endMs: this.#playStart + atMs,

@@ -4,7 +4,7 @@ import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { voicedSignal } from "../audio/_test_signals.ts";
 import { Vad } from "../audio/vad.ts";
 import { decodeBase64 } from "../protocol/audio_payload.ts";
-import { type HeardTurn, TwilioCall } from "./twilio_call.ts";
+import { type HeardTurn, JITTER_MIN_MS, TwilioCall } from "./twilio_call.ts";
 
 const SIDS = { streamSid: "MZ1", callSid: "CA1", accountSid: "AC1" };
 
@@ -77,7 +77,8 @@ Deno.test("TwilioCall echoes a mark once the audio before it has played; clear d
   });
   call.receive({ event: "mark", streamSid: "MZ1", name: "m1" });
   assert.deepEqual(marks(), []);
-  await clock.advance(150);
+  // Played after the jitter buffer's least depth (20 ms), then 200 ms of audio.
+  await clock.advance(150 + JITTER_MIN_MS);
   assert.deepEqual(marks(), [], "not yet played");
   await clock.advance(60);
   assert.deepEqual(marks(), ["m1"]);
@@ -115,8 +116,10 @@ Deno.test("TwilioCall finds the agent's turns by VAD in the audio as played", as
   await clock.advance(2000);
   assert.equal(turns.length, 1);
   const t = turns[0]!;
-  assert.ok(t.startMs >= 480 && t.startMs <= 800, `start ${t.startMs}`);
-  assert.ok(t.endMs >= 1300 && t.endMs <= 1600, `end ${t.endMs}`);
+  // As played: after the jitter buffer's 20 ms; the audio is placed where it arrived.
+  assert.ok(t.startMs >= 480 && t.startMs <= 820, `start ${t.startMs}`);
+  assert.ok(t.endMs >= 1320 && t.endMs <= 1620, `end ${t.endMs}`);
+  assert.equal(t.audioStartMs, 500);
   assert.ok(t.samples.length >= 8000, "the turn's audio is kept");
   call.receive({
     event: "media",
