@@ -34,8 +34,11 @@ import {
 
 /** Twilio's sample rate (8 kHz µ-law). */
 export const TWILIO_RATE = TWILIO_MEDIA_FORMAT.sampleRate;
-/** Audio kept before a detected speech start, so a turn's first syllable is in it. */
-const PRE_ROLL_FRAMES = 15;
+/**
+ * Audio kept before a detected speech start, so a turn's first syllable is in it: the
+ * agent's audio since it last sent none, at most this many frames (1 s).
+ */
+const PRE_ROLL_FRAMES = 50;
 /** The jitter buffer's depth: the least, the most, and its step. */
 export const JITTER_MIN_MS = 20;
 export const JITTER_MAX_MS = 60;
@@ -46,18 +49,46 @@ const HOLE_MS = 200;
 /** A frame played to the caller; `arrivedAt`: when its agent audio arrived (none: silence fill). */
 interface PlayedFrame {
   samples: Int16Array;
+  /** The agent's samples in it (the rest is the line's silence). */
+  audio: Int16Array;
   arrivedAt: number | undefined;
 }
 
+/**
+ * A turn's audio as it reached the caller: each frame's agent audio at the time it
+ * arrived (a gap the agent left, past {@link ARRIVAL_TOLERANCE_MS}, stays silence), so a
+ * hole the playout made when audio came late is not a hole in what the agent said.
+ */
+function placedAsArrived(frames: readonly PlayedFrame[], startMs: number): Int16Array {
+  const parts: Int16Array[] = [];
+  let length = 0;
+  const tolerance = (ARRIVAL_TOLERANCE_MS * TWILIO_RATE) / 1000;
+  for (const f of frames) {
+    if (f.arrivedAt === undefined) continue;
+    const at = Math.round(((f.arrivedAt - startMs) * TWILIO_RATE) / 1000);
+    if (at - length > tolerance) {
+      parts.push(new Int16Array(at - length));
+      length = at;
+    }
+    parts.push(f.audio);
+    length += f.audio.length;
+  }
+  return concatSamples(parts);
+}
+
+/** Agent audio arriving this much after the audio before it had played is after a gap, ms. */
+const ARRIVAL_TOLERANCE_MS = 40;
+
 /** One agent turn, as the caller heard it. */
 export interface HeardTurn {
-  /** PCM16 at 8 kHz: the turn's audio (with a little silence around it). */
+  /** PCM16 at 8 kHz: the turn's audio as it arrived (from its first frame of agent audio). */
   samples: Int16Array;
   /** Call time the speech started and ended (VAD). */
   startMs: number;
   /**
-   * Call time `samples[0]` arrived: the turn's first frame of the agent's audio (at most
-   * a 300 ms pre-roll before the speech start), as it reached the caller's end.
+   * Call time `samples[0]` arrived: the turn's first frame of the agent's audio (the
+   * audio it sent since it last sent none, at most 1 s before the speech start), as it
+   * reached the caller's end.
    */
   audioStartMs: number;
   endMs: number;
@@ -92,6 +123,8 @@ export interface TwilioCallStats {
   underruns: number;
   /** The jitter buffer's depth at the end, ms. */
   jitterMs: number;
+  /** How late the caller's frames went out after their slot on the 20 ms grid (ms). */
+  late_ms: { p50: number; p99: number; max: number };
   marksEchoed: number;
   clears: number;
 }
@@ -124,9 +157,12 @@ export class TwilioCall {
     clearedMs: 0,
     underruns: 0,
     jitterMs: JITTER_MIN_MS,
+    late_ms: { p50: 0, p99: 0, max: 0 },
     marksEchoed: 0,
     clears: 0,
   };
+  /** Each caller frame's lateness, ms. */
+  #late: number[] = [];
   /** Jitter buffer: audio held before its spurt starts playing, and the spurt's state. */
   #held: Int16Array[] = [];
   #spurt: "idle" | "buffering" | "playing" = "idle";
@@ -152,6 +188,7 @@ export class TwilioCall {
       onChunk: (chunk) => {
         if (this.#ended) return;
         this.#callerMarks.sent(chunk);
+        this.#late.push(chunk.sentAt - chunk.dueAt);
         this.#stats.sentMs += TWILIO_FRAME_MS;
         this.#stats.sentSpeechMs += (chunk.audioSamples * 1000) / TWILIO_RATE;
         this.#o.send(this.stream.media(mulawEncode(chunk.samples)));
@@ -230,7 +267,15 @@ export class TwilioCall {
   }
 
   get stats(): TwilioCallStats {
-    return { ...this.#stats, jitterMs: this.#depthMs };
+    const late = [...this.#late].sort((a, b) => a - b);
+    const at = (q: number) =>
+      late.length === 0 ? 0 : late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
+    const r = (x: number) => Math.round(x * 100) / 100;
+    return {
+      ...this.#stats,
+      jitterMs: this.#depthMs,
+      late_ms: { p50: r(at(0.5)), p99: r(at(0.99)), max: r(late[late.length - 1] ?? 0) },
+    };
   }
 
   /** Agent audio into the jitter buffer: a new spurt waits the buffer's depth, then plays. */
@@ -289,11 +334,13 @@ export class TwilioCall {
     // Frames with agent audio in them, with the arrival of their first agent sample.
     const frame: PlayedFrame = {
       samples,
+      audio: samples.subarray(0, audioSamples),
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
     this.#playedAudio += audioSamples;
     if (this.#turn) this.#turn.chunks.push(frame);
     else {
+      if (frame.arrivedAt === undefined) this.#recent = [];
       this.#recent.push(frame);
       if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
     }
@@ -316,7 +363,7 @@ export class TwilioCall {
     this.#turn = undefined;
     if (!turn) return;
     this.#o.onTurn({
-      samples: concatSamples(turn.chunks.map((c) => c.samples)),
+      samples: placedAsArrived(turn.chunks, turn.audioStartMs),
       startMs: turn.startMs,
       audioStartMs: turn.audioStartMs,
       endMs: this.#playStart + atMs,
