@@ -1,9 +1,12 @@
 /**
  * What an audio call sounded like, measured from the audio each side sent: seconds
- * sent and received, voice-to-voice latency per agent turn by VAD (beside the
- * reference's two definitions), time to first audio, barge-ins with the agent's yield
- * time, silence gaps and talk-over; and the stereo recording (left user→agent, right
- * agent→user, like the reference's `conversation_log.wav`).
+ * sent and received, voice-to-voice latency per agent turn (the caller's end of speech
+ * as sent to the agent's start as heard, by energy: `src/audio/energy.ts`; beside the
+ * reference's two definitions), time to first audio from the connection, barge-ins
+ * with the agent's yield time, silence gaps and talk-over (VAD); and the stereo
+ * recording (left user→agent, right agent→user, like the reference's
+ * `conversation_log.wav`), each utterance where it was sent or heard. PROTOCOL.md,
+ * "Audio measures", defines each figure.
  *
  * @module
  */
@@ -54,7 +57,14 @@ function energySpans(audio: readonly SentAudio[], side: Side): Map<number, Segme
     if (!rel) continue;
     const { start, end } = placement(a);
     if (start + rel[0] >= end) continue;
-    out.set(a.start_ms, [start + rel[0], Math.min(end, start + rel[1])]);
+    if (start + rel[1] > end) {
+      // Cut off inside its speech: its speech ends at the last speech frame before the cut.
+      const kept = Math.round(((end - start) * pcm.sampleRate) / 1000);
+      const cut = speechSpan(pcm.samples.subarray(0, kept), pcm.sampleRate);
+      if (!cut) continue;
+      rel = [cut.startMs, cut.endMs];
+    }
+    out.set(a.start_ms, [start + rel[0], start + rel[1]]);
   }
   return out;
 }
