@@ -79,9 +79,11 @@ export function errors(block: AudioBlock, replies: readonly TruthReplyLog[]) {
     // The reference's formulas on the truth: its first audio frame less the caller's
     // last audio sample (and that less 0.3 s).
     const refFrame = r.firstFrameAt - r.callerAudioEndAt;
+    // Its true latency: when its speech went out less the caller's end, by its clock (D,
+    // unless its own timers ran late).
     return {
       delay: r.delayMs,
-      v2v: t.v2v_ms - r.delayMs,
+      v2v: t.v2v_ms - (r.speechAt - r.callerEndAt),
       refFrame: t.ref_frame_ms - refFrame,
       refSegment: t.ref_segment_ms - (refFrame + 300),
     };

@@ -148,6 +148,8 @@ export class TwilioCall {
   #turn?: { startMs: number; audioStartMs: number; chunks: PlayedFrame[] };
   /** Agent samples played or dropped so far (the index into what arrived). */
   #playedAudio = 0;
+  /** Frames of the line's own silence played in a row. */
+  #fillRun = 0;
   #begun = false;
   #ended = false;
   readonly #stats: TwilioCallStats = {
@@ -338,9 +340,12 @@ export class TwilioCall {
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
     this.#playedAudio += audioSamples;
+    this.#fillRun = frame.arrivedAt === undefined ? this.#fillRun + 1 : 0;
     if (this.#turn) this.#turn.chunks.push(frame);
     else {
-      if (frame.arrivedAt === undefined) this.#recent = [];
+      // The agent has sent nothing for a while: its next audio is a new pre-roll (a shorter
+      // hole is the playout's, inside what it is saying).
+      if (this.#fillRun * TWILIO_FRAME_MS >= HOLE_MS) this.#recent = [];
       this.#recent.push(frame);
       if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
     }
