@@ -16,16 +16,10 @@
  * @module
  */
 import type { Clock } from "../bridge/call.ts";
-import {
-  concatSamples,
-  type Pcm16,
-  pcm16,
-  pcm16FromBytes,
-  pcm16ToBytes,
-  toMono,
-} from "../audio/pcm.ts";
+import { type Pcm16, pcm16, pcm16FromBytes, pcm16ToBytes, toMono } from "../audio/pcm.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
+import { type ArrivedFrame, placeArrived } from "../audio/arrival.ts";
 import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
@@ -34,12 +28,6 @@ import type { PcmAudio } from "../protocol/audio_payload.ts";
 export const WIRE_SEND_RATE = 16000;
 /** One chunk's length: 16 ms, 256 samples, 512 bytes at 16 kHz. */
 export const WIRE_CHUNK_MS = 16;
-
-/**
- * Bot audio arriving more than this after the audio before it has played out is heard
- * after a gap (silence is put in); less is the network's jitter, played on directly.
- */
-export const GAP_TOLERANCE_MS = 40;
 
 /** What a {@link CallerAudioStream} has sent so far. */
 export interface StreamStats {
@@ -140,7 +128,7 @@ export class CallerAudioStream {
 /** One stretch of the peer's audio, as the line is given it. */
 export interface HeardAudio {
   pcm: Pcm16;
-  /** Call time its first frame arrived (later frames are placed as heard after it). */
+  /** Call time its first frame arrived (later frames placed as heard: `placeArrived`). */
   startMs: number;
 }
 
@@ -170,7 +158,7 @@ export class PeerAudioReceiver {
   readonly #o: PeerAudioReceiverOptions;
   readonly #resamplers = new Map<number, Resampler>();
   readonly #segmenter?: SpeechSegmenter;
-  #chunks: Int16Array[] = [];
+  #chunks: ArrivedFrame[] = [];
   #length = 0;
   #startMs: number | undefined;
   #speaking = false;
@@ -216,18 +204,10 @@ export class PeerAudioReceiver {
       }
       samples = r.process(samples);
     }
-    // Placed as heard: audio arriving after what came before has played out follows a
-    // gap of silence, so every sample sits at the time it reached the caller.
+    // Kept with its arrival: placed as heard when the turn is taken (`placeArrived`).
     const now = this.#o.clock.now();
     this.#startMs ??= now;
-    const gap = Math.round(
-      ((now - this.#startMs) * this.#o.sampleRate) / 1000 - this.#length,
-    );
-    if (gap > (GAP_TOLERANCE_MS * this.#o.sampleRate) / 1000) {
-      this.#chunks.push(new Int16Array(gap));
-      this.#length += gap;
-    }
-    this.#chunks.push(samples);
+    this.#chunks.push({ samples, at: now });
     this.#length += samples.length;
     this.#vad(samples);
     this.#armGap();
@@ -281,7 +261,7 @@ export class PeerAudioReceiver {
     for (const r of this.#resamplers.values()) {
       const tail = r.flush();
       if (tail.length > 0) {
-        this.#chunks.push(tail);
+        this.#chunks.push({ samples: tail, at: this.#chunks.at(-1)?.at ?? this.#o.clock.now() });
         this.#length += tail.length;
       }
     }
@@ -293,10 +273,10 @@ export class PeerAudioReceiver {
       this.#length = 0;
       return undefined;
     }
-    const out = concatSamples(this.#chunks);
+    const placed = placeArrived(this.#chunks, this.#o.sampleRate)!;
     this.#chunks = [];
     this.#length = 0;
-    return { pcm: pcm16(out, this.#o.sampleRate), startMs };
+    return { pcm: pcm16(placed.samples, this.#o.sampleRate), startMs };
   }
 
   get stats(): ReceiveStats {

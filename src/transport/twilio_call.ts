@@ -20,9 +20,9 @@
  */
 import type { Clock } from "../bridge/call.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
-import { concatSamples } from "../audio/pcm.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
+import { placeArrived } from "../audio/arrival.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import {
   type AgentMessage,
@@ -53,31 +53,6 @@ interface PlayedFrame {
   audio: Int16Array;
   arrivedAt: number | undefined;
 }
-
-/**
- * A turn's audio as it reached the caller: each frame's agent audio at the time it
- * arrived (a gap the agent left, past {@link ARRIVAL_TOLERANCE_MS}, stays silence), so a
- * hole the playout made when audio came late is not a hole in what the agent said.
- */
-function placedAsArrived(frames: readonly PlayedFrame[], startMs: number): Int16Array {
-  const parts: Int16Array[] = [];
-  let length = 0;
-  const tolerance = (ARRIVAL_TOLERANCE_MS * TWILIO_RATE) / 1000;
-  for (const f of frames) {
-    if (f.arrivedAt === undefined) continue;
-    const at = Math.round(((f.arrivedAt - startMs) * TWILIO_RATE) / 1000);
-    if (at - length > tolerance) {
-      parts.push(new Int16Array(at - length));
-      length = at;
-    }
-    parts.push(f.audio);
-    length += f.audio.length;
-  }
-  return concatSamples(parts);
-}
-
-/** Agent audio arriving this much after the audio before it had played is after a gap, ms. */
-const ARRIVAL_TOLERANCE_MS = 40;
 
 /** One agent turn, as the caller heard it. */
 export interface HeardTurn {
@@ -368,7 +343,13 @@ export class TwilioCall {
     this.#turn = undefined;
     if (!turn) return;
     this.#o.onTurn({
-      samples: placedAsArrived(turn.chunks, turn.audioStartMs),
+      // As it reached the caller: a hole the playout made is not one in what was said.
+      samples: placeArrived(
+        turn.chunks.flatMap((c) =>
+          c.arrivedAt === undefined ? [] : [{ samples: c.audio, at: c.arrivedAt }]
+        ),
+        TWILIO_RATE,
+      )?.samples ?? new Int16Array(0),
       startMs: turn.startMs,
       audioStartMs: turn.audioStartMs,
       endMs: this.#playStart + atMs,
