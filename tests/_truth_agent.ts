@@ -8,9 +8,10 @@
  *
  * - The caller's audio is kept as a stream; the stream's time zero is the earliest
  *   arrival less its position (the pacing grid as this end sees it, free of late
- *   chunks). An utterance is a run of sound (10 ms frames above -70 dBFS) closed by
- *   150 ms of digital silence; its end is the end of its last 10 ms frame at most 35 dB
- *   below its active level (the mean power of its frames within 20 dB of its loudest).
+ *   chunks). An utterance is a run of sound (10 ms frames above -70 dBFS) from its first
+ *   non-zero sample, closed by 150 ms of digital silence; its end is the end of its last
+ *   10 ms frame (counted from its first sample) at most 35 dB below its active level
+ *   (the mean power of its frames within 20 dB of its loudest).
  * - It greets `greetMs` after the stream's time zero, then answers caller utterance i
  *   `delays[i]` ms after its end: the first speech sample goes out then. With
  *   `leadMs`, `leadMs` of low-level noise (-60 dBFS) comes first, so its first audio
@@ -400,7 +401,11 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
     while (scanned + n <= heard.length) {
       const sound = frameDb(heard, scanned, scanned + n) > -70;
       if (sound) {
-        if (uttStart < 0) uttStart = scanned;
+        // The utterance's own frames start at its first sample (not the stream's 10 ms grid).
+        if (uttStart < 0) {
+          uttStart = scanned;
+          while (heard[uttStart] === 0) uttStart++;
+        }
         quietFrames = 0;
       } else if (uttStart >= 0 && ++quietFrames * FRAME_MS >= 150) {
         const edges = truthSpeechEdges(heard.slice(uttStart, scanned + n), rate);
