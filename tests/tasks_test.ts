@@ -143,6 +143,8 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
   "bench:audio": "a benchmark of minutes; run by hand",
   "bench:audio:realtime": "real-time calls for minutes; run by hand",
   "bench:calls": "a benchmark of minutes; run by hand",
+  "bench:voice-truth":
+    "real-time calls for minutes; run by hand (tests/voice_truth_test.ts is its short form)",
 };
 
 async function gitStatus(path: string): Promise<string> {
