@@ -145,6 +145,7 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
   "bench:calls": "a benchmark of minutes; run by hand",
   "bench:voice-truth":
     "real-time calls for minutes; run by hand (tests/voice_truth_test.ts is its short form)",
+  "bench:line": "a benchmark of a minute; run by hand",
 };
 
 async function gitStatus(path: string): Promise<string> {

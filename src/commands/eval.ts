@@ -31,7 +31,9 @@ import {
   speechConfig,
   type SpeechOptions,
 } from "../speech/speech_options.ts";
-import { isFliteVoice } from "../speech/_flite_wasi.ts";
+import { FLITE_PERSONAS, isFliteVoice } from "../speech/_flite_wasi.ts";
+import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
+import { parseBehaviour } from "../speech/behaviour.ts";
 
 /** Which scenarios run (else references from stdin). */
 const EVAL_SELECTION_FLAGS = {
@@ -210,7 +212,17 @@ const AUDIO_FLAGS = {
     value: "V",
     description: "the agent's voice (flite: slt rms awb kal16 kal; default rms)",
   },
-  "user-voice": { type: "string", value: "V", description: "the caller's voice (default slt)" },
+  "user-voice": {
+    type: "string",
+    value: "V",
+    description: "the caller's voice (default slt; flite: NAME[:rate=R][:pitch=HZ])",
+  },
+  voices: {
+    type: "string",
+    value: "N",
+    description: "spread the trials over N caller voices (flite personas, 1-12),\n" +
+      "one per trial from its seed; the report breaks success down by voice",
+  },
   stt: {
     type: "string",
     value: "P",
@@ -232,6 +244,25 @@ const AUDIO_FLAGS = {
     type: "string",
     value: "P",
     description: "chance per agent utterance that the scripted caller cuts in (seeded)",
+  },
+  "caller-behaviour": {
+    type: "string",
+    value: "B",
+    description: "the caller's full-duplex behaviours, each a chance per opportunity:\n" +
+      "backchannel=R,filler=R,pause=R,side=R,interrupt=R,late=R (seeded; else the\n" +
+      "scenario's user.behaviour); each one acted out is in the record's audio.caller_events",
+  },
+  line: {
+    type: "string",
+    value: "L",
+    description: "the phone line the caller's audio crosses (default clean, or the\n" +
+      "scenario's user.line): clean phone noisy-cafe street car office babble\n" +
+      "white@SNR loss@P[/BURST][/repeat] jitter@MS volume@dB muffled clip,\n" +
+      "joined by + (phone+street@10+loss@3%); seeded from each trial's seed",
+  },
+  "line-both": {
+    type: "boolean",
+    description: "the agent's audio crosses the line too, as callbench hears it",
   },
 } as const satisfies FlagTable;
 
@@ -364,11 +395,14 @@ export const command: Command = {
       script = sha256Hex(await Deno.readTextFile(path));
     }
     const speech = speechFromFlags(values, io);
-    const factory = participantFactory({
+    // The same options in-process and on Workers (audio, barge-in and behaviours included).
+    const participantOpts = {
       ...participants,
       ...(speech && speech.barge_in > 0 ? { bargeIn: speech.barge_in } : {}),
       ...(speech ? { audio: true } : {}),
-    });
+      ...(speech?.behaviour ? { behaviour: speech.behaviour } : {}),
+    };
+    const factory = participantFactory(participantOpts);
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
     const root = openDataRoot(values["data-root"], io, selection.dataRoot);
@@ -440,7 +474,11 @@ export const command: Command = {
       ...(realTime ? { admit: realTime.admit } : {}),
       ...(workers > 1
         ? {
-          workers: { count: workers, participants, ...(autoWorkers ? { auto: true } : {}) },
+          workers: {
+            count: workers,
+            participants: participantOpts,
+            ...(autoWorkers ? { auto: true } : {}),
+          },
         }
         : {}),
       shard,
@@ -699,15 +737,22 @@ const AUDIO_ONLY = [
   "stt-base-url",
   "dtmf",
   "barge-in",
+  "line",
+  "caller-behaviour",
+  "voices",
 ] as const;
 
 /** `--audio` and its flags as speech options (undefined without `--audio`). */
 export function speechFromFlags(
-  values: Partial<Record<(typeof AUDIO_ONLY)[number], string>> & { audio?: boolean },
+  values: Partial<Record<(typeof AUDIO_ONLY)[number], string>> & {
+    audio?: boolean;
+    "line-both"?: boolean;
+  },
   io: Pick<Io, "env">,
 ): SpeechOptions | undefined {
   if (!values.audio) {
-    const given = AUDIO_ONLY.find((f) => values[f] !== undefined);
+    const given = AUDIO_ONLY.find((f) => values[f] !== undefined) ??
+      (values["line-both"] ? "line-both" : undefined);
     if (given) throw new InputError({ field: `--${given}`, message: "needs --audio" });
     return undefined;
   }
@@ -739,7 +784,7 @@ export function speechFromFlags(
       throw new InputError({
         field: `--${flag}`,
         message: `unknown flite voice "${v}"`,
-        hint: "slt, rms, awb, kal16 or kal",
+        hint: "slt, rms, awb, kal16 or kal, optionally :rate=R (0.5-2) and :pitch=HZ (50-400)",
       });
     }
     o.voices[side] = v;
@@ -762,6 +807,45 @@ export function speechFromFlags(
       throw new InputError({ field: "--barge-in", message: "expected a chance from 0 to 1" });
     }
     o.barge_in = p;
+  }
+  if (values.voices !== undefined) {
+    const n = Number(values.voices);
+    if (!(Number.isInteger(n) && n >= 1 && n <= FLITE_PERSONAS.length) || tts !== "flite") {
+      throw new InputError({
+        field: "--voices",
+        message: `expected a count from 1 to ${FLITE_PERSONAS.length} (flite voices)`,
+      });
+    }
+    o.voice_spread = n;
+  }
+  if (values["caller-behaviour"] !== undefined) {
+    try {
+      o.behaviour = parseBehaviour(values["caller-behaviour"]);
+    } catch (e) {
+      throw new InputError({
+        field: "--caller-behaviour",
+        message: e instanceof Error ? e.message : String(e),
+      });
+    }
+  }
+  const line = values.line;
+  if (line !== undefined || values["line-both"]) {
+    let text: string | undefined;
+    if (line !== undefined) {
+      try {
+        text = lineText(parseLine(line));
+      } catch (e) {
+        throw new InputError({
+          field: "--line",
+          message: e instanceof Error ? e.message : String(e),
+          hint: `terms: ${LINE_TERMS.join(" ")}, joined by +`,
+        });
+      }
+    }
+    o.line = {
+      ...(line !== undefined ? { preset: line, text } : {}),
+      both: values["line-both"] ?? false,
+    };
   }
   return o;
 }

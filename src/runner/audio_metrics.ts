@@ -46,7 +46,7 @@ function placement(a: SentAudio): { start: number; end: number } {
 function energySpans(audio: readonly SentAudio[], side: Side): Map<number, Segment> {
   const out = new Map<number, Segment>();
   for (const a of audio) {
-    const pcm = a.sent_audio ?? a.utterance.audio;
+    const pcm = (side === "agent" ? a.heard : undefined) ?? a.sent_audio ?? a.utterance.audio;
     if (a.side !== side || !pcm) continue;
     let rel = spanCache.get(pcm.samples);
     if (rel === undefined) {
@@ -109,8 +109,14 @@ async function voicedSegments(
   try {
     for (const a of audio) {
       if (a.side !== side || !a.utterance.audio) continue;
+      // The caller's timing is the harness's own (its clean audio) where it went out on
+      // the wire; the agent's is what callbench heard of it (after the line, both ways).
       const { start, end } = placement(a);
-      const s = await run(a.utterance.audio, start, end);
+      const s = await run(
+        side === "agent" ? a.heard ?? a.utterance.audio : a.utterance.audio,
+        start,
+        end,
+      );
       byTurnStart.set(a.start_ms, s);
       segments.push(...s);
     }
@@ -267,13 +273,19 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
 /**
  * The call as a stereo recording at `sampleRate`: left what the caller sent (user→agent),
  * right what the agent sent (agent→user), each utterance and tone at its call time
- * (cut where it was cut off).
+ * (cut where it was cut off). An utterance that crossed a line is what its listener
+ * heard; `callerFill` (the caller's line noise) fills the left channel's silences.
  */
-export function stereoRecording(outcome: CallOutcome, sampleRate: number): Pcm16 {
+export function stereoRecording(
+  outcome: CallOutcome,
+  sampleRate: number,
+  callerFill?: (samples: Int16Array, from: number, atMs: number, rate: number) => void,
+): Pcm16 {
   const n = Math.ceil((outcome.durationMs * sampleRate) / 1000);
   const left = new Int16Array(n);
   const right = new Int16Array(n);
-  const put = (side: Side, pcm: Pcm16, start: number, end: number) => {
+  callerFill?.(left, 0, 0, sampleRate);
+  const put = (side: Side, pcm: Pcm16, start: number, end: number, replace = false) => {
     const samples = pcm.sampleRate === sampleRate
       ? pcm.samples
       : resample(pcm.samples, pcm.sampleRate, sampleRate);
@@ -285,13 +297,16 @@ export function stereoRecording(outcome: CallOutcome, sampleRate: number): Pcm16
       Math.max(0, n - at),
     );
     for (let i = 0; i < len; i++) {
-      const v = track[at + i]! + samples[i]!;
+      const v = (replace ? 0 : track[at + i]!) + samples[i]!;
       track[at + i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
     }
   };
   for (const a of outcome.audio ?? []) {
+    // Heard audio carries the line's noise already: it takes the fill's place.
     const { start, end } = placement(a);
-    if (a.utterance.audio) put(a.side, a.utterance.audio, start, end);
+    if (a.heard) {
+      put(a.side, a.heard, start, end, a.side === "user" && callerFill !== undefined);
+    } else if (a.utterance.audio) put(a.side, a.utterance.audio, start, end);
   }
   for (const t of outcome.tones ?? []) {
     put(
@@ -319,6 +334,7 @@ export async function writeRecording(
   sampleRate: number,
   dir: string,
   key: TrialKey,
+  callerFill?: (samples: Int16Array, from: number, atMs: number, rate: number) => void,
 ): Promise<Pick<AudioBlock, "wav" | "wav_error">> {
   const name = audioFileName(key);
   try {
@@ -326,6 +342,6 @@ export async function writeRecording(
   } catch (e) {
     return { wav_error: `Cannot make ${dir}: ${(e as Error).message}` };
   }
-  const r = await writeWavFile(`${dir}/${name}`, stereoRecording(outcome, sampleRate));
+  const r = await writeWavFile(`${dir}/${name}`, stereoRecording(outcome, sampleRate, callerFill));
   return r.ok ? { wav: `audio/${name}` } : { wav_error: r.message };
 }

@@ -655,6 +655,7 @@ export class RtviParticipant implements Participant {
     this.#outAudio = new CallerAudioStream({
       clock: line.clock,
       send: (chunk) => this.#sendAudio(chunk),
+      ...(audio.fill ? { fill: audio.fill } : {}),
     });
   }
 

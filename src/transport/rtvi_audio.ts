@@ -59,6 +59,8 @@ export interface CallerAudioStreamOptions {
   send: (audio: PcmAudio) => void;
   /** Sees each chunk as paced (lateness measurements). */
   onChunk?: (chunk: PacedChunk) => void;
+  /** The line's noise for the silence in a chunk (`LineAudio.fill`). */
+  fill?: (samples: Int16Array, from: number, atMs: number, sampleRate: number) => void;
 }
 
 /** The caller's side of the audio, paced onto the wire. */
@@ -85,13 +87,24 @@ export class CallerAudioStream {
           this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
         }
         options.onChunk?.(chunk);
-        options.send(
-          chunk.audioSamples === 0 ? SILENT_WIRE_CHUNK : {
+        if (options.fill && chunk.audioSamples < chunk.samples.length) {
+          // The line's noise fills the silence: this chunk is its own, not the shared one.
+          const at = chunk.dueAt + (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
+          options.fill(chunk.samples, chunk.audioSamples, at, WIRE_SEND_RATE);
+          options.send({
             pcm: pcm16ToBytes(chunk.samples),
             sampleRate: WIRE_SEND_RATE,
             numChannels: 1,
-          },
-        );
+          });
+        } else {
+          options.send(
+            chunk.audioSamples === 0 ? SILENT_WIRE_CHUNK : {
+              pcm: pcm16ToBytes(chunk.samples),
+              sampleRate: WIRE_SEND_RATE,
+              numChannels: 1,
+            },
+          );
+        }
       },
     });
   }

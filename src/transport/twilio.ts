@@ -122,6 +122,7 @@ export class TwilioParticipant implements Participant {
       onTurn: (turn) => {
         this.#turns = this.#turns.then(() => this.#heard(turn));
       },
+      ...(line.audio?.fill ? { fill: line.audio.fill } : {}),
     });
   }
 

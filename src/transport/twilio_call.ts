@@ -80,6 +80,8 @@ export interface TwilioCallOptions {
   onSpeechStart?: (atMs: number) => void;
   /** The agent finished a turn (VAD). */
   onTurn: (turn: HeardTurn) => void;
+  /** The line's noise for the silence in a caller frame (`LineAudio.fill`). */
+  fill?: (samples: Int16Array, from: number, atMs: number, sampleRate: number) => void;
   /** VAD hysteresis: silence that ends a turn (default 600 ms). */
   minSilenceMs?: number;
 }
@@ -168,6 +170,10 @@ export class TwilioCall {
         this.#late.push(chunk.sentAt - chunk.dueAt);
         this.#stats.sentMs += TWILIO_FRAME_MS;
         this.#stats.sentSpeechMs += (chunk.audioSamples * 1000) / TWILIO_RATE;
+        if (this.#o.fill && chunk.audioSamples < chunk.samples.length) {
+          const at = chunk.dueAt + (chunk.audioSamples * 1000) / TWILIO_RATE;
+          this.#o.fill(chunk.samples, chunk.audioSamples, at, TWILIO_RATE);
+        }
         this.#o.send(this.stream.media(mulawEncode(chunk.samples)));
       },
     });
