@@ -145,6 +145,8 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
   "bench:calls": "a benchmark of minutes; run by hand",
   "bench:abuse":
     "floods for a minute or more; run by hand (each flood is a test in serve_abuse_test.ts)",
+  "bench:voice-truth":
+    "real-time calls for minutes; run by hand (tests/voice_truth_test.ts is its short form)",
   "bench:line": "a benchmark of a minute; run by hand",
 };
 

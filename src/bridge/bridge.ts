@@ -139,6 +139,10 @@ export interface SentAudio {
   /** Call time it began, and where it ended (earlier than its audio if cut off). */
   start_ms: number;
   end_ms: number;
+  /** Call time its first sample went out on the listener's wire, when the mapping said. */
+  sent_ms?: number;
+  /** The audio as it went out, when the wire changed it (resampled, µ-law). */
+  sent_audio?: Pcm16;
   /** What the listener heard of it, when the side's audio crossed a line. */
   heard?: Pcm16;
   /** The SNR the line measured on it (dB; null: silent or no noise). */
@@ -161,6 +165,8 @@ export interface CallOutcome {
   /** Set when the call ended because a participant broke. */
   error?: { kind: ErrorKind; message: string; side: Side };
   durationMs: number;
+  /** Call time both ends were set up (handshakes done) and `call_start` went out. */
+  connectedMs?: number;
   turns: Turn[];
   dtmf: { side: Side; keys: string; at_ms: number }[];
   toolCalls: ToolCallEntry[];
@@ -255,6 +261,8 @@ class Call {
     user: Promise.resolve(),
   };
   readonly #placed: LineUtterance[] = [];
+  /** Audio calls: when each utterance's audio went out on the listener's wire. */
+  readonly #sentAt = new WeakMap<Pcm16, { at: number; wire?: Pcm16 }>();
   /** What the listener heard of each placed utterance that crossed a line, and its SNR. */
   readonly #heard = new Map<Turn, { pcm: Pcm16; snr_db: number | null }>();
   /** The behaviour each caller utterance acted out, when it did. */
@@ -311,6 +319,7 @@ class Call {
       this.#start("user", user, userSetup),
     ]).then(() => {
       if (this.#ended) return;
+      this.#outcome.connectedMs = this.#now();
       const first = this.#spec.firstSpeaker;
       this.#deliver("agent", {
         type: "call_start",
@@ -408,6 +417,11 @@ class Call {
         acc.calls += 1;
         acc.prompt_tokens += u.prompt_tokens;
         acc.completion_tokens += u.completion_tokens;
+      },
+      audioSent: (audio, atMs, wire) => {
+        if (!this.#sentAt.has(audio)) {
+          this.#sentAt.set(audio, { at: atMs, ...(wire ? { wire } : {}) });
+        }
       },
       trace: (entry) => {
         this.#outcome.traces[side].push({ ...entry, at_ms: this.#now() });
@@ -867,12 +881,15 @@ class Call {
     if (this.#spec.speech) {
       const said = new Set(this.#outcome.turns);
       this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => {
+        const sent = u.utterance.audio && this.#sentAt.get(u.utterance.audio);
         const heard = this.#heard.get(u.turn);
         return {
           side: u.turn.speaker,
           utterance: u.utterance,
           start_ms: u.turn.start_ms,
           end_ms: u.turn.end_ms,
+          ...(sent !== undefined ? { sent_ms: sent.at } : {}),
+          ...(sent?.wire ? { sent_audio: sent.wire } : {}),
           ...(heard ? { heard: heard.pcm, snr_db: heard.snr_db } : {}),
         };
       }).sort((a, b) => a.start_ms - b.start_ms);

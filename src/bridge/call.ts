@@ -214,6 +214,13 @@ export interface CallLine {
    * (dual-control domains; elsewhere nothing happens).
    */
   applied?(action: Record<string, unknown>): void;
+  /**
+   * Audio calls: the other end's utterance `audio` (the one its `speech_start` carried)
+   * went out on this end's wire with its first sample at `atMs` (the chunk's slot on the
+   * pacing grid), as `wire` when the wire changed it (resampled, µ-law). The record
+   * places the utterance there and measures it on what was sent.
+   */
+  audioSent?(audio: Pcm16, atMs: CallTime, wire?: Pcm16): void;
   /** Record a participant-side trace entry (flows put their trace here). */
   trace(entry: Record<string, unknown>): void;
   /** This end broke (socket closed, garbage, unreachable): the trial ends in error. */

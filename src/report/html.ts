@@ -331,7 +331,7 @@ function _audioBlock(g: {
     }</div><div class="note">${_esc(note)}</div></div>`;
   const pair = (s: LatencyStats) => `${_ms(s.p50_ms)} / ${_ms(s.p95_ms)}`;
   const cards = `<div class="cards audio-cards"${g.name ? "" : ' id="audio-cards"'}>` +
-    card("p50 / p95 voice-to-voice", pair(o.v2v), `ms, VAD · ${o.v2v.count} agent turns`) +
+    card("p50 / p95 voice-to-voice", pair(o.v2v), `ms, energy · ${o.v2v.count} agent turns`) +
     card("p50 / p95 time to first audio", pair(o.ttfa), `ms · ${o.ttfa.count} calls`) +
     card(
       "p50 / p95 barge-in yield",

@@ -433,26 +433,27 @@ export const AUDIO_METRICS: readonly {
 }[] = [
   {
     key: "v2v",
-    name: "voice-to-voice (VAD)",
-    definition: "callbench's: end of the caller's voiced audio to the agent's first voiced " +
-      "audio, both found by VAD",
+    name: "voice-to-voice",
+    definition: "callbench's: the caller's last speech frame as sent to the agent's first as " +
+      "heard, by energy (PROTOCOL.md, Audio measures)",
   },
   {
     key: "ref_frame",
     name: "reference live",
     definition: "the reference's live latency: the agent's first audio frame after the " +
-      "caller stopped speaking (bot-stopped-speaking)",
+      "caller's last audio sample",
   },
   {
     key: "ref_segment",
     name: "reference post-hoc",
-    definition: "the reference's post-hoc latency: agent segment start − (caller segment " +
-      "end − 0.3 s)",
+    definition: "the reference's post-hoc latency: the agent's first audio frame − (the " +
+      "caller's audio end − 0.3 s)",
   },
   {
     key: "ttfa",
     name: "time to first audio",
-    definition: "call start to the agent's first voiced audio, one per call",
+    definition: "the call's connection (after the handshake) to the agent's first speech, one " +
+      "per call",
   },
   {
     key: "barge_in_yield",

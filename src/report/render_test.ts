@@ -172,16 +172,16 @@ Deno.test("renderMarkdown() shows audio p50/p90/p95 per suite and overall, namin
   const md = renderMarkdown(summarize(audioVerdicts()));
   ok(md.includes("### Audio"), md);
   ok(md.includes("3 audio calls · 3 barge-ins, the agent yielded in 3."), md);
-  ok(md.includes("- **voice-to-voice (VAD)**: callbench's: end of the caller's voiced audio"));
+  ok(md.includes("- **voice-to-voice**: callbench's: the caller's last speech frame as sent"));
   ok(md.includes("- **reference live**: the reference's live latency"));
   ok(md.includes("- **reference post-hoc**: the reference's post-hoc latency"));
   // Overall v2v: 310 330 420 480 900 1100 -> p50 sorted[3], p90/p95 sorted[5].
-  ok(md.includes("| overall | voice-to-voice (VAD) | 6 | 480 | 1100 | 1100 | 1100 |"), md);
+  ok(md.includes("| overall | voice-to-voice | 6 | 480 | 1100 | 1100 | 1100 |"), md);
   ok(md.includes("| overall | reference live | 6 | 440 | 1060 | 1060 | 1060 |"), md);
   ok(md.includes("| overall | reference post-hoc | 6 | 740 | 1360 | 1360 | 1360 |"), md);
   ok(md.includes("| overall | time to first audio | 3 | 170 | 260 | 260 | 260 |"), md);
   ok(md.includes("| overall | barge-in yield | 3 | 60 | 75 | 75 | 75 |"), md);
-  ok(md.includes("| air | voice-to-voice (VAD) | 4 | 420 | 480 | 480 | 480 |"), md);
+  ok(md.includes("| air | voice-to-voice | 4 | 420 | 480 | 480 | 480 |"), md);
   ok(md.includes("| shop | time to first audio | 1 | 260 | 260 | 260 | 260 |"), md);
   ok(md.includes("| air | barge-in yield | 1 | 35 | 35 | 35 | 35 |"), md);
   // Text calls only: no audio section.
@@ -199,7 +199,7 @@ Deno.test("renderHtml() has an audio card and table naming the latency definitio
   ok(html.includes('<div class="value">60 / 75</div><div class="label">p50 / p95 barge-in yield'));
   ok(
     html.includes(
-      '<tr data-scope="air" data-metric="v2v"><td>air</td><td>voice-to-voice (VAD)</td>' +
+      '<tr data-scope="air" data-metric="v2v"><td>air</td><td>voice-to-voice</td>' +
         "<td>4</td><td>420</td><td>480</td><td>480</td><td>480</td></tr>",
     ),
     "per-suite row",

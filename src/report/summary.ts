@@ -42,16 +42,16 @@ export type Rate = z.infer<typeof Rate>;
 
 /**
  * Audio calls' figures, pooled over the group's trials that have them: three latency
- * definitions (ours by VAD, the reference's live and post-hoc ones), time to first
+ * definitions (ours by energy, the reference's live and post-hoc ones), time to first
  * audio, and how long the agent took to stop when the caller barged in.
  */
 export const AudioAggregateSchema = z.object({
   trials: z.number().int().positive().describe("Trials with audio figures"),
   v2v: LatencyStatsSchema.describe(
-    "Voice-to-voice latency (VAD): end of the caller's voiced audio to the agent's first voiced audio",
+    "Voice-to-voice latency: the caller's last speech frame as sent to the agent's first as heard (energy)",
   ),
   ref_frame: LatencyStatsSchema.describe(
-    "The reference's live latency: the agent's first audio frame after the caller stopped speaking",
+    "The reference's live latency: the agent's first audio frame after the caller's last audio sample",
   ),
   ref_segment: LatencyStatsSchema.describe(
     "The reference's post-hoc latency: agent segment start − (caller segment end − 0.3 s)",

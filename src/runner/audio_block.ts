@@ -29,19 +29,22 @@ export const AudioBlockSchema = z.object({
     agent: z.object({ sent_s: ms, received_s: ms }),
     user: z.object({ sent_s: ms, received_s: ms }),
   }).describe("Seconds of audio each side sent and received (speech and tones)"),
+  connect_ms: ms.optional().describe(
+    "Call time the call was connected: both ends set up, the handshakes done (kept apart from TTFA)",
+  ),
   ttfa_ms: ms.nullable().describe(
-    "Time to first audio: call start to the agent's first voiced audio (VAD); null if none",
+    "Time to first audio: from the connection (connect_ms) to the agent's first speech by energy; null if none",
   ),
   turns: z.array(z.object({
     turn: z.number().int().nonnegative().describe("Index into `turns` of the agent turn"),
     v2v_ms: ms.describe(
-      "Voice-to-voice latency: end of the caller's voiced audio to the agent's first voiced audio (VAD)",
+      "Voice-to-voice latency: the caller's last speech frame as sent to the agent's first as heard (energy, 10 ms frames)",
     ),
     ref_frame_ms: ms.describe(
-      "Reference live latency: the agent's first audio frame after the caller stopped speaking",
+      "Reference live latency: the agent's first audio frame heard − the caller's last audio sample sent",
     ),
     ref_segment_ms: ms.describe(
-      "Reference post-hoc latency: agent segment start − (caller segment end − 0.3 s)",
+      "Reference post-hoc latency: agent turn's audio start − (caller turn's audio end − 0.3 s)",
     ),
   })).describe("Per agent turn that answers the caller"),
   barge_ins: z.array(z.object({

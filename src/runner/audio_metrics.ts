@@ -1,9 +1,12 @@
 /**
  * What an audio call sounded like, measured from the audio each side sent: seconds
- * sent and received, voice-to-voice latency per agent turn by VAD (beside the
- * reference's two definitions), time to first audio, barge-ins with the agent's yield
- * time, silence gaps and talk-over; and the stereo recording (left user→agent, right
- * agent→user, like the reference's `conversation_log.wav`).
+ * sent and received, voice-to-voice latency per agent turn (the caller's end of speech
+ * as sent to the agent's start as heard, by energy: `src/audio/energy.ts`; beside the
+ * reference's two definitions), time to first audio from the connection, barge-ins
+ * with the agent's yield time, silence gaps and talk-over (VAD); and the stereo
+ * recording (left user→agent, right agent→user, like the reference's
+ * `conversation_log.wav`), each utterance where it was sent or heard. PROTOCOL.md,
+ * "Audio measures", defines each figure.
  *
  * @module
  */
@@ -13,6 +16,7 @@ import type { Side } from "../domains/domain.ts";
 import { interleave, type Pcm16, pcm16 } from "../audio/pcm.ts";
 import { resample } from "../audio/resample.ts";
 import { SpeechSegmenter, Vad } from "../audio/vad.ts";
+import { speechSpan } from "../audio/energy.ts";
 import { writeWavFile } from "../audio/wav.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { keyId } from "./trial_key.ts";
@@ -25,6 +29,45 @@ type Segment = [number, number];
 
 /** Voiced segments of an utterance's audio, relative to its start, by its samples. */
 const segmentCache = new WeakMap<Int16Array, Segment[]>();
+/** Speech spans by energy of an utterance's audio, relative to its start (null: none). */
+const spanCache = new WeakMap<Int16Array, Segment | null>();
+
+/** Where an utterance's audio was on the line: its wire time when the mapping said. */
+function placement(a: SentAudio): { start: number; end: number } {
+  const shift = a.sent_ms !== undefined ? a.sent_ms - a.start_ms : 0;
+  return { start: a.start_ms + shift, end: a.end_ms + shift };
+}
+
+/**
+ * Each utterance's speech by energy (`src/audio/energy.ts`), in call time, cut where the
+ * utterance was cut off, keyed by its turn's start: the caller's end of speech and the
+ * agent's start of speech that latency is measured between.
+ */
+function energySpans(audio: readonly SentAudio[], side: Side): Map<number, Segment> {
+  const out = new Map<number, Segment>();
+  for (const a of audio) {
+    const pcm = (side === "agent" ? a.heard : undefined) ?? a.sent_audio ?? a.utterance.audio;
+    if (a.side !== side || !pcm) continue;
+    let rel = spanCache.get(pcm.samples);
+    if (rel === undefined) {
+      const span = speechSpan(pcm.samples, pcm.sampleRate);
+      rel = span ? [span.startMs, span.endMs] : null;
+      spanCache.set(pcm.samples, rel);
+    }
+    if (!rel) continue;
+    const { start, end } = placement(a);
+    if (start + rel[0] >= end) continue;
+    if (start + rel[1] > end) {
+      // Cut off inside its speech: its speech ends at the last speech frame before the cut.
+      const kept = Math.round(((end - start) * pcm.sampleRate) / 1000);
+      const cut = speechSpan(pcm.samples.subarray(0, kept), pcm.sampleRate);
+      if (!cut) continue;
+      rel = [cut.startMs, cut.endMs];
+    }
+    out.set(a.start_ms, [start + rel[0], start + rel[1]]);
+  }
+  return out;
+}
 
 /** Voiced segments of one side, in call time, from each utterance's and tone's audio. */
 async function voicedSegments(
@@ -66,12 +109,13 @@ async function voicedSegments(
   try {
     for (const a of audio) {
       if (a.side !== side || !a.utterance.audio) continue;
-      // The caller's timing is the harness's own (its clean audio); the agent's is what
-      // callbench heard of it (after the line, with a line both ways).
+      // The caller's timing is the harness's own (its clean audio) where it went out on
+      // the wire; the agent's is what callbench heard of it (after the line, both ways).
+      const { start, end } = placement(a);
       const s = await run(
         side === "agent" ? a.heard ?? a.utterance.audio : a.utterance.audio,
-        a.start_ms,
-        a.end_ms,
+        start,
+        end,
       );
       byTurnStart.set(a.start_ms, s);
       segments.push(...s);
@@ -134,6 +178,9 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
   const agentSent = sentS("agent");
   const userSent = sentS("user");
 
+  const agentSpeech = energySpans(audio, "agent");
+  const userSpeech = energySpans(audio, "user");
+  const sentAt = new Map(audio.map((a) => [a.start_ms, placement(a)]));
   const turns: AudioBlock["turns"] = [];
   const bargeIns: AudioBlock["barge_ins"] = [];
   const t = outcome.turns;
@@ -148,7 +195,8 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
       );
       if (over >= 0) {
         const a = t[over]!;
-        const voiced = user.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
+        const voiced = userSpeech.get(turn.start_ms)?.[0] ??
+          user.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
         bargeIns.push({
           at_ms: round(voiced),
           agent_turn: over,
@@ -162,17 +210,31 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
     if (lastUser === undefined) continue;
     const u = t[lastUser]!;
     lastUser = undefined;
-    if (turn.start_ms < u.end_ms) continue; // spoken over the caller: no response latency
-    const userSegs = user.byTurnStart.get(u.start_ms) ?? [];
-    const userEnd = userSegs[userSegs.length - 1]?.[1] ?? u.end_ms;
-    const agentStart = agent.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
+    // Caller's end: its last speech frame as sent; agent's start: its first as heard.
+    const userEnd = userSpeech.get(u.start_ms)?.[1];
+    const agentStart = agentSpeech.get(turn.start_ms)?.[0];
+    if (userEnd === undefined || agentStart === undefined) continue;
+    if (agentStart < userEnd) continue; // spoken over the caller: no response latency
+    // The reference's two, on the audio's edges: the caller's last sample sent, the
+    // agent's first audio frame heard.
+    const userAudioEnd = sentAt.get(u.start_ms)?.end ?? u.end_ms;
+    const agentAudioStart = sentAt.get(turn.start_ms)?.start ?? turn.start_ms;
     turns.push({
       turn: i,
       v2v_ms: round(agentStart - userEnd),
-      ref_frame_ms: round(turn.start_ms - u.end_ms),
-      ref_segment_ms: round(turn.start_ms - (u.end_ms - REF_END_OFFSET_MS)),
+      ref_frame_ms: round(agentAudioStart - userAudioEnd),
+      ref_segment_ms: round(agentAudioStart - (userAudioEnd - REF_END_OFFSET_MS)),
     });
   }
+
+  // Time to first audio: from the call's connection (after the handshakes) to the agent's
+  // first speech by energy (a tone's start, if earlier).
+  const connected = outcome.connectedMs ?? 0;
+  const firsts = [
+    ...agentSpeech.values(),
+    ...tones.filter((x) => x.side === "agent").map((x): Segment => [x.start_ms, x.start_ms]),
+  ].map((x) => x[0]);
+  const firstAgent = firsts.length > 0 ? Math.min(...firsts) : undefined;
 
   const all = union([...agent.segments, ...user.segments]);
   let count = 0;
@@ -192,7 +254,8 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
       agent: { sent_s: round(agentSent * 1000) / 1000, received_s: round(userSent * 1000) / 1000 },
       user: { sent_s: round(userSent * 1000) / 1000, received_s: round(agentSent * 1000) / 1000 },
     },
-    ttfa_ms: agent.segments[0] ? round(agent.segments[0][0]) : null,
+    connect_ms: round(connected),
+    ttfa_ms: firstAgent !== undefined ? round(firstAgent - connected) : null,
     turns,
     barge_ins: bargeIns,
     silence: { count, total_ms: round(total), max_ms: round(max) },
@@ -240,9 +303,10 @@ export function stereoRecording(
   };
   for (const a of outcome.audio ?? []) {
     // Heard audio carries the line's noise already: it takes the fill's place.
+    const { start, end } = placement(a);
     if (a.heard) {
-      put(a.side, a.heard, a.start_ms, a.end_ms, a.side === "user" && callerFill !== undefined);
-    } else if (a.utterance.audio) put(a.side, a.utterance.audio, a.start_ms, a.end_ms);
+      put(a.side, a.heard, start, end, a.side === "user" && callerFill !== undefined);
+    } else if (a.utterance.audio) put(a.side, a.utterance.audio, start, end);
   }
   for (const t of outcome.tones ?? []) {
     put(

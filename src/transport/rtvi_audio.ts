@@ -19,15 +19,10 @@
  * @module
  */
 import type { Clock } from "../bridge/call.ts";
-import {
-  concatSamples,
-  type Pcm16,
-  pcm16,
-  pcm16FromBytes,
-  pcm16ToBytes,
-  toMono,
-} from "../audio/pcm.ts";
+import { type Pcm16, pcm16, pcm16FromBytes, pcm16ToBytes, toMono } from "../audio/pcm.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
+import { SentMarks } from "../audio/sent_marks.ts";
+import { type ArrivedFrame, placeArrived } from "../audio/arrival.ts";
 import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
@@ -84,6 +79,7 @@ export class CallerAudioStream {
   readonly #pacer: Pacer;
   readonly #options: CallerAudioStreamOptions;
   readonly #stats = { chunks: 0, speechChunks: 0, speechMs: 0, clearedSamples: 0 };
+  readonly #marks = new SentMarks(WIRE_SEND_RATE);
   /** Each chunk's lateness, ms (a real call of 15 min keeps 56,250 of them). */
   #late: number[] = [];
 
@@ -96,6 +92,7 @@ export class CallerAudioStream {
       onChunk: (chunk) => {
         this.#stats.chunks++;
         this.#late.push(chunk.sentAt - chunk.dueAt);
+        this.#marks.sent(chunk);
         if (chunk.audioSamples > 0) {
           this.#stats.speechChunks++;
           this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
@@ -128,19 +125,23 @@ export class CallerAudioStream {
     this.#pacer.start();
   }
 
-  /** Queues an utterance's audio (any rate, mono or stereo) after what is queued. */
-  play(audio: Pcm16): void {
+  /**
+   * Queues an utterance's audio (any rate, mono or stereo) after what is queued;
+   * `onSent` hears the grid time its first sample goes out at.
+   */
+  play(audio: Pcm16, onSent?: (atMs: number) => void): void {
     const mono = toMono(audio);
-    this.#pacer.enqueue(
-      mono.sampleRate === WIRE_SEND_RATE
-        ? mono.samples
-        : resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE),
-    );
+    const samples = mono.sampleRate === WIRE_SEND_RATE
+      ? mono.samples
+      : resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE);
+    this.#marks.queued(samples.length, onSent);
+    this.#pacer.enqueue(samples);
   }
 
   /** Barge-in or a cut: drops what is still queued (silence follows). */
   clear(): void {
     this.#stats.clearedSamples += this.#pacer.clear();
+    this.#marks.cleared();
   }
 
   /** Stops sending. */
@@ -163,7 +164,7 @@ export class CallerAudioStream {
 /** One stretch of the peer's audio, as the line is given it. */
 export interface HeardAudio {
   pcm: Pcm16;
-  /** Call time its first frame arrived (or the bot said it started speaking, if earlier). */
+  /** Call time its first frame arrived (later frames placed as heard: `placeArrived`). */
   startMs: number;
 }
 
@@ -195,7 +196,7 @@ export class PeerAudioReceiver {
   readonly #o: PeerAudioReceiverOptions;
   readonly #resamplers = new Map<number, Resampler>();
   readonly #segmenter?: SpeechSegmenter;
-  #chunks: Int16Array[] = [];
+  #chunks: ArrivedFrame[] = [];
   #length = 0;
   #startMs: number | undefined;
   #speaking = false;
@@ -249,8 +250,10 @@ export class PeerAudioReceiver {
       }
       samples = r.process(samples);
     }
-    this.#startMs ??= this.#o.clock.now();
-    this.#chunks.push(samples);
+    // Kept with its arrival: placed as heard when the turn is taken (`placeArrived`).
+    const now = this.#o.clock.now();
+    this.#startMs ??= now;
+    this.#chunks.push({ samples, at: now });
     this.#length += samples.length;
     if (this.#length > (MAX_TURN_AUDIO_MS * this.#o.sampleRate) / 1000) {
       return this.#bound(TURN_AUDIO_EXCEEDED);
@@ -293,11 +296,13 @@ export class PeerAudioReceiver {
     return undefined;
   }
 
-  /** The bot said it started speaking: the turn began no later than now. */
+  /**
+   * The bot said it started speaking: its turns are bracketed. The turn still starts
+   * at its first audio, whenever the bracket came.
+   */
   startedSpeaking(): void {
     this.bracketed = true;
     this.#cancelGap();
-    this.#startMs = Math.min(this.#startMs ?? Infinity, this.#o.clock.now());
   }
 
   /** Audio kept since the last `take`. */
@@ -316,7 +321,7 @@ export class PeerAudioReceiver {
     for (const r of this.#resamplers.values()) {
       const tail = r.flush();
       if (tail.length > 0) {
-        this.#chunks.push(tail);
+        this.#chunks.push({ samples: tail, at: this.#chunks.at(-1)?.at ?? this.#o.clock.now() });
         this.#length += tail.length;
       }
     }
@@ -328,10 +333,10 @@ export class PeerAudioReceiver {
       this.#length = 0;
       return undefined;
     }
-    const out = concatSamples(this.#chunks);
+    const placed = placeArrived(this.#chunks, this.#o.sampleRate)!;
     this.#chunks = [];
     this.#length = 0;
-    return { pcm: pcm16(out, this.#o.sampleRate), startMs };
+    return { pcm: pcm16(placed.samples, this.#o.sampleRate), startMs };
   }
 
   get stats(): ReceiveStats {

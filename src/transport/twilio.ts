@@ -34,6 +34,7 @@ import {
 import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
 import { resample } from "../audio/resample.ts";
 import { Vad } from "../audio/vad.ts";
+import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { parseAgentMessage } from "../protocol/twilio.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
@@ -142,7 +143,9 @@ export class TwilioParticipant implements Participant {
       case "speech_start": {
         // The bridge's audio of the utterance, from its first sample.
         const audio = event.audio;
-        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio));
+        if (audio) {
+          this.#speaking = this.#speaking.then(() => this.#play(audio, true));
+        }
         return;
       }
       case "speech": {
@@ -185,12 +188,17 @@ export class TwilioParticipant implements Participant {
   }
 
   /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
-  async #play(audio: Pcm16): Promise<void> {
+  async #play(audio: Pcm16, report = false): Promise<void> {
     const mono = toMono(audio);
     const samples = mono.sampleRate === TWILIO_RATE
       ? mono.samples
       : resample(mono.samples, mono.sampleRate, TWILIO_RATE);
-    await this.#call?.speak(samples);
+    // The record measures the caller's speech on what went out: 8 kHz µ-law.
+    const onSent = report
+      ? (at: number) =>
+        this.#line?.audioSent?.(audio, at, pcm16(mulawDecode(mulawEncode(samples)), TWILIO_RATE))
+      : undefined;
+    await this.#call?.speak(samples, onSent);
   }
 
   /** An agent turn heard: its words from STT, else unknown. */

@@ -6,11 +6,15 @@
  * - Out: `connected`, `start`, then the caller's audio as continuous 20 ms µ-law
  *   `media` frames on a fixed grid (`src/audio/pacer.ts`), silence when the caller is
  *   quiet, as Twilio streams a live call; `dtmf` per key; `stop` at the end.
- * - In: the agent's `media` is queued and played out in real time (20 ms a frame,
- *   as Twilio plays it to the caller); a `mark` is echoed once the audio queued before
- *   it has played; `clear` drops the queued audio (barge-in) and echoes every pending
- *   mark, as Twilio does. What is played is what the caller hears: it goes through the
- *   VAD (`src/audio/vad.ts`) and each stretch of speech becomes one agent turn.
+ * - In: the agent's `media` goes through an adaptive jitter buffer (a talkspurt starts
+ *   playing {@link JITTER_MIN_MS}-{@link JITTER_MAX_MS} after its first frame arrived;
+ *   the depth grows by 20 ms after a hole inside a spurt and shrinks back after clean
+ *   spurts) and is played out in real time (20 ms a frame, as Twilio plays it to the
+ *   caller); a `mark` is echoed once the audio queued before it has played; `clear`
+ *   drops the queued audio (barge-in) and echoes every pending mark, as Twilio does.
+ *   What is played goes through the VAD (`src/audio/vad.ts`) and each stretch of speech
+ *   becomes one agent turn; the turn's audio is placed at the time its first frame
+ *   arrived (the buffer's own delay is the line's, not the agent's).
  * - Bounded (`./flood_bounds.ts`): `media` more than a minute ahead of real time (the
  *   playback queue), a turn of more than two minutes, `mark`s and `clear`s faster than
  *   {@link MARKS_PER_SECOND} a second beyond a burst of {@link MAX_MARK_BURST}, or a mark
@@ -21,8 +25,9 @@
  */
 import type { Clock } from "../bridge/call.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
-import { concatSamples } from "../audio/pcm.ts";
-import { Pacer } from "../audio/pacer.ts";
+import { type PacedChunk, Pacer } from "../audio/pacer.ts";
+import { SentMarks } from "../audio/sent_marks.ts";
+import { placeArrived } from "../audio/arrival.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import {
   type AgentMessage,
@@ -41,8 +46,6 @@ import {
 
 /** Twilio's sample rate (8 kHz µ-law). */
 export const TWILIO_RATE = TWILIO_MEDIA_FORMAT.sampleRate;
-/** Audio kept before a detected speech start, so a turn's first syllable is in it. */
-const PRE_ROLL_FRAMES = 15;
 /** Marks an agent may send at once (one per 20 ms frame of a minute's reply is 3,000)... */
 export const MAX_MARK_BURST = 4096;
 /** ...and a second, on average, beyond that burst. */
@@ -52,14 +55,37 @@ const MARKS_EXCEEDED =
   `sent marks and clears faster than ${MARKS_PER_SECOND} a second (beyond ${MAX_MARK_BURST} at once)`;
 /** A mark's name, at most (names are ids). */
 export const MAX_MARK_NAME_CHARS = 1024;
+/**
+ * Audio kept before a detected speech start, so a turn's first syllable is in it: the
+ * agent's audio since it last sent none, at most this many frames (1 s).
+ */
+const PRE_ROLL_FRAMES = 50;
+/** The jitter buffer's depth: the least, the most, and its step. */
+export const JITTER_MIN_MS = 20;
+export const JITTER_MAX_MS = 60;
+const JITTER_STEP_MS = 20;
+/** A spurt that ran dry and got more audio within this was cut by jitter (a hole). */
+const HOLE_MS = 200;
+
+/** A frame played to the caller; `arrivedAt`: when its agent audio arrived (none: silence fill). */
+interface PlayedFrame {
+  samples: Int16Array;
+  /** The agent's samples in it (the rest is the line's silence). */
+  audio: Int16Array;
+  arrivedAt: number | undefined;
+}
 
 /** One agent turn, as the caller heard it. */
 export interface HeardTurn {
-  /** PCM16 at 8 kHz: the turn's audio (with a little silence around it). */
+  /** PCM16 at 8 kHz: the turn's audio as it arrived (from its first frame of agent audio). */
   samples: Int16Array;
   /** Call time the speech started and ended (VAD). */
   startMs: number;
-  /** Call time of `samples[0]` (the pre-roll before the speech start). */
+  /**
+   * Call time `samples[0]` arrived: the turn's first frame of the agent's audio (the
+   * audio it sent since it last sent none, at most 1 s before the speech start), as it
+   * reached the caller's end.
+   */
   audioStartMs: number;
   endMs: number;
 }
@@ -95,6 +121,12 @@ export interface TwilioCallStats {
   receivedMs: number;
   /** Agent audio dropped by `clear`, ms. */
   clearedMs: number;
+  /** Holes: a talkspurt ran dry and more audio came within 200 ms. */
+  underruns: number;
+  /** The jitter buffer's depth at the end, ms. */
+  jitterMs: number;
+  /** How late the caller's frames went out after their slot on the 20 ms grid (ms). */
+  late_ms: { p50: number; p99: number; max: number };
   marksEchoed: number;
   clears: number;
 }
@@ -104,6 +136,7 @@ export class TwilioCall {
   readonly stream: TwilioStream;
   readonly #o: TwilioCallOptions;
   readonly #caller: Pacer;
+  readonly #callerMarks = new SentMarks(TWILIO_RATE);
   readonly #playback: Pacer;
   readonly #segmenter: SpeechSegmenter;
   /** Agent samples queued for playback so far, and played so far. */
@@ -113,8 +146,12 @@ export class TwilioCall {
   #marks: { name: string; at: number }[] = [];
   /** Call time of the first played frame (the VAD's time zero). */
   #playStart = 0;
-  #recent: Int16Array[] = [];
-  #turn?: { startMs: number; audioStartMs: number; chunks: Int16Array[] };
+  #recent: PlayedFrame[] = [];
+  #turn?: { startMs: number; audioStartMs: number; chunks: PlayedFrame[] };
+  /** Agent samples played or dropped so far (the index into what arrived). */
+  #playedAudio = 0;
+  /** Frames of the line's own silence played in a row. */
+  #fillRun = 0;
   #begun = false;
   #ended = false;
   /** A bound was passed: nothing more is taken. */
@@ -126,9 +163,24 @@ export class TwilioCall {
     sentSpeechMs: 0,
     receivedMs: 0,
     clearedMs: 0,
+    underruns: 0,
+    jitterMs: JITTER_MIN_MS,
+    late_ms: { p50: 0, p99: 0, max: 0 },
     marksEchoed: 0,
     clears: 0,
   };
+  /** Each caller frame's lateness, ms. */
+  #late: number[] = [];
+  /** Jitter buffer: audio held before its spurt starts playing, and the spurt's state. */
+  #held: Int16Array[] = [];
+  #spurt: "idle" | "buffering" | "playing" = "idle";
+  #depthMs = JITTER_MIN_MS;
+  #cancelBuffer: () => void = () => {};
+  /** When the last spurt ran dry (a hole if more audio comes soon). */
+  #dryAt = -Infinity;
+  /** Arrival of agent audio: cumulative sample index of each media's first sample, and when. */
+  #arrivals: { from: number; at: number }[] = [];
+  #arrivedTotal = 0;
 
   constructor(options: TwilioCallOptions) {
     this.#o = options;
@@ -145,6 +197,8 @@ export class TwilioCall {
       chunkMs: TWILIO_FRAME_MS,
       onChunk: (chunk) => {
         if (this.#ended) return;
+        this.#callerMarks.sent(chunk);
+        this.#late.push(chunk.sentAt - chunk.dueAt);
         this.#stats.sentMs += TWILIO_FRAME_MS;
         this.#stats.sentSpeechMs += (chunk.audioSamples * 1000) / TWILIO_RATE;
         if (this.#o.fill && chunk.audioSamples < chunk.samples.length) {
@@ -158,7 +212,7 @@ export class TwilioCall {
       clock: options.clock,
       sampleRate: TWILIO_RATE,
       chunkMs: TWILIO_FRAME_MS,
-      onChunk: (chunk) => this.#played(chunk.samples, chunk.audioSamples),
+      onChunk: (chunk) => this.#played(chunk),
     });
   }
 
@@ -173,9 +227,13 @@ export class TwilioCall {
     this.#playback.start();
   }
 
-  /** Queues the caller's speech (PCM16 at 8 kHz); resolves once it has been sent. */
-  speak(samples: Int16Array): Promise<void> {
+  /**
+   * Queues the caller's speech (PCM16 at 8 kHz); resolves once it has been sent.
+   * `onSent` hears the grid time its first sample went out at.
+   */
+  speak(samples: Int16Array, onSent?: (atMs: number) => void): Promise<void> {
     if (this.#ended) return Promise.resolve();
+    this.#callerMarks.queued(samples.length, onSent);
     this.#caller.enqueue(samples);
     return this.#caller.drained();
   }
@@ -197,10 +255,12 @@ export class TwilioCall {
           return this.#bound(AUDIO_AHEAD_EXCEEDED);
         }
         const samples = mulawDecode(message.mulaw);
+        if (samples.length === 0) return;
         this.#stats.receivedMs += ms;
         this.#queuedTotal += samples.length;
-        this.#playback.enqueue(samples);
-        return;
+        this.#arrivals.push({ from: this.#arrivedTotal, at: this.#o.clock.now() });
+        this.#arrivedTotal += samples.length;
+        return this.#buffer(samples);
       }
       case "mark":
         if (message.name.length > MAX_MARK_NAME_CHARS) {
@@ -214,7 +274,12 @@ export class TwilioCall {
       case "clear": {
         if (!this.#markRate.add(1)) return this.#bound(MARKS_EXCEEDED);
         this.#stats.clears++;
-        const dropped = this.#playback.clear();
+        const held = this.#held.reduce((n, h) => n + h.length, 0);
+        this.#held = [];
+        this.#cancelBuffer();
+        this.#spurt = "idle";
+        const dropped = this.#playback.clear() + held;
+        this.#playedAudio += dropped;
         this.#stats.clearedMs += (dropped * 1000) / TWILIO_RATE;
         this.#queuedTotal = this.#playedTotal;
         return this.#echoMarks(true);
@@ -228,7 +293,46 @@ export class TwilioCall {
   }
 
   get stats(): TwilioCallStats {
-    return { ...this.#stats };
+    const late = [...this.#late].sort((a, b) => a - b);
+    const at = (q: number) =>
+      late.length === 0 ? 0 : late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
+    const r = (x: number) => Math.round(x * 100) / 100;
+    return {
+      ...this.#stats,
+      jitterMs: this.#depthMs,
+      late_ms: { p50: r(at(0.5)), p99: r(at(0.99)), max: r(late[late.length - 1] ?? 0) },
+    };
+  }
+
+  /** Agent audio into the jitter buffer: a new spurt waits the buffer's depth, then plays. */
+  #buffer(samples: Int16Array): void {
+    if (this.#spurt === "playing") return this.#playback.enqueue(samples);
+    this.#held.push(samples);
+    if (this.#spurt === "buffering") return;
+    const now = this.#o.clock.now();
+    if (now - this.#dryAt <= HOLE_MS) {
+      // The last spurt ran dry just before this audio came: jitter made a hole; deepen.
+      this.#stats.underruns++;
+      this.#depthMs = Math.min(JITTER_MAX_MS, this.#depthMs + JITTER_STEP_MS);
+    } else {
+      // A clean end of speech: the depth eases back toward the least.
+      this.#depthMs = Math.max(JITTER_MIN_MS, this.#depthMs - JITTER_STEP_MS / 2);
+    }
+    this.#spurt = "buffering";
+    this.#cancelBuffer = this.#o.clock.timer(this.#depthMs, () => {
+      this.#cancelBuffer = () => {};
+      this.#spurt = "playing";
+      for (const h of this.#held) this.#playback.enqueue(h);
+      this.#held = [];
+    });
+  }
+
+  /** When agent sample `index` (cumulative) arrived. */
+  #arrivalOf(index: number): number {
+    while (this.#arrivals.length > 1 && this.#arrivals[1]!.from <= index) this.#arrivals.shift();
+    const a = this.#arrivals[0];
+    if (!a) return this.#o.clock.now();
+    return a.at + ((index - a.from) * 1000) / TWILIO_RATE;
   }
 
   /** Ends the stream: a turn in progress ends, `stop` is sent, nothing more. */
@@ -238,6 +342,7 @@ export class TwilioCall {
     this.#ended = true;
     this.#caller.stop();
     this.#playback.stop();
+    this.#cancelBuffer();
     if (this.#begun) this.#o.send(this.stream.stop());
   }
 
@@ -253,26 +358,45 @@ export class TwilioCall {
   }
 
   /** One 20 ms frame played to the caller: marks, VAD, turn audio. */
-  #played(samples: Int16Array, audioSamples: number): void {
+  #played(chunk: PacedChunk): void {
     if (this.#ended || this.#over) return;
+    const { samples, audioSamples } = chunk;
     this.#playedTotal += audioSamples;
+    if (this.#spurt === "playing" && audioSamples < samples.length) {
+      // The spurt ran dry: the next audio starts a new one (after the buffer's depth).
+      this.#spurt = "idle";
+      this.#dryAt = chunk.dueAt + (audioSamples * 1000) / TWILIO_RATE;
+    }
     this.#echoMarks();
+    // Frames with agent audio in them, with the arrival of their first agent sample.
+    const frame: PlayedFrame = {
+      samples,
+      audio: samples.subarray(0, audioSamples),
+      arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
+    };
+    this.#playedAudio += audioSamples;
+    this.#fillRun = frame.arrivedAt === undefined ? this.#fillRun + 1 : 0;
     if (this.#turn) {
-      this.#turn.chunks.push(samples);
+      this.#turn.chunks.push(frame);
       if (this.#turn.chunks.length * TWILIO_FRAME_MS > MAX_TURN_AUDIO_MS) {
         return this.#bound(TURN_AUDIO_EXCEEDED);
       }
       this.#o.onSpeaking?.();
     } else {
-      this.#recent.push(samples);
+      // The agent has sent nothing for a while: its next audio is a new pre-roll (a shorter
+      // hole is the playout's, inside what it is saying).
+      if (this.#fillRun * TWILIO_FRAME_MS >= HOLE_MS) this.#recent = [];
+      this.#recent.push(frame);
       if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
     }
     for (const e of this.#segmenter.push(this.#o.vad.process(samples))) {
       if (e.type === "start") {
         const startMs = this.#playStart + e.atMs;
-        // The pre-roll's frames end with the frame that completed the speech start.
-        const audioStartMs = this.#o.clock.now() - (this.#recent.length - 1) * TWILIO_FRAME_MS;
-        this.#turn = { startMs, audioStartMs, chunks: this.#recent };
+        // The pre-roll: from its first frame of agent audio (not the line's own silence).
+        const first = this.#recent.findIndex((f) => f.arrivedAt !== undefined);
+        const chunks = first < 0 ? this.#recent.slice(-1) : this.#recent.slice(first);
+        const audioStartMs = chunks[0]!.arrivedAt ?? chunk.dueAt;
+        this.#turn = { startMs, audioStartMs, chunks };
         this.#recent = [];
         this.#o.onSpeechStart?.(startMs);
       } else this.#endTurn(e.atMs);
@@ -284,7 +408,13 @@ export class TwilioCall {
     this.#turn = undefined;
     if (!turn) return;
     this.#o.onTurn({
-      samples: concatSamples(turn.chunks),
+      // As it reached the caller: a hole the playout made is not one in what was said.
+      samples: placeArrived(
+        turn.chunks.flatMap((c) =>
+          c.arrivedAt === undefined ? [] : [{ samples: c.audio, at: c.arrivedAt }]
+        ),
+        TWILIO_RATE,
+      )?.samples ?? new Int16Array(0),
       startMs: turn.startMs,
       audioStartMs: turn.audioStartMs,
       endMs: this.#playStart + atMs,

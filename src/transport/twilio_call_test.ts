@@ -4,7 +4,7 @@ import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { voicedSignal } from "../audio/_test_signals.ts";
 import { Vad } from "../audio/vad.ts";
 import { decodeBase64 } from "../protocol/audio_payload.ts";
-import { type HeardTurn, TwilioCall } from "./twilio_call.ts";
+import { type HeardTurn, JITTER_MAX_MS, JITTER_MIN_MS, TwilioCall } from "./twilio_call.ts";
 
 const SIDS = { streamSid: "MZ1", callSid: "CA1", accountSid: "AC1" };
 
@@ -77,7 +77,8 @@ Deno.test("TwilioCall echoes a mark once the audio before it has played; clear d
   });
   call.receive({ event: "mark", streamSid: "MZ1", name: "m1" });
   assert.deepEqual(marks(), []);
-  await clock.advance(150);
+  // Played after the jitter buffer's least depth (20 ms), then 200 ms of audio.
+  await clock.advance(150 + JITTER_MIN_MS);
   assert.deepEqual(marks(), [], "not yet played");
   await clock.advance(60);
   assert.deepEqual(marks(), ["m1"]);
@@ -115,8 +116,10 @@ Deno.test("TwilioCall finds the agent's turns by VAD in the audio as played", as
   await clock.advance(2000);
   assert.equal(turns.length, 1);
   const t = turns[0]!;
-  assert.ok(t.startMs >= 480 && t.startMs <= 800, `start ${t.startMs}`);
-  assert.ok(t.endMs >= 1300 && t.endMs <= 1600, `end ${t.endMs}`);
+  // As played: after the jitter buffer's 20 ms; the audio is placed where it arrived.
+  assert.ok(t.startMs >= 480 && t.startMs <= 820, `start ${t.startMs}`);
+  assert.ok(t.endMs >= 1320 && t.endMs <= 1620, `end ${t.endMs}`);
+  assert.equal(t.audioStartMs, 500);
   assert.ok(t.samples.length >= 8000, "the turn's audio is kept");
   call.receive({
     event: "media",
@@ -205,4 +208,65 @@ Deno.test("TwilioCall bounds the agent: more than a minute ahead at once, empty 
     call.end();
     vad.free();
   }
+});
+
+Deno.test("TwilioCall's jitter buffer: frames sent without gaps but arriving with jitter play without holes, and the turn is placed where it arrived", async () => {
+  const { clock, call, turns, vad } = await setup();
+  call.begin();
+  await clock.advance(500);
+  // 1 s of speech in 20 ms frames, each arriving up to 18 ms late (never two late in a row).
+  const speech = voicedSignal(8000, 1000, 6);
+  for (let k = 0; k < 50; k++) {
+    const late = k % 2 === 1 ? 18 : 0;
+    clock.timer(k * 20 + late, () =>
+      call.receive({
+        event: "media",
+        streamSid: "MZ1",
+        mulaw: mulawEncode(speech.subarray(k * 160, (k + 1) * 160)),
+      }));
+  }
+  await clock.advance(2500);
+  assert.equal(turns.length, 1);
+  const t = turns[0]!;
+  assert.equal(t.audioStartMs, 500, "placed at its first frame's arrival");
+  // No zero run of 10 ms or more inside the utterance.
+  let run = 0;
+  let longest = 0;
+  for (const v of t.samples.subarray(0, 8000)) {
+    run = v === 0 ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  assert.ok(longest < 80, `a zero run of ${longest} samples inside the utterance`);
+  assert.equal(call.stats.underruns, 0);
+  call.end();
+  vad.free();
+});
+
+Deno.test("TwilioCall's jitter buffer deepens after a hole (20 to 60 ms) and the recording keeps the audio where it arrived", async () => {
+  const { clock, call, turns, vad } = await setup();
+  call.begin();
+  await clock.advance(500);
+  const speech = voicedSignal(8000, 1000, 7);
+  // Frames arrive on time, but frame 10 comes 70 ms late, and the three after it with it
+  // (a socket keeps their order).
+  for (let k = 0; k < 50; k++) {
+    clock.timer(Math.max(k * 20, k >= 10 ? 270 : 0), () =>
+      call.receive({
+        event: "media",
+        streamSid: "MZ1",
+        mulaw: mulawEncode(speech.subarray(k * 160, (k + 1) * 160)),
+      }));
+  }
+  await clock.advance(2500);
+  assert.equal(call.stats.underruns, 1, "the late frame made one hole in the playout");
+  assert.ok(call.stats.jitterMs > JITTER_MIN_MS && call.stats.jitterMs <= JITTER_MAX_MS);
+  const t = turns[0]!;
+  assert.equal(t.audioStartMs, 500);
+  // The recording: frames 0-9 at their arrival, frame 10 after them (within tolerance of
+  // the gap the lateness left), and every sample of the utterance in it.
+  let nonZero = 0;
+  for (const v of t.samples) if (v !== 0) nonZero++;
+  assert.ok(nonZero > 7500, `${nonZero} samples of speech kept`);
+  call.end();
+  vad.free();
 });

@@ -1,0 +1,46 @@
+/**
+ * When queued audio actually went out: a pacer's chunks are on a fixed grid, so an
+ * utterance queued between two slots starts at the next one (or inside a chunk, after
+ * what was queued before it). This follows a pacer's chunks and tells, for each marked
+ * utterance, the grid time of its first sample, so the record can place and measure it
+ * where it was on the wire rather than where it was queued.
+ *
+ * @module
+ */
+import type { PacedChunk } from "./pacer.ts";
+
+/** Follows one pacer: call `queued` with each enqueue, `sent` with each chunk, `cleared` on clear. */
+export class SentMarks {
+  readonly #rate: number;
+  /** Samples queued so far, and sent (or dropped) so far. */
+  #queued = 0;
+  #sent = 0;
+  #marks: { at: number; onSent: (atMs: number) => void }[] = [];
+
+  constructor(sampleRate: number) {
+    this.#rate = sampleRate;
+  }
+
+  /** `samples` were enqueued; `onSent` hears the grid time of their first one. */
+  queued(samples: number, onSent?: (atMs: number) => void): void {
+    if (samples === 0) return;
+    if (onSent) this.#marks.push({ at: this.#queued, onSent });
+    this.#queued += samples;
+  }
+
+  /** The pacer sent `chunk` (its audio samples are the next queued ones). */
+  sent(chunk: PacedChunk): void {
+    const to = this.#sent + chunk.audioSamples;
+    while (this.#marks.length > 0 && this.#marks[0]!.at < to) {
+      const m = this.#marks.shift()!;
+      m.onSent(chunk.dueAt + ((m.at - this.#sent) * 1000) / this.#rate);
+    }
+    this.#sent = to;
+  }
+
+  /** The pacer dropped what was queued: marks not yet sent never will be. */
+  cleared(): void {
+    this.#marks = [];
+    this.#sent = this.#queued;
+  }
+}
