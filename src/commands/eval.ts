@@ -225,6 +225,12 @@ const AUDIO_FLAGS = {
     value: "P",
     description: "chance per agent utterance that the scripted caller cuts in (seeded)",
   },
+  hints: {
+    type: "string",
+    value: "H",
+    description: "transcript: also give a ws:// agent the caller's words and turn ends\n" +
+      '(debugging; off, it gets only the audio; the report says "agent given transcripts")',
+  },
 } as const satisfies FlagTable;
 
 /** Every flag of eval: the sections above. */
@@ -360,6 +366,7 @@ export const command: Command = {
       ...participants,
       ...(speech && speech.barge_in > 0 ? { bargeIn: speech.barge_in } : {}),
       ...(speech ? { audio: true } : {}),
+      ...(speech?.hints?.includes("transcript") ? { transcripts: true } : {}),
     });
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
@@ -627,6 +634,7 @@ const AUDIO_ONLY = [
   "stt-base-url",
   "dtmf",
   "barge-in",
+  "hints",
 ] as const;
 
 /** `--audio` and its flags as speech options (undefined without `--audio`). */
@@ -690,6 +698,12 @@ export function speechFromFlags(
       throw new InputError({ field: "--barge-in", message: "expected a chance from 0 to 1" });
     }
     o.barge_in = p;
+  }
+  if (values.hints !== undefined) {
+    if (values.hints !== "transcript") {
+      throw new InputError({ field: "--hints", message: "expected transcript" });
+    }
+    o.hints = ["transcript"];
   }
   return o;
 }

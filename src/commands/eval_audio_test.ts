@@ -50,3 +50,12 @@ Deno.test("eval --audio flags: defaults, voices and providers shape the config; 
     InputError,
   );
 });
+
+Deno.test("eval --hints transcript: in the config (and so the config hash), needs --audio, one value", () => {
+  const plain = speechFromFlags({ audio: true }, io)!;
+  const hinted = speechFromFlags({ audio: true, hints: "transcript" }, io)!;
+  assert.deepEqual(hinted.hints, ["transcript"]);
+  assert.deepEqual(speechConfig(hinted), { ...speechConfig(plain), hints: ["transcript"] });
+  assert.throws(() => speechFromFlags({ hints: "transcript" }, io), InputError);
+  assert.throws(() => speechFromFlags({ audio: true, hints: "words" }, io), InputError);
+});

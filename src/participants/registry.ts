@@ -35,6 +35,8 @@ export interface ParticipantOptions {
   bargeIn?: number;
   /** The calls are audio calls (`eval --audio`): scenarios' `user.barge_in` applies. */
   audio?: boolean;
+  /** Audio calls: remote agents also get the caller's words and turn ends (debugging). */
+  transcripts?: boolean;
 }
 
 /** The kind a user spec plays in `scenario` (`auto` and `scripted` are the flow callee on flows). */
@@ -81,6 +83,7 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
         ...(opts.framing !== undefined ? { framing: opts.framing } : {}),
         ...(opts.bargeIn ? { bargeIn: opts.bargeIn } : {}),
         ...(opts.audio ? { audio: true } : {}),
+        ...(opts.transcripts ? { transcripts: true } : {}),
       });
   return {
     deterministic: (scenario) =>

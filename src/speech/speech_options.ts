@@ -43,6 +43,9 @@ export const SpeechOptionsSchema = z.object({
     "Chance per agent utterance that the scripted caller interrupts it (seeded)",
   ),
   sample_rate: z.number().int().positive().describe("The line's audio rate (Hz)"),
+  hints: z.array(z.enum(["transcript"])).optional().describe(
+    "What a remote agent is told besides the audio: transcript, the caller's words and turn ends (debugging)",
+  ),
 });
 /** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
 export type SpeechOptions = z.infer<typeof SpeechOptionsSchema>;
@@ -78,6 +81,7 @@ export function speechConfig(o: SpeechOptions): Record<string, unknown> {
     dtmf: o.dtmf,
     barge_in: o.barge_in,
     sample_rate: o.sample_rate,
+    ...(o.hints && o.hints.length > 0 ? { hints: [...o.hints] } : {}),
   };
 }
 

@@ -14,7 +14,9 @@
  * size cap (`../protocol/limits.ts`), fails the trial with `protocol_error`.
  *
  * Audio calls (`eval --audio`: the line has `audio`): the bot hears the other end's
- * audio and never its text (`send-text` goes out only as the one-time kick), and its
+ * audio and nothing else of its speech: no text (`send-text` goes out only as the
+ * one-time kick) and no `call_event` marking where an utterance starts or ends
+ * (unless `transcripts`, `eval --hints transcript`, asks for them), and its
  * own audio is what the call records (`./rtvi_audio.ts`). Its turns are bracketed by
  * `bot-started/stopped-speaking` when it sends them, else found by VAD; their words
  * are its text events (else the bridge's STT, else `[words unknown]`). Bad audio from
@@ -333,9 +335,11 @@ export class RtviParticipant implements Participant {
     switch (event.type) {
       case "speech":
         if (this.#outAudio) {
-          // The bot heard it as audio; a cut drops the rest.
+          // The bot heard it as audio; a cut drops the rest. The words and the end of
+          // the utterance are no news on a phone line: only with `transcripts`.
           if (event.interrupted) this.#outAudio.clear();
-          return this.#callEvent(event);
+          if (this.#options.transcripts) this.#callEvent(event);
+          return;
         }
         this.#send(rtvi("send-text", {
           content: event.text,
@@ -353,7 +357,11 @@ export class RtviParticipant implements Participant {
         this.#callEvent(event);
         return;
       case "speech_start":
-        if (event.audio) this.#outAudio?.play(event.audio);
+        if (this.#outAudio) {
+          if (event.audio) this.#outAudio.play(event.audio);
+          if (this.#options.transcripts) this.#callEvent(event);
+          return;
+        }
         return this.#callEvent(event);
       default: {
         if (event.type === "call_start") this.#outAudio?.start();

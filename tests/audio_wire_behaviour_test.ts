@@ -1,0 +1,135 @@
+/**
+ * What a remote agent gets and gives in an audio call, over a real socket on the real
+ * clock, against test agents whose behaviour is known exactly (`./_behave_agents.ts`).
+ */
+import assert from "node:assert/strict";
+import { voicedSignal } from "../src/audio/_test_signals.ts";
+import { type CallSpec, DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
+import type { CallSetup, Participant } from "../src/bridge/call.ts";
+import { RealClock } from "../src/clock/clock.ts";
+import { Environment } from "../src/env/environment.ts";
+import { RemoteParticipant, type RemoteParticipantOptions } from "../src/participants/remote.ts";
+import { ScriptedUser } from "../src/participants/scripted_user.ts";
+import { rtvi } from "../src/protocol/messages.ts";
+import { counterDomain } from "../src/testing/counter_domain.ts";
+import { VoicedTts } from "../src/transport/_standin_agent.ts";
+import { AGENT_RATE, type BehaveSession, sleep, startBehaveAgent } from "./_behave_agents.ts";
+
+const setup = (side: "agent" | "user"): CallSetup => ({
+  side,
+  scenario: "t",
+  domain: "test_counter",
+  prompt: "",
+  tools: side === "agent"
+    ? [{ name: "end_conversation", description: "end", parameters: { type: "object" } }]
+    : [],
+  seed: "00000001",
+});
+
+function env(): Environment {
+  return new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
+    today: "2024-05-15",
+    seed: "s",
+  });
+}
+
+/** One audio call of the scripted caller with a remote agent, on the real clock. */
+function audioCall(
+  agent: RemoteParticipantOptions,
+  options: { user?: Participant; maxMs?: number; audio?: boolean } = {},
+) {
+  const spec: CallSpec = {
+    env: env(),
+    agent: new RemoteParticipant(agent),
+    user: options.user ?? new ScriptedUser({ opening: "Please add five to the counter." }),
+    agentSetup: setup("agent"),
+    userSetup: setup("user"),
+    clock: new RealClock(),
+    limits: { ...DEFAULT_LIMITS, maxDurationMs: options.maxMs ?? 15_000 },
+    firstSpeaker: "agent",
+    timedSpeech: true,
+    ...(options.audio === false ? {} : { speech: { tts: new VoicedTts() } }),
+  };
+  return runCall(spec);
+}
+
+/** Says `text` as a bracketed turn of `ms` of voiced audio. */
+async function sayTurn(s: BehaveSession, text: string, ms: number): Promise<void> {
+  s.send(rtvi("bot-started-speaking"));
+  s.send(rtvi("bot-tts-text", { text }));
+  await s.play(voicedSignal(AGENT_RATE, ms, text.length % 5));
+  s.send(rtvi("bot-stopped-speaking"));
+}
+
+/** Greets, answers the caller's first turn, then ends the call. */
+const greetAnswerEnd = async (s: BehaveSession) => {
+  await sayTurn(s, "Hello, how can I help?", 600);
+  await s.callerEnded();
+  await sayTurn(s, "Done, goodbye.", 500);
+  s.send(rtvi("server-message", { type: "end" }));
+};
+
+/** The caller-speech notices a bot was sent (`call_event` speech or speech_start). */
+function speechNotices(s: BehaveSession) {
+  return s.messages.filter((m) => {
+    const d = m.data as { t?: string; d?: { type?: string } } | undefined;
+    return m.type === "client-message" && d?.t === "call_event" &&
+      (d.d?.type === "speech" || d.d?.type === "speech_start");
+  });
+}
+
+for (const framing of ["json", "protobuf"] as const) {
+  Deno.test(`audio call over ${framing}: the agent gets the caller's audio only, no words and no turn-end notice`, async () => {
+    const agent = startBehaveAgent(greetAnswerEnd);
+    try {
+      const out = await audioCall({ url: agent.url, framing });
+      await agent.done();
+      assert.equal(out.error, undefined, out.error?.message);
+      assert.equal(out.stopReason, "agent_end");
+      const s = agent.sessions[0]!;
+      assert.ok(s.callerTurns.length >= 1, "the agent heard the caller's audio");
+      assert.deepEqual(speechNotices(s).map((m) => JSON.stringify(m.data)), []);
+      assert.ok(!s.messages.some((m) => m.type === "send-text"), "no send-text");
+      const words = JSON.stringify(s.messages);
+      assert.ok(!words.includes("add five"), "the caller's words never reach the agent");
+    } finally {
+      await agent.close();
+    }
+  });
+}
+
+Deno.test("audio call with transcripts (--hints transcript): the agent is told the caller's words and turn ends", async () => {
+  const agent = startBehaveAgent(greetAnswerEnd);
+  try {
+    const remote = new RemoteParticipant({ url: agent.url, transcripts: true });
+    assert.equal(remote.info.settings?.transcripts, true, "recorded with the participant");
+    const out = await audioCall({ url: agent.url, transcripts: true });
+    await agent.done();
+    assert.equal(out.error, undefined, out.error?.message);
+    const notices = speechNotices(agent.sessions[0]!).map((m) =>
+      (m.data as { d: { type: string; text?: string } }).d
+    );
+    assert.ok(notices.some((d) => d.type === "speech_start"));
+    assert.ok(
+      notices.some((d) => d.type === "speech" && d.text === "Please add five to the counter."),
+      JSON.stringify(notices),
+    );
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("audio call with a kick: the one-time kick is the only send-text", async () => {
+  const agent = startBehaveAgent(greetAnswerEnd);
+  try {
+    const out = await audioCall({ url: agent.url, kick: "Hello" });
+    await agent.done();
+    assert.equal(out.error, undefined, out.error?.message);
+    const sent = agent.sessions[0]!.messages.filter((m) => m.type === "send-text");
+    assert.deepEqual(sent.map((m) => (m.data as { content: string }).content), ["Hello"]);
+  } finally {
+    await agent.close();
+  }
+});
+
+export { sleep };
