@@ -132,4 +132,143 @@ Deno.test("audio call with a kick: the one-time kick is the only send-text", asy
   }
 });
 
-export { sleep };
+// ---- no turn is lost; a text turn starts at its first fragment ----------------------
+
+/** A text call (no audio) of the scripted caller, who speaks first, with a remote agent. */
+function textCall(url: string) {
+  return runCall({
+    env: env(),
+    agent: new RemoteParticipant({ url }),
+    user: new ScriptedUser({ opening: "Please add five to the counter." }),
+    agentSetup: setup("agent"),
+    userSetup: setup("user"),
+    clock: new RealClock(),
+    limits: { ...DEFAULT_LIMITS, maxDurationMs: 10_000 },
+    firstSpeaker: "user",
+    timedSpeech: false,
+  });
+}
+
+function agentTurns(out: Awaited<ReturnType<typeof runCall>>): string[] {
+  return out.turns.filter((t) => t.speaker === "agent").map((t) => t.text);
+}
+
+/** Resolves at the next `send-text` the agent gets. */
+async function nextSendText(s: BehaveSession): Promise<void> {
+  const seen = s.messages.filter((m) => m.type === "send-text").length;
+  while (s.messages.filter((m) => m.type === "send-text").length === seen) await sleep(1);
+}
+
+Deno.test("a text turn without brackets starts at its first fragment: a bot answering in 17 ms reads 17 ms", async () => {
+  const agent = startBehaveAgent(async (s) => {
+    await nextSendText(s);
+    await sleep(17);
+    s.send(rtvi("bot-output", { text: "Sure.", aggregated_by: "sentence" }));
+    s.send(rtvi("bot-output", { text: "Done, goodbye.", aggregated_by: "sentence" }));
+    await sleep(900); // past the fragment gap: one turn
+    s.send(rtvi("server-message", { type: "end" }));
+  });
+  try {
+    const out = await textCall(agent.url);
+    await agent.done();
+    assert.equal(out.error, undefined, out.error?.message);
+    assert.deepEqual(agentTurns(out), ["Sure. Done, goodbye."]);
+    const ms = out.latency[0]!.response_ms;
+    assert.ok(ms >= 17 && ms <= 22, `response_ms ${ms}`);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("a text bot that ends the call by tool right after its last words keeps that turn", async () => {
+  const agent = startBehaveAgent(async (s) => {
+    await nextSendText(s);
+    s.send(rtvi("bot-output", { text: "All done, goodbye.", aggregated_by: "sentence" }));
+    s.send(rtvi("llm-function-call-in-progress", {
+      function_name: "end_conversation",
+      tool_call_id: "t1",
+      arguments: {},
+    }));
+  });
+  try {
+    const out = await textCall(agent.url);
+    await agent.done();
+    assert.equal(out.error, undefined, out.error?.message);
+    assert.equal(out.stopReason, "agent_end");
+    assert.deepEqual(agentTurns(out), ["All done, goodbye."]);
+  } finally {
+    await agent.close();
+  }
+});
+
+/** The agent's turns and the audio recorded for them. */
+function agentAudio(out: Awaited<ReturnType<typeof runCall>>) {
+  return (out.audio ?? []).filter((a) => a.side === "agent").map((a) => ({
+    text: a.utterance.text,
+    ms: Math.round(a.end_ms - a.start_ms),
+  }));
+}
+
+Deno.test("an audio bot without brackets that ends the call by tool right after its last audio keeps that turn, its audio recorded", async () => {
+  const agent = startBehaveAgent(async (s) => {
+    await sayTurn(s, "Hello, how can I help?", 600);
+    await s.callerEnded();
+    s.send(rtvi("bot-tts-text", { text: "Done, goodbye." }));
+    await s.play(voicedSignal(AGENT_RATE, 800, 3));
+    s.send(rtvi("llm-function-call-in-progress", {
+      function_name: "end_conversation",
+      tool_call_id: "t1",
+      arguments: {},
+    }));
+  });
+  try {
+    const out = await audioCall({ url: agent.url });
+    await agent.done();
+    assert.equal(out.error, undefined, out.error?.message);
+    assert.equal(out.stopReason, "agent_end");
+    const last = agentAudio(out).at(-1);
+    assert.equal(last?.text, "Done, goodbye.", JSON.stringify(agentAudio(out)));
+    assert.ok(last!.ms >= 760, `${last!.ms} ms of the goodbye's 800 ms recorded`);
+  } finally {
+    await agent.close();
+  }
+});
+
+for (
+  const [how, maxMs, hangUp] of [["the duration limit", 1500, false], [
+    "the caller's hangup",
+    0,
+    true,
+  ]] as const
+) {
+  Deno.test(`${how} while the bot speaks: its turn so far is recorded, words and audio`, async () => {
+    const agent = startBehaveAgent(async (s) => {
+      s.send(rtvi("bot-started-speaking"));
+      s.send(rtvi("bot-tts-text", { text: "Let me read you the whole policy, it is long." }));
+      await s.play(voicedSignal(AGENT_RATE, 4000, 1));
+    });
+    const user: Participant = {
+      info: { kind: "hangs_up" },
+      start(line) {
+        if (hangUp) line.clock.timer(1500, () => line.hangUp("bored"));
+        return Promise.resolve();
+      },
+      onEvent() {},
+      close: () => Promise.resolve(),
+    };
+    try {
+      const out = await audioCall({ url: agent.url }, {
+        user,
+        maxMs: maxMs || 15_000,
+      });
+      assert.equal(out.error, undefined, out.error?.message);
+      assert.equal(out.stopReason, hangUp ? "user_hangup" : "max_duration");
+      const turns = agentAudio(out);
+      assert.equal(turns.length, 1, JSON.stringify(turns));
+      assert.ok(turns[0]!.ms > 1000, `${turns[0]!.ms} ms recorded`);
+      assert.ok(out.turns.some((t) => t.speaker === "agent"), "in the transcript");
+    } finally {
+      await agent.close();
+    }
+  });
+}

@@ -179,6 +179,8 @@ class Call {
   #cancelLimit: () => void = () => {};
   /** The agent has ended the call with a tool; the end follows the result's delivery. */
   #agentEnded = false;
+  /** The agent is ending the call: its turn in progress is being handed over. */
+  #agentEnding = false;
   /** End of the caller's last utterance, awaiting the agent's response. */
   #awaitingResponseSince: number | undefined;
   /** The agent has spoken, pressed keys, beeped or called a tool (see `#endSilent`). */
@@ -285,7 +287,7 @@ class Call {
         ? { audio: { sampleRate: this.#toneRate(), ...(speech.stt ? { stt: speech.stt } : {}) } }
         : {}),
       say: (text, options) =>
-        this.#say(side, text, options?.voice, options?.ttftMs, options?.audio),
+        this.#say(side, text, options?.voice, options?.ttftMs, options?.audio, options?.startMs),
       stopSpeaking: () => this.#stopSpeaking(side),
       press: (keys) => this.#press(side, keys),
       beep: () => {
@@ -321,6 +323,7 @@ class Call {
     voice?: Voice,
     ttftMs?: number,
     received?: ReceivedAudio,
+    startMs?: number,
   ): SaidUtterance | void {
     if (this.#ended) return;
     const text = rawText.trim();
@@ -342,10 +345,10 @@ class Call {
       this.#agentEnd("agent_end", exit[1]?.trim() || "exit text");
       return said;
     }
-    // Audio a remote end received began before it was reported.
-    const now = received && this.#spec.speech
-      ? Math.min(received.startMs, this.#now())
-      : this.#now();
+    // Audio a remote end received began before it was reported; so did a text turn
+    // assembled from fragments.
+    const began = received && this.#spec.speech ? received.startMs : startMs;
+    const now = began !== undefined ? Math.min(began, this.#now()) : this.#now();
     if (side === "agent" && this.#awaitingResponseSince !== undefined) {
       this.#outcome.latency.push({
         turn: this.#outcome.turns.length,
@@ -356,7 +359,11 @@ class Call {
     }
     const speech = this.#spec.speech;
     if (!speech) {
-      const placed = this.#place(side, utterance(text, voice));
+      const placed = this.#place(
+        side,
+        utterance(text, voice),
+        startMs !== undefined ? now : undefined,
+      );
       if (!placed) return;
       // An untimed line cannot tell the speaker when its words are out.
       if (!this.#spec.timedSpeech) return;
@@ -643,7 +650,29 @@ class Call {
    * bot hangs up after its last words.
    */
   #agentEnd(reason: StopReason, detail?: string): void {
-    if (this.#agentEnded) return;
+    if (this.#agentEnding) return;
+    this.#agentEnding = true;
+    // The turn the agent is still saying is its last: it is handed over first.
+    const flushed = this.#flushAgent(true);
+    if (flushed) {
+      void flushed.then(() =>
+        this.#agentEnded || this.#ended ? undefined : this.#endAfter(reason, detail)
+      );
+    } else this.#endAfter(reason, detail);
+  }
+
+  /** Asks the agent for its turn in progress; a participant that throws fails the call. */
+  #flushAgent(wait: boolean): Promise<void> | void {
+    try {
+      const r = this.#spec.agent.flush?.({ wait });
+      return r ? r.catch((e) => this.#fail("agent", e)) : undefined;
+    } catch (e) {
+      this.#fail("agent", e);
+    }
+  }
+
+  /** The agent's end, once its words are out. */
+  #endAfter(reason: StopReason, detail?: string): void {
     this.#agentEnded = true;
     const endAfterWords = () => {
       const now = this.#now();
@@ -700,6 +729,9 @@ class Call {
   }
 
   #end(reason: StopReason, detail?: string, by?: Side): void {
+    if (this.#ended) return;
+    // Whatever ends the call, the agent's turn in progress is recorded first.
+    if (!this.#agentEnded) this.#flushAgent(false);
     if (this.#ended) return;
     this.#ended = true;
     this.#cancelSilence();

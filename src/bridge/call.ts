@@ -156,11 +156,13 @@ export interface CallLine {
    * nothing when they are not said (the call is over) or the line does not time
    * speech (then the speaker paces itself, src/speech/utterance.ts `msUntilSaid`).
    * `audio` (audio calls): the utterance is this audio as received, placed at its
-   * start, instead of a synthesis of `text`.
+   * start, instead of a synthesis of `text`. `startMs`: the turn began then (a remote
+   * end's text turn, assembled from fragments, starts at its first): its latency
+   * counts to there, and a text call places it there.
    */
   say(
     text: string,
-    options?: { voice?: Voice; ttftMs?: number; audio?: ReceivedAudio },
+    options?: { voice?: Voice; ttftMs?: number; audio?: ReceivedAudio; startMs?: CallTime },
   ): SaidUtterance | void;
   /** Cut off this end's utterance in progress (barge-in). */
   stopSpeaking(): void;
@@ -221,6 +223,14 @@ export interface Participant {
    * side during the call, for the bot's own world (`apply_sync_delta`, not awaited).
    */
   applySyncDelta?(delta: Record<string, unknown>): void;
+  /**
+   * The call is ending (the agent ended it, the other end hung up, a limit or an
+   * error): hand the turn in progress to the line now, its words and the audio heard
+   * so far, so that no turn is lost. With `wait` (the agent itself ends the call), a
+   * turn still being heard may be handed over when it ends; the promise resolves
+   * then. Called before the end takes effect; the line still takes `say`.
+   */
+  flush?(options: { wait: boolean }): Promise<void> | void;
   /** Release resources; called once, after the call. */
   close(): Promise<void>;
   /** Optional: what a simulated far end did (flows), stored as the record's `flow`. */

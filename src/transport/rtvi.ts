@@ -76,6 +76,10 @@ const DEFAULT_PROMPT_REPLY_WAIT_MS = 1000;
 const SELF_WORLD_PAUSE_MS = 500;
 /** `--agent-world self`: the "Hello" kick, this long after the call's connection opened. */
 const SELF_WORLD_KICK_MS = 1000;
+/** The agent ended the call mid-turn: its turn's audio is waited for this long at most. */
+const FLUSH_WAIT_MS = 5000;
+/** …and a turn without brackets, this long after its audio played out with no more. */
+const FLUSH_QUIET_MS = 200;
 
 /** The RTVI mapping (`--framing json|protobuf`). */
 export const rtviMapping: WireMapping = (options) => new RtviParticipant(options);
@@ -100,6 +104,8 @@ export class RtviParticipant implements Participant {
   #botSpeaking = false;
   /** Words of the audio turn being heard (audio calls). */
   #pending: AssembledTurn[] = [];
+  /** Waiting for the turn in progress to end (`flush` with `wait`). */
+  #turnEnded: (() => void)[] = [];
   /** `--agent-world self`: the bot owns its world. */
   #selfWorld?: SelfWorldSetup;
   /** The domain named in the self-world setup, for in-call `apply_sync_delta`. */
@@ -398,6 +404,42 @@ export class RtviParticipant implements Participant {
     this.#send(rtvi("client-message", { t: "call_event", d }, this.#id("call_event")));
   }
 
+  /**
+   * The call is ending: the bot's turn in progress goes to the line first. With
+   * `wait`, a turn whose audio is still arriving is handed over when it ends
+   * (`bot-stopped-speaking`, else the VAD's end), at most {@link FLUSH_WAIT_MS} on.
+   */
+  flush(options: { wait: boolean }): Promise<void> | void {
+    if (this.#closing) return;
+    const rx = this.#inAudio;
+    if (options.wait && rx && (this.#botSpeaking || rx.hasAudio)) {
+      const clock = this.#line!.clock;
+      const until = clock.now() + FLUSH_WAIT_MS;
+      let cancel = () => {};
+      // Without brackets, the turn is over once its audio has played out and no more
+      // came for a moment.
+      const check = () => {
+        const now = clock.now();
+        const playedOut = rx.playedOutAt ?? now;
+        if (now >= until || (!this.#botSpeaking && now >= playedOut + FLUSH_QUIET_MS)) {
+          return this.#endTurn();
+        }
+        cancel = clock.timer(
+          Math.min(until, Math.max(playedOut + FLUSH_QUIET_MS, now + FLUSH_QUIET_MS)) - now,
+          check,
+        );
+      };
+      return new Promise<void>((resolve) => {
+        this.#turnEnded.push(() => {
+          cancel();
+          resolve();
+        });
+        check();
+      });
+    }
+    this.#endTurn();
+  }
+
   async close(): Promise<void> {
     this.#closing = true;
     this.#cancelKick();
@@ -691,6 +733,16 @@ export class RtviParticipant implements Participant {
   /** The bot's turn ended: its words and, in audio calls, the audio they were heard as. */
   #endTurn(): void {
     this.#turns.flush();
+    const waiting = this.#turnEnded;
+    this.#turnEnded = [];
+    try {
+      this.#handOver();
+    } finally {
+      for (const w of waiting) w();
+    }
+  }
+
+  #handOver(): void {
     const rx = this.#inAudio;
     if (!rx) return;
     const heard = rx.take();
@@ -705,7 +757,7 @@ export class RtviParticipant implements Participant {
       ...(ttftMs !== undefined ? { ttftMs } : {}),
     };
     if (!heard) {
-      if (last) this.#line!.say(text, options);
+      if (last) this.#line!.say(text, { ...options, startMs: pending[0]!.startMs });
       return;
     }
     this.#line!.say(text === "" ? WORDS_UNKNOWN : text, {

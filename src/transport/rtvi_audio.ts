@@ -240,6 +240,12 @@ export class PeerAudioReceiver {
     this.#startMs = Math.min(this.#startMs ?? Infinity, this.#o.clock.now());
   }
 
+  /** When the audio kept so far will have played out (call time), if any is kept. */
+  get playedOutAt(): number | undefined {
+    if (this.#startMs === undefined || this.#length === 0) return undefined;
+    return this.#startMs + (this.#length * 1000) / this.#o.sampleRate;
+  }
+
   /** Audio kept since the last `take`. */
   get hasAudio(): boolean {
     return this.#length > 0;

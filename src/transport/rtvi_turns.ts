@@ -3,7 +3,8 @@
  * segment), `bot-tts-text` (words as spoken, the reference's transcript source) or
  * `bot-llm-text` (streamed tokens, for a bot that has no TTS), between
  * `bot-started-speaking` and `bot-stopped-speaking`, or from fragments less than
- * {@link FRAGMENT_GAP_MS} apart on the line's clock.
+ * {@link FRAGMENT_GAP_MS} apart on the line's clock. A turn starts at its first
+ * fragment (or `bot-started-speaking`), whenever its end is known.
  *
  * @module
  */
@@ -28,13 +29,16 @@ interface Segment {
   voice?: Voice;
   /** Opened by `bot-started-speaking`: it ends at `bot-stopped-speaking`. */
   bracketed: boolean;
+  /** When it opened on the line's clock: its first fragment, or `bot-started-speaking`. */
+  startMs: number;
 }
 
-const newSegment = (bracketed: boolean): Segment => ({
+const newSegment = (bracketed: boolean, startMs: number): Segment => ({
   outputs: new Map(),
   tts: [],
   llm: [],
   bracketed,
+  startMs,
 });
 
 /** A finished turn, as the line is told it. */
@@ -42,6 +46,8 @@ export interface AssembledTurn {
   text: string;
   voice?: Voice;
   ttftMs?: number;
+  /** When the turn began (its first fragment, or `bot-started-speaking`), on the line's clock. */
+  startMs: number;
 }
 
 /** Assembles turns from RTVI bot events; `say` gets each finished one. */
@@ -71,7 +77,8 @@ export class TurnAssembler {
       : [];
     if (carried.length > 0) this.#segment = undefined;
     this.flush();
-    this.#segment = { ...newSegment(true), llm: [...carried] };
+    const startMs = carried.length > 0 ? pending!.startMs : this.#clock().now();
+    this.#segment = { ...newSegment(true, startMs), llm: [...carried] };
     this.#cancelGap();
   }
 
@@ -113,6 +120,11 @@ export class TurnAssembler {
     this.#ttftMs = ms;
   }
 
+  /** Whether a turn is being assembled (text waiting for its end). */
+  get open(): boolean {
+    return this.#segment !== undefined;
+  }
+
   /** Speaks the open segment, if it holds any text (`bot-stopped-speaking`, the end). */
   flush(): void {
     this.#cancelGap();
@@ -131,6 +143,7 @@ export class TurnAssembler {
       text,
       ...(segment.voice ? { voice: segment.voice } : {}),
       ...(ttftMs !== undefined ? { ttftMs } : {}),
+      startMs: segment.startMs,
     });
   }
 
@@ -141,7 +154,7 @@ export class TurnAssembler {
 
   /** The segment being assembled, opened (unbracketed) if there is none. */
   #open(): Segment {
-    return this.#segment ??= newSegment(false);
+    return this.#segment ??= newSegment(false, this.#clock().now());
   }
 
   /** After a fragment outside brackets, the turn ends when the gap passes. */
