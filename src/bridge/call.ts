@@ -27,8 +27,19 @@ export type CallEvent =
    * `interrupted`). Never serialise it as JSON.
    */
   | { type: "speech_start"; at: CallTime; voice?: Voice; audio?: Pcm16 }
-  /** A whole utterance of the other end, delivered when it ends. */
-  | { type: "speech"; at: CallTime; text: string; voice?: Voice; interrupted?: boolean }
+  /**
+   * A whole utterance of the other end, delivered when it ends. `kick`: not the
+   * caller's words but a runner's one-time kick (the reference's `"Hello"`) that
+   * starts a bot which waits to be spoken to.
+   */
+  | {
+    type: "speech";
+    at: CallTime;
+    text: string;
+    voice?: Voice;
+    interrupted?: boolean;
+    kick?: boolean;
+  }
   /** Keys the other end pressed. */
   | { type: "dtmf"; at: CallTime; keys: string }
   /** A voicemail beep. */

@@ -378,9 +378,12 @@ export class RtviParticipant implements Participant {
           const content = kick;
           const sendKick = () => {
             if (this.#ended || this.#closing) return;
+            // Sent as the reference runner sends it to a bot that owns its world; to
+            // others marked as the kick, so a served bot does not take it for a request.
             this.#send(rtvi("send-text", {
               content,
               options: { run_immediately: true, audio_response: true },
+              ...(this.#selfWorld ? {} : { kick: true }),
             }, this.#id("send_text")));
           };
           // The reference runner kicks 1 s after the call's connection opened.
