@@ -190,6 +190,8 @@ export class Session {
           ? {
             speak: (text, hooks) => audio.speak(text, hooks),
             interrupt: () => audio.interrupt(),
+            afterSpeech: (fn) => audio.afterSpeech(fn),
+            afterSpeechStarted: (fn) => audio.afterSpeechStarted(fn),
           }
           : {}),
         log,
