@@ -272,3 +272,41 @@ for (
     }
   });
 }
+
+// ---- a silent agent fails (agent_voiced) ---------------------------------------------
+
+const AUDIO_CONFIG = {
+  tts: { provider: "fake", voices: { agent: null, user: null } },
+  stt: "transcript",
+  dtmf: "event",
+  sample_rate: 16000,
+} as const;
+
+Deno.test("an audio bot that sends text and no audio is marked harness_playout, one that speaks agent_audio", async () => {
+  const { measureAudio } = await import("../src/runner/audio_metrics.ts");
+  const textOnly = startBehaveAgent(async (s) => {
+    s.send(rtvi("bot-output", { text: "Hello, how can I help?", aggregated_by: "sentence" }));
+    await s.callerEnded();
+    s.send(rtvi("bot-output", { text: "Done, goodbye.", aggregated_by: "sentence" }));
+    await sleep(900);
+    s.send(rtvi("server-message", { type: "end" }));
+  });
+  const speaking = startBehaveAgent(greetAnswerEnd);
+  try {
+    const [silent, heard] = await Promise.all([
+      audioCall({ url: textOnly.url }),
+      audioCall({ url: speaking.url }),
+    ]);
+    for (const out of [silent, heard]) assert.equal(out.error, undefined, out.error?.message);
+    const sources = async (out: typeof silent) =>
+      (await measureAudio(out, AUDIO_CONFIG)).agent_turns!.map((a) => [a.source, a.voiced_ms > 0]);
+    assert.deepEqual(await sources(silent), [
+      ["harness_playout", true],
+      ["harness_playout", true],
+    ]);
+    assert.deepEqual(await sources(heard), [["agent_audio", true], ["agent_audio", true]]);
+  } finally {
+    await textOnly.close();
+    await speaking.close();
+  }
+});

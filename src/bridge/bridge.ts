@@ -117,6 +117,11 @@ export class SpeechFailure extends Error {
 export interface SentAudio {
   side: Side;
   utterance: Utterance;
+  /**
+   * The audio is the speaker's own, as a remote end sent it (`say`'s `audio`), not
+   * callbench's synthesis of its text.
+   */
+  received?: boolean;
   /** Call time it began, and where it ended (earlier than its audio if cut off). */
   start_ms: number;
   end_ms: number;
@@ -175,6 +180,8 @@ class Call {
   readonly #placed: LineUtterance[] = [];
   /** Received utterances whose text is already the STT's. */
   readonly #transcribed = new WeakSet<Utterance>();
+  /** Utterances whose audio a remote end sent (the rest are callbench's synthesis). */
+  readonly #received = new WeakSet<Utterance>();
   #cancelSilence: () => void = () => {};
   #cancelLimit: () => void = () => {};
   /** The agent has ended the call with a tool; the end follows the result's delivery. */
@@ -375,6 +382,7 @@ class Call {
     if (received) {
       // Audio heard on a remote end's wire: placed where it began, after what is queued.
       const u = utterance(text, voice, received.pcm);
+      this.#received.add(u);
       const placed = this.#place(side, u, now);
       if (placed) {
         if (received.transcribed) this.#transcribed.add(u);
@@ -761,6 +769,7 @@ class Call {
       this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => ({
         side: u.turn.speaker,
         utterance: u.utterance,
+        ...(this.#received.has(u.utterance) ? { received: true } : {}),
         start_ms: u.turn.start_ms,
         end_ms: u.turn.end_ms,
       })).sort((a, b) => a.start_ms - b.start_ms);

@@ -43,6 +43,13 @@ export const AudioBlockSchema = z.object({
       "Reference post-hoc latency: agent segment start − (caller segment end − 0.3 s)",
     ),
   })).describe("Per agent turn that answers the caller"),
+  agent_turns: z.array(z.object({
+    turn: z.number().int().nonnegative().describe("Index into `turns` of the agent turn"),
+    voiced_ms: ms.describe("Milliseconds of the turn's audio the VAD found voiced"),
+    source: z.enum(["agent_audio", "harness_playout"]).describe(
+      "agent_audio: the agent's own audio, as received; harness_playout: callbench's synthesis of its text",
+    ),
+  })).optional().describe("Each agent turn with words, and how much of its audio was voiced"),
   barge_ins: z.array(z.object({
     at_ms: ms.describe("When the caller started speaking over the agent"),
     agent_turn: z.number().int().nonnegative().describe("Index into `turns` of the agent turn"),

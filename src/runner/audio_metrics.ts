@@ -168,6 +168,19 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
     });
   }
 
+  const agentTurns: NonNullable<AudioBlock["agent_turns"]> = [];
+  for (const a of audio) {
+    if (a.side !== "agent" || !a.utterance.audio) continue;
+    const i = t.findIndex((x) => x.speaker === "agent" && x.start_ms === a.start_ms);
+    if (i < 0 || t[i]!.text.trim() === "") continue;
+    const voiced = (agent.byTurnStart.get(a.start_ms) ?? []).reduce((n, [s, e]) => n + e - s, 0);
+    agentTurns.push({
+      turn: i,
+      voiced_ms: round(voiced),
+      source: a.received ? "agent_audio" : "harness_playout",
+    });
+  }
+
   const all = union([...agent.segments, ...user.segments]);
   let count = 0;
   let total = 0;
@@ -188,6 +201,7 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
     },
     ttfa_ms: agent.segments[0] ? round(agent.segments[0][0]) : null,
     turns,
+    agent_turns: agentTurns,
     barge_ins: bargeIns,
     silence: { count, total_ms: round(total), max_ms: round(max) },
     talk_over_ms: round(overlap(agent.segments, user.segments)),

@@ -39,7 +39,12 @@ export interface ScoreOptions {
 /** Scores one trial. */
 export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Verdict {
   const { signals, details } = computeSignals(record, options.judge);
-  const success = composeSuccess(signals, record.expect.success_signals);
+  // A voice agent that is not heard fails an audio call, whatever the scenario gates.
+  const whitelist = signals.agent_voiced !== null &&
+      !record.expect.success_signals.includes("agent_voiced")
+    ? [...record.expect.success_signals, "agent_voiced" as const]
+    : record.expect.success_signals;
+  const success = composeSuccess(signals, whitelist);
   const agentTurns = countAgentTurns(record.turns);
   const minAgentTurns = options.minAgentTurns ?? record.expect.min_agent_turns ?? 0;
 
