@@ -4,7 +4,7 @@
  * act is a test's script. It answers the handshake, keeps every message it is sent,
  * hears the caller's audio and finds the caller's turns by energy (a 16 ms chunk above
  * −45 dBFS is speech; 300 ms below ends the turn), and speaks 24 kHz audio in 20 ms
- * frames paced in real time, as pipecat's output transport sends them. Built from
+ * frames (or `frameMs`) paced in real time, as pipecat's output transport sends them. Built from
  * PROTOCOL.md and the pipecat serializer's format, not from callbench's client.
  *
  * @module
@@ -68,6 +68,7 @@ export interface BehaveAgent {
 /** Starts a test agent on a free loopback port; `script` runs once per call. */
 export function startBehaveAgent(
   script: (session: BehaveSession) => Promise<void> | void,
+  options: { frameMs?: number } = {},
 ): BehaveAgent {
   const sessions: BehaveSession[] = [];
   const scripts: Promise<void>[] = [];
@@ -76,7 +77,7 @@ export function startBehaveAgent(
     const { socket, response } = Deno.upgradeWebSocket(req);
     socket.binaryType = "arraybuffer";
     sockets.add(socket);
-    const session = openSession(socket);
+    const session = openSession(socket, options.frameMs ?? 20);
     sessions.push(session);
     scripts.push(
       session.started.then(() => script(session)).catch((e) => {
@@ -99,7 +100,7 @@ export function startBehaveAgent(
   };
 }
 
-function openSession(socket: WebSocket): BehaveSession {
+function openSession(socket: WebSocket, frameMs: number): BehaveSession {
   let framing: Framing = "json";
   let closed = false;
   const messages: RtviMessage[] = [];
@@ -120,7 +121,7 @@ function openSession(socket: WebSocket): BehaveSession {
   const pacer = new Pacer({
     clock: new RealClock(),
     sampleRate: AGENT_RATE,
-    chunkMs: 20,
+    chunkMs: frameMs,
     silenceFill: false,
     onChunk: (chunk) => {
       if (socket.readyState !== WebSocket.OPEN) return;

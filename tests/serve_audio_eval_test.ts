@@ -16,7 +16,8 @@ import type { TrialRecord } from "../src/runner/trial_record.ts";
 const root = new DataRoot(BUNDLED_DATA_ROOT);
 
 Deno.test({
-  name: "eval --audio against serve --audio: one v2v sample per caller turn, every agent turn voiced",
+  name:
+    "eval --audio against serve --audio: one v2v sample per caller turn, every agent turn voiced",
   sanitizeOps: false,
   fn: async () => {
     const scenarios = (await changingScenarios(root, "eva_airline", 3)).map((s) => s.name);

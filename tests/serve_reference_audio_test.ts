@@ -86,7 +86,9 @@ Deno.test({
         // One sample per agent turn that answers a caller turn (the goodbye included:
         // `<exit>` goes once it has played).
         const answers = run.turns.filter((t, i) =>
-          t.role === "agent" && run.turns.slice(0, i).some((u) => u.role === "user")
+          t.role === "agent" && run.turns.slice(0, i).some((u) =>
+            u.role === "user"
+          )
         ).length;
         assert.ok(answers >= 2, `${s.name}: ${JSON.stringify(run.turns)}`);
         assert.equal(run.latenciesMs.length, answers, `${s.name}: ${JSON.stringify(run.turns)}`);

@@ -182,6 +182,8 @@ class Call {
   readonly #transcribed = new WeakSet<Utterance>();
   /** Utterances whose audio a remote end sent (the rest are callbench's synthesis). */
   readonly #received = new WeakSet<Utterance>();
+  /** A remote end's utterance is playing: its start was heard before its `say`. */
+  readonly #live: Record<Side, boolean> = { agent: false, user: false };
   #cancelSilence: () => void = () => {};
   #cancelLimit: () => void = () => {};
   /** The agent has ended the call with a tool; the end follows the result's delivery. */
@@ -295,6 +297,7 @@ class Call {
         : {}),
       say: (text, options) =>
         this.#say(side, text, options?.voice, options?.ttftMs, options?.audio, options?.startMs),
+      startedSpeaking: () => this.#startedSpeaking(side),
       stopSpeaking: () => this.#stopSpeaking(side),
       press: (keys) => this.#press(side, keys),
       beep: () => {
@@ -356,7 +359,12 @@ class Call {
     // assembled from fragments.
     const began = received && this.#spec.speech ? received.startMs : startMs;
     const now = began !== undefined ? Math.min(began, this.#now()) : this.#now();
-    if (side === "agent" && this.#awaitingResponseSince !== undefined) {
+    // A turn that began before the caller's ended (a remote agent's, spoken over) is
+    // no response to it: the agent's next turn is.
+    if (
+      side === "agent" && this.#awaitingResponseSince !== undefined &&
+      now >= this.#awaitingResponseSince
+    ) {
       this.#outcome.latency.push({
         turn: this.#outcome.turns.length,
         response_ms: Math.max(0, now - this.#awaitingResponseSince),
@@ -406,7 +414,7 @@ class Call {
   /** Records the utterance's turn and puts it on the side's line (unless the turn guard ends the call). */
   #place(side: Side, said: Utterance, at?: number): LineUtterance | undefined {
     const turn = this.#speech[side].plan(said, at);
-    this.#outcome.turns.push(turn);
+    this.#insertTurn(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
       this.#end("max_turns");
       return;
@@ -416,9 +424,41 @@ class Call {
     return placed;
   }
 
+  /** A remote end's audio began arriving: the listener hears its start now (for barge-in). */
+  #startedSpeaking(side: Side): void {
+    if (this.#ended || this.#live[side] || !this.#spec.speech) return;
+    this.#live[side] = true;
+    if (side === "agent") this.#agentActed = true;
+    this.#armSilence();
+    this.#deliver(this.#other(side), { type: "speech_start", at: this.#now() });
+  }
+
+  /**
+   * Records a turn in order of start: a remote end's turn, placed where its audio
+   * began, may start before turns already recorded (the caller cutting in on it).
+   * Latency entries keep pointing at their turns.
+   */
+  #insertTurn(turn: Turn): void {
+    const turns = this.#outcome.turns;
+    const last = turns.length;
+    let p = last;
+    while (p > 0 && turns[p - 1]!.start_ms > turn.start_ms) p--;
+    turns.splice(p, 0, turn);
+    if (p === last) return;
+    for (const l of this.#outcome.latency) {
+      if (l.turn === last) l.turn = p; // this turn's own, recorded just before
+      else if (l.turn >= p) l.turn++;
+    }
+  }
+
   /** An utterance begins: the listener hears its start (for barge-in). */
   #began(side: Side, u: LineUtterance): void {
     this.#armSilence();
+    // A remote end's utterance already heard starting, as it played.
+    if (this.#live[side] && this.#received.has(u.utterance)) {
+      this.#live[side] = false;
+      return;
+    }
     this.#deliver(this.#other(side), {
       type: "speech_start",
       at: this.#now(),

@@ -175,6 +175,12 @@ export interface CallLine {
     text: string,
     options?: { voice?: Voice; ttftMs?: number; audio?: ReceivedAudio; startMs?: CallTime },
   ): SaidUtterance | void;
+  /**
+   * Audio calls, a remote end: its utterance began (its audio is arriving now, or
+   * since `at`), so the other end hears it start as it plays, for barge-in, not when
+   * the turn ends. The utterance itself follows with `say` and its `audio`.
+   */
+  startedSpeaking?(at?: CallTime): void;
   /** Cut off this end's utterance in progress (barge-in). */
   stopSpeaking(): void;
   /** Press keys (`0-9 * # A-D`). */

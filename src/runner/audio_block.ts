@@ -53,8 +53,15 @@ export const AudioBlockSchema = z.object({
   barge_ins: z.array(z.object({
     at_ms: ms.describe("When the caller started speaking over the agent"),
     agent_turn: z.number().int().nonnegative().describe("Index into `turns` of the agent turn"),
-    yielded: z.boolean().describe("The agent stopped before its utterance's end"),
-    yield_ms: ms.describe("From the caller's start to the end of the agent's audio"),
+    yielded: z.boolean().describe(
+      "The agent stopped: its own voice before the caller's ended (agent_audio), or callbench cut its synthesis (harness_playout)",
+    ),
+    yield_ms: ms.describe(
+      "From the caller's voiced onset to the agent's last voiced frame (agent_audio), or to the end of callbench's playout (harness_playout)",
+    ),
+    source: z.enum(["agent_audio", "harness_playout"]).optional().describe(
+      "agent_audio: measured on the agent's own audio; harness_playout: callbench synthesized the agent's text and cut it itself, so the figure is the harness's, not the agent's",
+    ),
   })).describe("The caller interrupting the agent"),
   silence: z.object({
     count: z.number().int().nonnegative().describe(`Gaps of ${SILENCE_GAP_MS} ms or more`),

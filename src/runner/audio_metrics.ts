@@ -20,6 +20,8 @@ import type { TrialKey } from "./trial_record.ts";
 
 /** The reference's post-hoc turn end offset (reference-harness.md §1.6). */
 const REF_END_OFFSET_MS = 300;
+/** The caller overlapping the agent by less than this (one frame) is no barge-in. */
+const BARGE_IN_MIN_OVERLAP_MS = 20;
 
 type Segment = [number, number];
 
@@ -130,25 +132,49 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
 
   const turns: AudioBlock["turns"] = [];
   const bargeIns: AudioBlock["barge_ins"] = [];
+  /** Start times of agent turns whose audio is the agent's own (received). */
+  const receivedAt = new Set(
+    audio.filter((a) => a.side === "agent" && a.received).map((a) => a.start_ms),
+  );
   const t = outcome.turns;
   let lastUser: number | undefined;
   for (let i = 0; i < t.length; i++) {
     const turn = t[i]!;
     if (turn.speaker === "user") {
       // The caller starting over an agent turn still in progress is a barge-in.
+      // Boundaries that touch or overlap by less than a frame are no barge-in.
       const over = t.findIndex((a, k) =>
         k < i && a.speaker === "agent" && a.start_ms < turn.start_ms &&
-        (a.end_ms > turn.start_ms || (a.interrupted === true && a.end_ms === turn.start_ms))
+        (a.end_ms - turn.start_ms >= BARGE_IN_MIN_OVERLAP_MS ||
+          (a.interrupted === true && a.end_ms === turn.start_ms))
       );
       if (over >= 0) {
         const a = t[over]!;
-        const voiced = user.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
-        bargeIns.push({
-          at_ms: round(voiced),
-          agent_turn: over,
-          yielded: a.interrupted === true,
-          yield_ms: round(Math.max(0, a.end_ms - voiced)),
-        });
+        const userSegs = user.byTurnStart.get(turn.start_ms) ?? [];
+        const voiced = userSegs[0]?.[0] ?? turn.start_ms;
+        const own = receivedAt.has(a.start_ms);
+        if (own) {
+          // The agent's own audio: it yielded if its voice stopped while the caller
+          // was still speaking; the yield is the caller's onset to its last voiced frame.
+          const agentSegs = agent.byTurnStart.get(a.start_ms) ?? [];
+          const lastVoiced = agentSegs[agentSegs.length - 1]?.[1] ?? a.end_ms;
+          const callerEnd = userSegs[userSegs.length - 1]?.[1] ?? turn.end_ms;
+          bargeIns.push({
+            at_ms: round(voiced),
+            agent_turn: over,
+            yielded: lastVoiced < callerEnd,
+            yield_ms: round(Math.max(0, lastVoiced - voiced)),
+            source: "agent_audio",
+          });
+        } else {
+          bargeIns.push({
+            at_ms: round(voiced),
+            agent_turn: over,
+            yielded: a.interrupted === true,
+            yield_ms: round(Math.max(0, a.end_ms - voiced)),
+            source: "harness_playout",
+          });
+        }
       }
       lastUser = i;
       continue;

@@ -119,8 +119,9 @@ export function audioMetrics(a: AudioBlock): VerdictAudio {
     ref_frame_ms: a.turns.map((t) => t.ref_frame_ms),
     ref_segment_ms: a.turns.map((t) => t.ref_segment_ms),
     ttfa_ms: a.ttfa_ms,
-    barge_in_yield_ms: a.barge_ins.map((b) => b.yield_ms),
-    barge_ins_yielded: a.barge_ins.filter((b) => b.yielded).length,
+    // Only the agent's own yields: callbench's playout of a text agent is not the agent's.
+    barge_in_yield_ms: a.barge_ins.filter(ownYield).map((b) => b.yield_ms),
+    barge_ins_yielded: a.barge_ins.filter((b) => ownYield(b) && b.yielded).length,
     talk_over_ms: a.talk_over_ms,
     ...(a.wav !== undefined ? { wav: a.wav } : {}),
   };
@@ -143,4 +144,9 @@ export function countAgentTurns(turns: readonly { speaker: string; text: string 
   let n = 0;
   for (const t of turns) if (t.speaker === "agent" && t.text.trim() !== "") n++;
   return n;
+}
+
+/** A barge-in measured on the agent's own audio (not callbench's playout of its text). */
+function ownYield(b: { source?: string }): boolean {
+  return b.source !== "harness_playout";
 }

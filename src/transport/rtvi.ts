@@ -104,6 +104,8 @@ export class RtviParticipant implements Participant {
   #botSpeaking = false;
   /** Words of the audio turn being heard (audio calls). */
   #pending: AssembledTurn[] = [];
+  /** The bot's turn in progress was heard starting (`CallLine.startedSpeaking`). */
+  #liveTurn = false;
   /** Waiting for the turn in progress to end (`flush` with `wait`). */
   #turnEnded: (() => void)[] = [];
   /** `--agent-world self`: the bot owns its world. */
@@ -701,6 +703,7 @@ export class RtviParticipant implements Participant {
       sampleRate: audio.sampleRate,
       vad: this.#vad,
       onVadTurnEnd: () => this.#endTurn(),
+      onVadTurnStart: () => this.#turnBegan(),
     });
     this.#outAudio = new CallerAudioStream({
       clock: line.clock,
@@ -718,7 +721,16 @@ export class RtviParticipant implements Participant {
 
   #peerAudio(audio: PcmAudio, what: string): void {
     const problem = this.#inAudio!.push(audio);
-    if (problem) this.#garbage(`bad ${what}: ${problem}`);
+    if (problem) return this.#garbage(`bad ${what}: ${problem}`);
+    // A bracketed turn is heard starting with its first audio, not its announcement.
+    if (this.#botSpeaking) this.#turnBegan();
+  }
+
+  /** The bot's turn is heard starting (its audio plays now): the caller may cut in. */
+  #turnBegan(): void {
+    if (this.#liveTurn || this.#closing) return;
+    this.#liveTurn = true;
+    this.#line!.startedSpeaking?.();
   }
 
   /** A finished text turn: in audio calls it waits for the audio it goes with. */
@@ -748,6 +760,7 @@ export class RtviParticipant implements Participant {
   #handOver(): void {
     const rx = this.#inAudio;
     if (!rx) return;
+    this.#liveTurn = false;
     const heard = rx.take();
     const pending = this.#pending;
     this.#pending = [];

@@ -150,6 +150,8 @@ export interface PeerAudioReceiverOptions {
   minSilenceMs?: number;
   /** The VAD heard a turn end (not called for bots that bracket their speech). */
   onVadTurnEnd?: () => void;
+  /** The VAD heard speech begin (not called for bots that bracket their speech). */
+  onVadTurnStart?: () => void;
 }
 
 /** The peer's audio, decoded and kept per turn. */
@@ -288,8 +290,10 @@ export class PeerAudioReceiver {
     const vad = this.#o.vad;
     if (!vad || !this.#segmenter || this.bracketed) return;
     for (const e of this.#segmenter.push(vad.process(samples))) {
-      if (e.type === "start") this.#speaking = true;
-      else {
+      if (e.type === "start") {
+        this.#speaking = true;
+        this.#o.onVadTurnStart?.();
+      } else {
         this.#speaking = false;
         this.#o.onVadTurnEnd?.();
       }
