@@ -117,7 +117,11 @@ export class TwilioParticipant implements Participant {
       stream: { ...twilioSids(setup.seed), customParameters: { scenario: setup.scenario } },
       send: (message) => this.#client?.send(JSON.stringify(message)),
       vad: this.#vad,
-      onSpeechStart: (atMs) => line.trace({ type: "agent_speech_start", at: atMs }),
+      onSpeechStart: (atMs) => {
+        line.trace({ type: "agent_speech_start", at: atMs });
+        // The caller hears the agent start as it plays (barge-in), not at its turn's end.
+        line.startedSpeaking?.();
+      },
       onTurn: (turn) => {
         this.#turns = this.#turns.then(() => this.#heard(turn));
       },
