@@ -40,7 +40,7 @@ export interface BehaveSession {
   callerAudio(): Int16Array;
   send(message: RtviMessage): void;
   /**
-   * Plays `samples` (at {@link AGENT_RATE}) in real time, 20 ms a frame; resolves when
+   * Plays `samples` (at {@link AGENT_RATE}, or the agent's `sampleRate`) in real time, 20 ms a frame; resolves when
    * the last frame is sent (or the queue is cleared).
    */
   play(samples: Int16Array): Promise<void>;
@@ -68,7 +68,7 @@ export interface BehaveAgent {
 /** Starts a test agent on a free loopback port; `script` runs once per call. */
 export function startBehaveAgent(
   script: (session: BehaveSession) => Promise<void> | void,
-  options: { frameMs?: number } = {},
+  options: { frameMs?: number; sampleRate?: number } = {},
 ): BehaveAgent {
   const sessions: BehaveSession[] = [];
   const scripts: Promise<void>[] = [];
@@ -77,7 +77,7 @@ export function startBehaveAgent(
     const { socket, response } = Deno.upgradeWebSocket(req);
     socket.binaryType = "arraybuffer";
     sockets.add(socket);
-    const session = openSession(socket, options.frameMs ?? 20);
+    const session = openSession(socket, options.frameMs ?? 20, options.sampleRate ?? AGENT_RATE);
     sessions.push(session);
     scripts.push(
       session.started.then(() => script(session)).catch((e) => {
@@ -100,7 +100,7 @@ export function startBehaveAgent(
   };
 }
 
-function openSession(socket: WebSocket, frameMs: number): BehaveSession {
+function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSession {
   let framing: Framing = "json";
   let closed = false;
   const messages: RtviMessage[] = [];
@@ -120,12 +120,12 @@ function openSession(socket: WebSocket, frameMs: number): BehaveSession {
   };
   const pacer = new Pacer({
     clock: new RealClock(),
-    sampleRate: AGENT_RATE,
+    sampleRate: rate,
     chunkMs: frameMs,
     silenceFill: false,
     onChunk: (chunk) => {
       if (socket.readyState !== WebSocket.OPEN) return;
-      const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: AGENT_RATE, numChannels: 1 };
+      const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: rate, numChannels: 1 };
       socket.send(
         framing === "protobuf"
           ? encodeAudioFrame(audio)
@@ -239,4 +239,49 @@ function openSession(socket: WebSocket, frameMs: number): BehaveSession {
 /** Resolves after `ms` of real time. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** The keypad: rows 697-941 Hz, columns 1209-1633 Hz (ITU-T Q.23). */
+const KEYPAD = ["123A", "456B", "789C", "*0#D"];
+const ROW_HZ = [697, 770, 852, 941];
+const COL_HZ = [1209, 1336, 1477, 1633];
+
+/**
+ * Key tones as a phone sends them: each key 100 ms of its row and column sines, 100 ms
+ * apart, the row tone `twistDb` louder than the column's (negative: softer), and white
+ * noise at `snrDb` below the tones' power when given.
+ */
+export function keyTones(
+  keys: string,
+  rate: number,
+  options: { twistDb?: number; snrDb?: number; seed?: number } = {},
+): Int16Array {
+  const tone = Math.round(rate * 0.1);
+  const out = new Float64Array(keys.length * tone * 2);
+  const col = 6000;
+  const row = col * 10 ** ((options.twistDb ?? 0) / 20);
+  [...keys].forEach((key, k) => {
+    const r = KEYPAD.findIndex((line) => line.includes(key));
+    const c = KEYPAD[r]!.indexOf(key);
+    for (let i = 0; i < tone; i++) {
+      const t = i / rate;
+      out[k * tone * 2 + i] = row * Math.sin(2 * Math.PI * ROW_HZ[r]! * t) +
+        col * Math.sin(2 * Math.PI * COL_HZ[c]! * t);
+    }
+  });
+  if (options.snrDb !== undefined) {
+    // The tones' mean power while on: (row² + col²) / 2.
+    const noiseRms = Math.sqrt((row * row + col * col) / 2 / 10 ** (options.snrDb / 10));
+    let seed = options.seed ?? 1;
+    const uniform = () => {
+      seed = (seed * 1664525 + 1013904223) >>> 0;
+      return (seed + 0.5) / 2 ** 32;
+    };
+    for (let i = 0; i < out.length; i++) {
+      // Gaussian (Box-Muller).
+      const g = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+      out[i]! += noiseRms * g;
+    }
+  }
+  return Int16Array.from(out, (x) => Math.max(-32768, Math.min(32767, Math.round(x))));
 }

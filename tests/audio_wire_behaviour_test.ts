@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { voicedSignal } from "../src/audio/_test_signals.ts";
 import { type CallSpec, DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
-import type { CallSetup, Participant } from "../src/bridge/call.ts";
+import type { CallLine, CallSetup, Participant } from "../src/bridge/call.ts";
 import { RealClock } from "../src/clock/clock.ts";
 import { Environment } from "../src/env/environment.ts";
 import { RemoteParticipant, type RemoteParticipantOptions } from "../src/participants/remote.ts";
@@ -13,7 +13,13 @@ import { ScriptedUser } from "../src/participants/scripted_user.ts";
 import { rtvi } from "../src/protocol/messages.ts";
 import { counterDomain } from "../src/testing/counter_domain.ts";
 import { VoicedTts } from "../src/transport/_standin_agent.ts";
-import { AGENT_RATE, type BehaveSession, sleep, startBehaveAgent } from "./_behave_agents.ts";
+import {
+  AGENT_RATE,
+  type BehaveSession,
+  keyTones,
+  sleep,
+  startBehaveAgent,
+} from "./_behave_agents.ts";
 
 const setup = (side: "agent" | "user"): CallSetup => ({
   side,
@@ -363,3 +369,90 @@ for (const framing of ["json", "protobuf"] as const) {
     });
   }
 }
+
+// ---- DTMF in band, both ways ------------------------------------------------------------
+
+const ALL_KEYS = "123A456B789C*0#D";
+
+for (const framing of ["json", "protobuf"] as const) {
+  for (
+    const [line, tone] of [
+      ["clean", {}],
+      ["20 dB SNR, +2 dB twist", { snrDb: 20, twistDb: 2 }],
+      ["20 dB SNR, -2 dB twist", { snrDb: 20, twistDb: -2 }],
+    ] as const
+  ) {
+    Deno.test(`in-band DTMF over ${framing}, 16 kHz, ${line}: the agent's 16 tones are its 16 keys, no extras`, async () => {
+      const agent = startBehaveAgent(async (s) => {
+        await s.play(keyTones(ALL_KEYS, 16000, { ...tone, seed: 7 }));
+        await sleep(300);
+        s.send(rtvi("server-message", { type: "end" }));
+      }, { sampleRate: 16000 });
+      try {
+        const out = await runCall({
+          env: env(),
+          agent: new RemoteParticipant({ url: agent.url, framing }),
+          user: new ScriptedUser({}),
+          agentSetup: setup("agent"),
+          userSetup: setup("user"),
+          clock: new RealClock(),
+          limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
+          firstSpeaker: "agent",
+          timedSpeech: true,
+          speech: { tts: new VoicedTts(), dtmf: "inband" },
+        });
+        await agent.done();
+        assert.equal(out.error, undefined, out.error?.message);
+        const keys = out.dtmf.filter((d) => d.side === "agent").map((d) => d.keys).join("");
+        assert.equal(keys, ALL_KEYS);
+      } finally {
+        await agent.close();
+      }
+    });
+  }
+}
+
+Deno.test("in-band DTMF to a remote agent: callbench's keys go as tones in its audio, never as dtmf messages", async () => {
+  const { detectDtmf } = await import("../src/audio/dtmf.ts");
+  let heard: Int16Array = new Int16Array();
+  const agent = startBehaveAgent(async (s) => {
+    await sayTurn(s, "Press your PIN.", 500);
+    await sleep(2500);
+    heard = s.callerAudio();
+    s.send(rtvi("server-message", { type: "end" }));
+  });
+  /** A caller that presses keys when the agent asks. */
+  let callerLine: CallLine | undefined;
+  const presser: Participant = {
+    info: { kind: "presser" },
+    start(line) {
+      callerLine = line;
+      return Promise.resolve();
+    },
+    onEvent(event) {
+      if (event.type === "speech" && /PIN/.test(event.text)) callerLine?.press("4721#");
+    },
+    close: () => Promise.resolve(),
+  };
+  try {
+    const out = await runCall({
+      env: env(),
+      agent: new RemoteParticipant({ url: agent.url }),
+      user: presser,
+      agentSetup: setup("agent"),
+      userSetup: setup("user"),
+      clock: new RealClock(),
+      limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
+      firstSpeaker: "agent",
+      timedSpeech: true,
+      speech: { tts: new VoicedTts(), dtmf: "inband" },
+    });
+    await agent.done();
+    assert.equal(out.error, undefined, out.error?.message);
+    const s = agent.sessions[0]!;
+    assert.ok(!s.messages.some((m) => m.type === "dtmf"), "no dtmf message");
+    assert.equal(detectDtmf(heard, 16000).map((e) => e.key).join(""), "4721#");
+  } finally {
+    await agent.close();
+  }
+});

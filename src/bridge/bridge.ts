@@ -293,13 +293,19 @@ class Call {
       side,
       clock: this.#clock,
       ...(speech
-        ? { audio: { sampleRate: this.#toneRate(), ...(speech.stt ? { stt: speech.stt } : {}) } }
+        ? {
+          audio: {
+            sampleRate: this.#toneRate(),
+            ...(speech.stt ? { stt: speech.stt } : {}),
+            ...(speech.dtmf === "inband" ? { inband: true } : {}),
+          },
+        }
         : {}),
       say: (text, options) =>
         this.#say(side, text, options?.voice, options?.ttftMs, options?.audio, options?.startMs),
       startedSpeaking: () => this.#startedSpeaking(side),
       stopSpeaking: () => this.#stopSpeaking(side),
-      press: (keys) => this.#press(side, keys),
+      press: (keys, options) => this.#press(side, keys, options?.inAudio === true),
       beep: () => {
         if (this.#ended) return;
         if (side === "agent") this.#agentActed = true;
@@ -521,7 +527,7 @@ class Call {
     this.#outcome.turns = this.#outcome.turns.filter((t) => !drop.has(t));
   }
 
-  #press(side: Side, keys: string): void {
+  #press(side: Side, keys: string, inAudio = false): void {
     if (this.#ended) return;
     if (!isDtmfKeys(keys)) {
       this.#outcome.traces[side].push({ type: "invalid_keys", keys, at_ms: this.#now() });
@@ -530,7 +536,8 @@ class Call {
     if (side === "agent") this.#agentActed = true;
     this.#armSilence();
     this.#outcome.dtmf.push({ side, keys, at_ms: this.#now() });
-    if (this.#inband()) return this.#pressInBand(side, keys);
+    // Decoded from the speaker's own audio: the tones are already in its recording.
+    if (this.#inband() && !inAudio) return this.#pressInBand(side, keys);
     this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys });
   }
 
@@ -570,6 +577,8 @@ class Call {
     heard: () => void,
   ): void {
     const audio = pcm16(t.samples, t.rate);
+    // A listener that carries audio hears the tones themselves.
+    this.#deliver(this.#other(side), { type: "tone_start", at: this.#now(), audio });
     (this.#outcome.tones ??= []).push({
       side,
       kind: t.kind,

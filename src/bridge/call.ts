@@ -42,6 +42,13 @@ export type CallEvent =
   }
   /** Keys the other end pressed. */
   | { type: "dtmf"; at: CallTime; keys: string }
+  /**
+   * Audio calls with in-band keys: the other end's key (or beep) tones begin on the
+   * line now. A participant that carries audio plays `audio` on its wire, so its far
+   * end hears the tones themselves; the keys follow as `dtmf` once the detector heard
+   * them (for participants that do not hear audio).
+   */
+  | { type: "tone_start"; at: CallTime; audio: Pcm16 }
   /** A voicemail beep. */
   | { type: "beep"; at: CallTime }
   /** The call is over; no more actions are taken. */
@@ -140,6 +147,13 @@ export interface LineAudio {
   readonly sampleRate: number;
   /** The call's speech to text, when one is configured (`--stt openai`). */
   readonly stt?: SttProvider;
+  /**
+   * Keys and beeps are tones in the audio (`dtmf: "inband"`): a participant that
+   * carries audio sends the other end's keys as tones (`tone_start`), never as key
+   * messages, and reports the keys it decodes in its peer's audio with `press`'s
+   * `inAudio`.
+   */
+  readonly inband?: boolean;
 }
 
 /** Audio a participant received from its peer for one utterance (audio calls). */
@@ -183,8 +197,12 @@ export interface CallLine {
   startedSpeaking?(at?: CallTime): void;
   /** Cut off this end's utterance in progress (barge-in). */
   stopSpeaking(): void;
-  /** Press keys (`0-9 * # A-D`). */
-  press(keys: string): void;
+  /**
+   * Press keys (`0-9 * # A-D`). `inAudio`: the keys were decoded from this end's own
+   * audio (a remote end's in-band tones, already on the line): they are recorded and
+   * reach the other end at once, and no tone is generated for them.
+   */
+  press(keys: string, options?: { inAudio?: boolean }): void;
   /** A beep (the voicemail box's). */
   beep(): void;
   /** Call a tool; the harness executes it against the trial's world. */

@@ -357,7 +357,12 @@ export class RtviParticipant implements Participant {
         }, this.#id("send_text")));
         return;
       case "dtmf":
+        // In-band keys reached the bot as tones in its audio (`tone_start`).
+        if (this.#outAudio && this.#line?.audio?.inband) return;
         this.#sendKeys(event.keys);
+        return;
+      case "tone_start":
+        this.#outAudio?.play(event.audio);
         return;
       case "hangup":
         this.#ended = true;
@@ -704,6 +709,8 @@ export class RtviParticipant implements Participant {
       vad: this.#vad,
       onVadTurnEnd: () => this.#endTurn(),
       onVadTurnStart: () => this.#turnBegan(),
+      // In-band keys: the bot's tones, decoded from its audio, are its key presses.
+      ...(audio.inband ? { onDtmf: (key: string) => line.press(key, { inAudio: true }) } : {}),
     });
     this.#outAudio = new CallerAudioStream({
       clock: line.clock,

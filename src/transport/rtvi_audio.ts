@@ -27,6 +27,7 @@ import {
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
+import { DtmfDetector } from "../audio/dtmf.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 
 /** The rate the caller's audio goes out at (the reference's 16 kHz). */
@@ -152,6 +153,8 @@ export interface PeerAudioReceiverOptions {
   onVadTurnEnd?: () => void;
   /** The VAD heard speech begin (not called for bots that bracket their speech). */
   onVadTurnStart?: () => void;
+  /** A key decoded from the peer's audio (in-band DTMF, Goertzel). */
+  onDtmf?: (key: string) => void;
 }
 
 /** The peer's audio, decoded and kept per turn. */
@@ -159,6 +162,7 @@ export class PeerAudioReceiver {
   readonly #o: PeerAudioReceiverOptions;
   readonly #resamplers = new Map<number, Resampler>();
   readonly #segmenter?: SpeechSegmenter;
+  readonly #dtmf?: DtmfDetector;
   #chunks: Int16Array[] = [];
   #length = 0;
   #startMs: number | undefined;
@@ -170,6 +174,7 @@ export class PeerAudioReceiver {
 
   constructor(options: PeerAudioReceiverOptions) {
     this.#o = options;
+    if (options.onDtmf) this.#dtmf = new DtmfDetector({ sampleRate: options.sampleRate });
     if (options.vad) {
       this.#segmenter = new SpeechSegmenter({
         frameMs: options.vad.frameMs,
@@ -209,6 +214,7 @@ export class PeerAudioReceiver {
     this.#chunks.push(samples);
     this.#length += samples.length;
     this.#vad(samples);
+    if (this.#dtmf) for (const e of this.#dtmf.push(samples)) this.#o.onDtmf!(e.key);
     this.#armGap();
   }
 

@@ -125,6 +125,10 @@ export class TwilioParticipant implements Participant {
       onTurn: (turn) => {
         this.#turns = this.#turns.then(() => this.#heard(turn));
       },
+      // In-band keys: the agent's tones, decoded from its audio, are its key presses.
+      ...(line.audio?.inband
+        ? { onDtmf: (key: string) => line.press(key, { inAudio: true }) }
+        : {}),
     });
   }
 
@@ -147,7 +151,12 @@ export class TwilioParticipant implements Participant {
         return;
       }
       case "dtmf":
+        // In-band keys reached the agent as tones in the caller's audio (`tone_start`).
+        if (this.#line?.audio?.inband) return;
         return call.press(event.keys);
+      case "tone_start":
+        this.#speaking = this.#speaking.then(() => this.#play(event.audio));
+        return;
       case "hangup":
         this.#ended = true;
         return call.end();

@@ -19,6 +19,7 @@ import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { concatSamples } from "../audio/pcm.ts";
 import { Pacer } from "../audio/pacer.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
+import { DtmfDetector } from "../audio/dtmf.ts";
 import {
   type AgentMessage,
   TWILIO_FRAME_MS,
@@ -54,6 +55,8 @@ export interface TwilioCallOptions {
   onSpeechStart?: (atMs: number) => void;
   /** The agent finished a turn (VAD). */
   onTurn: (turn: HeardTurn) => void;
+  /** A key decoded from the agent's audio as it played (in-band DTMF, Goertzel). */
+  onDtmf?: (key: string) => void;
   /** VAD hysteresis: silence that ends a turn (default 600 ms). */
   minSilenceMs?: number;
 }
@@ -99,8 +102,12 @@ export class TwilioCall {
     clears: 0,
   };
 
+  /** In-band keys in the agent's audio. */
+  readonly #dtmf?: DtmfDetector;
+
   constructor(options: TwilioCallOptions) {
     this.#o = options;
+    if (options.onDtmf) this.#dtmf = new DtmfDetector({ sampleRate: TWILIO_RATE });
     this.stream = new TwilioStream(options.stream);
     this.#segmenter = new SpeechSegmenter({
       frameMs: TWILIO_FRAME_MS,
@@ -197,6 +204,7 @@ export class TwilioCall {
     if (this.#ended) return;
     this.#playedTotal += audioSamples;
     this.#echoMarks();
+    if (this.#dtmf) for (const e of this.#dtmf.push(samples)) this.#o.onDtmf!(e.key);
     if (this.#turn) this.#turn.chunks.push(samples);
     else {
       this.#recent.push(samples);
