@@ -10,6 +10,7 @@
  * @module
  */
 import { dbfs, pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
+import { mulawEncode } from "../src/audio/mulaw.ts";
 import { Pacer } from "../src/audio/pacer.ts";
 import { RealClock } from "../src/clock/clock.ts";
 import { type Framing, readFrame, writeFrame } from "../src/protocol/framing.ts";
@@ -284,4 +285,32 @@ export function keyTones(
     }
   }
   return Int16Array.from(out, (x) => Math.max(-32768, Math.min(32767, Math.round(x))));
+}
+
+/**
+ * A Twilio Media Streams phone agent that, once the stream starts, sends `audio`
+ * (8 kHz PCM16) as µ-law `media` in 20 ms payloads, then hangs up (closes the stream)
+ * `hangUpAfterMs` later.
+ */
+export function startTwilioAgent(audio: Int16Array, hangUpAfterMs: number) {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    socket.onmessage = (e) => {
+      const m = JSON.parse(e.data as string) as { event: string; start?: { streamSid: string } };
+      if (m.event !== "start") return;
+      const streamSid = m.start!.streamSid;
+      const mulaw = mulawEncode(audio);
+      for (let at = 0; at < mulaw.length; at += 160) {
+        socket.send(JSON.stringify({
+          event: "media",
+          streamSid,
+          media: { payload: mulaw.subarray(at, at + 160).toBase64() },
+        }));
+      }
+      setTimeout(() => socket.close(1000, "bye"), hangUpAfterMs);
+    };
+    return response;
+  });
+  const { port } = server.addr as Deno.NetAddr;
+  return { url: `ws://127.0.0.1:${port}/stream`, stop: () => server.shutdown() };
 }

@@ -19,6 +19,7 @@ import {
   keyTones,
   sleep,
   startBehaveAgent,
+  startTwilioAgent,
 } from "./_behave_agents.ts";
 
 const setup = (side: "agent" | "user"): CallSetup => ({
@@ -456,3 +457,35 @@ Deno.test("in-band DTMF to a remote agent: callbench's keys go as tones in its a
     await agent.close();
   }
 });
+
+for (
+  const [line, tone] of [
+    ["clean", {}],
+    ["20 dB SNR, +2 dB twist", { snrDb: 20, twistDb: 2 }],
+    ["20 dB SNR, -2 dB twist", { snrDb: 20, twistDb: -2 }],
+  ] as const
+) {
+  Deno.test(`in-band DTMF over twilio, µ-law 8 kHz, ${line}: the agent's 16 tones are its 16 keys, no extras`, async () => {
+    const tones = keyTones(ALL_KEYS, 8000, { ...tone, seed: 11 });
+    const agent = startTwilioAgent(tones, 4000);
+    try {
+      const out = await runCall({
+        env: env(),
+        agent: new RemoteParticipant({ url: agent.url, framing: "twilio" }),
+        user: new ScriptedUser({}),
+        agentSetup: setup("agent"),
+        userSetup: setup("user"),
+        clock: new RealClock(),
+        limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
+        firstSpeaker: "agent",
+        timedSpeech: true,
+        speech: { tts: new VoicedTts(), dtmf: "inband" },
+      });
+      assert.equal(out.error, undefined, out.error?.message);
+      const keys = out.dtmf.filter((d) => d.side === "agent").map((d) => d.keys).join("");
+      assert.equal(keys, ALL_KEYS);
+    } finally {
+      await agent.stop();
+    }
+  });
+}
