@@ -1,3 +1,4 @@
+import { redactUrl } from "../transport/redact_url.ts";
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
@@ -18,7 +19,8 @@ import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
 import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
-import { progressBar } from "../cli/progress.ts";
+import { progressBar, progressLines } from "../cli/progress.ts";
+import { scoreTrial } from "../score/score_trial.ts";
 import { isWireFraming, WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join } from "node:path";
@@ -153,7 +155,11 @@ const RUN_FLAGS = {
       "a folder holding another configuration is refused (see --append)",
   },
   append: { type: "boolean", description: "allow --out DIR to hold other configurations too" },
-  resume: { type: "boolean", description: "skip trials already in DIR/trials.jsonl" },
+  resume: {
+    type: "boolean",
+    description: "skip trials already in DIR/trials.jsonl (printed first when stdout\n" +
+      "is not a terminal, so score | report see the whole run)",
+  },
   "retry-errors": {
     type: "boolean",
     description: "with --resume: run infrastructure-error trials again (their new\n" +
@@ -386,8 +392,9 @@ export const command: Command = {
     }
 
     const config = configHash({
-      agent: participants.agent,
-      user: participants.user,
+      // Without secrets: a rotated key is the same configuration, and no hash is taken of it.
+      agent: redactUrl(participants.agent),
+      user: redactUrl(participants.user),
       agent_model: modelConfig(participants.agentModel),
       user_model: modelConfig(participants.userModel),
       limits,
@@ -399,6 +406,10 @@ export const command: Command = {
       ...(speech ? { speech: speechConfig(speech) } : {}),
     });
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
+    // Not a terminal (CI): plain lines, with how many completed trials fail their score.
+    const lines = io.errIsTerminal ? undefined : progressLines(io, "eval");
+    let failedTrials = 0;
+    let errorTrials = 0;
     const out = values.out;
     const stop = new AbortController();
     let why: "interrupt" | "stdout" | undefined;
@@ -432,6 +443,20 @@ export const command: Command = {
       resume: values.resume,
       retryErrors: values["retry-errors"] ?? false,
       append: values.append ?? false,
+      // A pipe downstream (score | report) sees the whole run, not only what ran now.
+      ...(values.resume && !io.outIsTerminal
+        ? {
+          onExisting: (line: string) => {
+            if (!stdoutOpen) return;
+            try {
+              io.out(line);
+            } catch (e) {
+              if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+              stdoutOpen = false;
+            }
+          },
+        }
+        : {}),
       limits,
       signal: stop.signal,
       onRecord: (r) => {
@@ -462,6 +487,11 @@ export const command: Command = {
       onProgress: (done, total, record) => {
         if (done === 0) toRun = total;
         bar?.(done, total, record);
+        if (lines) {
+          if (record?.status === "error") errorTrials++;
+          else if (record && scoreTrial(record).is_successful === false) failedTrials++;
+          lines.update({ done, total: toRun, failed: failedTrials, errors: errorTrials });
+        }
       },
     });
     run.catch(() => {}); // awaited below unless the run is stopped
@@ -470,6 +500,7 @@ export const command: Command = {
       summary = await Promise.race([run, stopped]);
     } finally {
       unlisten?.();
+      lines?.stop();
       // The flite Worker would keep the process alive.
       if (speech) await closeSpeech();
     }

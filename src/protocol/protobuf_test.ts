@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ProtobufFrameSerializer } from "@pipecat-ai/websocket-transport";
+// deno-lint-ignore no-import-prefix -- test-only: kept out of the import map so a first run does not download it
+import { ProtobufFrameSerializer } from "npm:@pipecat-ai/websocket-transport@1.7.1";
 import { AudioPayloadError, MAX_AUDIO_PAYLOAD_BYTES } from "./audio_payload.ts";
 import {
   decodeFrame,

@@ -17,7 +17,7 @@ import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts"
 import { SEND_DTMF_TOOL, toolSpecs } from "../bridge/tool_specs.ts";
 import type { ParticipantFactory } from "../participants/participant_factory.ts";
 import { Environment } from "../env/environment.ts";
-import { openEnvironment, resolveDb } from "../scenario/open_environment.ts";
+import { openEnvironment, resolveDb, WORLD_SEED } from "../scenario/open_environment.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
@@ -62,7 +62,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   let agent: Participant | undefined;
   let user: Participant | undefined;
   try {
-    const opened = await openEnvironment(plan.root, scenario, key.seed);
+    // The world's ids come from the world's seed, not the trial's (see WORLD_SEED).
+    const opened = await openEnvironment(plan.root, scenario, WORLD_SEED);
     env = opened.env;
     const agentTools = toolSpecs(env.domain, "agent", scenario.agent.tools);
     if (scenario.domain === "flow" || scenario.user.start) agentTools.push(SEND_DTMF_TOOL);
@@ -77,7 +78,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       scenario_sha256: scenarioSha256(scenario, plan.root),
       data_root: plan.root.path,
       ...(plan.agentWorld === "self"
-        ? { agent_world: selfWorldSetup(plan.root, scenario, env, agentTools, key.seed) }
+        ? { agent_world: selfWorldSetup(plan.root, scenario, env, agentTools, WORLD_SEED) }
         : {}),
     };
     const userSetup: CallSetup = {
