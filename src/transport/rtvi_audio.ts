@@ -214,7 +214,7 @@ export class PeerAudioReceiver {
     this.#chunks.push(samples);
     this.#length += samples.length;
     this.#vad(samples);
-    if (this.#dtmf) for (const e of this.#dtmf.push(samples)) this.#o.onDtmf!(e.key);
+    for (const e of this.#dtmf?.push(samples) ?? []) this.#o.onDtmf!(e.key);
     this.#armGap();
   }
 

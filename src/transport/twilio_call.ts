@@ -204,7 +204,7 @@ export class TwilioCall {
     if (this.#ended) return;
     this.#playedTotal += audioSamples;
     this.#echoMarks();
-    if (this.#dtmf) for (const e of this.#dtmf.push(samples)) this.#o.onDtmf!(e.key);
+    for (const e of this.#dtmf?.push(samples) ?? []) this.#o.onDtmf!(e.key);
     if (this.#turn) this.#turn.chunks.push(samples);
     else {
       this.#recent.push(samples);
