@@ -35,6 +35,8 @@ export interface BehaveSession {
   framing: Framing;
   /** Every message received but audio, in order. */
   messages: RtviMessage[];
+  /** When each of `messages` arrived (performance.now()). */
+  arrivals: number[];
   /** Caller turns heard: when each began and ended (performance.now()). */
   callerTurns: { startAt: number; endAt?: number }[];
   /** The caller's audio as received (16 kHz mono), concatenated. */
@@ -105,6 +107,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   let framing: Framing = "json";
   let closed = false;
   const messages: RtviMessage[] = [];
+  const arrivals: number[] = [];
   const callerTurns: { startAt: number; endAt?: number }[] = [];
   const heard: Int16Array[] = [];
   let speaking = false;
@@ -193,6 +196,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
       return;
     }
     messages.push(msg);
+    arrivals.push(performance.now());
     if (msg.type === "client-ready") return send(rtvi("bot-ready", { version: "2.1.0" }, msg.id));
     if (msg.type !== "client-message") return;
     const { t, d } = msg.data as { t?: string; d?: { type?: string } };
@@ -204,6 +208,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
       return framing;
     },
     messages,
+    arrivals,
     callerTurns,
     callerAudio() {
       let n = 0;
