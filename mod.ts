@@ -81,6 +81,7 @@ export type {
   ParticipantErrorKind,
   ParticipantInfo,
   ReceivedAudio,
+  SayAct,
   SelfWorldReport,
   SelfWorldSetup,
   ToolCallReply,
@@ -88,6 +89,7 @@ export type {
   Usage,
 } from "./src/bridge/call.ts";
 export type { SaidUtterance, Voice } from "./src/speech/utterance.ts";
+export type { BehaviourKind, CallerBehaviour } from "./src/speech/behaviour.ts";
 export { PARTICIPANT_ERROR_KINDS, ParticipantError } from "./src/bridge/call.ts";
 export { RealClock, SimClock } from "./src/clock/clock.ts";
 export {

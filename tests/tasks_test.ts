@@ -143,6 +143,7 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
   "bench:audio": "a benchmark of minutes; run by hand",
   "bench:audio:realtime": "real-time calls for minutes; run by hand",
   "bench:calls": "a benchmark of minutes; run by hand",
+  "bench:line": "a benchmark of a minute; run by hand",
 };
 
 async function gitStatus(path: string): Promise<string> {

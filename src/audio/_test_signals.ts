@@ -7,7 +7,7 @@
  */
 import { mulberry32 } from "../random/mulberry32.ts";
 import {
-  FLITE_VOICES,
+  fliteVoiceRate,
   loadFlite,
   silenceWasiWarning,
   synthesizeWithFlite,
@@ -93,7 +93,7 @@ export async function fliteSpeech(
     spoken.set(key, made);
   }
   const samples = await made;
-  const rate = FLITE_VOICES[voice];
+  const rate = fliteVoiceRate(voice);
   return rate === sampleRate ? samples.slice() : resample(samples, rate, sampleRate);
 }
 

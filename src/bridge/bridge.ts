@@ -17,9 +17,11 @@ import {
   type CallLine,
   type CallSetup,
   type Clock,
+  type LineAudio,
   type Participant,
   ParticipantError,
   type ReceivedAudio,
+  type SayAct,
   type ToolCallReply,
   type Usage,
   type Voice,
@@ -30,6 +32,8 @@ import { type Pcm16, pcm16 } from "../audio/pcm.ts";
 import { detectDtmf, dtmfTones } from "../audio/dtmf.ts";
 import { beepTone, detectBeeps } from "../audio/beep.ts";
 import { type LineUtterance, PendingSaid, SpeechChannel } from "./speech_channel.ts";
+import type { Line } from "../audio/line/line.ts";
+import type { BehaviourKind } from "../speech/behaviour.ts";
 
 /** The limits that end a call. */
 export interface CallLimits {
@@ -91,6 +95,14 @@ export interface CallSpeech {
   stt?: SttProvider;
   /** The rate of generated tones (default the TTS provider's, else 16 kHz). */
   sampleRate?: number;
+  /**
+   * The phone line each side's audio crosses (`src/audio/line/`): the listener hears
+   * a side's utterances through its line, and the agent's end gets the caller's line
+   * noise for its silences (`LineAudio.fill`). A side without one is clean.
+   */
+  line?: Partial<Record<Side, Line>>;
+  /** The call's language (ISO 639-1; the scenario's caller's): passed to TTS and STT requests. */
+  language?: string;
 }
 
 /** A key or beep tone as it went out on the line (audio calls with in-band keys). */
@@ -125,6 +137,10 @@ export interface SentAudio {
   /** Call time it began, and where it ended (earlier than its audio if cut off). */
   start_ms: number;
   end_ms: number;
+  /** What the listener heard of it, when the side's audio crossed a line. */
+  heard?: Pcm16;
+  /** The SNR the line measured on it (dB; null: silent or no noise). */
+  snr_db?: number | null;
 }
 
 export interface ToolCallEntry {
@@ -155,6 +171,65 @@ export interface CallOutcome {
   tones?: SentTone[];
   /** Audio calls with STT: what the caller heard of each agent turn (index into `turns`). */
   heard?: { turn: number; text: string }[];
+  /** The behaviours the caller acted out, at their call times (see {@link callerEvents}). */
+  callerEvents?: CallerEvent[];
+}
+
+/** A caller behaviour acted out: its kind and when (`turn`: the utterance, index into `turns`). */
+export interface CallerEvent {
+  kind: BehaviourKind;
+  start_ms: number;
+  end_ms: number;
+  turn: number;
+}
+
+/**
+ * The caller events of a call's turns: a `backchannel`, `filler`, `side` or
+ * `interrupt` is its utterance's span; a `pause` or `late` is the silence before its
+ * utterance, from its `sinceMs`, else from the end of the caller's utterance before it
+ * (pause) or of the turn before it (late, either side's).
+ */
+export function callerEvents(
+  turns: readonly Turn[],
+  acts: ReadonlyMap<Turn, SayAct>,
+): CallerEvent[] {
+  const out: CallerEvent[] = [];
+  turns.forEach((t, i) => {
+    const act = acts.get(t);
+    if (!act) return;
+    const kind = act.kind;
+    if (kind === "pause" || kind === "late") {
+      if (act.sinceMs !== undefined) {
+        out.push({
+          kind,
+          start_ms: Math.min(act.sinceMs, t.start_ms),
+          end_ms: t.start_ms,
+          turn: i,
+        });
+        return;
+      }
+      let before = 0;
+      for (const o of turns) {
+        // A pause is the caller's own: the agent speaking into it does not shorten it.
+        if (o === t || o.end_ms > t.start_ms || (kind === "pause" && o.speaker !== "user")) {
+          continue;
+        }
+        before = Math.max(before, o.end_ms);
+      }
+      out.push({ kind, start_ms: before, end_ms: t.start_ms, turn: i });
+    } else out.push({ kind, start_ms: t.start_ms, end_ms: t.end_ms, turn: i });
+  });
+  return out.sort((a, b) => a.start_ms - b.start_ms);
+}
+
+/** `audio` `db` decibels louder (negative: quieter). */
+function withGain(audio: Pcm16, db: number): Pcm16 {
+  const g = 10 ** (db / 20);
+  return pcm16(
+    Int16Array.from(audio.samples, (v) => Math.max(-32768, Math.min(32767, Math.round(v * g)))),
+    audio.sampleRate,
+    audio.channels,
+  );
 }
 
 const EXIT_IN_TEXT = /<exit>([\s\S]*?)<\/exit>/;
@@ -178,6 +253,10 @@ class Call {
     user: Promise.resolve(),
   };
   readonly #placed: LineUtterance[] = [];
+  /** What the listener heard of each placed utterance that crossed a line, and its SNR. */
+  readonly #heard = new Map<Turn, { pcm: Pcm16; snr_db: number | null }>();
+  /** The behaviour each caller utterance acted out, when it did. */
+  readonly #acts = new Map<Turn, SayAct>();
   /** Received utterances whose text is already the STT's. */
   readonly #transcribed = new WeakSet<Utterance>();
   /** Utterances whose audio a remote end sent (the rest are callbench's synthesis). */
@@ -298,11 +377,20 @@ class Call {
             sampleRate: this.#toneRate(),
             ...(speech.stt ? { stt: speech.stt } : {}),
             ...(speech.dtmf === "inband" ? { inband: true } : {}),
+            ...(speech.line?.[this.#other(side)] ? { fill: this.#fill(this.#other(side)) } : {}),
           },
         }
         : {}),
       say: (text, options) =>
-        this.#say(side, text, options?.voice, options?.ttftMs, options?.audio, options?.startMs),
+        this.#say(
+          side,
+          text,
+          options?.voice,
+          options?.ttftMs,
+          options?.audio,
+          options?.act,
+          options?.startMs,
+        ),
       startedSpeaking: () => this.#startedSpeaking(side),
       stopSpeaking: () => this.#stopSpeaking(side),
       press: (keys, options) => this.#press(side, keys, options?.inAudio === true),
@@ -339,6 +427,7 @@ class Call {
     voice?: Voice,
     ttftMs?: number,
     received?: ReceivedAudio,
+    act?: SayAct,
     startMs?: number,
   ): SaidUtterance | void {
     if (this.#ended) return;
@@ -384,6 +473,7 @@ class Call {
         side,
         utterance(text, voice),
         startMs !== undefined ? now : undefined,
+        act,
       );
       if (!placed) return;
       // An untimed line cannot tell the speaker when its words are out.
@@ -397,7 +487,7 @@ class Call {
       // Audio heard on a remote end's wire: placed where it began, after what is queued.
       const u = utterance(text, voice, received.pcm);
       this.#received.add(u);
-      const placed = this.#place(side, u, now);
+      const placed = this.#place(side, u, now, act);
       if (placed) {
         if (received.transcribed) this.#transcribed.add(u);
         said.place(placed);
@@ -406,10 +496,15 @@ class Call {
     }
     const work = this.#synthesis[side].then(async () => {
       if (this.#ended) return;
-      const r = await speech.tts.synthesize({ text, voice: speech.voices?.[side] });
+      const r = await speech.tts.synthesize({
+        text,
+        voice: speech.voices?.[side],
+        ...(speech.language ? { language: speech.language } : {}),
+      });
       if (this.#ended) return;
       if (!r.ok) return this.#fail(side, new SpeechFailure(r.error));
-      const placed = this.#place(side, utterance(text, voice, r.audio));
+      const audio = act?.gainDb ? withGain(r.audio, act.gainDb) : r.audio;
+      const placed = this.#place(side, utterance(text, voice, audio), undefined, act);
       if (placed) said.place(placed);
     });
     this.#synthesis[side] = work;
@@ -418,12 +513,19 @@ class Call {
   }
 
   /** Records the utterance's turn and puts it on the side's line (unless the turn guard ends the call). */
-  #place(side: Side, said: Utterance, at?: number): LineUtterance | undefined {
+  #place(side: Side, said: Utterance, at?: number, act?: SayAct): LineUtterance | undefined {
     const turn = this.#speech[side].plan(said, at);
+    if (act) this.#acts.set(turn, act);
     this.#insertTurn(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
       this.#end("max_turns");
       return;
+    }
+    // What the listener hears is known before the words begin (`say` may begin them now).
+    const line = this.#spec.speech?.line?.[side];
+    if (said.audio && line && !line.clean) {
+      const pcm = line.apply(said.audio, turn.start_ms);
+      this.#heard.set(turn, { pcm, snr_db: line.snrDb[line.snrDb.length - 1] ?? null });
     }
     const placed = this.#speech[side].say(said, turn);
     if (said.audio) this.#placed.push(placed);
@@ -457,6 +559,12 @@ class Call {
     }
   }
 
+  /** The line noise of `side`'s line, for the other end's silence fill. */
+  #fill(side: Side): NonNullable<LineAudio["fill"]> {
+    const line = this.#spec.speech!.line![side]!;
+    return (samples, from, atMs, rate) => line.fill(samples, from, atMs, rate);
+  }
+
   /** An utterance begins: the listener hears its start (for barge-in). */
   #began(side: Side, u: LineUtterance): void {
     this.#armSilence();
@@ -469,7 +577,7 @@ class Call {
       type: "speech_start",
       at: this.#now(),
       voice: u.utterance.voice,
-      ...(u.utterance.audio ? { audio: u.utterance.audio } : {}),
+      ...(u.utterance.audio ? { audio: this.#heard.get(u.turn)?.pcm ?? u.utterance.audio } : {}),
     });
   }
 
@@ -479,7 +587,7 @@ class Call {
     this.#armSilence();
     if (side === "user") this.#awaitingResponseSince = now;
     const stt = this.#spec.speech?.stt;
-    const audio = u.utterance.audio;
+    const audio = this.#heard.get(u.turn)?.pcm ?? u.utterance.audio;
     if (stt && side === "agent" && audio && !this.#transcribed.has(u.utterance)) {
       // The caller hears what the STT makes of the agent's audio (as far as it was said).
       const said = interrupted
@@ -491,7 +599,8 @@ class Call {
           audio.sampleRate,
         )
         : audio;
-      const work = stt.transcribe({ audio: said }).then((r) => {
+      const language = this.#spec.speech?.language;
+      const work = stt.transcribe({ audio: said, ...(language ? { language } : {}) }).then((r) => {
         if (this.#ended) return;
         if (!r.ok) return this.#fail(side, new SpeechFailure(r.error));
         const turn = this.#outcome.turns.indexOf(u.turn);
@@ -815,14 +924,19 @@ class Call {
     this.#outcome.durationMs = this.#now();
     if (this.#spec.speech) {
       const said = new Set(this.#outcome.turns);
-      this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => ({
-        side: u.turn.speaker,
-        utterance: u.utterance,
-        ...(this.#received.has(u.utterance) ? { received: true } : {}),
-        start_ms: u.turn.start_ms,
-        end_ms: u.turn.end_ms,
-      })).sort((a, b) => a.start_ms - b.start_ms);
+      this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => {
+        const heard = this.#heard.get(u.turn);
+        return {
+          side: u.turn.speaker,
+          utterance: u.utterance,
+          ...(this.#received.has(u.utterance) ? { received: true } : {}),
+          start_ms: u.turn.start_ms,
+          end_ms: u.turn.end_ms,
+          ...(heard ? { heard: heard.pcm, snr_db: heard.snr_db } : {}),
+        };
+      }).sort((a, b) => a.start_ms - b.start_ms);
     }
+    this.#outcome.callerEvents = callerEvents(this.#outcome.turns, this.#acts);
     const event: CallEvent = {
       type: "hangup",
       at: this.#now(),

@@ -10,6 +10,7 @@ import type { Side } from "../domains/domain.ts";
 import type { CallTime, Clock } from "../clock/clock.ts";
 import type { SaidUtterance, Voice } from "../speech/utterance.ts";
 import type { Pcm16 } from "../audio/pcm.ts";
+import type { BehaviourKind } from "../speech/behaviour.ts";
 import type { SttProvider } from "../speech/speech.ts";
 
 export type { SaidUtterance, Voice } from "../speech/utterance.ts";
@@ -154,6 +155,28 @@ export interface LineAudio {
    * `inAudio`.
    */
   readonly inband?: boolean;
+  /**
+   * The line's noise while the other end is silent (a real line never is): a
+   * participant that pads the other end's audio with silence writes this into the
+   * silence `samples[from..]`, a stretch starting at call time `atMs` at `sampleRate`. The
+   * other end's utterances already carry it.
+   */
+  readonly fill?: (samples: Int16Array, from: number, atMs: CallTime, sampleRate: number) => void;
+}
+
+/**
+ * A caller's utterance that acts out a behaviour (`src/speech/behaviour.ts`), for the
+ * record's caller events: `backchannel`, `filler`, `side` and `interrupt` are the
+ * utterance itself; `pause` and `late` are the silence before it. `gainDb` (audio
+ * calls) says it quieter (backchannels, speech to someone else in the room).
+ */
+export interface SayAct {
+  /** The behaviour acted out. */
+  kind: BehaviourKind;
+  /** Said this many dB louder (negative: quieter); audio calls. */
+  gainDb?: number;
+  /** `pause`, `late`: when the silence began (else the end of the turn before). */
+  sinceMs?: CallTime;
 }
 
 /** Audio a participant received from its peer for one utterance (audio calls). */
@@ -187,7 +210,13 @@ export interface CallLine {
    */
   say(
     text: string,
-    options?: { voice?: Voice; ttftMs?: number; audio?: ReceivedAudio; startMs?: CallTime },
+    options?: {
+      voice?: Voice;
+      ttftMs?: number;
+      audio?: ReceivedAudio;
+      startMs?: CallTime;
+      act?: SayAct;
+    },
   ): SaidUtterance | void;
   /**
    * Audio calls, a remote end: its utterance began (its audio is arriving now, or

@@ -14,7 +14,8 @@ import {
   type ParticipantOptions,
 } from "../participants/registry.ts";
 import { runTrials } from "../runner/runner.ts";
-import { workersPayOffAt } from "../runner/worker_count.ts";
+import { loadAverage, workersPayOffAt } from "../runner/worker_count.ts";
+import { RealClock } from "../clock/clock.ts";
 import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
@@ -30,7 +31,9 @@ import {
   speechConfig,
   type SpeechOptions,
 } from "../speech/speech_options.ts";
-import { isFliteVoice } from "../speech/_flite_wasi.ts";
+import { FLITE_PERSONAS, isFliteVoice } from "../speech/_flite_wasi.ts";
+import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
+import { parseBehaviour } from "../speech/behaviour.ts";
 
 /** Which scenarios run (else references from stdin). */
 const EVAL_SELECTION_FLAGS = {
@@ -128,7 +131,8 @@ const RUN_FLAGS = {
   concurrency: {
     type: "string",
     value: "C",
-    description: "trials at once, spread across the workers",
+    description: "trials at once, spread across the workers (--audio with a ws:// agent:\n" +
+      "as many as the machine holds at the pacers' lateness bound, at most C)",
     default: "4",
   },
   workers: {
@@ -208,7 +212,17 @@ const AUDIO_FLAGS = {
     value: "V",
     description: "the agent's voice (flite: slt rms awb kal16 kal; default rms)",
   },
-  "user-voice": { type: "string", value: "V", description: "the caller's voice (default slt)" },
+  "user-voice": {
+    type: "string",
+    value: "V",
+    description: "the caller's voice (default slt; flite: NAME[:rate=R][:pitch=HZ])",
+  },
+  voices: {
+    type: "string",
+    value: "N",
+    description: "spread the trials over N caller voices (flite personas, 1-12),\n" +
+      "one per trial from its seed; the report breaks success down by voice",
+  },
   stt: {
     type: "string",
     value: "P",
@@ -236,6 +250,25 @@ const AUDIO_FLAGS = {
     value: "H",
     description: "transcript: also give a ws:// agent the caller's words and turn ends\n" +
       '(debugging; off, it gets only the audio; the report says "agent given transcripts")',
+  },
+  "caller-behaviour": {
+    type: "string",
+    value: "B",
+    description: "the caller's full-duplex behaviours, each a chance per opportunity:\n" +
+      "backchannel=R,filler=R,pause=R,side=R,interrupt=R,late=R (seeded; else the\n" +
+      "scenario's user.behaviour); each one acted out is in the record's audio.caller_events",
+  },
+  line: {
+    type: "string",
+    value: "L",
+    description: "the phone line the caller's audio crosses (default clean, or the\n" +
+      "scenario's user.line): clean phone noisy-cafe street car office babble\n" +
+      "white@SNR loss@P[/BURST][/repeat] jitter@MS volume@dB muffled clip,\n" +
+      "joined by + (phone+street@10+loss@3%); seeded from each trial's seed",
+  },
+  "line-both": {
+    type: "boolean",
+    description: "the agent's audio crosses the line too, as callbench hears it",
   },
 } as const satisfies FlagTable;
 
@@ -322,7 +355,7 @@ export const command: Command = {
       throw new InputError({ field: "--framing", message: "needs a ws:// agent" });
     }
     const trials = intFlag("trials", values.trials, Number(FLAGS.trials.default));
-    const concurrency = intFlag(
+    let concurrency = intFlag(
       "concurrency",
       values.concurrency,
       Number(FLAGS.concurrency.default),
@@ -368,12 +401,15 @@ export const command: Command = {
       script = sha256Hex(await Deno.readTextFile(path));
     }
     const speech = speechFromFlags(values, io);
-    const factory = participantFactory({
+    // The same options in-process and on Workers (audio, barge-in and behaviours included).
+    const participantOpts = {
       ...participants,
       ...(speech && speech.barge_in > 0 ? { bargeIn: speech.barge_in } : {}),
       ...(speech ? { audio: true } : {}),
       ...(speech?.hints?.includes("transcript") ? { transcripts: true } : {}),
-    });
+      ...(speech?.behaviour ? { behaviour: speech.behaviour } : {}),
+    };
+    const factory = participantFactory(participantOpts);
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
     const root = openDataRoot(values["data-root"], io, selection.dataRoot);
@@ -405,6 +441,15 @@ export const command: Command = {
       ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
       ...(speech ? { speech: speechConfig(speech) } : {}),
     });
+    // Real-time audio calls to a remote agent: as many at once as the machine holds at
+    // the pacers' lateness bound (at most --concurrency), and none started while late.
+    const realTime = speech !== undefined && /^wss?:\/\//.test(participants.agent)
+      ? await realTimeRun(
+        framing ?? urlFraming(participants.agent),
+        values.concurrency === undefined ? undefined : concurrency,
+      )
+      : undefined;
+    if (realTime) concurrency = realTime.concurrency;
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
     // Not a terminal (CI): plain lines, with how many completed trials fail their score.
     const lines = io.errIsTerminal ? undefined : progressLines(io, "eval");
@@ -433,9 +478,14 @@ export const command: Command = {
       ...(label !== undefined ? { label } : {}),
       trials,
       concurrency,
+      ...(realTime ? { admit: realTime.admit } : {}),
       ...(workers > 1
         ? {
-          workers: { count: workers, participants, ...(autoWorkers ? { auto: true } : {}) },
+          workers: {
+            count: workers,
+            participants: participantOpts,
+            ...(autoWorkers ? { auto: true } : {}),
+          },
         }
         : {}),
       shard,
@@ -537,6 +587,35 @@ export const command: Command = {
     return summary.run > 0 && summary.errors === summary.run ? 1 : 0;
   },
 };
+
+/** The framing a ws:// URL names (`?framing=`), else json. */
+function urlFraming(url: string): "json" | "protobuf" | "twilio" {
+  const named = new URL(url).searchParams.get("framing");
+  return isWireFraming(named) ? named : "json";
+}
+
+/**
+ * A real-time audio run's concurrency (the table of `realtime_concurrency.ts` times
+ * the idle cores, at most `requested`) and its gate on the pacers' lateness.
+ */
+async function realTimeRun(
+  framing: "json" | "protobuf" | "twilio",
+  requested: number | undefined,
+): Promise<{ concurrency: number; admit: (signal?: AbortSignal) => Promise<void> }> {
+  const { realTimeConcurrency, RealTimeGate } = await import("../runner/realtime_concurrency.ts");
+  const { realTimeLateness } = await import("../audio/pacer.ts");
+  const load = loadAverage();
+  const gate = new RealTimeGate({ meter: realTimeLateness, clock: new RealClock() });
+  return {
+    concurrency: realTimeConcurrency({
+      framing,
+      cores: navigator.hardwareConcurrency,
+      ...(load !== undefined ? { loadAverage: load } : {}),
+      ...(requested !== undefined ? { requested } : {}),
+    }),
+    admit: (signal) => gate.admit(signal),
+  };
+}
 
 /** `--workers` omitted: at most one per core (`worker_count.ts` decides how many). */
 function defaultWorkers(): number {
@@ -666,15 +745,22 @@ const AUDIO_ONLY = [
   "dtmf",
   "barge-in",
   "hints",
+  "line",
+  "caller-behaviour",
+  "voices",
 ] as const;
 
 /** `--audio` and its flags as speech options (undefined without `--audio`). */
 export function speechFromFlags(
-  values: Partial<Record<(typeof AUDIO_ONLY)[number], string>> & { audio?: boolean },
+  values: Partial<Record<(typeof AUDIO_ONLY)[number], string>> & {
+    audio?: boolean;
+    "line-both"?: boolean;
+  },
   io: Pick<Io, "env">,
 ): SpeechOptions | undefined {
   if (!values.audio) {
-    const given = AUDIO_ONLY.find((f) => values[f] !== undefined);
+    const given = AUDIO_ONLY.find((f) => values[f] !== undefined) ??
+      (values["line-both"] ? "line-both" : undefined);
     if (given) throw new InputError({ field: `--${given}`, message: "needs --audio" });
     return undefined;
   }
@@ -706,7 +792,7 @@ export function speechFromFlags(
       throw new InputError({
         field: `--${flag}`,
         message: `unknown flite voice "${v}"`,
-        hint: "slt, rms, awb, kal16 or kal",
+        hint: "slt, rms, awb, kal16 or kal, optionally :rate=R (0.5-2) and :pitch=HZ (50-400)",
       });
     }
     o.voices[side] = v;
@@ -735,6 +821,45 @@ export function speechFromFlags(
       throw new InputError({ field: "--hints", message: "expected transcript" });
     }
     o.hints = ["transcript"];
+  }
+  if (values.voices !== undefined) {
+    const n = Number(values.voices);
+    if (!(Number.isInteger(n) && n >= 1 && n <= FLITE_PERSONAS.length) || tts !== "flite") {
+      throw new InputError({
+        field: "--voices",
+        message: `expected a count from 1 to ${FLITE_PERSONAS.length} (flite voices)`,
+      });
+    }
+    o.voice_spread = n;
+  }
+  if (values["caller-behaviour"] !== undefined) {
+    try {
+      o.behaviour = parseBehaviour(values["caller-behaviour"]);
+    } catch (e) {
+      throw new InputError({
+        field: "--caller-behaviour",
+        message: e instanceof Error ? e.message : String(e),
+      });
+    }
+  }
+  const line = values.line;
+  if (line !== undefined || values["line-both"]) {
+    let text: string | undefined;
+    if (line !== undefined) {
+      try {
+        text = lineText(parseLine(line));
+      } catch (e) {
+        throw new InputError({
+          field: "--line",
+          message: e instanceof Error ? e.message : String(e),
+          hint: `terms: ${LINE_TERMS.join(" ")}, joined by +`,
+        });
+      }
+    }
+    o.line = {
+      ...(line !== undefined ? { preset: line, text } : {}),
+      both: values["line-both"] ?? false,
+    };
   }
   return o;
 }

@@ -59,3 +59,19 @@ Deno.test("eval --hints transcript: in the config (and so the config hash), need
   assert.throws(() => speechFromFlags({ hints: "transcript" }, io), InputError);
   assert.throws(() => speechFromFlags({ audio: true, hints: "words" }, io), InputError);
 });
+
+Deno.test("eval --line: a preset or composition, canonical in the config; bad lines and --line without --audio are input errors", () => {
+  const o = speechFromFlags({ audio: true, line: "loss@3%+phone+street@10" }, io)!;
+  assert.deepEqual(o.line, {
+    preset: "loss@3%+phone+street@10",
+    text: "street@10+phone+loss@0.03/2/silence",
+    both: false,
+  });
+  assert.equal(speechConfig(o).line, "street@10+phone+loss@0.03/2/silence");
+  const both = speechFromFlags({ audio: true, line: "phone", "line-both": true }, io)!;
+  assert.equal(speechConfig(both).line_both, true);
+  assert.equal(speechConfig(speechFromFlags({ audio: true, line: "clean" }, io)!).line, undefined);
+  for (const bad of [{ audio: true, line: "hiss" }, { line: "phone" }, { "line-both": true }]) {
+    assert.throws(() => speechFromFlags(bad, io), InputError, JSON.stringify(bad));
+  }
+});

@@ -11,6 +11,7 @@ import type { Side } from "../domains/domain.ts";
 import type { ParticipantFactory } from "./participant_factory.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { WireFraming } from "../transport/mapping.ts";
+import { type CallerBehaviour, hasBehaviour } from "../speech/behaviour.ts";
 import { AUTO_USER, findKind, type LlmSettings, type ParticipantKind } from "./kinds.ts";
 
 export type { LlmSettings } from "./kinds.ts";
@@ -37,6 +38,11 @@ export interface ParticipantOptions {
   audio?: boolean;
   /** Audio calls: remote agents also get the caller's words and turn ends (debugging). */
   transcripts?: boolean;
+  /**
+   * Audio calls: the caller's behaviours (`src/speech/behaviour.ts`), else the
+   * scenario's `user.behaviour`; acted out around the scripted or LLM caller.
+   */
+  behaviour?: CallerBehaviour;
 }
 
 /** The kind a user spec plays in `scenario` (`auto` and `scripted` are the flow callee on flows). */
@@ -71,7 +77,7 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
   const agent = findKind(opts.agent, "agent");
   const userKind = (scenario: Scenario) => findKind(userSpec(opts.user, scenario), "user");
   const make =
-    (kind: ParticipantKind, spec: string, side: Side) =>
+    (kind: ParticipantKind, spec: string, side: Side, bargeIn = opts.bargeIn) =>
     (scenario: Scenario, setup: CallSetup): Promise<Participant> =>
       kind.make({
         spec,
@@ -81,7 +87,7 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
         connectAttempts: opts.connectAttempts,
         kick: opts.kick,
         ...(opts.framing !== undefined ? { framing: opts.framing } : {}),
-        ...(opts.bargeIn ? { bargeIn: opts.bargeIn } : {}),
+        ...(bargeIn ? { bargeIn } : {}),
         ...(opts.audio ? { audio: true } : {}),
         ...(opts.transcripts ? { transcripts: true } : {}),
       });
@@ -89,9 +95,18 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
     deterministic: (scenario) =>
       agent.deterministic(opts.agentModel) && userKind(scenario).deterministic(opts.userModel),
     agent: make(agent, opts.agent, "agent"),
-    user: (scenario, setup) => {
+    user: async (scenario, setup) => {
       const spec = userSpec(opts.user, scenario);
-      return make(userKind(scenario), spec, "user")(scenario, setup);
+      const behaviour = opts.behaviour ?? scenario.user.behaviour;
+      const kind = userKind(scenario);
+      const wrap = opts.audio && hasBehaviour(behaviour) &&
+        (kind.name === "scripted" || kind.name === "llm");
+      // The scripted caller's barge-in is the interrupt behaviour.
+      const bargeIn = opts.bargeIn || (wrap ? behaviour.interrupt : undefined);
+      const user = await make(kind, spec, "user", bargeIn)(scenario, setup);
+      if (!wrap) return user;
+      const { BehavingCaller } = await import("./caller_behaviour.ts");
+      return new BehavingCaller(user, behaviour);
     },
   };
 }

@@ -148,6 +148,12 @@ Deno.test("our audio frames are byte-identical to the official transport's seria
     const theirs = official.serializeAudio(pcm.buffer, c.sampleRate, c.numChannels);
     const ours = encodeAudioFrame({ pcm, sampleRate: c.sampleRate, numChannels: c.numChannels });
     assert.deepEqual(ours, theirs, `${c.samples} samples at ${c.sampleRate} Hz`);
+    // Default options take a one-buffer path; naming the defaults takes the general one.
+    const general = encodeAudioFrame(
+      { pcm, sampleRate: c.sampleRate, numChannels: c.numChannels },
+      { name: "audio" },
+    );
+    assert.deepEqual(ours, general, `${c.samples} samples, general path`);
   }
 });
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { INTERACTION_KEYS } from "./interaction_summary.ts";
 import { SIGNALS } from "../scenario/scenario.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import type { Aggregate, AudioAggregate, Configuration, Rate, Report } from "./summary.ts";
@@ -140,6 +141,7 @@ export function renderMarkdown(report: Report): string {
   );
 
   lines.push(...audioLines(report));
+  lines.push(...interactionLines(report));
 
   lines.push("### Tokens", "");
   lines.push(
@@ -379,4 +381,40 @@ function latencyRow(name: string, s: LatencyStats): string[] {
 function errorsText(errors: Record<string, number>): string {
   const entries = Object.entries(errors);
   return entries.length === 0 ? "0" : entries.map(([k, n]) => `${k}: ${n}`).join(", ");
+}
+
+/** The Interaction section: each metric's mean and 95% CI per configuration group (overall). */
+function interactionLines(report: Report): string[] {
+  const x = report.overall.interaction;
+  if (!x) return [];
+  // (Success by voice is shown with it: both exist only for audio calls.)
+  const fmt = (v: number | null) => (v === null ? "–" : String(v));
+  const voices = Object.entries(report.overall.by_voice ?? {});
+  return [
+    ...(voices.length > 1
+      ? [
+        "### Success by caller voice",
+        "",
+        ...table(
+          ["voice", "passed", "trials", "rate"],
+          voices.map((
+            [v, r],
+          ) => [v, String(r.passed), String(r.total), r.rate === null ? "–" : r.rate.toFixed(2)]),
+        ),
+        "",
+      ]
+      : []),
+    "### Interaction",
+    "",
+    `${x.trials} audio calls. Definitions and τ-voice's names: PROTOCOL.md, "Interaction metrics".`,
+    "",
+    ...table(
+      ["metric", "n", "mean", "95% CI"],
+      INTERACTION_KEYS.map((k) => {
+        const m = x[k];
+        return [k, String(m.n), fmt(m.mean), m.ci95 ? `${m.ci95[0]} – ${m.ci95[1]}` : "–"];
+      }),
+    ),
+    "",
+  ];
 }

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { interactionAggregate, InteractionAggregateSchema } from "./interaction_summary.ts";
 import { z } from "zod";
 import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import type { Verdict } from "../score/verdict.ts";
@@ -107,6 +108,13 @@ export const AggregateSchema = z.object({
   /** Audio calls' figures (`eval --audio`); absent when no trial of the group has them. */
   audio: AudioAggregateSchema.optional().describe(
     "Audio calls' figures (eval --audio); absent when no trial of the group has them.",
+  ),
+  /** Audio calls' interaction metrics, mean and 95% CI (src/report/interaction_summary.ts). */
+  by_voice: z.record(z.string(), Rate).optional().describe(
+    "Audio calls: success by the caller's voice (a run spread over voices); absent when no trial names one",
+  ),
+  interaction: InteractionAggregateSchema.optional().describe(
+    "Audio calls' interaction metrics, each a mean with a 95% CI; absent when no trial has them.",
   ),
 });
 export type Aggregate = z.infer<typeof AggregateSchema>;
@@ -386,6 +394,15 @@ export function aggregate(
 
   const counts = options.passHatK === false ? [] : [..._scenarioCounts(verdicts).values()];
   const audio = audioAggregate(verdicts);
+  const interaction = interactionAggregate(verdicts.map((v) => v.metrics.interaction));
+  const byVoice: Record<string, Rate> = {};
+  for (const v of verdicts) {
+    const voice = v.metrics.audio?.user_voice;
+    if (!voice || typeof v.is_successful !== "boolean") continue;
+    const r = byVoice[voice] ??= _rate();
+    r.total++;
+    if (v.is_successful) r.passed++;
+  }
   return {
     scenarios: new Set(verdicts.map((v) => v.scenario)).size,
     trials: verdicts.length,
@@ -412,6 +429,14 @@ export function aggregate(
     errors: _sortedCounts(errors),
     voice: { trials_flagged: trialsFlagged, flags },
     ...(audio ? { audio } : {}),
+    ...(interaction ? { interaction } : {}),
+    ...(Object.keys(byVoice).length > 0
+      ? {
+        by_voice: Object.fromEntries(
+          Object.keys(byVoice).sort().map((k) => [k, _finish(byVoice[k]!)]),
+        ),
+      }
+      : {}),
   };
 }
 

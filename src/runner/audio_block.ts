@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { BEHAVIOURS } from "../speech/behaviour.ts";
 
 /** A quiet stretch at least this long counts as a silence gap. */
 export const SILENCE_GAP_MS = 1000;
@@ -76,6 +77,45 @@ export const AudioBlockSchema = z.object({
     sent: z.string().describe('The keys pressed, or "beep"'),
     heard: z.string().describe('What the listener\'s detector heard ("" nothing)'),
   })).describe("In-band key and beep tones"),
+  pacer_late_ms: z.object({
+    chunks: z.number().int().nonnegative(),
+    p50: ms,
+    p99: ms,
+    max: ms,
+  }).optional().describe(
+    "Real-clock calls: how late this call's paced audio chunks went out after their slots " +
+      "(the bound is p99 < 5 ms); a late call is visible here",
+  ),
+  line: z.object({
+    preset: z.string().describe(
+      "The line as given (the run's, else the scenario's user.line), e.g. phone+street@10",
+    ),
+    text: z.string().describe(
+      "Its canonical text: every term in the order it applies, every value written out",
+    ),
+    both: z.boolean().describe("The agent's audio crossed the line too, as callbench heard it"),
+    snr_db: z.array(z.number().nullable()).describe(
+      "The SNR measured on each caller utterance, in order (active speech over the noise added; null: silent or no noise bed)",
+    ),
+    frames_total: z.number().int().nonnegative().describe(
+      "The caller's 20 ms frames over the call",
+    ),
+    frames_lost: z.number().int().nonnegative().describe("Of those, lost by the network (loss@)"),
+    frames_late: z.number().int().nonnegative().describe(
+      "Of those, late past the jitter buffer (jitter@)",
+    ),
+  }).optional().describe(
+    "The phone line the caller's audio crossed (absent: clean); the WAV's caller channel is what the agent heard",
+  ),
+  caller_events: z.array(z.object({
+    kind: z.enum(BEHAVIOURS).describe("The behaviour acted out"),
+    start_ms: ms.describe("Its start: the utterance's, or for pause and late the silence's"),
+    end_ms: ms.describe("Its end"),
+    turn: z.number().int().nonnegative().describe("Index into `turns` of the caller utterance"),
+  })).optional().describe(
+    "The caller's behaviours acted out (the run's or the scenario's user.behaviour), at their call times: " +
+      "backchannel, filler, side and interrupt are the utterance's span, pause and late the silence before it",
+  ),
   wav: z.string().optional().describe("The stereo recording, relative to the output folder"),
   wav_error: z.string().optional().describe("Why the recording could not be written"),
 });

@@ -68,7 +68,13 @@ async function voicedSegments(
   try {
     for (const a of audio) {
       if (a.side !== side || !a.utterance.audio) continue;
-      const s = await run(a.utterance.audio, a.start_ms, a.end_ms);
+      // The caller's timing is the harness's own (its clean audio); the agent's is what
+      // callbench heard of it (after the line, with a line both ways).
+      const s = await run(
+        side === "agent" ? a.heard ?? a.utterance.audio : a.utterance.audio,
+        a.start_ms,
+        a.end_ms,
+      );
       byTurnStart.set(a.start_ms, s);
       segments.push(...s);
     }
@@ -244,13 +250,19 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
 /**
  * The call as a stereo recording at `sampleRate`: left what the caller sent (user→agent),
  * right what the agent sent (agent→user), each utterance and tone at its call time
- * (cut where it was cut off).
+ * (cut where it was cut off). An utterance that crossed a line is what its listener
+ * heard; `callerFill` (the caller's line noise) fills the left channel's silences.
  */
-export function stereoRecording(outcome: CallOutcome, sampleRate: number): Pcm16 {
+export function stereoRecording(
+  outcome: CallOutcome,
+  sampleRate: number,
+  callerFill?: (samples: Int16Array, from: number, atMs: number, rate: number) => void,
+): Pcm16 {
   const n = Math.ceil((outcome.durationMs * sampleRate) / 1000);
   const left = new Int16Array(n);
   const right = new Int16Array(n);
-  const put = (side: Side, pcm: Pcm16, start: number, end: number) => {
+  callerFill?.(left, 0, 0, sampleRate);
+  const put = (side: Side, pcm: Pcm16, start: number, end: number, replace = false) => {
     const samples = pcm.sampleRate === sampleRate
       ? pcm.samples
       : resample(pcm.samples, pcm.sampleRate, sampleRate);
@@ -262,12 +274,15 @@ export function stereoRecording(outcome: CallOutcome, sampleRate: number): Pcm16
       Math.max(0, n - at),
     );
     for (let i = 0; i < len; i++) {
-      const v = track[at + i]! + samples[i]!;
+      const v = (replace ? 0 : track[at + i]!) + samples[i]!;
       track[at + i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
     }
   };
   for (const a of outcome.audio ?? []) {
-    if (a.utterance.audio) put(a.side, a.utterance.audio, a.start_ms, a.end_ms);
+    // Heard audio carries the line's noise already: it takes the fill's place.
+    if (a.heard) {
+      put(a.side, a.heard, a.start_ms, a.end_ms, a.side === "user" && callerFill !== undefined);
+    } else if (a.utterance.audio) put(a.side, a.utterance.audio, a.start_ms, a.end_ms);
   }
   for (const t of outcome.tones ?? []) {
     put(
@@ -295,6 +310,7 @@ export async function writeRecording(
   sampleRate: number,
   dir: string,
   key: TrialKey,
+  callerFill?: (samples: Int16Array, from: number, atMs: number, rate: number) => void,
 ): Promise<Pick<AudioBlock, "wav" | "wav_error">> {
   const name = audioFileName(key);
   try {
@@ -302,6 +318,6 @@ export async function writeRecording(
   } catch (e) {
     return { wav_error: `Cannot make ${dir}: ${(e as Error).message}` };
   }
-  const r = await writeWavFile(`${dir}/${name}`, stereoRecording(outcome, sampleRate));
+  const r = await writeWavFile(`${dir}/${name}`, stereoRecording(outcome, sampleRate, callerFill));
   return r.ok ? { wav: `audio/${name}` } : { wav_error: r.message };
 }

@@ -13,6 +13,7 @@ import type {
   ToolSpec,
 } from "../bridge/call.ts";
 import { RealClock, SimClock } from "../clock/clock.ts";
+import { pacerLatenessOf } from "../audio/pacer.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
 import { SEND_DTMF_TOOL, toolSpecs } from "../bridge/tool_specs.ts";
 import type { ParticipantFactory } from "../participants/participant_factory.ts";
@@ -26,6 +27,7 @@ import { boundRecord } from "./record_bounds.ts";
 import { CALLBENCH_VERSION } from "./version.ts";
 import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
+import { trialLines, trialVoice } from "./trial_line.ts";
 
 export interface TrialPlan {
   scenario: Scenario;
@@ -98,13 +100,16 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     const isFlow = scenario.domain === "flow";
     const so = plan.speech;
     const providers = so ? await openSpeech(so) : undefined;
+    const clock = simulated ? new SimClock() : new RealClock();
+    const lines = so ? trialLines(so, scenario.user.line, key.seed) : undefined;
+    const userVoice = so ? trialVoice(so, key.seed) : undefined;
     const outcome = await runCall({
       env,
       agent,
       user,
       agentSetup,
       userSetup,
-      clock: simulated ? new SimClock() : new RealClock(),
+      clock,
       limits: { ...plan.limits, maxDurationMs: scenario.max_duration_s * 1000 },
       firstSpeaker: isFlow ? "user" : "agent",
       timedSpeech: simulated || isFlow || so !== undefined,
@@ -114,11 +119,13 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
             tts: providers.tts,
             voices: {
               ...(so.voices.agent ? { agent: so.voices.agent } : {}),
-              ...(so.voices.user ? { user: so.voices.user } : {}),
+              ...(userVoice ? { user: userVoice } : {}),
             },
             dtmf: so.dtmf,
             ...(providers.stt ? { stt: providers.stt } : {}),
             sampleRate: so.sample_rate,
+            ...(lines ? { line: lines.line } : {}),
+            ...(scenario.user.language ? { language: scenario.user.language } : {}),
           },
         }
         : {}),
@@ -130,14 +137,30 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
         tts: {
           provider: providers.tts.info.provider,
           ...(providers.tts.info.model ? { model: providers.tts.info.model } : {}),
-          voices: { agent: so.voices.agent ?? null, user: so.voices.user ?? null },
+          voices: { agent: so.voices.agent ?? null, user: userVoice ?? null },
         },
         stt: so.stt.provider,
         dtmf: so.dtmf,
         sample_rate: so.sample_rate,
       });
+      const late = pacerLatenessOf(clock);
+      if (late) {
+        audio.pacer_late_ms = { chunks: late.count, p50: late.p50, p99: late.p99, max: late.max };
+      }
+      if (lines) audio.line = lines.block(outcome);
+      if (outcome.callerEvents?.length) audio.caller_events = outcome.callerEvents;
       if (plan.audioDir) {
-        Object.assign(audio, await writeRecording(outcome, so.sample_rate, plan.audioDir, key));
+        const fill = lines?.line.user;
+        Object.assign(
+          audio,
+          await writeRecording(
+            outcome,
+            so.sample_rate,
+            plan.audioDir,
+            key,
+            fill ? (x, from, at, rate) => fill.fill(x, from, at, rate) : undefined,
+          ),
+        );
       }
     }
     const flowTrace = user.flowTrace?.();

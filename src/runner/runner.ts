@@ -69,6 +69,11 @@ export interface RunOptions {
   trials: number;
   /** Trials run at once (at least 1). */
   concurrency: number;
+  /**
+   * Resolves when the next trial may start (real-time audio runs hold new calls while
+   * the pacers are late: `realtime_concurrency.ts`). Called before each trial.
+   */
+  admit?: (signal?: AbortSignal) => Promise<void>;
   /** Run only the trials of shard `index` (0-based) out of `count`, chosen by trial key. */
   shard?: { index: number; count: number };
   /** Output folder: `trials.jsonl` and one transcript per trial (nothing written without it). */
@@ -195,6 +200,10 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   let next = 0;
   const worker = async () => {
     while (next < todo.length && !stopped()) {
+      if (opts.admit) {
+        await opts.admit(opts.signal);
+        if (next >= todo.length || stopped()) return;
+      }
       const item = todo[next++]!;
       let record: TrialRecord;
       try {

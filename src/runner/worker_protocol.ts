@@ -10,6 +10,7 @@
 import { z } from "zod";
 import type { TrialRecord } from "./trial_record.ts";
 import type { Scenario } from "../scenario/scenario.ts";
+import { CallerBehaviourSchema } from "../speech/behaviour.ts";
 
 const LlmSettingsSchema = z.object({
   baseUrl: z.string().optional(),
@@ -28,6 +29,10 @@ export const ParticipantOptionsSchema = z.object({
   userModel: LlmSettingsSchema,
   connectAttempts: z.number().int().optional(),
   kick: z.string().optional(),
+  bargeIn: z.number().optional(),
+  audio: z.boolean().optional(),
+  transcripts: z.boolean().optional(),
+  behaviour: CallerBehaviourSchema.optional(),
 });
 
 /** What a Worker needs before its first trial. */

@@ -7,6 +7,8 @@
  */
 import { z } from "zod";
 import { FlowExpectSchema } from "../flow/schema.ts";
+import { parseLine } from "../audio/line/spec.ts";
+import { CallerBehaviourSchema } from "../speech/behaviour.ts";
 
 export { FlowExpectSchema };
 export type { FlowExpect } from "../flow/schema.ts";
@@ -87,6 +89,15 @@ export const DbSourceSchema = z.union([
 export type DbSource = z.infer<typeof DbSourceSchema>;
 
 /** One barge-in the scenario asks of the scripted caller (audio calls). */
+function isLineText(text: string): boolean {
+  try {
+    parseLine(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const BargeInSchema = z.object({
   agent_utterance: z.number().int().positive().describe(
     "Which of the agent's utterances to interrupt, counting from 1 (its greeting, when it speaks first, is 1)",
@@ -145,6 +156,20 @@ export const ScenarioSchema = z.object({
     /** Persona instructions (a flow scenario without `start`). */
     instructions: z.string().optional(),
     /** Audio calls: the scripted caller cuts in on these agent utterances. */
+    /** Audio calls: the phone line the caller's audio crosses (`eval --line` overrides it). */
+    line: z.string().refine(isLineText, "expected a line such as phone+street@10+loss@3%")
+      .optional()
+      .describe(
+        "Audio calls (eval --audio): the phone line the caller's audio crosses, a preset or presets " +
+          "joined by + (phone+street@10+loss@3%); a run's own line overrides it; ignored in text calls",
+      ),
+    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().describe(
+      "Audio calls: the caller's language (ISO 639-1, e.g. en, es), passed to TTS and STT requests",
+    ),
+    behaviour: CallerBehaviourSchema.optional().describe(
+      "Audio calls (eval --audio): the caller's full-duplex behaviours, each a chance per opportunity " +
+        "(backchannel, filler, pause, side, interrupt, late); a run's own overrides it; ignored in text calls",
+    ),
     barge_in: z.array(BargeInSchema).optional().describe(
       "Audio calls (eval --audio): the scripted caller cuts in on these agent utterances " +
         '("Sorry, could you say that again?"); ignored in text calls',

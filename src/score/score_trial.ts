@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { interactionMetrics } from "./interaction.ts";
 import type { TrialRecord } from "../runner/trial_record.ts";
 import type { AudioBlock } from "../runner/audio_block.ts";
 import { computeSignals } from "./signals.ts";
@@ -93,6 +94,17 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
       ttft_ms: record.latency.flatMap((l) => (l.ttft_ms === undefined ? [] : [l.ttft_ms])),
       usage: record.usage,
       ...(record.audio ? { audio: audioMetrics(record.audio) } : {}),
+      ...(record.audio
+        ? {
+          interaction: interactionMetrics({
+            turns: record.turns,
+            caller_events: record.audio.caller_events ?? [],
+            agent_tool_calls_ms: record.tool_calls.filter((c) => c.side === "agent").map((c) =>
+              c.at_ms
+            ),
+          }),
+        }
+        : {}),
     },
     turns: record.turns.map((t) => ({
       speaker: t.speaker,
@@ -123,6 +135,8 @@ export function audioMetrics(a: AudioBlock): VerdictAudio {
     barge_in_yield_ms: a.barge_ins.filter(ownYield).map((b) => b.yield_ms),
     barge_ins_yielded: a.barge_ins.filter((b) => ownYield(b) && b.yielded).length,
     talk_over_ms: a.talk_over_ms,
+    user_voice: a.tts.voices.user,
+    ...(a.line ? { line: a.line.preset } : {}),
     ...(a.wav !== undefined ? { wav: a.wav } : {}),
   };
 }

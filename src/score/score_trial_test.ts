@@ -144,8 +144,11 @@ Deno.test("scoreTrial() carries an audio call's latencies, TTFA, barge-in yields
     barge_in_yield_ms: [35, 900],
     barge_ins_yielded: 1,
     talk_over_ms: 40,
+    user_voice: "slt",
     wav: "audio/demo__one__t0__0123456789ab.wav",
   });
+  // An audio call has interaction metrics too (src/score/interaction_test.ts tests them).
+  equal(v.metrics.interaction !== undefined, true);
   // No recording written (no --out, or it failed): no path.
   const bare = scoreTrial(trialRecord({ audio: audioBlock({ wav: undefined, ttfa_ms: null }) }));
   equal("wav" in bare.metrics.audio!, false);

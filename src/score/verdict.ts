@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { InteractionMetricsSchema } from "./interaction.ts";
 import { z } from "zod";
 import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import {
@@ -202,6 +203,10 @@ export const VerdictAudioSchema = z.object({
     "Barge-ins after which the agent stopped before its utterance's end",
   ),
   talk_over_ms: z.number().describe("Time both sides' audio was voiced at once, ms"),
+  user_voice: z.string().nullable().optional().describe(
+    "The caller's TTS voice (null: the provider's default); the report breaks success down by it",
+  ),
+  line: z.string().optional().describe("The phone line the caller's audio crossed, as given"),
   wav: z.string().optional().describe(
     "The stereo recording, relative to the eval --out folder (audio/<trial>.wav)",
   ),
@@ -224,6 +229,10 @@ export const VerdictMetricsSchema = z.object({
   /** Audio calls (`eval --audio`): the record's audio figures; absent for text calls. */
   audio: VerdictAudioSchema.optional().describe(
     "Audio calls (eval --audio): the record's audio figures; absent for text calls.",
+  ),
+  /** Audio calls: the interaction metrics (src/score/interaction.ts, PROTOCOL.md). */
+  interaction: InteractionMetricsSchema.optional().describe(
+    "Audio calls: response latency, yields, interruptions and selectivity to the caller's behaviours (PROTOCOL.md)",
   ),
 });
 export type VerdictMetrics = z.infer<typeof VerdictMetricsSchema>;

@@ -44,6 +44,8 @@ export interface TtsRequest {
   text: string;
   /** The provider's default voice unless given (one voice per participant). */
   voice?: string;
+  /** The speaker's language (ISO 639-1), when known; a provider that cannot use it ignores it. */
+  language?: string;
   /** Stops the synthesis (the result is then a `tts_error`). */
   signal?: AbortSignal;
 }

@@ -13,6 +13,7 @@
 import { z } from "zod";
 import type { SttProvider, TtsProvider } from "./speech.ts";
 import { TtsCache } from "./tts_cache.ts";
+import { behaviourConfig, CallerBehaviourSchema, hasBehaviour } from "./behaviour.ts";
 
 /** `eval --audio` settings. */
 export const SpeechOptionsSchema = z.object({
@@ -45,6 +46,21 @@ export const SpeechOptionsSchema = z.object({
   sample_rate: z.number().int().positive().describe("The line's audio rate (Hz)"),
   hints: z.array(z.enum(["transcript"])).optional().describe(
     "What a remote agent is told besides the audio: transcript, the caller's words and turn ends (debugging)",
+  ),
+  line: z.object({
+    preset: z.string().optional().describe(
+      'The line as given, e.g. "phone+street@10+loss@3%" (absent: the scenario\'s, else clean)',
+    ),
+    text: z.string().optional().describe("Its canonical text (src/audio/line/spec.ts lineText)"),
+    both: z.boolean().describe("The agent's audio crosses the line too, as callbench hears it"),
+  }).optional().describe(
+    "The phone line the caller's audio crosses (absent: clean, or the scenario's)",
+  ),
+  voice_spread: z.number().int().min(1).optional().describe(
+    "Spread the trials over this many caller voices (flite personas), one per trial from its seed",
+  ),
+  behaviour: CallerBehaviourSchema.optional().describe(
+    "The caller's full-duplex behaviours (absent: none, or the scenario's)",
   ),
 });
 /** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
@@ -82,6 +98,11 @@ export function speechConfig(o: SpeechOptions): Record<string, unknown> {
     barge_in: o.barge_in,
     sample_rate: o.sample_rate,
     ...(o.hints && o.hints.length > 0 ? { hints: [...o.hints] } : {}),
+    // A clean line adds nothing, so runs from before lines existed keep their hash.
+    ...(o.line?.text !== undefined && o.line.text !== "clean" ? { line: o.line.text } : {}),
+    ...(o.line?.both ? { line_both: true } : {}),
+    ...(hasBehaviour(o.behaviour) ? { caller_behaviour: behaviourConfig(o.behaviour) } : {}),
+    ...(o.voice_spread ? { voice_spread: o.voice_spread } : {}),
   };
 }
 

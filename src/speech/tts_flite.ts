@@ -19,7 +19,7 @@
  */
 import { type Pcm16, pcm16 } from "../audio/pcm.ts";
 import { resample } from "../audio/resample.ts";
-import { FLITE_VOICES, type FliteVoice, isFliteVoice } from "./_flite_wasi.ts";
+import { FLITE_VOICES, type FliteVoice, fliteVoiceRate, isFliteVoice } from "./_flite_wasi.ts";
 import type { FliteAnswer, FliteJob } from "./tts_flite_worker.ts";
 import { type SpeechProviderInfo, ttsError, type TtsProvider, type TtsRequest } from "./speech.ts";
 import type { TtsResult } from "./speech.ts";
@@ -71,7 +71,7 @@ export class FliteTts implements TtsProvider {
     this.info = {
       provider: "flite",
       voice: this.#voice,
-      sampleRate: this.#rate ?? FLITE_VOICES[this.#voice],
+      sampleRate: this.#rate ?? fliteVoiceRate(this.#voice),
     };
   }
 
@@ -90,7 +90,7 @@ export class FliteTts implements TtsProvider {
         ),
       );
     }
-    const rate = this.#rate ?? FLITE_VOICES[voice];
+    const rate = this.#rate ?? fliteVoiceRate(voice);
     const text = request.text.trim();
     if (text === "") return Promise.resolve({ ok: true, audio: pcm16(new Int16Array(0), rate) });
     const key = TtsCache.key({ provider: "flite", voice, sampleRate: rate, text });

@@ -8,7 +8,7 @@ const TEXT = "Your confirmation code is K 7 Q 2. Is there anything else I can he
 Deno.test("FliteTts speaks every voice at its rate in a Worker", async () => {
   const tts = new FliteTts();
   try {
-    for (const voice of Object.keys(FLITE_VOICES) as FliteVoice[]) {
+    for (const voice of Object.keys(FLITE_VOICES) as (keyof typeof FLITE_VOICES)[]) {
       const r = await tts.synthesize({ text: TEXT, voice });
       assert.ok(r.ok, r.ok ? "" : r.error.message);
       assert.equal(r.audio.sampleRate, FLITE_VOICES[voice]);
@@ -108,5 +108,23 @@ Deno.test("the flite Worker runs with read access to the project and its temp di
     assert.doesNotMatch(stderr, /ExperimentalWarning/);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FliteTts speaks a voice at another rate and pitch: rate=1.25 is a fifth shorter, and each is its own cache entry", async () => {
+  const tts = new FliteTts();
+  try {
+    const plain = await tts.synthesize({ text: TEXT, voice: "slt" });
+    const fast = await tts.synthesize({ text: TEXT, voice: "slt:rate=1.25" });
+    const high = await tts.synthesize({ text: TEXT, voice: "slt:pitch=220" });
+    assert.ok(plain.ok && fast.ok && high.ok);
+    const ratio = durationMs(fast.audio) / durationMs(plain.audio);
+    assert.ok(Math.abs(ratio - 0.8) < 0.05, `duration ratio ${ratio.toFixed(3)}`);
+    assert.notDeepEqual(high.audio.samples, plain.audio.samples);
+    assert.equal(tts.stats.synthesized, 3);
+    const bad = await tts.synthesize({ text: TEXT, voice: "slt:rate=9" });
+    assert.ok(!bad.ok);
+  } finally {
+    await tts.close();
   }
 });

@@ -35,6 +35,16 @@ export const WIRE_SEND_RATE = 16000;
 /** One chunk's length: 16 ms, 256 samples, 512 bytes at 16 kHz. */
 export const WIRE_CHUNK_MS = 16;
 
+/**
+ * The chunk a {@link CallerAudioStream} sends for a slot of pure silence: always this
+ * object, so what carries it (a frame) can be encoded once. Never to be written to.
+ */
+export const SILENT_WIRE_CHUNK: PcmAudio = Object.freeze({
+  pcm: new Uint8Array((WIRE_SEND_RATE * WIRE_CHUNK_MS / 1000) * 2),
+  sampleRate: WIRE_SEND_RATE,
+  numChannels: 1,
+});
+
 /** What a {@link CallerAudioStream} has sent so far. */
 export interface StreamStats {
   /** Chunks sent (speech and silence). */
@@ -55,6 +65,8 @@ export interface CallerAudioStreamOptions {
   send: (audio: PcmAudio) => void;
   /** Sees each chunk as paced (lateness measurements). */
   onChunk?: (chunk: PacedChunk) => void;
+  /** The line's noise for the silence in a chunk (`LineAudio.fill`). */
+  fill?: (samples: Int16Array, from: number, atMs: number, sampleRate: number) => void;
 }
 
 /** The caller's side of the audio, paced onto the wire. */
@@ -79,11 +91,24 @@ export class CallerAudioStream {
           this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
         }
         options.onChunk?.(chunk);
-        options.send({
-          pcm: pcm16ToBytes(chunk.samples),
-          sampleRate: WIRE_SEND_RATE,
-          numChannels: 1,
-        });
+        if (options.fill && chunk.audioSamples < chunk.samples.length) {
+          // The line's noise fills the silence: this chunk is its own, not the shared one.
+          const at = chunk.dueAt + (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
+          options.fill(chunk.samples, chunk.audioSamples, at, WIRE_SEND_RATE);
+          options.send({
+            pcm: pcm16ToBytes(chunk.samples),
+            sampleRate: WIRE_SEND_RATE,
+            numChannels: 1,
+          });
+        } else {
+          options.send(
+            chunk.audioSamples === 0 ? SILENT_WIRE_CHUNK : {
+              pcm: pcm16ToBytes(chunk.samples),
+              sampleRate: WIRE_SEND_RATE,
+              numChannels: 1,
+            },
+          );
+        }
       },
     });
   }

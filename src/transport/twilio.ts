@@ -129,6 +129,7 @@ export class TwilioParticipant implements Participant {
       ...(line.audio?.inband
         ? { onDtmf: (key: string) => line.press(key, { inAudio: true }) }
         : {}),
+      ...(line.audio?.fill ? { fill: line.audio.fill } : {}),
     });
   }
 

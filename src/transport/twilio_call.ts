@@ -57,6 +57,8 @@ export interface TwilioCallOptions {
   onTurn: (turn: HeardTurn) => void;
   /** A key decoded from the agent's audio as it played (in-band DTMF, Goertzel). */
   onDtmf?: (key: string) => void;
+  /** The line's noise for the silence in a caller frame (`LineAudio.fill`). */
+  fill?: (samples: Int16Array, from: number, atMs: number, sampleRate: number) => void;
   /** VAD hysteresis: silence that ends a turn (default 600 ms). */
   minSilenceMs?: number;
 }
@@ -121,6 +123,10 @@ export class TwilioCall {
         if (this.#ended) return;
         this.#stats.sentMs += TWILIO_FRAME_MS;
         this.#stats.sentSpeechMs += (chunk.audioSamples * 1000) / TWILIO_RATE;
+        if (this.#o.fill && chunk.audioSamples < chunk.samples.length) {
+          const at = chunk.dueAt + (chunk.audioSamples * 1000) / TWILIO_RATE;
+          this.#o.fill(chunk.samples, chunk.audioSamples, at, TWILIO_RATE);
+        }
         this.#o.send(this.stream.media(mulawEncode(chunk.samples)));
       },
     });

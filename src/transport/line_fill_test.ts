@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { pcm16, pcm16FromBytes } from "../audio/pcm.ts";
+import { SimClock } from "../clock/clock.ts";
+import { mulawDecode } from "../audio/mulaw.ts";
+import { CallerAudioStream } from "./rtvi_audio.ts";
+import { TwilioCall } from "./twilio_call.ts";
+import { twilioSids } from "./twilio.ts";
+import { Vad } from "../audio/vad.ts";
+
+/** A fill that writes each sample's call time (ms, rounded) so placement can be read back. */
+const stamp = (rate: number) => (x: Int16Array, from: number, at: number) => {
+  for (let i = from; i < x.length; i++) x[i] = 1000 + Math.round(at + ((i - from) * 1000) / rate);
+};
+
+Deno.test("the RTVI caller stream puts the line's noise in the silence of each chunk, at its call time", async () => {
+  const clock = new SimClock();
+  const chunks: Int16Array[] = [];
+  const stream = new CallerAudioStream({
+    clock,
+    send: (a) => {
+      const r = pcm16FromBytes(a.pcm);
+      if (r.ok) chunks.push(r.samples);
+    },
+    fill: stamp(16000),
+  });
+  stream.start();
+  clock.timer(100, () => stream.play(pcm16(new Int16Array(16 * 24).fill(-5), 16000))); // 24 ms
+  clock.timer(200, () => stream.stop());
+  await clock.runUntil!(() => false);
+  // Chunk 0 (0–16 ms) is all fill, stamped from 0 ms.
+  assert.equal(chunks[0]![0], 1000);
+  assert.equal(chunks[0]![255], 1000 + Math.round(255 / 16));
+  // The audio starts on the chunk at 112 ms: 24 ms of it, then the fill from 136 ms.
+  const k = 112 / 16;
+  assert.ok(chunks[k]!.every((v) => v === -5));
+  assert.ok(chunks[k + 1]!.subarray(0, 128).every((v) => v === -5));
+  assert.equal(chunks[k + 1]![128], 1000 + 136);
+});
+
+Deno.test("the Twilio caller stream fills its silent frames with the line's noise", async () => {
+  const clock = new SimClock();
+  const media: Uint8Array[] = [];
+  const vad = await Vad.create({ sampleRate: 8000, frameMs: 20 });
+  try {
+    const call = new TwilioCall({
+      clock,
+      stream: twilioSids("s"),
+      send: (m) => {
+        const msg = m as { event: string; media?: { payload: string } };
+        if (msg.event === "media") {
+          media.push(Uint8Array.from(atob(msg.media!.payload), (c) => c.charCodeAt(0)));
+        }
+      },
+      vad,
+      onTurn: () => {},
+      fill: (x, from) => x.fill(4000, from),
+    });
+    call.begin();
+    clock.timer(100, () => call.end());
+    await clock.runUntil!(() => false);
+    assert.ok(media.length >= 4);
+    for (const m of media) assert.ok(mulawDecode(m).every((v) => Math.abs(v - 4000) < 200));
+  } finally {
+    vad.free();
+  }
+});
