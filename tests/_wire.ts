@@ -156,8 +156,13 @@ export class RecordingLine implements CallLine {
     });
   }
 
-  say(text: string, options?: { voice?: Voice; ttftMs?: number }): void {
-    this.#record({ act: "say", text, ...options });
+  /** When each `say`'s turn began (`startMs`), apart from the acts: timing, not content. */
+  readonly starts: (number | undefined)[] = [];
+
+  say(text: string, options?: { voice?: Voice; ttftMs?: number; startMs?: number }): void {
+    const { startMs, ...rest } = options ?? {};
+    this.starts.push(startMs);
+    this.#record({ act: "say", text, ...rest });
   }
   stopSpeaking(): void {
     this.#record({ act: "stopSpeaking" });

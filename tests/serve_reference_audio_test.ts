@@ -83,7 +83,16 @@ Deno.test({
         assert.ok(run.agentTokenCalls >= 3, `${s.name}: ${run.agentTokenCalls}`);
         // Live latency: the agent's first audio after the caller stopped speaking; it
         // includes the VAD's end-of-turn silence (600 ms) and the synthesis.
-        assert.ok(run.latenciesMs.length >= 1, s.name);
+        // One sample per agent turn that answers a caller turn (the goodbye included:
+        // `<exit>` goes once it has played).
+        const answers = run.turns.filter((t, i) =>
+          t.role === "agent" && run.turns.slice(0, i).some((u) =>
+            u.role === "user"
+          )
+        ).length;
+        assert.ok(answers >= 2, `${s.name}: ${JSON.stringify(run.turns)}`);
+        assert.equal(run.latenciesMs.length, answers, `${s.name}: ${JSON.stringify(run.turns)}`);
+        assert.match(agentTurns.at(-1)!.text, /Goodbye/, `${s.name}: the goodbye was cut`);
         for (const ms of run.latenciesMs) assert.ok(ms > 300 && ms < 5000, `${s.name}: ${ms} ms`);
         // The recording: both channels carry speech.
         const wav = decodeWav(await Deno.readFile(run.wavPath));

@@ -136,6 +136,11 @@ export class SpeechFailure extends Error {
 export interface SentAudio {
   side: Side;
   utterance: Utterance;
+  /**
+   * The audio is the speaker's own, as a remote end sent it (`say`'s `audio`), not
+   * callbench's synthesis of its text.
+   */
+  received?: boolean;
   /** Call time it began, and where it ended (earlier than its audio if cut off). */
   start_ms: number;
   end_ms: number;
@@ -269,10 +274,16 @@ class Call {
   readonly #acts = new Map<Turn, SayAct>();
   /** Received utterances whose text is already the STT's. */
   readonly #transcribed = new WeakSet<Utterance>();
+  /** Utterances whose audio a remote end sent (the rest are callbench's synthesis). */
+  readonly #received = new WeakSet<Utterance>();
+  /** A remote end's utterance is playing: its start was heard before its `say`. */
+  readonly #live: Record<Side, boolean> = { agent: false, user: false };
   #cancelSilence: () => void = () => {};
   #cancelLimit: () => void = () => {};
   /** The agent has ended the call with a tool; the end follows the result's delivery. */
   #agentEnded = false;
+  /** The agent is ending the call: its turn in progress is being handed over. */
+  #agentEnding = false;
   /** End of the caller's last utterance, awaiting the agent's response. */
   #awaitingResponseSince: number | undefined;
   /** The agent has spoken, pressed keys, beeped or called a tool (see `#endSilent`). */
@@ -385,14 +396,24 @@ class Call {
           audio: {
             sampleRate: this.#toneRate(),
             ...(speech.stt ? { stt: speech.stt } : {}),
+            ...(speech.dtmf === "inband" ? { inband: true } : {}),
             ...(speech.line?.[this.#other(side)] ? { fill: this.#fill(this.#other(side)) } : {}),
           },
         }
         : {}),
       say: (text, options) =>
-        this.#say(side, text, options?.voice, options?.ttftMs, options?.audio, options?.act),
+        this.#say(
+          side,
+          text,
+          options?.voice,
+          options?.ttftMs,
+          options?.audio,
+          options?.act,
+          options?.startMs,
+        ),
+      startedSpeaking: () => this.#startedSpeaking(side),
       stopSpeaking: () => this.#stopSpeaking(side),
-      press: (keys) => this.#press(side, keys),
+      press: (keys, options) => this.#press(side, keys, options?.inAudio === true),
       beep: () => {
         if (this.#ended) return;
         if (side === "agent") this.#agentActed = true;
@@ -437,6 +458,7 @@ class Call {
     ttftMs?: number,
     received?: ReceivedAudio,
     act?: SayAct,
+    startMs?: number,
   ): SaidUtterance | void {
     if (this.#ended) return;
     const text = rawText.trim();
@@ -458,11 +480,16 @@ class Call {
       this.#agentEnd("agent_end", exit[1]?.trim() || "exit text");
       return said;
     }
-    // Audio a remote end received began before it was reported.
-    const now = received && this.#spec.speech
-      ? Math.min(received.startMs, this.#now())
-      : this.#now();
-    if (side === "agent" && this.#awaitingResponseSince !== undefined) {
+    // Audio a remote end received began before it was reported; so did a text turn
+    // assembled from fragments.
+    const began = received && this.#spec.speech ? received.startMs : startMs;
+    const now = began !== undefined ? Math.min(began, this.#now()) : this.#now();
+    // A turn that began before the caller's ended (a remote agent's, spoken over) is
+    // no response to it: the agent's next turn is.
+    if (
+      side === "agent" && this.#awaitingResponseSince !== undefined &&
+      now >= this.#awaitingResponseSince
+    ) {
       this.#outcome.latency.push({
         turn: this.#outcome.turns.length,
         response_ms: Math.max(0, now - this.#awaitingResponseSince),
@@ -472,7 +499,12 @@ class Call {
     }
     const speech = this.#spec.speech;
     if (!speech) {
-      const placed = this.#place(side, utterance(text, voice), undefined, act);
+      const placed = this.#place(
+        side,
+        utterance(text, voice),
+        startMs !== undefined ? now : undefined,
+        act,
+      );
       if (!placed) return;
       // An untimed line cannot tell the speaker when its words are out.
       if (!this.#spec.timedSpeech) return;
@@ -484,6 +516,7 @@ class Call {
     if (received) {
       // Audio heard on a remote end's wire: placed where it began, after what is queued.
       const u = utterance(text, voice, received.pcm);
+      this.#received.add(u);
       const placed = this.#place(side, u, now, act);
       if (placed) {
         if (received.transcribed) this.#transcribed.add(u);
@@ -514,7 +547,7 @@ class Call {
     this.#toolCallsInTurn[side] = 0;
     const turn = this.#speech[side].plan(said, at);
     if (act) this.#acts.set(turn, act);
-    this.#outcome.turns.push(turn);
+    this.#insertTurn(turn);
     if (this.#outcome.turns.length > this.#spec.limits.maxTurns) {
       this.#end("max_turns");
       return;
@@ -530,6 +563,33 @@ class Call {
     return placed;
   }
 
+  /** A remote end's audio began arriving: the listener hears its start now (for barge-in). */
+  #startedSpeaking(side: Side): void {
+    if (this.#ended || this.#live[side] || !this.#spec.speech) return;
+    this.#live[side] = true;
+    if (side === "agent") this.#agentActed = true;
+    this.#armSilence();
+    this.#deliver(this.#other(side), { type: "speech_start", at: this.#now() });
+  }
+
+  /**
+   * Records a turn in order of start: a remote end's turn, placed where its audio
+   * began, may start before turns already recorded (the caller cutting in on it).
+   * Latency entries keep pointing at their turns.
+   */
+  #insertTurn(turn: Turn): void {
+    const turns = this.#outcome.turns;
+    const last = turns.length;
+    let p = last;
+    while (p > 0 && turns[p - 1]!.start_ms > turn.start_ms) p--;
+    turns.splice(p, 0, turn);
+    if (p === last) return;
+    for (const l of this.#outcome.latency) {
+      if (l.turn === last) l.turn = p; // this turn's own, recorded just before
+      else if (l.turn >= p) l.turn++;
+    }
+  }
+
   /** The line noise of `side`'s line, for the other end's silence fill. */
   #fill(side: Side): NonNullable<LineAudio["fill"]> {
     const line = this.#spec.speech!.line![side]!;
@@ -539,6 +599,11 @@ class Call {
   /** An utterance begins: the listener hears its start (for barge-in). */
   #began(side: Side, u: LineUtterance): void {
     this.#armSilence();
+    // A remote end's utterance already heard starting, as it played.
+    if (this.#live[side] && this.#received.has(u.utterance)) {
+      this.#live[side] = false;
+      return;
+    }
     this.#deliver(this.#other(side), {
       type: "speech_start",
       at: this.#now(),
@@ -602,7 +667,7 @@ class Call {
     this.#outcome.turns = this.#outcome.turns.filter((t) => !drop.has(t));
   }
 
-  #press(side: Side, keys: string): void {
+  #press(side: Side, keys: string, inAudio = false): void {
     if (this.#ended) return;
     if (!isDtmfKeys(keys)) {
       this.#outcome.traces[side].push({ type: "invalid_keys", keys, at_ms: this.#now() });
@@ -611,7 +676,8 @@ class Call {
     if (side === "agent") this.#agentActed = true;
     this.#armSilence();
     this.#outcome.dtmf.push({ side, keys, at_ms: this.#now() });
-    if (this.#inband()) return this.#pressInBand(side, keys);
+    // Decoded from the speaker's own audio: the tones are already in its recording.
+    if (this.#inband() && !inAudio) return this.#pressInBand(side, keys);
     this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys });
   }
 
@@ -651,6 +717,8 @@ class Call {
     heard: () => void,
   ): void {
     const audio = pcm16(t.samples, t.rate);
+    // A listener that carries audio hears the tones themselves.
+    this.#deliver(this.#other(side), { type: "tone_start", at: this.#now(), audio });
     (this.#outcome.tones ??= []).push({
       side,
       kind: t.kind,
@@ -792,7 +860,29 @@ class Call {
    * bot hangs up after its last words.
    */
   #agentEnd(reason: StopReason, detail?: string): void {
-    if (this.#agentEnded) return;
+    if (this.#agentEnding) return;
+    this.#agentEnding = true;
+    // The turn the agent is still saying is its last: it is handed over first.
+    const flushed = this.#flushAgent(true);
+    if (flushed) {
+      void flushed.then(() =>
+        this.#agentEnded || this.#ended ? undefined : this.#endAfter(reason, detail)
+      );
+    } else this.#endAfter(reason, detail);
+  }
+
+  /** Asks the agent for its turn in progress; a participant that throws fails the call. */
+  #flushAgent(wait: boolean): Promise<void> | void {
+    try {
+      const r = this.#spec.agent.flush?.({ wait });
+      return r ? r.catch((e) => this.#fail("agent", e)) : undefined;
+    } catch (e) {
+      this.#fail("agent", e);
+    }
+  }
+
+  /** The agent's end, once its words are out. */
+  #endAfter(reason: StopReason, detail?: string): void {
     this.#agentEnded = true;
     const endAfterWords = () => {
       const now = this.#now();
@@ -855,6 +945,9 @@ class Call {
 
   #end(reason: StopReason, detail?: string, by?: Side): void {
     if (this.#ended) return;
+    // Whatever ends the call, the agent's turn in progress is recorded first.
+    if (!this.#agentEnded) this.#flushAgent(false);
+    if (this.#ended) return;
     this.#ended = true;
     this.#cancelSilence();
     this.#cancelLimit();
@@ -886,6 +979,7 @@ class Call {
         return {
           side: u.turn.speaker,
           utterance: u.utterance,
+          ...(this.#received.has(u.utterance) ? { received: true } : {}),
           start_ms: u.turn.start_ms,
           end_ms: u.turn.end_ms,
           ...(sent !== undefined ? { sent_ms: sent.at } : {}),

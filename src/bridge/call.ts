@@ -28,10 +28,28 @@ export type CallEvent =
    * `interrupted`). Never serialise it as JSON.
    */
   | { type: "speech_start"; at: CallTime; voice?: Voice; audio?: Pcm16 }
-  /** A whole utterance of the other end, delivered when it ends. */
-  | { type: "speech"; at: CallTime; text: string; voice?: Voice; interrupted?: boolean }
+  /**
+   * A whole utterance of the other end, delivered when it ends. `kick`: not the
+   * caller's words but a runner's one-time kick (the reference's `"Hello"`) that
+   * starts a bot which waits to be spoken to.
+   */
+  | {
+    type: "speech";
+    at: CallTime;
+    text: string;
+    voice?: Voice;
+    interrupted?: boolean;
+    kick?: boolean;
+  }
   /** Keys the other end pressed. */
   | { type: "dtmf"; at: CallTime; keys: string }
+  /**
+   * Audio calls with in-band keys: the other end's key (or beep) tones begin on the
+   * line now. A participant that carries audio plays `audio` on its wire, so its far
+   * end hears the tones themselves; the keys follow as `dtmf` once the detector heard
+   * them (for participants that do not hear audio).
+   */
+  | { type: "tone_start"; at: CallTime; audio: Pcm16 }
   /** A voicemail beep. */
   | { type: "beep"; at: CallTime }
   /** The call is over; no more actions are taken. */
@@ -131,6 +149,13 @@ export interface LineAudio {
   /** The call's speech to text, when one is configured (`--stt openai`). */
   readonly stt?: SttProvider;
   /**
+   * Keys and beeps are tones in the audio (`dtmf: "inband"`): a participant that
+   * carries audio sends the other end's keys as tones (`tone_start`), never as key
+   * messages, and reports the keys it decodes in its peer's audio with `press`'s
+   * `inAudio`.
+   */
+  readonly inband?: boolean;
+  /**
    * The line's noise while the other end is silent (a real line never is): a
    * participant that pads the other end's audio with silence writes this into the
    * silence `samples[from..]`, a stretch starting at call time `atMs` at `sampleRate`. The
@@ -179,16 +204,34 @@ export interface CallLine {
    * nothing when they are not said (the call is over) or the line does not time
    * speech (then the speaker paces itself, src/speech/utterance.ts `msUntilSaid`).
    * `audio` (audio calls): the utterance is this audio as received, placed at its
-   * start, instead of a synthesis of `text`.
+   * start, instead of a synthesis of `text`. `startMs`: the turn began then (a remote
+   * end's text turn, assembled from fragments, starts at its first): its latency
+   * counts to there, and a text call places it there.
    */
   say(
     text: string,
-    options?: { voice?: Voice; ttftMs?: number; audio?: ReceivedAudio; act?: SayAct },
+    options?: {
+      voice?: Voice;
+      ttftMs?: number;
+      audio?: ReceivedAudio;
+      startMs?: CallTime;
+      act?: SayAct;
+    },
   ): SaidUtterance | void;
+  /**
+   * Audio calls, a remote end: its utterance began (its audio is arriving now, or
+   * since `at`), so the other end hears it start as it plays, for barge-in, not when
+   * the turn ends. The utterance itself follows with `say` and its `audio`.
+   */
+  startedSpeaking?(at?: CallTime): void;
   /** Cut off this end's utterance in progress (barge-in). */
   stopSpeaking(): void;
-  /** Press keys (`0-9 * # A-D`). */
-  press(keys: string): void;
+  /**
+   * Press keys (`0-9 * # A-D`). `inAudio`: the keys were decoded from this end's own
+   * audio (a remote end's in-band tones, already on the line): they are recorded and
+   * reach the other end at once, and no tone is generated for them.
+   */
+  press(keys: string, options?: { inAudio?: boolean }): void;
   /** A beep (the voicemail box's). */
   beep(): void;
   /** Call a tool; the harness executes it against the trial's world. */
@@ -257,6 +300,14 @@ export interface Participant {
    * side during the call, for the bot's own world (`apply_sync_delta`, not awaited).
    */
   applySyncDelta?(delta: Record<string, unknown>): void;
+  /**
+   * The call is ending (the agent ended it, the other end hung up, a limit or an
+   * error): hand the turn in progress to the line now, its words and the audio heard
+   * so far, so that no turn is lost. With `wait` (the agent itself ends the call), a
+   * turn still being heard may be handed over when it ends; the promise resolves
+   * then. Called before the end takes effect; the line still takes `say`.
+   */
+  flush?(options: { wait: boolean }): Promise<void> | void;
   /** Release resources; called once, after the call. */
   close(): Promise<void>;
   /** Optional: what a simulated far end did (flows), stored as the record's `flow`. */

@@ -245,6 +245,12 @@ const AUDIO_FLAGS = {
     value: "P",
     description: "chance per agent utterance that the scripted caller cuts in (seeded)",
   },
+  hints: {
+    type: "string",
+    value: "H",
+    description: "transcript: also give a ws:// agent the caller's words and turn ends\n" +
+      '(debugging; off, it gets only the audio; the report says "agent given transcripts")',
+  },
   "caller-behaviour": {
     type: "string",
     value: "B",
@@ -400,6 +406,7 @@ export const command: Command = {
       ...participants,
       ...(speech && speech.barge_in > 0 ? { bargeIn: speech.barge_in } : {}),
       ...(speech ? { audio: true } : {}),
+      ...(speech?.hints?.includes("transcript") ? { transcripts: true } : {}),
       ...(speech?.behaviour ? { behaviour: speech.behaviour } : {}),
     };
     const factory = participantFactory(participantOpts);
@@ -737,6 +744,7 @@ const AUDIO_ONLY = [
   "stt-base-url",
   "dtmf",
   "barge-in",
+  "hints",
   "line",
   "caller-behaviour",
   "voices",
@@ -807,6 +815,12 @@ export function speechFromFlags(
       throw new InputError({ field: "--barge-in", message: "expected a chance from 0 to 1" });
     }
     o.barge_in = p;
+  }
+  if (values.hints !== undefined) {
+    if (values.hints !== "transcript") {
+      throw new InputError({ field: "--hints", message: "expected transcript" });
+    }
+    o.hints = ["transcript"];
   }
   if (values.voices !== undefined) {
     const n = Number(values.voices);

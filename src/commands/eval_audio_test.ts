@@ -51,6 +51,15 @@ Deno.test("eval --audio flags: defaults, voices and providers shape the config; 
   );
 });
 
+Deno.test("eval --hints transcript: in the config (and so the config hash), needs --audio, one value", () => {
+  const plain = speechFromFlags({ audio: true }, io)!;
+  const hinted = speechFromFlags({ audio: true, hints: "transcript" }, io)!;
+  assert.deepEqual(hinted.hints, ["transcript"]);
+  assert.deepEqual(speechConfig(hinted), { ...speechConfig(plain), hints: ["transcript"] });
+  assert.throws(() => speechFromFlags({ hints: "transcript" }, io), InputError);
+  assert.throws(() => speechFromFlags({ audio: true, hints: "words" }, io), InputError);
+});
+
 Deno.test("eval --line: a preset or composition, canonical in the config; bad lines and --line without --audio are input errors", () => {
   const o = speechFromFlags({ audio: true, line: "loss@3%+phone+street@10" }, io)!;
   assert.deepEqual(o.line, {

@@ -54,6 +54,8 @@ export interface KindContext {
   bargeIn?: number;
   /** The call is an audio call (`eval --audio`): the scenario's `user.barge_in` applies. */
   audio?: boolean;
+  /** Audio calls: remote agents also get the caller's words and turn ends (debugging). */
+  transcripts?: boolean;
 }
 
 /** One participant kind. */
@@ -100,6 +102,7 @@ function remoteKind(prefix: string, side: Side): ParticipantKind {
         side,
         connectAttempts: ctx.connectAttempts,
         ...(side === "agent" ? { kick: ctx.kick } : {}),
+        ...(side === "agent" && ctx.transcripts ? { transcripts: true } : {}),
         ...(ctx.framing !== undefined ? { framing: ctx.framing } : {}),
       });
     },

@@ -23,6 +23,8 @@ export class OracleAgent implements Participant {
   readonly #actions: readonly ReferenceAction[];
   #line?: CallLine;
   #started = false;
+  /** It opened the call (it speaks first) or answered the kick with its greeting. */
+  #greeted = false;
   #over = false;
   #waiter?: () => void;
   /** What it is saying, until its words are out. */
@@ -49,6 +51,7 @@ export class OracleAgent implements Participant {
     if (event.type === "call_start" && event.you_speak_first) {
       this.#say("Thank you for calling. How can I help you today?");
     }
+    if (event.type === "call_start") this.#greeted = event.you_speak_first;
     if (
       event.type === "speech_start" && this.#saying !== undefined && event.at < this.#sayingEnd()
     ) {
@@ -62,6 +65,14 @@ export class OracleAgent implements Participant {
       const again = this.#cut;
       this.#cut = undefined;
       this.#say(again);
+      return;
+    }
+    if (event.type === "speech" && event.kick) {
+      // A runner's kick is no request: the oracle greets and waits for the caller.
+      if (!this.#started && !this.#greeted) {
+        this.#greeted = true;
+        this.#say("Thank you for calling. How can I help you today?");
+      }
       return;
     }
     if (event.type === "speech") {

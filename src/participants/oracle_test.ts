@@ -25,3 +25,23 @@ Deno.test("OracleAgent fails its line when its play rejects, with no unhandled r
     globalThis.removeEventListener("unhandledrejection", onRejection);
   }
 });
+
+Deno.test("OracleAgent takes a kick for no request: it greets, runs nothing, and answers the caller's first real turn", async () => {
+  const line = recordingLine("agent");
+  const oracle = new OracleAgent([{ name: "add", arguments: { n: 2 }, side: "agent" }] as never);
+  await oracle.start(line, {} as never);
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+  };
+  oracle.onEvent({ type: "call_start", at: 0, you_speak_first: false });
+  oracle.onEvent({ type: "speech", at: 1, text: "Hello", kick: true });
+  await settle();
+  assert.equal(line.record.toolCalls.length, 0, "no tool before the caller spoke");
+  assert.deepEqual(line.record.said.map((s) => s.text), [
+    "Thank you for calling. How can I help you today?",
+  ]);
+  oracle.onEvent({ type: "speech", at: 2, text: "I need to add two, please." });
+  await settle();
+  assert.deepEqual(line.record.toolCalls.map((c) => c.name), ["add"]);
+  assert.match(line.record.said.at(-1)!.text, /That is all done/);
+});

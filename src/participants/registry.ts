@@ -36,6 +36,8 @@ export interface ParticipantOptions {
   bargeIn?: number;
   /** The calls are audio calls (`eval --audio`): scenarios' `user.barge_in` applies. */
   audio?: boolean;
+  /** Audio calls: remote agents also get the caller's words and turn ends (debugging). */
+  transcripts?: boolean;
   /**
    * Audio calls: the caller's behaviours (`src/speech/behaviour.ts`), else the
    * scenario's `user.behaviour`; acted out around the scripted or LLM caller.
@@ -87,6 +89,7 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
         ...(opts.framing !== undefined ? { framing: opts.framing } : {}),
         ...(bargeIn ? { bargeIn } : {}),
         ...(opts.audio ? { audio: true } : {}),
+        ...(opts.transcripts ? { transcripts: true } : {}),
       });
   return {
     deterministic: (scenario) =>

@@ -64,6 +64,11 @@ export class RemoteParticipant implements Participant {
     this.#inner?.applySyncDelta?.(delta);
   }
 
+  /** The call is ending: the mapping hands over the turn in progress. */
+  flush(options: { wait: boolean }): Promise<void> | void {
+    return this.#inner?.flush?.(options);
+  }
+
   async close(): Promise<void> {
     await this.#inner?.close();
   }

@@ -57,6 +57,8 @@ export const SendTextDataSchema = z.looseObject({
   voice: Voice.optional(),
   /** Extension: the utterance was cut off. */
   interrupted: z.boolean().optional(),
+  /** Extension: the runner's one-time kick (`--kick`), not the caller's words. */
+  kick: z.boolean().optional(),
 });
 
 /** 2.1 sends `{buttons}`; 2.0 sent one message per key as `{button}`. */

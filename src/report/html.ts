@@ -553,7 +553,9 @@ function _participantsText(p: Report["configurations"][number]["participants"]):
   if (!p) return "";
   const one = (i: { kind: string; url?: string; model?: string }) =>
     [i.kind, i.model, i.url].filter(Boolean).join(" ");
-  return ` · agent ${one(p.agent)} · caller ${one(p.user)}`;
+  // An audio agent that was told the caller's words is not measured on audio alone.
+  const given = p.agent.settings?.transcripts === true ? " (agent given transcripts)" : "";
+  return ` · agent ${one(p.agent)}${given} · caller ${one(p.user)}`;
 }
 
 /** With several configurations, each one's own figures (pass^k is never pooled). */

@@ -565,7 +565,11 @@ function participantsText(c: Configuration): string {
   if (!c.participants) return "participants unknown";
   const one = (p: { kind: string; model?: string; url?: string }) =>
     markdownText(p.kind + (p.model ? ` ${p.model}` : p.url ? ` ${p.url}` : ""));
-  return `agent ${one(c.participants.agent)}, user ${one(c.participants.user)}`;
+  // An audio agent that was told the caller's words is not measured on audio alone.
+  const given = c.participants.agent.settings?.transcripts === true
+    ? " (agent given transcripts)"
+    : "";
+  return `agent ${one(c.participants.agent)}${given}, user ${one(c.participants.user)}`;
 }
 
 /** `62.5% (5/8)`, or `–` when nothing was scored. */

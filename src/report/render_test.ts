@@ -268,3 +268,18 @@ Deno.test("renderMarkdown() escapes scenario names, suites and labels: no raw HT
   // An underscore inside a name stays as it is.
   ok(renderMarkdown(summarize([labelled("v_1", "c1", true)])).includes("**v_1**"));
 });
+
+Deno.test("an audio agent given the caller's transcripts (--hints transcript) is said to be, in both formats", () => {
+  const v = scoreTrial(trialRecord({
+    key: { scenario: "air__a", trial: 0, config_hash: "c1" },
+    suite: "air",
+    participants: {
+      agent: { kind: "remote", url: "ws://bot", settings: { framing: "json", transcripts: true } },
+      user: { kind: "scripted" },
+    },
+  }));
+  const md = renderMarkdown(summarize([v]));
+  ok(md.includes("agent remote ws://bot (agent given transcripts), user scripted"), md);
+  ok(renderHtml(summarize([v]), []).includes("ws://bot (agent given transcripts)"));
+  ok(!renderMarkdown(summarize([labelled("v1", "c1", true)])).includes("transcripts"));
+});

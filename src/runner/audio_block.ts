@@ -47,11 +47,25 @@ export const AudioBlockSchema = z.object({
       "Reference post-hoc latency: agent turn's audio start − (caller turn's audio end − 0.3 s)",
     ),
   })).describe("Per agent turn that answers the caller"),
+  agent_turns: z.array(z.object({
+    turn: z.number().int().nonnegative().describe("Index into `turns` of the agent turn"),
+    voiced_ms: ms.describe("Milliseconds of the turn's audio the VAD found voiced"),
+    source: z.enum(["agent_audio", "harness_playout"]).describe(
+      "agent_audio: the agent's own audio, as received; harness_playout: callbench's synthesis of its text",
+    ),
+  })).optional().describe("Each agent turn with words, and how much of its audio was voiced"),
   barge_ins: z.array(z.object({
     at_ms: ms.describe("When the caller started speaking over the agent"),
     agent_turn: z.number().int().nonnegative().describe("Index into `turns` of the agent turn"),
-    yielded: z.boolean().describe("The agent stopped before its utterance's end"),
-    yield_ms: ms.describe("From the caller's start to the end of the agent's audio"),
+    yielded: z.boolean().describe(
+      "The agent stopped: its own voice before the caller's ended (agent_audio), or callbench cut its synthesis (harness_playout)",
+    ),
+    yield_ms: ms.describe(
+      "From the caller's voiced onset to the agent's last voiced frame (agent_audio), or to the end of callbench's playout (harness_playout)",
+    ),
+    source: z.enum(["agent_audio", "harness_playout"]).optional().describe(
+      "agent_audio: measured on the agent's own audio; harness_playout: callbench synthesized the agent's text and cut it itself, so the figure is the harness's, not the agent's",
+    ),
   })).describe("The caller interrupting the agent"),
   silence: z.object({
     count: z.number().int().nonnegative().describe(`Gaps of ${SILENCE_GAP_MS} ms or more`),

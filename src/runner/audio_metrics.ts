@@ -24,6 +24,8 @@ import type { TrialKey } from "./trial_record.ts";
 
 /** The reference's post-hoc turn end offset (reference-harness.md §1.6). */
 const REF_END_OFFSET_MS = 300;
+/** The caller overlapping the agent by less than this (one frame) is no barge-in. */
+const BARGE_IN_MIN_OVERLAP_MS = 20;
 
 type Segment = [number, number];
 
@@ -183,26 +185,51 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
   const sentAt = new Map(audio.map((a) => [a.start_ms, placement(a)]));
   const turns: AudioBlock["turns"] = [];
   const bargeIns: AudioBlock["barge_ins"] = [];
+  /** Start times of agent turns whose audio is the agent's own (received). */
+  const receivedAt = new Set(
+    audio.filter((a) => a.side === "agent" && a.received).map((a) => a.start_ms),
+  );
   const t = outcome.turns;
   let lastUser: number | undefined;
   for (let i = 0; i < t.length; i++) {
     const turn = t[i]!;
     if (turn.speaker === "user") {
       // The caller starting over an agent turn still in progress is a barge-in.
+      // Boundaries that touch or overlap by less than a frame are no barge-in.
       const over = t.findIndex((a, k) =>
         k < i && a.speaker === "agent" && a.start_ms < turn.start_ms &&
-        (a.end_ms > turn.start_ms || (a.interrupted === true && a.end_ms === turn.start_ms))
+        (a.end_ms - turn.start_ms >= BARGE_IN_MIN_OVERLAP_MS ||
+          (a.interrupted === true && a.end_ms === turn.start_ms))
       );
       if (over >= 0) {
         const a = t[over]!;
-        const voiced = userSpeech.get(turn.start_ms)?.[0] ??
-          user.byTurnStart.get(turn.start_ms)?.[0]?.[0] ?? turn.start_ms;
-        bargeIns.push({
-          at_ms: round(voiced),
-          agent_turn: over,
-          yielded: a.interrupted === true,
-          yield_ms: round(Math.max(0, a.end_ms - voiced)),
-        });
+        const userSegs = user.byTurnStart.get(turn.start_ms) ?? [];
+        const voiced = userSegs[0]?.[0] ?? turn.start_ms;
+        const own = receivedAt.has(a.start_ms);
+        if (own) {
+          // The agent's own audio: it yielded if its voice stopped while the caller
+          // was still speaking; the yield is the caller's onset to its last voiced frame.
+          const agentSegs = agent.byTurnStart.get(a.start_ms) ?? [];
+          const lastVoiced = agentSegs[agentSegs.length - 1]?.[1] ?? a.end_ms;
+          const callerEnd = userSegs[userSegs.length - 1]?.[1] ?? turn.end_ms;
+          bargeIns.push({
+            at_ms: round(voiced),
+            agent_turn: over,
+            yielded: lastVoiced < callerEnd,
+            yield_ms: round(Math.max(0, lastVoiced - voiced)),
+            source: "agent_audio",
+          });
+        } else {
+          // Callbench's own playout of a text agent: the caller's onset by energy.
+          const onset = userSpeech.get(turn.start_ms)?.[0] ?? voiced;
+          bargeIns.push({
+            at_ms: round(onset),
+            agent_turn: over,
+            yielded: a.interrupted === true,
+            yield_ms: round(Math.max(0, a.end_ms - onset)),
+            source: "harness_playout",
+          });
+        }
       }
       lastUser = i;
       continue;
@@ -235,6 +262,18 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
     ...tones.filter((x) => x.side === "agent").map((x): Segment => [x.start_ms, x.start_ms]),
   ].map((x) => x[0]);
   const firstAgent = firsts.length > 0 ? Math.min(...firsts) : undefined;
+  const agentTurns: NonNullable<AudioBlock["agent_turns"]> = [];
+  for (const a of audio) {
+    if (a.side !== "agent" || !a.utterance.audio) continue;
+    const i = t.findIndex((x) => x.speaker === "agent" && x.start_ms === a.start_ms);
+    if (i < 0 || t[i]!.text.trim() === "") continue;
+    const voiced = (agent.byTurnStart.get(a.start_ms) ?? []).reduce((n, [s, e]) => n + e - s, 0);
+    agentTurns.push({
+      turn: i,
+      voiced_ms: round(voiced),
+      source: a.received ? "agent_audio" : "harness_playout",
+    });
+  }
 
   const all = union([...agent.segments, ...user.segments]);
   let count = 0;
@@ -257,6 +296,7 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
     connect_ms: round(connected),
     ttfa_ms: firstAgent !== undefined ? round(firstAgent - connected) : null,
     turns,
+    agent_turns: agentTurns,
     barge_ins: bargeIns,
     silence: { count, total_ms: round(total), max_ms: round(max) },
     talk_over_ms: round(overlap(agent.segments, user.segments)),

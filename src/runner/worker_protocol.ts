@@ -31,6 +31,7 @@ export const ParticipantOptionsSchema = z.object({
   kick: z.string().optional(),
   bargeIn: z.number().optional(),
   audio: z.boolean().optional(),
+  transcripts: z.boolean().optional(),
   behaviour: CallerBehaviourSchema.optional(),
 });
 

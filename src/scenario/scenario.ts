@@ -23,6 +23,12 @@ export const SIGNALS = [
   "flow_expectation",
   /** callbench's own: identifiers spelled, never read in canonical form (src/score/voice.ts). */
   "voice_readability",
+  /**
+   * callbench's own, audio calls with an agent that carries its own audio: every agent
+   * turn with words had voiced audio of its own, and it spoke after the caller's first
+   * turn (src/score/signals.ts). Gates audio calls unless the scenario whitelists it.
+   */
+  "agent_voiced",
 ] as const;
 export const Signal = z.enum(SIGNALS);
 export type Signal = z.infer<typeof Signal>;

@@ -42,7 +42,12 @@ export interface ScoreOptions {
 /** Scores one trial. */
 export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Verdict {
   const { signals, details } = computeSignals(record, options.judge);
-  const success = composeSuccess(signals, record.expect.success_signals);
+  // A voice agent that is not heard fails an audio call, whatever the scenario gates.
+  const whitelist = signals.agent_voiced !== null &&
+      !record.expect.success_signals.includes("agent_voiced")
+    ? [...record.expect.success_signals, "agent_voiced" as const]
+    : record.expect.success_signals;
+  const success = composeSuccess(signals, whitelist);
   const agentTurns = countAgentTurns(record.turns);
   const minAgentTurns = options.minAgentTurns ?? record.expect.min_agent_turns ?? 0;
 
@@ -175,8 +180,9 @@ export function audioMetrics(a: AudioBlock): VerdictAudio {
     ref_frame_ms: a.turns.map((t) => t.ref_frame_ms),
     ref_segment_ms: a.turns.map((t) => t.ref_segment_ms),
     ttfa_ms: a.ttfa_ms,
-    barge_in_yield_ms: a.barge_ins.map((b) => b.yield_ms),
-    barge_ins_yielded: a.barge_ins.filter((b) => b.yielded).length,
+    // Only the agent's own yields: callbench's playout of a text agent is not the agent's.
+    barge_in_yield_ms: a.barge_ins.filter(ownYield).map((b) => b.yield_ms),
+    barge_ins_yielded: a.barge_ins.filter((b) => ownYield(b) && b.yielded).length,
     talk_over_ms: a.talk_over_ms,
     user_voice: a.tts.voices.user,
     ...(a.line ? { line: a.line.preset } : {}),
@@ -201,4 +207,9 @@ export function countAgentTurns(turns: readonly { speaker: string; text: string 
   let n = 0;
   for (const t of turns) if (t.speaker === "agent" && t.text.trim() !== "") n++;
   return n;
+}
+
+/** A barge-in measured on the agent's own audio (not callbench's playout of its text). */
+function ownYield(b: { source?: string }): boolean {
+  return b.source !== "harness_playout";
 }

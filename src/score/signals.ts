@@ -12,6 +12,7 @@
  * | `clean_exit` | always | the agent ended the call |
  * | `flow_expectation` | the scenario gives a flow `expect` | every given field holds (src/flow/expect.ts) |
  * | `voice_readability` | the agent spoke | no agent turn read a code in canonical form or an `FL_` id aloud |
+ * | `agent_voiced` | an audio call with a remote agent (it carries its own audio) | every agent turn with words had voiced audio of its own (not callbench's synthesis of its text), and one began after the caller's first turn ended |
  *
  * `is_action_match` differs from the reference on purpose: the reference compares the
  * whole gold action records, `result` included, and its `compare_args`-aware matcher is
@@ -120,6 +121,8 @@ export function computeSignals(record: TrialRecord, judge?: JudgeResult): Signal
   const wordsUnknown = record.participants.agent.settings?.words_unknown === true;
   const voice_readability = agentSpoke && !wordsUnknown ? details.voice.flags.length === 0 : null;
 
+  const agent_voiced = agentVoiced(record);
+
   return {
     signals: {
       is_action_match,
@@ -130,9 +133,30 @@ export function computeSignals(record: TrialRecord, judge?: JudgeResult): Signal
       clean_exit: record.clean_exit,
       flow_expectation,
       voice_readability,
+      agent_voiced,
     },
     details,
   };
+}
+
+/**
+ * `agent_voiced`: in an audio call, an agent that carries its own audio (a remote one)
+ * is heard, not read: a turn of words without voiced audio of its own (text that
+ * callbench had to synthesize, or silence) fails, and so does an agent that never
+ * spoke after the caller's first turn. Other agents (callbench synthesizes them by
+ * design) and text calls: does not apply.
+ */
+function agentVoiced(record: TrialRecord): boolean | null {
+  const audio = record.audio;
+  if (!audio?.agent_turns || record.participants.agent.kind !== "remote") return null;
+  const own = (a: { source: string; voiced_ms: number }) =>
+    a.source === "agent_audio" && a.voiced_ms > 0;
+  if (!audio.agent_turns.every(own)) return false;
+  const firstUser = record.turns.find((t) => t.speaker === "user");
+  if (!firstUser) return audio.agent_turns.length > 0;
+  return audio.agent_turns.some((a) =>
+    own(a) && record.turns[a.turn]!.start_ms >= firstUser.end_ms
+  );
 }
 
 /** The flow expectation's verdict; a trace that is missing or malformed fails it. */

@@ -1,6 +1,7 @@
-import { deepEqual as assertEquals, ok } from "node:assert/strict";
+import assert, { deepEqual as assertEquals, ok } from "node:assert/strict";
 import type { TrialRecord } from "../runner/trial_record.ts";
-import { trialRecord } from "./_trial_fixture.ts";
+import { audioBlock, trialRecord } from "./_trial_fixture.ts";
+import { scoreTrial } from "./score_trial.ts";
 import { computeSignals, toolKey } from "./signals.ts";
 import { type JudgeResult, SignalsSchema } from "./verdict.ts";
 import { SIGNALS } from "../scenario/scenario.ts";
@@ -320,4 +321,31 @@ Deno.test("voice_readability is not applicable when the agent's words are unknow
     turns: [{ speaker: "agent", text: "[words unknown]", start_ms: 0, end_ms: 900 }],
   });
   assertEquals(computeSignals(record).signals.voice_readability, null);
+});
+
+Deno.test("agent_voiced: a remote agent in an audio call is heard, not read; it gates by default", () => {
+  const remote = { agent: { kind: "remote", url: "ws://bot" }, user: { kind: "scripted" } };
+  const turns = (source: "agent_audio" | "harness_playout", voiced = 900) => [
+    { turn: 0, voiced_ms: voiced, source },
+    { turn: 2, voiced_ms: voiced, source },
+  ];
+  const trial = (
+    agent_turns: ReturnType<typeof turns>,
+    participants: TrialRecord["participants"] = remote,
+  ) => trialRecord({ participants, audio: audioBlock({ agent_turns }) });
+  const heard = scoreTrial(trial(turns("agent_audio")));
+  assert.equal(heard.signals.agent_voiced, true);
+  assert.ok(heard.success_breakdown.passed.includes("agent_voiced"), "gated without asking");
+  // Text the harness had to synthesize, or audio without a voiced frame: not heard.
+  for (const bad of [turns("harness_playout"), turns("agent_audio", 0)]) {
+    const v = scoreTrial(trial(bad));
+    assert.equal(v.signals.agent_voiced, false);
+    assert.equal(v.is_successful, false);
+  }
+  // Only the greeting: the agent never spoke after the caller's first turn.
+  assert.equal(scoreTrial(trial(turns("agent_audio").slice(0, 1))).signals.agent_voiced, false);
+  // callbench voices in-process agents itself; text calls have no audio: does not apply.
+  const oracle = { agent: { kind: "oracle" }, user: { kind: "scripted" } };
+  assert.equal(scoreTrial(trial(turns("harness_playout"), oracle)).signals.agent_voiced, null);
+  assert.equal(scoreTrial(trialRecord({ participants: remote })).signals.agent_voiced, null);
 });

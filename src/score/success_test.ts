@@ -11,6 +11,7 @@ const none: Signals = {
   clean_exit: null,
   flow_expectation: null,
   voice_readability: null,
+  agent_voiced: null,
 };
 
 Deno.test("composeSuccess() passes when every applicable whitelisted signal passes", () => {

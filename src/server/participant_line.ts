@@ -52,6 +52,10 @@ export interface LineOutlet {
   speak?(text: string, hooks: { started(): void; stopped(): void }): SaidUtterance;
   /** Audio sessions: cuts off the utterance playing now. */
   interrupt?(): void;
+  /** Audio sessions: runs `fn` once everything said so far has played out. */
+  afterSpeech?(fn: () => void): void;
+  /** Audio sessions: runs `fn` once the last thing said has begun playing. */
+  afterSpeechStarted?(fn: () => void): void;
   log(line: string): void;
 }
 
@@ -268,7 +272,11 @@ export class HostedParticipant {
       hangUp: (reason?: string) => {
         if (!live()) return;
         this.#callEnded = true;
-        out.send(rtvi("server-message", { type: "end", reason: reason ?? "hangup" }));
+        // After its last words have played: a client ends the call on it.
+        const send = () =>
+          out.send(rtvi("server-message", { type: "end", reason: reason ?? "hangup" }));
+        if (out.afterSpeech) out.afterSpeech(send);
+        else send();
       },
       usage: (u: Usage) => {
         if (!live()) return;
@@ -348,14 +356,23 @@ export class HostedParticipant {
     }
     if (r.exit) {
       const exit = isExitText(r.exit) ? r.exit : `<exit>${r.exit}</exit>`;
-      // After the result is delivered, as the reference's post-delivery hook.
-      this.#o.clock.timer(0, () => out.send(rtvi("server-message", { text: exit })));
+      // After the result is delivered, as the reference's post-delivery hook, and
+      // after the words already said have played (a client ends the call on it).
+      const send = () => out.send(rtvi("server-message", { text: exit }));
+      this.#o.clock.timer(0, () => out.afterSpeech ? out.afterSpeech(send) : send());
     }
     return Promise.resolve({ ok: r.ok, result });
   }
 
-  /** Asks the client to run a tool: `llm-function-call-in-progress`, awaiting the result. */
-  #remoteToolCall(name: string, args: unknown): Promise<ToolCallReply> {
+  /**
+   * Asks the client to run a tool: `llm-function-call-in-progress`, awaiting the
+   * result. In audio sessions it goes once what the participant said before it has
+   * begun to play, as a voice bot's words start before its tool call lands (so the
+   * client holds an ending tool's hangup for the goodbye).
+   */
+  async #remoteToolCall(name: string, args: unknown): Promise<ToolCallReply> {
+    const out = this.#o.outlet;
+    if (out.afterSpeechStarted) await new Promise<void>((r) => out.afterSpeechStarted!(r));
     const id = `call_${++this.#nextCallId}`;
     const timeoutMs = this.#o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     return new Promise<ToolCallReply>((resolve) => {

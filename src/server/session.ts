@@ -122,6 +122,8 @@ export const SERVER_ABOUT = { library: "callbench", library_version: "0.1.0" } a
 type Handler = (d: unknown) => unknown;
 
 const BEFORE_HANDSHAKE = "audio before the handshake: send client-ready first";
+/** The reference runner's kick: its fixed first text to the agent bot. */
+const REFERENCE_KICK = "Hello";
 
 /** A refused protobuf frame, for the client. */
 function frameProblem(problem: AudioProblem): string {
@@ -147,6 +149,8 @@ export class Session {
   #handshaken = false;
   /** Freed: nothing more is handled or sent. */
   #closed = false;
+  /** The call has had a `send-text` (a first "Hello" is the reference runner's kick). */
+  #heardText = false;
 
   /**
    * Frames waiting, in arrival order: only while a Blob is read (a frame that is not
@@ -214,6 +218,8 @@ export class Session {
           ? {
             speak: (text, hooks) => audio.speak(text, hooks),
             interrupt: () => audio.interrupt(),
+            afterSpeech: (fn) => audio.afterSpeech(fn),
+            afterSpeechStarted: (fn) => audio.afterSpeechStarted(fn),
           }
           : {}),
         log,
@@ -494,12 +500,17 @@ export class Session {
     }
     if (!(await this.#ensureCall(msg))) return;
     this.#history.remember(entry, bytes);
+    // The kick: marked so by callbench's client, or the reference runner's fixed
+    // "Hello" as the call's first text.
+    const kick = data.data.kick === true || (!this.#heardText && content === REFERENCE_KICK);
+    this.#heardText = true;
     this.#host.deliver({
       type: "speech",
       at: this.#clock.now(),
       text: content,
       ...(voice ? { voice } : {}),
       ...(interrupted ? { interrupted } : {}),
+      ...(kick ? { kick: true } : {}),
     });
   }
 
@@ -603,6 +614,7 @@ export class Session {
   };
 
   async #reset(): Promise<boolean> {
+    this.#heardText = false;
     const setup = this.#host.setup;
     if (!setup) return true;
     await this.#host.start(setup);

@@ -93,6 +93,8 @@ export class SessionAudio {
   #generation = 0;
   /** Utterances play one after the other. */
   #speaking: Promise<void> = Promise.resolve();
+  /** The last utterance queued has begun (or will not be said). */
+  #started: Promise<void> = Promise.resolve();
   /** The utterance playing now, for barge-in. */
   #current?: { interrupt(): void };
 
@@ -154,6 +156,8 @@ export class SessionAudio {
       for (const fn of [...waiting]) fn();
       waiting.clear();
     };
+    let begun = () => {};
+    this.#started = new Promise<void>((resolve) => (begun = resolve));
     this.#speaking = this.#speaking.then(async () => {
       const result = await synthesis;
       if (generation !== this.#generation || this.#closed) return out();
@@ -161,13 +165,14 @@ export class SessionAudio {
       if (!result.ok) this.#out.speechError(result.error);
       else samples = this.#atOutputRate(result.audio);
       hooks.started();
+      begun();
       if (samples && samples.length > 0) await this.#play(samples);
       if (generation === this.#generation) hooks.stopped();
       out();
     }).catch((e) => {
       this.#out.log(`speaking failed: ${(e as Error)?.message ?? e}`);
       out();
-    });
+    }).finally(begun);
     return {
       get end() {
         return end;
@@ -181,6 +186,16 @@ export class SessionAudio {
         return () => waiting.delete(fn);
       },
     };
+  }
+
+  /** Runs `fn` once everything said so far has played out (or was cut off). */
+  afterSpeech(fn: () => void): void {
+    void this.#speaking.then(fn);
+  }
+
+  /** Runs `fn` once the last utterance said so far has begun (its started hook ran). */
+  afterSpeechStarted(fn: () => void): void {
+    void this.#started.then(fn);
   }
 
   /** Cuts off the utterance playing now and drops the queued ones (barge-in). */

@@ -382,3 +382,38 @@ Deno.test("without audio, audio frames are ignored as before", async () => {
   assert.deepEqual(socket.messages(), []);
   assert.equal(session.audio, false);
 });
+
+/** Says goodbye on the first speech it hears, then calls a tool and hangs up at once. */
+class GoodbyeParticipant {
+  readonly info = { kind: "goodbye" };
+  #line?: import("../bridge/call.ts").CallLine;
+  start(line: import("../bridge/call.ts").CallLine) {
+    this.#line = line;
+    return Promise.resolve();
+  }
+  onEvent(event: import("../bridge/call.ts").CallEvent) {
+    if (event.type !== "speech") return;
+    const line = this.#line!;
+    line.say("Thank you for calling. Goodbye.");
+    void line.callTool("end_conversation", {});
+    line.hangUp("done");
+  }
+  close() {
+    return Promise.resolve();
+  }
+}
+
+Deno.test("serve --audio: a goodbye is heard whole, the tool call after its start and the end after its last chunk", async () => {
+  const h = audioHarness({}, { factory: () => new GoodbyeParticipant() });
+  await h.send(READY);
+  const steps = [await h.send(rtvi("send-text", { content: "bye" })), ...await h.run(800)];
+  const at = (type: string, pred: (m: RtviMessage) => boolean = () => true) =>
+    steps.find((s) => s.messages.some((m) => m.type === type && pred(m)))?.at;
+  const index = (type: string) =>
+    steps.flatMap((s) => s.messages).findIndex((m) => m.type === type);
+  assert.ok(index("llm-function-call-in-progress") > index("bot-started-speaking"));
+  assert.equal(at("bot-stopped-speaking"), 500);
+  const end = at("server-message", (m) => (m.data as { type?: string }).type === "end");
+  assert.equal(end, 500, "the end goes once the goodbye has played, not before");
+  assert.ok(index("server-message") > index("bot-stopped-speaking"));
+});

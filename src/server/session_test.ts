@@ -130,6 +130,20 @@ Deno.test("send-text reaches the participant as speech; its reply comes back as 
   assert.ok(out.every((m) => m.id === undefined), "server events carry no id");
 });
 
+Deno.test('the kick reaches the participant as a kick: the reference\'s first "Hello", or marked by the client', async () => {
+  const h = harness();
+  await h.request("update_system_prompt", PROMPT);
+  await h.send(rtvi("send-text", { content: "Hello" }, "s1"));
+  await h.send(rtvi("send-text", { content: "Hello" }, "s2"));
+  await h.send(rtvi("send-text", { content: "Start.", kick: true }, "s3"));
+  const speech = h.hosted[0]!.events.filter((e) => e.type === "speech");
+  assert.deepEqual(speech.map((e) => e.type === "speech" && [e.text, e.kick === true]), [
+    ["Hello", true],
+    ["Hello", false],
+    ["Start.", true],
+  ]);
+});
+
 Deno.test("a plain RTVI client gets a participant without any setup", async () => {
   const h = harness();
   const out = await h.send(rtvi("send-text", { content: "hi" }, "s1"));

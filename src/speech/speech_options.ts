@@ -44,6 +44,9 @@ export const SpeechOptionsSchema = z.object({
     "Chance per agent utterance that the scripted caller interrupts it (seeded)",
   ),
   sample_rate: z.number().int().positive().describe("The line's audio rate (Hz)"),
+  hints: z.array(z.enum(["transcript"])).optional().describe(
+    "What a remote agent is told besides the audio: transcript, the caller's words and turn ends (debugging)",
+  ),
   line: z.object({
     preset: z.string().optional().describe(
       'The line as given, e.g. "phone+street@10+loss@3%" (absent: the scenario\'s, else clean)',
@@ -94,6 +97,7 @@ export function speechConfig(o: SpeechOptions): Record<string, unknown> {
     dtmf: o.dtmf,
     barge_in: o.barge_in,
     sample_rate: o.sample_rate,
+    ...(o.hints && o.hints.length > 0 ? { hints: [...o.hints] } : {}),
     // A clean line adds nothing, so runs from before lines existed keep their hash.
     ...(o.line?.text !== undefined && o.line.text !== "clean" ? { line: o.line.text } : {}),
     ...(o.line?.both ? { line_both: true } : {}),

@@ -73,6 +73,13 @@ export interface RemoteParticipantOptions {
   promptReplyWaitMs?: number;
   /** Text sent as `send-text` when the call starts: `"Hello"` kicks reference-style bots. */
   kick?: string;
+  /**
+   * Audio calls: also give the bot the other end's words and the end of each of its
+   * utterances (`call_event` `speech_start`/`speech`), which a phone line never gives
+   * (debugging a bot's STT or endpointing; `eval --hints transcript`). Off by default:
+   * in an audio call the bot gets only the audio (and the one-time kick).
+   */
+  transcripts?: boolean;
   /** `specs` sends tools as a list of specs; `names` as the reference's `{name: {}}`. */
   toolsFormat?: "specs" | "names";
   maxFrameBytes?: number;
@@ -127,6 +134,10 @@ export function remoteInfo(
   return {
     kind: "remote",
     url: resolved.shownUrl,
-    settings: { framing: resolved.framing, ...settings },
+    settings: {
+      framing: resolved.framing,
+      ...(resolved.transcripts ? { transcripts: true } : {}),
+      ...settings,
+    },
   };
 }

@@ -14,7 +14,9 @@
  * size cap (`../protocol/limits.ts`), fails the trial with `protocol_error`.
  *
  * Audio calls (`eval --audio`: the line has `audio`): the bot hears the other end's
- * audio and never its text (`send-text` goes out only as the one-time kick), and its
+ * audio and nothing else of its speech: no text (`send-text` goes out only as the
+ * one-time kick) and no `call_event` marking where an utterance starts or ends
+ * (unless `transcripts`, `eval --hints transcript`, asks for them), and its
  * own audio is what the call records (`./rtvi_audio.ts`). Its turns are bracketed by
  * `bot-started/stopped-speaking` when it sends them, else found by VAD; their words
  * are its text events (else the bridge's STT, else `[words unknown]`). Bad audio from
@@ -74,6 +76,10 @@ const DEFAULT_PROMPT_REPLY_WAIT_MS = 1000;
 const SELF_WORLD_PAUSE_MS = 500;
 /** `--agent-world self`: the "Hello" kick, this long after the call's connection opened. */
 const SELF_WORLD_KICK_MS = 1000;
+/** The agent ended the call mid-turn: its turn's audio is waited for this long at most. */
+const FLUSH_WAIT_MS = 5000;
+/** …and a turn without brackets, this long after its audio played out with no more. */
+const FLUSH_QUIET_MS = 200;
 
 /** The RTVI mapping (`--framing json|protobuf`). */
 export const rtviMapping: WireMapping = (options) => new RtviParticipant(options);
@@ -107,6 +113,10 @@ export class RtviParticipant implements Participant {
   #notesChars = 0;
   /** How fast, and how much, the bot may ask of tools (set at `start`). */
   #toolBounds?: ToolCallBounds;
+  /** The bot's turn in progress was heard starting (`CallLine.startedSpeaking`). */
+  #liveTurn = false;
+  /** Waiting for the turn in progress to end (`flush` with `wait`). */
+  #turnEnded: (() => void)[] = [];
   /** `--agent-world self`: the bot owns its world. */
   #selfWorld?: SelfWorldSetup;
   /** The domain named in the self-world setup, for in-call `apply_sync_delta`. */
@@ -343,9 +353,11 @@ export class RtviParticipant implements Participant {
     switch (event.type) {
       case "speech":
         if (this.#outAudio) {
-          // The bot heard it as audio; a cut drops the rest.
+          // The bot heard it as audio; a cut drops the rest. The words and the end of
+          // the utterance are no news on a phone line: only with `transcripts`.
           if (event.interrupted) this.#outAudio.clear();
-          return this.#callEvent(event);
+          if (this.#options.transcripts) this.#callEvent(event);
+          return;
         }
         this.#send(rtvi("send-text", {
           content: event.text,
@@ -355,7 +367,12 @@ export class RtviParticipant implements Participant {
         }, this.#id("send_text")));
         return;
       case "dtmf":
+        // In-band keys reached the bot as tones in its audio (`tone_start`).
+        if (this.#outAudio && this.#line?.audio?.inband) return;
         this.#sendKeys(event.keys);
+        return;
+      case "tone_start":
+        this.#outAudio?.play(event.audio);
         return;
       case "hangup":
         this.#ended = true;
@@ -363,9 +380,13 @@ export class RtviParticipant implements Participant {
         this.#callEvent(event);
         return;
       case "speech_start":
-        if (event.audio) {
-          const audio = event.audio;
-          this.#outAudio?.play(audio, (at) => this.#line?.audioSent?.(audio, at));
+        if (this.#outAudio) {
+          if (event.audio) {
+            const audio = event.audio;
+            this.#outAudio.play(audio, (at) => this.#line?.audioSent?.(audio, at));
+          }
+          if (this.#options.transcripts) this.#callEvent(event);
+          return;
         }
         return this.#callEvent(event);
       default: {
@@ -377,9 +398,12 @@ export class RtviParticipant implements Participant {
           const content = kick;
           const sendKick = () => {
             if (this.#ended || this.#closing) return;
+            // Sent as the reference runner sends it to a bot that owns its world; to
+            // others marked as the kick, so a served bot does not take it for a request.
             this.#send(rtvi("send-text", {
               content,
               options: { run_immediately: true, audio_response: true },
+              ...(this.#selfWorld ? {} : { kick: true }),
             }, this.#id("send_text")));
           };
           // The reference runner kicks 1 s after the call's connection opened.
@@ -401,6 +425,42 @@ export class RtviParticipant implements Participant {
       ? { type: event.type, at: event.at, ...(event.voice ? { voice: event.voice } : {}) }
       : event;
     this.#send(rtvi("client-message", { t: "call_event", d }, this.#id("call_event")));
+  }
+
+  /**
+   * The call is ending: the bot's turn in progress goes to the line first. With
+   * `wait`, a turn whose audio is still arriving is handed over when it ends
+   * (`bot-stopped-speaking`, else the VAD's end), at most {@link FLUSH_WAIT_MS} on.
+   */
+  flush(options: { wait: boolean }): Promise<void> | void {
+    if (this.#closing) return;
+    const rx = this.#inAudio;
+    if (options.wait && rx && (this.#botSpeaking || rx.hasAudio)) {
+      const clock = this.#line!.clock;
+      const until = clock.now() + FLUSH_WAIT_MS;
+      let cancel = () => {};
+      // Without brackets, the turn is over once its audio has played out and no more
+      // came for a moment.
+      const check = () => {
+        const now = clock.now();
+        const playedOut = rx.playedOutAt ?? now;
+        if (now >= until || (!this.#botSpeaking && now >= playedOut + FLUSH_QUIET_MS)) {
+          return this.#endTurn();
+        }
+        cancel = clock.timer(
+          Math.min(until, Math.max(playedOut + FLUSH_QUIET_MS, now + FLUSH_QUIET_MS)) - now,
+          check,
+        );
+      };
+      return new Promise<void>((resolve) => {
+        this.#turnEnded.push(() => {
+          cancel();
+          resolve();
+        });
+        check();
+      });
+    }
+    this.#endTurn();
   }
 
   async close(): Promise<void> {
@@ -681,6 +741,9 @@ export class RtviParticipant implements Participant {
       vad: this.#vad,
       onVadTurnEnd: () => this.#endTurn(),
       onBound: (what) => this.#overflow(what),
+      onVadTurnStart: () => this.#turnBegan(),
+      // In-band keys: the bot's tones, decoded from its audio, are its key presses.
+      ...(audio.inband ? { onDtmf: (key: string) => line.press(key, { inAudio: true }) } : {}),
     });
     this.#outAudio = new CallerAudioStream({
       clock: line.clock,
@@ -702,6 +765,15 @@ export class RtviParticipant implements Participant {
     const problem = this.#inAudio!.push(audio);
     if (problem) return this.#garbage(`bad ${what}: ${problem}`);
     if (this.#botSpeaking || this.#inAudio!.speaking) this.#line?.active?.();
+    // A bracketed turn is heard starting with its first audio, not its announcement.
+    if (this.#botSpeaking) this.#turnBegan();
+  }
+
+  /** The bot's turn is heard starting (its audio plays now): the caller may cut in. */
+  #turnBegan(): void {
+    if (this.#liveTurn || this.#closing) return;
+    this.#liveTurn = true;
+    this.#line!.startedSpeaking?.();
   }
 
   /** A finished text turn: in audio calls it waits for the audio it goes with. */
@@ -719,8 +791,19 @@ export class RtviParticipant implements Participant {
   /** The bot's turn ended: its words and, in audio calls, the audio they were heard as. */
   #endTurn(): void {
     this.#turns.flush();
+    const waiting = this.#turnEnded;
+    this.#turnEnded = [];
+    try {
+      this.#handOver();
+    } finally {
+      for (const w of waiting) w();
+    }
+  }
+
+  #handOver(): void {
     const rx = this.#inAudio;
     if (!rx) return;
+    this.#liveTurn = false;
     const heard = rx.take();
     const pending = this.#pending;
     this.#pending = [];
@@ -733,7 +816,7 @@ export class RtviParticipant implements Participant {
       ...(ttftMs !== undefined ? { ttftMs } : {}),
     };
     if (!heard) {
-      if (last) this.#line!.say(text, options);
+      if (last) this.#line!.say(text, { ...options, startMs: pending[0]!.startMs });
       return;
     }
     this.#line!.say(text === "" ? WORDS_UNKNOWN : text, {

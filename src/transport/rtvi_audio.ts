@@ -25,6 +25,7 @@ import { SentMarks } from "../audio/sent_marks.ts";
 import { type ArrivedFrame, placeArrived } from "../audio/arrival.ts";
 import { resample, Resampler } from "../audio/resample.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
+import { DtmfDetector } from "../audio/dtmf.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 import {
   AUDIO_AHEAD_EXCEEDED,
@@ -189,6 +190,10 @@ export interface PeerAudioReceiverOptions {
   onVadTurnEnd?: () => void;
   /** The peer's audio went past a bound (`./flood_bounds.ts`): told once, then nothing is kept. */
   onBound?: (what: string) => void;
+  /** The VAD heard speech begin (not called for bots that bracket their speech). */
+  onVadTurnStart?: () => void;
+  /** A key decoded from the peer's audio (in-band DTMF, Goertzel). */
+  onDtmf?: (key: string) => void;
 }
 
 /** The peer's audio, decoded and kept per turn. */
@@ -196,6 +201,7 @@ export class PeerAudioReceiver {
   readonly #o: PeerAudioReceiverOptions;
   readonly #resamplers = new Map<number, Resampler>();
   readonly #segmenter?: SpeechSegmenter;
+  readonly #dtmf?: DtmfDetector;
   #chunks: ArrivedFrame[] = [];
   #length = 0;
   #startMs: number | undefined;
@@ -212,6 +218,7 @@ export class PeerAudioReceiver {
   constructor(options: PeerAudioReceiverOptions) {
     this.#o = options;
     this.#ahead = audioAheadBucket(options.clock);
+    if (options.onDtmf) this.#dtmf = new DtmfDetector({ sampleRate: options.sampleRate });
     if (options.vad) {
       this.#segmenter = new SpeechSegmenter({
         frameMs: options.vad.frameMs,
@@ -259,6 +266,7 @@ export class PeerAudioReceiver {
       return this.#bound(TURN_AUDIO_EXCEEDED);
     }
     this.#vad(samples);
+    for (const e of this.#dtmf?.push(samples) ?? []) this.#o.onDtmf!(e.key);
     this.#armGap();
   }
 
@@ -305,6 +313,12 @@ export class PeerAudioReceiver {
     this.#cancelGap();
   }
 
+  /** When the audio kept so far will have played out (call time), if any is kept. */
+  get playedOutAt(): number | undefined {
+    if (this.#startMs === undefined || this.#length === 0) return undefined;
+    return this.#startMs + (this.#length * 1000) / this.#o.sampleRate;
+  }
+
   /** Audio kept since the last `take`. */
   get hasAudio(): boolean {
     return this.#length > 0;
@@ -347,8 +361,10 @@ export class PeerAudioReceiver {
     const vad = this.#o.vad;
     if (!vad || !this.#segmenter || this.bracketed) return;
     for (const e of this.#segmenter.push(vad.process(samples))) {
-      if (e.type === "start") this.#speaking = true;
-      else {
+      if (e.type === "start") {
+        this.#speaking = true;
+        this.#o.onVadTurnStart?.();
+      } else {
         this.#speaking = false;
         this.#o.onVadTurnEnd?.();
       }

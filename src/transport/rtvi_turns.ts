@@ -3,7 +3,8 @@
  * segment), `bot-tts-text` (words as spoken, the reference's transcript source) or
  * `bot-llm-text` (streamed tokens, for a bot that has no TTS), between
  * `bot-started-speaking` and `bot-stopped-speaking`, or from fragments less than
- * {@link FRAGMENT_GAP_MS} apart on the line's clock.
+ * {@link FRAGMENT_GAP_MS} apart on the line's clock. A turn starts at its first
+ * fragment (or `bot-started-speaking`), whenever its end is known.
  *
  * A turn is bounded: an open one that holds more than {@link MAX_TURN_TEXT_CHARS}
  * characters or {@link MAX_TURN_FRAGMENTS} fragments (an agent that never ends its
@@ -42,15 +43,18 @@ interface Segment {
   chars: number;
   /** Fragments held. */
   fragments: number;
+  /** When it opened on the line's clock: its first fragment, or `bot-started-speaking`. */
+  startMs: number;
 }
 
-const newSegment = (bracketed: boolean, llm: string[] = []): Segment => ({
+const newSegment = (bracketed: boolean, startMs: number, llm: string[] = []): Segment => ({
   outputs: new Map(),
   tts: [],
   llm,
   bracketed,
   chars: llm.reduce((n, t) => n + t.length, 0),
   fragments: llm.length,
+  startMs,
 });
 
 /** A finished turn, as the line is told it. */
@@ -58,6 +62,8 @@ export interface AssembledTurn {
   text: string;
   voice?: Voice;
   ttftMs?: number;
+  /** When the turn began (its first fragment, or `bot-started-speaking`), on the line's clock. */
+  startMs: number;
 }
 
 /** Assembles turns from RTVI bot events; `say` gets each finished one. */
@@ -97,7 +103,8 @@ export class TurnAssembler {
       : [];
     if (carried.length > 0) this.#segment = undefined;
     this.flush();
-    this.#segment = newSegment(true, [...carried]);
+    const startMs = carried.length > 0 ? pending!.startMs : this.#clock().now();
+    this.#segment = newSegment(true, startMs, [...carried]);
     this.#cancelGap();
   }
 
@@ -161,6 +168,11 @@ export class TurnAssembler {
     this.#ttftMs = ms;
   }
 
+  /** Whether a turn is being assembled (text waiting for its end). */
+  get open(): boolean {
+    return this.#segment !== undefined;
+  }
+
   /** Speaks the open segment, if it holds any text (`bot-stopped-speaking`, the end). */
   flush(): void {
     this.#cancelGap();
@@ -179,6 +191,7 @@ export class TurnAssembler {
       text,
       ...(segment.voice ? { voice: segment.voice } : {}),
       ...(ttftMs !== undefined ? { ttftMs } : {}),
+      startMs: segment.startMs,
     });
   }
 
@@ -189,7 +202,7 @@ export class TurnAssembler {
 
   /** The segment being assembled, opened (unbracketed) if there is none. */
   #open(): Segment {
-    return this.#segment ??= newSegment(false);
+    return this.#segment ??= newSegment(false, this.#clock().now());
   }
 
   /** After a fragment outside brackets, the turn ends when the gap passes. */

@@ -118,11 +118,19 @@ export class TwilioParticipant implements Participant {
       stream: { ...twilioSids(setup.seed), customParameters: { scenario: setup.scenario } },
       send: (message) => this.#client?.send(JSON.stringify(message)),
       vad: this.#vad,
-      onSpeechStart: (atMs) => line.trace({ type: "agent_speech_start", at: atMs }),
+      onSpeechStart: (atMs) => {
+        line.trace({ type: "agent_speech_start", at: atMs });
+        // The caller hears the agent start as it plays (barge-in), not at its turn's end.
+        line.startedSpeaking?.();
+      },
       onSpeaking: () => line.active?.(),
       onTurn: (turn) => {
         this.#turns = this.#turns.then(() => this.#heard(turn));
       },
+      // In-band keys: the agent's tones, decoded from its audio, are its key presses.
+      ...(line.audio?.inband
+        ? { onDtmf: (key: string) => line.press(key, { inAudio: true }) }
+        : {}),
       ...(line.audio?.fill ? { fill: line.audio.fill } : {}),
       onBound: (what) =>
         this.#fail(
@@ -155,7 +163,12 @@ export class TwilioParticipant implements Participant {
         return;
       }
       case "dtmf":
+        // In-band keys reached the agent as tones in the caller's audio (`tone_start`).
+        if (this.#line?.audio?.inband) return;
         return call.press(event.keys);
+      case "tone_start":
+        this.#speaking = this.#speaking.then(() => this.#play(event.audio));
+        return;
       case "hangup":
         this.#ended = true;
         return call.end();

@@ -29,6 +29,7 @@ import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
 import { placeArrived } from "../audio/arrival.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
+import { DtmfDetector } from "../audio/dtmf.ts";
 import {
   type AgentMessage,
   TWILIO_FRAME_MS,
@@ -101,6 +102,8 @@ export interface TwilioCallOptions {
   onSpeechStart?: (atMs: number) => void;
   /** The agent finished a turn (VAD). */
   onTurn: (turn: HeardTurn) => void;
+  /** A key decoded from the agent's audio as it played (in-band DTMF, Goertzel). */
+  onDtmf?: (key: string) => void;
   /** The line's noise for the silence in a caller frame (`LineAudio.fill`). */
   fill?: (samples: Int16Array, from: number, atMs: number, sampleRate: number) => void;
   /** A frame of the agent's turn in progress was played (it is talking). */
@@ -182,10 +185,14 @@ export class TwilioCall {
   #arrivals: { from: number; at: number }[] = [];
   #arrivedTotal = 0;
 
+  /** In-band keys in the agent's audio. */
+  readonly #dtmf?: DtmfDetector;
+
   constructor(options: TwilioCallOptions) {
     this.#o = options;
     this.#ahead = audioAheadBucket(options.clock);
     this.#markRate = new LeakyBucket(options.clock, MAX_MARK_BURST, MARKS_PER_SECOND);
+    if (options.onDtmf) this.#dtmf = new DtmfDetector({ sampleRate: TWILIO_RATE });
     this.stream = new TwilioStream(options.stream);
     this.#segmenter = new SpeechSegmenter({
       frameMs: TWILIO_FRAME_MS,
@@ -368,6 +375,7 @@ export class TwilioCall {
       this.#dryAt = chunk.dueAt + (audioSamples * 1000) / TWILIO_RATE;
     }
     this.#echoMarks();
+    for (const e of this.#dtmf?.push(samples) ?? []) this.#o.onDtmf!(e.key);
     // Frames with agent audio in them, with the arrival of their first agent sample.
     const frame: PlayedFrame = {
       samples,

@@ -1,0 +1,321 @@
+/**
+ * Test agents of our own for the behaviour of audio calls on the wire: an RTVI bot on
+ * loopback (JSON or pipecat protobuf frames, whichever the client sends) whose every
+ * act is a test's script. It answers the handshake, keeps every message it is sent,
+ * hears the caller's audio and finds the caller's turns by energy (a 16 ms chunk above
+ * −45 dBFS is speech; 300 ms below ends the turn), and speaks 24 kHz audio in 20 ms
+ * frames (or `frameMs`) paced in real time, as pipecat's output transport sends them. Built from
+ * PROTOCOL.md and the pipecat serializer's format, not from callbench's client.
+ *
+ * @module
+ */
+import { dbfs, pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
+import { mulawEncode } from "../src/audio/mulaw.ts";
+import { Pacer } from "../src/audio/pacer.ts";
+import { RealClock } from "../src/clock/clock.ts";
+import { type Framing, readFrame, writeFrame } from "../src/protocol/framing.ts";
+import {
+  botTtsAudioMessage,
+  decodeRawAudio,
+  parseMessage,
+  rtvi,
+  type RtviMessage,
+} from "../src/protocol/messages.ts";
+import { decodePipecatFrame, encodeAudioFrame } from "../src/protocol/protobuf.ts";
+
+/** The rate the test agents speak at. */
+export const AGENT_RATE = 24000;
+/** Caller audio above this level (dBFS, per 16 ms chunk) is speech. */
+const SPEECH_DBFS = -45;
+/** This long below it ends a caller turn. */
+const TURN_END_MS = 300;
+
+/** One call as a test agent sees it, and what it can do on it. */
+export interface BehaveSession {
+  framing: Framing;
+  /** Every message received but audio, in order. */
+  messages: RtviMessage[];
+  /** When each of `messages` arrived (performance.now()). */
+  arrivals: number[];
+  /** Caller turns heard: when each began and ended (performance.now()). */
+  callerTurns: { startAt: number; endAt?: number }[];
+  /** The caller's audio as received (16 kHz mono), concatenated. */
+  callerAudio(): Int16Array;
+  send(message: RtviMessage): void;
+  /**
+   * Plays `samples` (at {@link AGENT_RATE}, or the agent's `sampleRate`) in real time, 20 ms a frame; resolves when
+   * the last frame is sent (or the queue is cleared).
+   */
+  play(samples: Int16Array): Promise<void>;
+  /** Drops what is still queued to play. */
+  clear(): void;
+  /** Resolves at the next caller turn's start / end (with its index). */
+  callerStarted(): Promise<number>;
+  callerEnded(): Promise<number>;
+  /** Resolves when the call's `call_event` `call_start` arrives. */
+  started: Promise<void>;
+  /** The socket closed. */
+  closed: Promise<void>;
+  isClosed(): boolean;
+}
+
+/** A running test agent. */
+export interface BehaveAgent {
+  url: string;
+  sessions: BehaveSession[];
+  /** Resolves when every session's script has finished. */
+  done(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a test agent on a free loopback port; `script` runs once per call. */
+export function startBehaveAgent(
+  script: (session: BehaveSession) => Promise<void> | void,
+  options: { frameMs?: number; sampleRate?: number } = {},
+): BehaveAgent {
+  const sessions: BehaveSession[] = [];
+  const scripts: Promise<void>[] = [];
+  const sockets = new Set<WebSocket>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    socket.binaryType = "arraybuffer";
+    sockets.add(socket);
+    const session = openSession(socket, options.frameMs ?? 20, options.sampleRate ?? AGENT_RATE);
+    sessions.push(session);
+    scripts.push(
+      session.started.then(() => script(session)).catch((e) => {
+        if (!session.isClosed()) throw e;
+      }),
+    );
+    return response;
+  });
+  const { port } = server.addr as Deno.NetAddr;
+  return {
+    url: `ws://127.0.0.1:${port}/bot`,
+    sessions,
+    async done() {
+      await Promise.all(scripts);
+    },
+    async close() {
+      for (const s of sockets) if (s.readyState === WebSocket.OPEN) s.close(1000, "bye");
+      await server.shutdown();
+    },
+  };
+}
+
+function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSession {
+  let framing: Framing = "json";
+  let closed = false;
+  const messages: RtviMessage[] = [];
+  const arrivals: number[] = [];
+  const callerTurns: { startAt: number; endAt?: number }[] = [];
+  const heard: Int16Array[] = [];
+  let speaking = false;
+  let quietMs = 0;
+  let startWaiters: ((i: number) => void)[] = [];
+  let endWaiters: ((i: number) => void)[] = [];
+  let playWaiters: (() => void)[] = [];
+  let resolveStarted!: () => void;
+  const started = new Promise<void>((r) => (resolveStarted = r));
+  let resolveClosed!: () => void;
+  const closedPromise = new Promise<void>((r) => (resolveClosed = r));
+  const send = (m: RtviMessage) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(writeFrame(m, framing));
+  };
+  const pacer = new Pacer({
+    clock: new RealClock(),
+    sampleRate: rate,
+    chunkMs: frameMs,
+    silenceFill: false,
+    onChunk: (chunk) => {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: rate, numChannels: 1 };
+      socket.send(
+        framing === "protobuf"
+          ? encodeAudioFrame(audio)
+          : writeFrame(botTtsAudioMessage(audio), "json"),
+      );
+    },
+  });
+  const drained = () => {
+    const waiters = playWaiters;
+    playWaiters = [];
+    for (const w of waiters) w();
+  };
+  const onCallerAudio = (pcm: Uint8Array) => {
+    const decoded = pcm16FromBytes(pcm);
+    if (!decoded.ok) return;
+    heard.push(decoded.samples);
+    const ms = (decoded.samples.length * 1000) / 16000;
+    const voiced = dbfs(decoded.samples) > SPEECH_DBFS;
+    if (voiced) {
+      quietMs = 0;
+      if (!speaking) {
+        speaking = true;
+        callerTurns.push({ startAt: performance.now() });
+        const waiters = startWaiters;
+        startWaiters = [];
+        for (const w of waiters) w(callerTurns.length - 1);
+      }
+      return;
+    }
+    if (!speaking) return;
+    quietMs += ms;
+    if (quietMs < TURN_END_MS) return;
+    speaking = false;
+    const turn = callerTurns[callerTurns.length - 1]!;
+    // The turn ended where the quiet began.
+    turn.endAt = performance.now() - quietMs;
+    const waiters = endWaiters;
+    endWaiters = [];
+    for (const w of waiters) w(callerTurns.length - 1);
+  };
+  socket.addEventListener("close", () => {
+    closed = true;
+    pacer.stop();
+    drained();
+    resolveStarted();
+    resolveClosed();
+  });
+  socket.onmessage = (event) => {
+    const data = event.data as string | ArrayBuffer;
+    if (typeof data !== "string") framing = "protobuf";
+    const frame = readFrame(data);
+    if (!frame.ok) return;
+    if ("skipped" in frame) {
+      const f = decodePipecatFrame(new Uint8Array(data as ArrayBuffer));
+      if (f.ok && f.frame.kind === "audio") onCallerAudio(f.frame.pcm);
+      return;
+    }
+    const parsed = parseMessage(frame.text);
+    if (!parsed.ok || !parsed.message) return;
+    const msg = parsed.message;
+    if (msg.type === "raw-audio") {
+      const a = decodeRawAudio(msg.data);
+      if (a.ok) onCallerAudio(a.value.pcm);
+      return;
+    }
+    messages.push(msg);
+    arrivals.push(performance.now());
+    if (msg.type === "client-ready") return send(rtvi("bot-ready", { version: "2.1.0" }, msg.id));
+    if (msg.type !== "client-message") return;
+    const { t, d } = msg.data as { t?: string; d?: { type?: string } };
+    if (t === "update_system_prompt") return send(rtvi("server-response", { t, d: true }, msg.id));
+    if (t === "call_event" && d?.type === "call_start") resolveStarted();
+  };
+  return {
+    get framing() {
+      return framing;
+    },
+    messages,
+    arrivals,
+    callerTurns,
+    callerAudio() {
+      let n = 0;
+      for (const h of heard) n += h.length;
+      const out = new Int16Array(n);
+      let at = 0;
+      for (const h of heard) {
+        out.set(h, at);
+        at += h.length;
+      }
+      return out;
+    },
+    send,
+    play(samples) {
+      if (closed) return Promise.resolve();
+      pacer.start();
+      pacer.enqueue(samples);
+      const done = new Promise<void>((r) => playWaiters.push(r));
+      void pacer.drained().then(drained);
+      return done;
+    },
+    clear() {
+      pacer.clear();
+      drained();
+    },
+    callerStarted: () => new Promise((r) => startWaiters.push(r)),
+    callerEnded: () => new Promise((r) => endWaiters.push(r)),
+    started,
+    closed: closedPromise,
+    isClosed: () => closed,
+  };
+}
+
+/** Resolves after `ms` of real time. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** The keypad: rows 697-941 Hz, columns 1209-1633 Hz (ITU-T Q.23). */
+const KEYPAD = ["123A", "456B", "789C", "*0#D"];
+const ROW_HZ = [697, 770, 852, 941];
+const COL_HZ = [1209, 1336, 1477, 1633];
+
+/**
+ * Key tones as a phone sends them: each key 100 ms of its row and column sines, 100 ms
+ * apart, the row tone `twistDb` louder than the column's (negative: softer), and white
+ * noise at `snrDb` below the tones' power when given.
+ */
+export function keyTones(
+  keys: string,
+  rate: number,
+  options: { twistDb?: number; snrDb?: number; seed?: number } = {},
+): Int16Array {
+  const tone = Math.round(rate * 0.1);
+  const out = new Float64Array(keys.length * tone * 2);
+  const col = 6000;
+  const row = col * 10 ** ((options.twistDb ?? 0) / 20);
+  [...keys].forEach((key, k) => {
+    const r = KEYPAD.findIndex((line) => line.includes(key));
+    const c = KEYPAD[r]!.indexOf(key);
+    for (let i = 0; i < tone; i++) {
+      const t = i / rate;
+      out[k * tone * 2 + i] = row * Math.sin(2 * Math.PI * ROW_HZ[r]! * t) +
+        col * Math.sin(2 * Math.PI * COL_HZ[c]! * t);
+    }
+  });
+  if (options.snrDb !== undefined) {
+    // The tones' mean power while on: (row² + col²) / 2.
+    const noiseRms = Math.sqrt((row * row + col * col) / 2 / 10 ** (options.snrDb / 10));
+    let seed = options.seed ?? 1;
+    const uniform = () => {
+      seed = (seed * 1664525 + 1013904223) >>> 0;
+      return (seed + 0.5) / 2 ** 32;
+    };
+    for (let i = 0; i < out.length; i++) {
+      // Gaussian (Box-Muller).
+      const g = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+      out[i]! += noiseRms * g;
+    }
+  }
+  return Int16Array.from(out, (x) => Math.max(-32768, Math.min(32767, Math.round(x))));
+}
+
+/**
+ * A Twilio Media Streams phone agent that, once the stream starts, sends `audio`
+ * (8 kHz PCM16) as µ-law `media` in 20 ms payloads, then hangs up (closes the stream)
+ * `hangUpAfterMs` later.
+ */
+export function startTwilioAgent(audio: Int16Array, hangUpAfterMs: number) {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    socket.onmessage = (e) => {
+      const m = JSON.parse(e.data as string) as { event: string; start?: { streamSid: string } };
+      if (m.event !== "start") return;
+      const streamSid = m.start!.streamSid;
+      const mulaw = mulawEncode(audio);
+      for (let at = 0; at < mulaw.length; at += 160) {
+        socket.send(JSON.stringify({
+          event: "media",
+          streamSid,
+          media: { payload: mulaw.subarray(at, at + 160).toBase64() },
+        }));
+      }
+      setTimeout(() => socket.close(1000, "bye"), hangUpAfterMs);
+    };
+    return response;
+  });
+  const { port } = server.addr as Deno.NetAddr;
+  return { url: `ws://127.0.0.1:${port}/stream`, stop: () => server.shutdown() };
+}
