@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { durationMs } from "../audio/pcm.ts";
-import { FLITE_VOICES, FliteTts, type FliteVoice } from "./tts_flite.ts";
+import { FLITE_VOICES, FliteTts } from "./tts_flite.ts";
 import { TtsCache } from "./tts_cache.ts";
 
 const TEXT = "Your confirmation code is K 7 Q 2. Is there anything else I can help with?";
