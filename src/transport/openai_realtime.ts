@@ -81,6 +81,7 @@ export class RealtimeParticipant implements Participant {
   /** Before `session.updated`: the handshake's waiter. */
   #handshake?: { resolve: (e: ReadEvent) => void; reject: (e: ParticipantError) => void };
   #configured = false;
+  #summarized = false;
   #ended = false;
   #closing = false;
   #failed = false;
@@ -131,9 +132,7 @@ export class RealtimeParticipant implements Participant {
         if (def?.effect === "end_call" || def?.effect === "transfer") this.#ending.add(t.name);
       }
     } catch { /* a domain the registry does not know: end_conversation alone ends */ }
-    const session = new Promise<ReadEvent>((resolve, reject) => {
-      this.#handshake = { resolve, reject };
-    });
+    const session = this.#expect();
     this.#client = await WsClient.connect({
       url: this.#options.connectUrl,
       shownUrl: this.#options.shownUrl,
@@ -171,9 +170,7 @@ export class RealtimeParticipant implements Participant {
       );
     // session.created, then our session.update, then session.updated (or the refusal).
     await this.#await(session, timeoutMs, () => timedOut("session.created"));
-    const updated = new Promise<ReadEvent>((resolve, reject) => {
-      this.#handshake = { resolve, reject };
-    });
+    const updated = this.#expect();
     this.#client.send(JSON.stringify(sessionUpdate({
       instructions: setup.prompt,
       tools: setup.tools,
@@ -183,8 +180,15 @@ export class RealtimeParticipant implements Participant {
     })));
     const reply = await this.#await(updated, timeoutMs, () => timedOut("session.updated"));
     this.#checkFormat(reply);
-    this.#handshake = undefined;
-    this.#configured = true;
+  }
+
+  /** The next handshake event (a failure before it is awaited is no unhandled rejection). */
+  #expect(): Promise<ReadEvent> {
+    const step = new Promise<ReadEvent>((resolve, reject) => {
+      this.#handshake = { resolve, reject };
+    });
+    step.catch(() => {});
+    return step;
   }
 
   /** Waits for a handshake step, at most `timeoutMs` on the line's clock. */
@@ -238,7 +242,8 @@ export class RealtimeParticipant implements Participant {
       }
       case "hangup":
         this.#ended = true;
-        return call.end();
+        call.end();
+        return this.#summarize();
       default:
         return; // keys and beeps have no realtime event; the words went as audio
     }
@@ -247,17 +252,22 @@ export class RealtimeParticipant implements Participant {
   async close(): Promise<void> {
     this.#closing = true;
     this.#call?.end();
-    if (this.#call) {
-      this.#line?.trace(
-        {
-          type: "realtime_session",
-          ...this.#call.stats,
-          usage: { ...this.#usage },
-        } satisfies Record<string, unknown> & RealtimeCallStats,
-      );
-    }
+    this.#summarize();
     this.#handshake?.reject(new ParticipantError("agent_disconnected", "closed"));
     await this.#client?.close(1000, "call over");
+  }
+
+  /** The session's counters and token totals, traced once when the call is over. */
+  #summarize(): void {
+    if (this.#summarized || !this.#call) return;
+    this.#summarized = true;
+    this.#line?.trace(
+      {
+        type: "realtime_session",
+        ...this.#call.stats,
+        usage: { ...this.#usage },
+      } satisfies Record<string, unknown> & RealtimeCallStats,
+    );
   }
 
   /** Streams the caller's audio (any rate) at the session's rate. */
@@ -321,6 +331,9 @@ export class RealtimeParticipant implements Participant {
     const waiter = this.#handshake;
     if (!waiter) return;
     if (event.type === "session.created" || event.type === "session.updated") {
+      // From session.updated on, every event is the session's (even in this same tick).
+      this.#handshake = undefined;
+      if (event.type === "session.updated") this.#configured = true;
       return waiter.resolve(event);
     }
     if (event.type === "error") {
@@ -364,6 +377,7 @@ export class RealtimeParticipant implements Participant {
     if (this.#failed || this.#closing) return;
     this.#failed = true;
     this.#call?.end();
+    this.#summarize();
     this.#line?.fail(error);
   }
 

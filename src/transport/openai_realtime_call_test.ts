@@ -88,7 +88,12 @@ Deno.test("session.update carries the prompt, the tools' JSON Schemas, the audio
     input: { format: { type: "audio/pcmu" }, turn_detection: null },
     output: { format: { type: "audio/pcmu" } },
   });
-  const d = sessionUpdate({ instructions: "", tools: [], audio: "pcm16", turnDetection: "semantic_vad" });
+  const d = sessionUpdate({
+    instructions: "",
+    tools: [],
+    audio: "pcm16",
+    turnDetection: "semantic_vad",
+  });
   assert.deepEqual((d.session as { audio: unknown }).audio, {
     input: { format: { type: "audio/pcm", rate: 24000 }, turn_detection: { type: "semantic_vad" } },
     output: { format: { type: "audio/pcm", rate: 24000 } },
@@ -191,7 +196,11 @@ Deno.test("RealtimeCall: a tool runs at once, its output goes back, then one res
   await clock.advance(0);
   const outputs = sent.filter((e) => e.type === "conversation.item.create");
   assert.deepEqual(outputs.map((e) => e.item), [
-    { type: "function_call_output", call_id: "call_1", output: '{"status":"success","name":"add"}' },
+    {
+      type: "function_call_output",
+      call_id: "call_1",
+      output: '{"status":"success","name":"add"}',
+    },
     {
       type: "function_call_output",
       call_id: "call_2",
