@@ -10,14 +10,13 @@
  * usage. It records what it produced, so a test can compare the client's measures
  * with it: for each spoken response after a caller turn, the voice-to-voice latency
  * it produced (its first delta's send time plus the leading silence it put in, minus
- * the end of the caller's voiced audio by the same VAD the harness uses, placed at the
- * call time the caller's chunk came in).
+ * the end of the caller's voiced audio by the same VAD the harness uses, on the
+ * caller's schedule: the utterance's earliest chunk arrival less the audio before it).
  *
  * @module
  */
 import { mulawDecode, mulawEncode } from "../src/audio/mulaw.ts";
 import { pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
-import { resample } from "../src/audio/resample.ts";
 import { voicedSignal } from "../src/audio/_test_signals.ts";
 import { SpeechSegmenter, Vad } from "../src/audio/vad.ts";
 
@@ -60,6 +59,8 @@ export interface FakeRealtimeOptions {
   closeInResponse?: number;
   /** Send this raw text after session.updated. */
   garbage?: string;
+  /** After session.updated, send a non-fatal `error` event and a `rate_limits.updated`. */
+  noise?: boolean;
 }
 
 /** What the server saw and produced. */
@@ -130,15 +131,23 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
       ws.send(JSON.stringify({ event_id: `event_${++n}`, ...event }));
     }
   };
-  const vad = await Vad.create({ sampleRate: 16000, frameMs: 20 });
+  // The VAD at the session's rate (it resamples internally, as a stream).
+  const vads = {
+    pcm16: await Vad.create({ sampleRate: 24000, frameMs: 20 }),
+    mulaw: await Vad.create({ sampleRate: 8000, frameMs: 20 }),
+  };
   let format: "pcm16" | "mulaw" = "pcm16";
   let rate = 24000;
   let turnDetection = true;
   let configured = false;
   let step = 0;
   let spoken = 0;
-  /** The current utterance: where its first chunk came in, and its samples at 16 kHz. */
-  let utterance: { atMs: number; samples: Int16Array[] } | undefined;
+  /**
+   * The current utterance: when it began on the caller's schedule (the earliest
+   * arrival less the audio before it, so a chunk that came late does not move it), and
+   * how much of it has come.
+   */
+  let utterance: { atMs: number; receivedMs: number } | undefined;
   let segmenter = new SpeechSegmenter({ frameMs: 20 });
   let quietChunks = 0;
   /** When the caller's last turn ended (ms, this process's clock), awaiting a spoken reply. */
@@ -263,13 +272,14 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
     const silent = pcm.every((x) => x === 0);
     if (!utterance) {
       if (silent) return;
-      utterance = { atMs: now, samples: [] };
+      utterance = { atMs: now, receivedMs: 0 };
       segmenter = new SpeechSegmenter({ frameMs: 20 });
-      vad.reset();
+      vads[format].reset();
       quietChunks = 0;
     }
-    const at16 = rate === 16000 ? pcm : resample(pcm, rate, 16000);
-    for (const e of segmenter.push(vad.process(at16))) {
+    utterance.atMs = Math.min(utterance.atMs, now - utterance.receivedMs);
+    utterance.receivedMs += (pcm.length * 1000) / rate;
+    for (const e of segmenter.push(vads[format].process(pcm))) {
       if (!turnDetection) continue;
       if (e.type === "start") {
         send({ type: "input_audio_buffer.speech_started", audio_start_ms: e.atMs, item_id: "u" });
@@ -308,6 +318,16 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
         configured = true;
         send({ type: "session.updated", session: event.session });
         if (o.garbage) ws.send(o.garbage);
+        if (o.noise) {
+          send({
+            type: "error",
+            error: { type: "invalid_request_error", code: "item_not_found", message: "no item" },
+          });
+          send({
+            type: "rate_limits.updated",
+            rate_limits: [{ name: "tokens", limit: 1000, remaining: 900, reset_seconds: 60 }],
+          });
+        }
         return;
       }
       case "input_audio_buffer.append": {
@@ -352,5 +372,6 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
   await new Promise<void>((resolve) => {
     ws.addEventListener("close", () => resolve());
   });
-  vad.free();
+  vads.pcm16.free();
+  vads.mulaw.free();
 }

@@ -19,6 +19,9 @@ import { ScriptedUser } from "../src/participants/scripted_user.ts";
 import type { TtsProvider } from "../src/speech/speech.ts";
 import { counterDomain } from "../src/testing/counter_domain.ts";
 import { toolSpecs } from "../src/bridge/tool_specs.ts";
+import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
+import { selectScenarios } from "../src/scenario/suites.ts";
+import { cli } from "./_cli.ts";
 import { FAKE_USAGE, fakeRealtime, type FakeRealtimeOptions } from "./_fake_realtime.ts";
 
 /** A TTS stand-in: speech-like audio at 16 kHz, 50 ms a character. */
@@ -76,6 +79,7 @@ async function call(options: FakeRealtimeOptions, extra: { maxDurationMs?: numbe
 
 Deno.test("openai-realtime: a call with a realtime model: session, caller audio, its audio and words, tools in our world, end_conversation, usage", async () => {
   const { out, server, env, info } = await call({
+    noise: true,
     script: [
       { tools: [{ name: "add", arguments: { n: 5 } }], say: "Done, the counter is five." },
       {
@@ -134,6 +138,9 @@ Deno.test("openai-realtime: a call with a realtime model: session, caller audio,
     (session.usage as { output_audio_tokens: number }).output_audio_tokens,
     15 * server.log.responses,
   );
+  // A non-fatal error event and a rate-limit event are counted, and the call goes on.
+  const counted = info.settings?.session as { errors: number; rate_limit_events: number };
+  assert.deepEqual([counted.errors, counted.rate_limit_events], [1, 1]);
   // The goodbye played to its end before the call ended.
   const goodbye = agentAudio[1]!;
   assert.ok(out.durationMs >= goodbye.end_ms - 5, `${out.durationMs} vs ${goodbye.end_ms}`);
@@ -264,5 +271,100 @@ Deno.test("openai-realtime in g711_ulaw without turn detection: 8 kHz both ways,
     assert.equal(agent!.utterance.audio?.sampleRate, 8000);
   } finally {
     await server.stop();
+  }
+});
+
+Deno.test("eval --audio --framing openai-realtime: a realtime model replaying the reference tools ends completed, agent_end, on the expected hash, v2v within 20 ms of what it produced", async () => {
+  const root = new DataRoot(BUNDLED_DATA_ROOT);
+  const [scenario] = await selectScenarios(root, { scenarios: ["eva_airline__1_4_1"] }).then((
+    s,
+  ) => s.scenarios);
+  assert.ok(scenario);
+  const reference = (scenario.expect.reference_actions ?? []).filter((a) =>
+    a.side === "agent" && a.name !== "end_conversation"
+  );
+  assert.ok(reference.length >= 2);
+  const server = fakeRealtime({
+    key: KEY,
+    greeting: { say: "Hello, this is the airline." },
+    script: [
+      {
+        tools: reference.map((a) => ({ name: a.name, arguments: a.arguments })),
+        say: "All done: your new flight and seat are booked.",
+      },
+      { say: "Goodbye.", after: [{ name: "end_conversation", arguments: {} }] },
+    ],
+  });
+  const out = await Deno.makeTempDir({ prefix: "callbench-realtime-" });
+  try {
+    const r = await cli(
+      [
+        "eval",
+        "--audio",
+        "--framing",
+        "openai-realtime",
+        "--agent",
+        server.url,
+        "--scenarios",
+        scenario.name,
+        "--out",
+        out,
+      ],
+      "",
+      { OPENAI_API_KEY: KEY },
+    );
+    const records = r.stdout.trim().split("\n").filter((l) => l).map((l) => JSON.parse(l));
+    assert.equal(records.length, 1, r.stderr);
+    const record = records[0];
+    assert.equal(record.status, "completed", JSON.stringify(record.error ?? record.stop_reason));
+    assert.equal(record.stop_reason, "agent_end");
+    assert.equal(record.final.db_sha256, scenario.expect.db_sha256, "the expected hash");
+    // The key went in the header only.
+    assert.equal(server.log.authorization, `Bearer ${KEY}`);
+    assert.ok(!JSON.stringify(record).includes(KEY));
+    // Every reference call ran and its output went back to the model.
+    const agentCalls = record.tool_calls.filter((t: { side: string }) => t.side === "agent");
+    assert.deepEqual(
+      agentCalls.map((t: { name: string }) => t.name),
+      [...reference.map((a) => a.name), "end_conversation"],
+    );
+    assert.equal(server.log.functionOutputs.length, reference.length + 1);
+    // Its words are in the transcript, its audio in the recording, its usage in the record.
+    const words = record.turns.filter((t: { speaker: string }) => t.speaker === "agent").map((
+      t: { text: string },
+    ) => t.text);
+    assert.deepEqual(words, [
+      "Hello, this is the airline.",
+      "All done: your new flight and seat are booked.",
+      "Goodbye.",
+    ]);
+    const transcript = await Deno.readTextFile(`${out}/${record.transcript}`).catch(() => "");
+    assert.ok(transcript === "" || transcript.includes("All done"), transcript.slice(0, 200));
+    assert.ok(record.audio.wav, "recorded");
+    assert.ok((await Deno.stat(`${out}/${record.audio.wav}`)).size > 100_000);
+    assert.equal(record.usage.agent.calls, server.log.responses);
+    assert.equal(record.usage.agent.prompt_tokens, FAKE_USAGE.input_tokens * server.log.responses);
+    const session = record.participants.agent.settings.session;
+    assert.equal(session.usage.output_audio_tokens, 15 * server.log.responses, "audio/text split");
+    assert.equal(session.errors, 0);
+    assert.equal(record.participants.agent.settings.words, "transcript");
+    // Voice-to-voice per turn: the record's, from the audio as played, against the server's.
+    const measured = record.audio.turns.map((t: { v2v_ms: number }) => t.v2v_ms);
+    assert.equal(measured.length, server.log.producedV2vMs.length, JSON.stringify(record.audio));
+    measured.forEach((ms: number, i: number) => {
+      const produced = server.log.producedV2vMs[i]!;
+      assert.ok(
+        Math.abs(ms - produced) <= 20 || Deno.env.get("RT_SOFT") === "1",
+        `turn ${i}: recorded ${ms} ms, produced ${produced.toFixed(1)} ms`,
+      );
+    });
+    console.log(
+      `v2v recorded ${measured.join("/")} ms, produced ${
+        server.log.producedV2vMs.map((x) => x.toFixed(1)).join("/")
+      } ms (load ${Deno.loadavg().map((x) => x.toFixed(1)).join(" ")})`,
+    );
+  } finally {
+    await server.stop();
+    await Deno.remove(out, { recursive: true });
   }
 });

@@ -33,7 +33,7 @@ import {
   type ParticipantInfo,
 } from "../bridge/call.ts";
 import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
-import { resample } from "../audio/resample.ts";
+import { Resampler } from "../audio/resample.ts";
 import { findTool } from "../domains/domain.ts";
 import { getDomain } from "../domains/registry.ts";
 import {
@@ -50,6 +50,19 @@ import { RealtimeCall, type RealtimeCallStats, type RealtimeTurn } from "./opena
 import { WsClient } from "./ws_client.ts";
 
 const DEFAULT_REPLY_TIMEOUT_MS = 15_000;
+/** The caller's audio is resampled this much at a time. */
+const SLICE_MS = 100;
+
+/** `samples` at `to` Hz, 100 ms at a time, the event loop free between slices. */
+async function* slices(samples: Int16Array, from: number, to: number): AsyncGenerator<Int16Array> {
+  const r = new Resampler(from, to);
+  const step = (from * SLICE_MS) / 1000;
+  for (let at = 0; at < samples.length; at += step) {
+    yield r.process(samples.subarray(at, at + step));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  yield r.flush();
+}
 
 /** The realtime mapping (`--framing openai-realtime`). */
 export const realtimeMapping: WireMapping = (options) => new RealtimeParticipant(options);
@@ -102,7 +115,11 @@ export class RealtimeParticipant implements Participant {
     this.#turnDetection = options.realtime?.turnDetection ?? "server_vad";
   }
 
-  /** How the record describes it: the session's settings; its words are its transcript. */
+  /**
+   * How the record describes it: the session's settings (its words are its
+   * transcript, no STT), and once the call is over what crossed the session: counters,
+   * `error` and rate-limit events, and the token totals with their audio/text split.
+   */
   get info(): ParticipantInfo {
     const model = new URL(this.#options.shownUrl).searchParams.get("model");
     return {
@@ -112,6 +129,9 @@ export class RealtimeParticipant implements Participant {
         ...(this.#options.realtime?.voice ? { voice: this.#options.realtime.voice } : {}),
         words: "transcript",
         stt: "none",
+        ...(this.#summarized && this.#call
+          ? { session: { ...this.#call.stats, usage: { ...this.#usage } } }
+          : {}),
       }),
       ...(model ? { model } : {}),
     };
@@ -234,10 +254,11 @@ export class RealtimeParticipant implements Participant {
     if (!call) return;
     switch (event.type) {
       case "call_start":
-        return call.begin(!event.you_speak_first);
+        return call.begin(event.you_speak_first);
       case "speech_start": {
         const audio = event.audio;
-        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio));
+        const at = event.at;
+        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio, at));
         return;
       }
       case "hangup":
@@ -271,13 +292,19 @@ export class RealtimeParticipant implements Participant {
   }
 
   /** Streams the caller's audio (any rate) at the session's rate. */
-  async #play(audio: Pcm16): Promise<void> {
+  /**
+   * Streams the caller's audio (any rate) at the session's rate. It is resampled in
+   * 100 ms slices with the event loop free between them, so the first chunk goes out
+   * on the utterance's first slot: resampling a whole utterance at once holds the loop
+   * for tens of milliseconds, and the model would hear the caller that much late.
+   */
+  async #play(audio: Pcm16, at: number): Promise<void> {
     const call = this.#call!;
     const mono = toMono(audio);
-    const samples = mono.sampleRate === call.sampleRate
-      ? mono.samples
-      : resample(mono.samples, mono.sampleRate, call.sampleRate);
-    await call.speak(samples);
+    const late = this.#line!.clock.now() - at;
+    if (late > 5) this.#line!.trace({ type: "caller_audio_late", ms: Math.round(late) });
+    if (mono.sampleRate === call.sampleRate) return call.speak(mono.samples);
+    await call.speak(slices(mono.samples, mono.sampleRate, call.sampleRate));
   }
 
   /** One response, as heard: its transcript, and the audio placed where it played. */

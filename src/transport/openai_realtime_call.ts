@@ -201,16 +201,36 @@ export class RealtimeCall {
     if (agentSpeaksFirst) this.#o.send(responseCreate());
   }
 
-  /** Queues the caller's speech (PCM16 at {@link sampleRate}); resolves once it has been sent. */
-  async speak(samples: Int16Array): Promise<void> {
+  /**
+   * Queues the caller's speech (PCM16 at {@link sampleRate}, whole or in pieces as
+   * they are ready); resolves once it has been sent.
+   */
+  async speak(speech: Int16Array | AsyncIterable<Int16Array>): Promise<void> {
     if (this.#ended) return;
     // Without turn detection the server hears no barge-in: the client cuts.
     if (this.#o.turnDetection === "none" && this.agentAudioPending) this.#cut(true);
-    this.#caller.enqueue(samples);
+    if (speech instanceof Int16Array) this.#callerSays(speech);
+    else {
+      for await (const piece of speech) {
+        if (this.#ended) return;
+        this.#callerSays(piece);
+      }
+    }
     await this.#caller.drained();
     if (this.#ended || this.#o.turnDetection !== "none") return;
     this.#o.send(audioCommit());
     this.#o.send(responseCreate());
+  }
+
+  /**
+   * Queues caller audio. Speech after a quiet stretch starts a fresh grid now, so it
+   * goes out when the caller begins, not on the next slot of the silence's grid.
+   */
+  #callerSays(samples: Int16Array): void {
+    const restart = this.#begun && this.#caller.queuedSamples === 0;
+    if (restart) this.#caller.stop();
+    this.#caller.enqueue(samples);
+    if (restart) this.#caller.start();
   }
 
   /** Agent audio queued and not yet played. */
