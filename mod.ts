@@ -95,7 +95,7 @@ export {
   participantFactory,
   type ParticipantOptions,
 } from "./src/participants/registry.ts";
-export { WIRE_FRAMINGS, type WireFraming } from "./src/transport/mapping.ts";
+export { type RealtimeOptions, WIRE_FRAMINGS, type WireFraming } from "./src/transport/mapping.ts";
 export type { ParticipantFactory } from "./src/participants/participant_factory.ts";
 
 // Running, scoring and reporting.

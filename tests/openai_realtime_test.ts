@@ -354,7 +354,7 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
     measured.forEach((ms: number, i: number) => {
       const produced = server.log.producedV2vMs[i]!;
       assert.ok(
-        Math.abs(ms - produced) <= 20 || Deno.env.get("RT_SOFT") === "1",
+        Math.abs(ms - produced) <= 20,
         `turn ${i}: recorded ${ms} ms, produced ${produced.toFixed(1)} ms`,
       );
     });
@@ -366,5 +366,32 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
   } finally {
     await server.stop();
     await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("eval: openai-realtime needs --audio; its flags need the framing; bad values are input errors", async () => {
+  const base = [
+    "eval",
+    "--scenarios",
+    "eva_airline__1_4_1",
+    "--agent",
+    "ws://127.0.0.1:9/v1/realtime",
+  ];
+  const cases: [string[], RegExp][] = [
+    [["--framing", "openai-realtime"], /openai-realtime carries audio only/],
+    [["--realtime-audio", "pcm16"], /--realtime-audio.*needs --framing openai-realtime/],
+    [
+      ["--audio", "--framing", "openai-realtime", "--realtime-audio", "opus"],
+      /unknown format "opus"/,
+    ],
+    [
+      ["--audio", "--framing", "openai-realtime", "--turn-detection", "eager"],
+      /unknown turn detection/,
+    ],
+  ];
+  for (const [extra, why] of cases) {
+    const r = await cli([...base, ...extra]);
+    assert.equal(r.code, 2, `${extra.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, why);
   }
 });
