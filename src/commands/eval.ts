@@ -101,6 +101,18 @@ const PARTICIPANT_FLAGS = {
       "OpenAI Realtime API: callbench is the client; needs --audio). Else the\n" +
       "URL's ?framing=",
   },
+  "tools-server": {
+    type: "boolean",
+    description: "also serve each call's agent tools over MCP (Streamable HTTP) for agents\n" +
+      "that call their tools themselves: the endpoint reaches the agent in the\n" +
+      "RTVI update_system_prompt data or the realtime session's tools, and the\n" +
+      "record; the calls run in the trial's world (trials run in-process)",
+  },
+  "tools-host": {
+    type: "string",
+    value: "HOST",
+    description: "where --tools-server listens (default 127.0.0.1)",
+  },
   "agent-key": {
     type: "string",
     value: "KEY",
@@ -433,6 +445,14 @@ export const command: Command = {
       why ??= "interrupt";
       stop.abort();
     });
+    if (values["tools-host"] !== undefined && !values["tools-server"]) {
+      throw new InputError({ field: "--tools-host", message: "needs --tools-server" });
+    }
+    const toolsServer = values["tools-server"]
+      ? (await import("../tools_server/tools_server.ts")).ToolsServer.start({
+        ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
+      })
+      : undefined;
     const run = runTrials({
       scenarios: sel.scenarios,
       root,
@@ -452,6 +472,7 @@ export const command: Command = {
       retryErrors: values["retry-errors"] ?? false,
       append: values.append ?? false,
       limits,
+      ...(toolsServer ? { toolsServer } : {}),
       signal: stop.signal,
       onRecord: (r) => {
         written++;

@@ -294,6 +294,8 @@ export interface RealtimeSessionSettings {
   turnDetection: RealtimeTurnDetection;
   /** The output voice, when one is asked for. */
   voice?: string;
+  /** `eval --tools-server`: the call's MCP endpoint, offered as the session's `mcp` tool. */
+  toolsServer?: { url: string; token: string };
 }
 
 /** `session.update` with the agent's prompt, tools, audio formats and turn detection. */
@@ -308,12 +310,25 @@ export function sessionUpdate(settings: RealtimeSessionSettings): RT.SessionUpda
       type: "realtime",
       instructions: settings.instructions,
       output_modalities: ["audio"],
-      tools: settings.tools.map((t): RT.RealtimeFunctionTool => ({
-        type: "function",
-        name: t.name,
-        description: t.description,
-        parameters: t.parameters,
-      })),
+      tools: [
+        ...settings.tools.map((t): RT.RealtimeFunctionTool => ({
+          type: "function",
+          name: t.name,
+          description: t.description,
+          parameters: t.parameters,
+        })),
+        ...(settings.toolsServer
+          ? [
+            {
+              type: "mcp",
+              server_label: "callbench",
+              server_url: settings.toolsServer.url,
+              headers: { Authorization: `Bearer ${settings.toolsServer.token}` },
+              require_approval: "never",
+            } satisfies RT.RealtimeToolsConfigUnion.Mcp,
+          ]
+          : []),
+      ],
       tool_choice: "auto",
       audio: {
         input: { format, turn_detection: turnDetection },

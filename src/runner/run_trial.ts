@@ -26,6 +26,7 @@ import { boundRecord } from "./record_bounds.ts";
 import { CALLBENCH_VERSION } from "./version.ts";
 import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
+import { type ToolsRegistry, ToolsServedAgent } from "./served_tools.ts";
 
 export interface TrialPlan {
   scenario: Scenario;
@@ -50,6 +51,8 @@ export interface TrialPlan {
   speech?: SpeechOptions;
   /** Audio calls: the folder for `<trial>.wav` (`<out>/audio`); no recording unless set. */
   audioDir?: string;
+  /** `eval --tools-server`: the agent's tools are also served over MCP (in-process trials). */
+  toolsServer?: ToolsRegistry;
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
@@ -90,7 +93,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       scenario_sha256: scenarioSha256(scenario, plan.root),
       data_root: plan.root.path,
     };
-    agent = await plan.participants.agent(scenario, agentSetup);
+    const made = await plan.participants.agent(scenario, agentSetup);
+    agent = plan.toolsServer ? new ToolsServedAgent(made, plan.toolsServer) : made;
     user = await plan.participants.user(scenario, userSetup);
     const setupMs = performance.now() - wallStart;
     const simulated = plan.participants.deterministic(scenario);

@@ -197,6 +197,7 @@ export class RealtimeParticipant implements Participant {
       audio: this.#format,
       turnDetection: this.#turnDetection,
       ...(this.#options.realtime?.voice ? { voice: this.#options.realtime.voice } : {}),
+      ...(setup.tools_server ? { toolsServer: setup.tools_server } : {}),
     })));
     const reply = await this.#await(updated, timeoutMs, () => timedOut("session.updated"));
     this.#checkFormat(reply);
