@@ -88,13 +88,12 @@ export class ToolsServer implements ToolsRegistry {
   /** Starts listening. */
   static start(options: ToolsServerOptions = {}): ToolsServer {
     const hostname = options.hostname ?? "127.0.0.1";
-    let self: ToolsServer | undefined;
+    const holder: { self?: ToolsServer } = {};
     const server = Deno.serve(
       { hostname, port: options.port ?? 0, onListen: () => {} },
-      (req) => self!.#handle(req),
+      (req) => holder.self!.#handle(req),
     );
-    self = new ToolsServer(server, hostname, options);
-    return self;
+    return holder.self = new ToolsServer(server, hostname, options);
   }
 
   register(trial: TrialTools): ToolsRegistration {
