@@ -15,6 +15,8 @@
  *
  * @module
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { mulawDecode, mulawEncode } from "../src/audio/mulaw.ts";
 import { pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
 import { voicedSignal } from "../src/audio/_test_signals.ts";
@@ -61,6 +63,12 @@ export interface FakeRealtimeOptions {
   garbage?: string;
   /** After session.updated, send a non-fatal `error` event and a `rate_limits.updated`. */
   noise?: boolean;
+  /**
+   * Run the tools on the server's side, over the MCP endpoint the session offers (its
+   * `mcp` tool), as a vendor's agent calls its tools from its own backend; no function
+   * call reaches the client.
+   */
+  mcp?: boolean;
 }
 
 /** What the server saw and produced. */
@@ -74,6 +82,8 @@ export interface FakeRealtimeLog {
   producedV2vMs: number[];
   /** Caller turns the server heard end. */
   callerTurns: number;
+  /** `mcp`: the tools it listed, what each call returned, and a forged token's HTTP status. */
+  mcp: { listed: string[]; results: unknown[]; forgedStatus?: number };
   responses: number;
 }
 
@@ -96,6 +106,7 @@ export function fakeRealtime(options: FakeRealtimeOptions) {
     truncates: [],
     producedV2vMs: [],
     callerTurns: 0,
+    mcp: { listed: [], results: [] },
     responses: 0,
   };
   const sockets: WebSocket[] = [];
@@ -122,6 +133,33 @@ export function fakeRealtime(options: FakeRealtimeOptions) {
       await server.shutdown();
     },
   };
+}
+
+/** Connects to the call's MCP endpoint, lists its tools, and tries a forged token. */
+async function connectMcp(
+  url: string,
+  headers: Record<string, string>,
+  log: FakeRealtimeLog,
+): Promise<Client> {
+  const client = new Client({ name: "fake-realtime-backend", version: "1" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+  );
+  const listed = await client.listTools();
+  log.mcp.listed = listed.tools.map((t: { name: string }) => t.name);
+  const base = url.replace(/\/[0-9a-f]+$/, "");
+  const forged = await fetch(base, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${"f".repeat(48)}`,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  });
+  log.mcp.forgedStatus = forged.status;
+  await forged.body?.cancel();
+  return client;
 }
 
 async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeLog) {
@@ -156,6 +194,16 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
   let queue: (() => Promise<void>)[] = [];
   let cancelled = false;
   let responding = false;
+  /** `mcp`: the session's MCP client, once connected. */
+  let mcpClient: Promise<Client> | undefined;
+  const mcpCall = async (c: FakeToolCall) => {
+    const client = await mcpClient!;
+    const r = await client.callTool({
+      name: c.name,
+      arguments: c.arguments as Record<string, unknown>,
+    });
+    log.mcp.results.push(r.structuredContent ?? r.content);
+  };
 
   const respondFunctions = async (calls: FakeToolCall[]) => {
     const id = `resp_${++log.responses}`;
@@ -237,6 +285,13 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
       content_index: 0,
       transcript: s.say,
     });
+    if (mcpClient) {
+      send({ type: "response.done", response: { id, status: "completed", usage: FAKE_USAGE } });
+      // Its own backend ends the call once the goodbye has had time to play.
+      await new Promise((r) => setTimeout(r, 400));
+      for (const c of s.after ?? []) await mcpCall(c);
+      return;
+    }
     (s.after ?? []).forEach((c, i) =>
       send({
         type: "response.function_call_arguments.done",
@@ -255,6 +310,14 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
   const nextStep = () => {
     const s = o.script[step++];
     if (!s) return;
+    if (mcpClient) {
+      // The tools run on the server's side, then it speaks.
+      setTimeout(async () => {
+        for (const c of s.tools ?? []) await mcpCall(c);
+        await respondSpoken(s);
+      }, o.replyDelayMs ?? 200);
+      return;
+    }
     const parts: (() => Promise<void>)[] = [
       ...(s.tools ?? []).map((c) => () => respondFunctions([c])),
       () => respondSpoken(s),
@@ -316,6 +379,13 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
         rate = format === "mulaw" ? 8000 : 24000;
         turnDetection = session.audio?.input?.turn_detection !== null;
         configured = true;
+        const offered = (event.session as {
+          tools?: { type: string; server_url?: string; headers?: Record<string, string> }[];
+        })
+          .tools?.find((t) => t.type === "mcp");
+        if (o.mcp && offered?.server_url) {
+          mcpClient = connectMcp(offered.server_url, offered.headers ?? {}, log);
+        }
         send({ type: "session.updated", session: event.session });
         if (o.garbage) ws.send(o.garbage);
         if (o.noise) {

@@ -395,3 +395,68 @@ Deno.test("eval: openai-realtime needs --audio; its flags need the framing; bad 
     assert.match(r.stderr, why);
   }
 });
+
+Deno.test("eval --tools-server: a realtime agent that runs its tools over the call's MCP endpoint ends on the expected hash, every call in the record; a forged token is refused", async () => {
+  const root = new DataRoot(BUNDLED_DATA_ROOT);
+  const [scenario] = (await selectScenarios(root, { scenarios: ["eva_airline__1_4_1"] })).scenarios;
+  assert.ok(scenario);
+  const reference = (scenario.expect.reference_actions ?? []).filter((a) =>
+    a.side === "agent" && a.name !== "end_conversation"
+  );
+  const server = fakeRealtime({
+    key: KEY,
+    mcp: true,
+    greeting: { say: "Hello, this is the airline." },
+    script: [
+      {
+        tools: reference.map((a) => ({ name: a.name, arguments: a.arguments })),
+        say: "All done: your new flight and seat are booked.",
+      },
+      { say: "Goodbye.", after: [{ name: "end_conversation", arguments: {} }] },
+    ],
+  });
+  try {
+    const r = await cli(
+      [
+        "eval",
+        "--audio",
+        "--framing",
+        "openai-realtime",
+        "--tools-server",
+        "--agent",
+        server.url,
+        "--scenarios",
+        scenario.name,
+      ],
+      "",
+      { OPENAI_API_KEY: KEY },
+    );
+    const records = r.stdout.trim().split("\n").filter((l) => l).map((l) => JSON.parse(l));
+    assert.equal(records.length, 1, r.stderr);
+    const record = records[0];
+    assert.equal(record.status, "completed", JSON.stringify(record.error ?? record.stop_reason));
+    assert.equal(record.stop_reason, "agent_end");
+    assert.equal(record.final.db_sha256, scenario.expect.db_sha256, "the expected hash");
+    // The tools ran over MCP: no function call crossed the realtime wire.
+    assert.equal(server.log.functionOutputs.length, 0);
+    assert.deepEqual(
+      record.tool_calls.map((t: { name: string }) => t.name),
+      [...reference.map((a) => a.name), "end_conversation"],
+    );
+    assert.equal(server.log.mcp.results.length, reference.length + 1);
+    // tools/list was exactly the offered tools; a forged token was refused.
+    const offered = (server.log.sessionUpdates[0]!.tools as { type: string; name?: string }[])
+      .filter((t) => t.type === "function").map((t) => t.name).sort();
+    assert.deepEqual([...server.log.mcp.listed].sort(), offered);
+    assert.equal(server.log.mcp.forgedStatus, 401);
+    // The record names the server, never the call's token.
+    const shown = record.participants.agent.settings.tools_server;
+    assert.match(shown, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const mcpTool = (server.log.sessionUpdates[0]!.tools as { type: string; server_url?: string }[])
+      .find((t) => t.type === "mcp")!;
+    const token = mcpTool.server_url!.split("/").at(-1)!;
+    assert.ok(!JSON.stringify(record).includes(token));
+  } finally {
+    await server.stop();
+  }
+});
