@@ -107,6 +107,7 @@ export {
   type WorkerOptions,
 } from "./src/runner/runner.ts";
 export type { CallLimits } from "./src/bridge/bridge.ts";
+export type { ServedTools, ToolsRegistry } from "./src/runner/served_tools.ts";
 export { type SpeechOptions, SpeechOptionsSchema } from "./src/speech/speech_options.ts";
 export {
   type ErrorKind,

@@ -26,12 +26,15 @@ export interface ServedTools {
   url: string;
   /** The server's shared URL (for a bearer token). */
   baseUrl: string;
+  /** The call's token (path segment or bearer); never recorded. */
   token: string;
+  /** Ends the registration: the token is refused from then on. */
   close(): void;
 }
 
 /** Registers calls with a tools server (`src/tools_server/tools_server.ts`'s `ToolsServer`). */
 export interface ToolsRegistry {
+  /** Registers one call: its agent tools, run on its line. */
   register(trial: {
     tools: readonly ToolSpec[];
     callTool(name: string, args: unknown): Promise<ToolCallReply>;
