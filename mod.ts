@@ -139,5 +139,27 @@ export { renderHtml } from "./src/report/html.ts";
 // The bot server: mount `createApp` on any Hono runtime (Deno, or Node with
 // @hono/node-server and @hono/node-ws; `./server` is the same without the rest of the
 // library). Listening on Deno is `serve` from `./serve`: not loaded from here.
-export { type AppOptions, createApp } from "./src/server/app.ts";
-export type { HostedParticipantFactory } from "./src/server/session.ts";
+export { type AppAudio, type AppOptions, createApp } from "./src/server/app.ts";
+export type {
+  HostedParticipantFactory,
+  Session,
+  SessionOptions,
+  SessionSocket,
+} from "./src/server/session.ts";
+export type { SessionStore, SessionStoreOptions } from "./src/server/session_store.ts";
+export type { Framing } from "./src/protocol/framing.ts";
+export type { SessionAudioOptions } from "./src/server/session_audio.ts";
+
+// Speech providers and the PCM they exchange (a call line's audio names them).
+export {
+  type SpeechError,
+  speechErrorSchema,
+  type SpeechProviderInfo,
+  type SttProvider,
+  type SttRequest,
+  type SttResult,
+  type TtsProvider,
+  type TtsRequest,
+  type TtsResult,
+} from "./src/speech/speech.ts";
+export type { Pcm16 } from "./src/audio/pcm.ts";

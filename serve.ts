@@ -14,3 +14,5 @@
  * @module
  */
 export { type RunningServer, serve, type ServeOptions } from "./src/server/serve.ts";
+// The types those name: the server's options, sessions and store (as `./server` has them).
+export type * from "./server.ts";

@@ -43,3 +43,6 @@ export {
   type TtsResult,
 } from "./src/speech/speech.ts";
 export type { Pcm16 } from "./src/audio/pcm.ts";
+// Every type the library names, for the types the options above reach (types only:
+// nothing more is loaded).
+export type * from "./mod.ts";

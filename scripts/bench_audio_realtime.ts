@@ -1,139 +1,168 @@
 /**
- * Real-time audio calls over loopback: N concurrent `eval --audio`-style calls (default
- * 20, 20 s each) between the scripted caller and stand-in pipecat-style bots
- * (`src/transport/_standin_agent.ts`, in this process), over protobuf `AudioRawFrame`s.
- * Calls start spread over 0.5 s. Reports the caller pacer's send lateness (p50/p99/max of every call's chunks; target
- * p99 < 5 ms) and the CPU the whole process used (callbench and the stand-ins together).
+ * Real-time audio calls over loopback at several concurrencies: N concurrent
+ * `eval --audio`-style calls (20 s each) between the scripted caller and the stand-in
+ * pipecat-style bot (`src/transport/_standin_agent.ts`), which runs in a process of
+ * its own (a fresh one per row), so what is measured is callbench alone.
  *
- *   deno task bench:audio:realtime [--calls N] [--seconds S] [--framing json|protobuf]
+ * Each row reports the caller side's pacer lateness pooled over every chunk of every
+ * call (p50/p99/max; the goal is p99 < 5 ms), the chunks the pacers sent against the
+ * chunks their grids made due (100% is the goal), the chunks the stand-in heard, the
+ * cores callbench used (its CPU time over the row's wall time; goal < 1.2) and its CPU
+ * per chunk sent (what a shared machine distorts least), and the load average.
+ *
+ *   deno task bench:audio:realtime [--calls 10,50,100,200] [--seconds 20]
+ *     [--framing protobuf,json,twilio] [--workers W] [--json]
+ *
+ * `--workers W` shares each row's calls out over W Workers (each with its own pacers,
+ * ticker and sockets), as a real-time run can on a machine with W cores.
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import process from "node:process";
-import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
-import type { CallSetup } from "../src/bridge/call.ts";
-import { RealClock } from "../src/clock/clock.ts";
-import { Pacer } from "../src/audio/pacer.ts";
-import { Environment } from "../src/env/environment.ts";
-import { RemoteParticipant } from "../src/participants/remote.ts";
-import { ScriptedUser } from "../src/participants/scripted_user.ts";
-import { counterDomain } from "../src/testing/counter_domain.ts";
-import { startStandin, VoicedTts } from "../src/transport/_standin_agent.ts";
-import type { StreamStats } from "../src/transport/rtvi_audio.ts";
+import { LatenessMeter } from "../src/audio/lateness.ts";
+import { spawnStandin } from "../src/transport/_standin_process.ts";
+import {
+  type BenchFraming,
+  type CallsDone,
+  type CallsJob,
+  runCalls,
+} from "./_bench_audio_calls.ts";
 
 const { values } = parseArgs({
   options: {
-    calls: { type: "string", default: "20" },
+    calls: { type: "string", default: "10,50,100,200" },
     seconds: { type: "string", default: "20" },
     framing: { type: "string", default: "protobuf" },
+    workers: { type: "string", default: "1" },
+    json: { type: "boolean", default: false },
   },
 });
-const calls = Number(values.calls);
+const concurrencies = values.calls.split(",").map(Number);
 const seconds = Number(values.seconds);
-const framing = values.framing === "json" ? "json" : "protobuf";
-
-const setup = (side: "agent" | "user"): CallSetup => ({
-  side,
-  scenario: "bench",
-  domain: "test_counter",
-  prompt: "",
-  tools: [],
-  seed: "00000001",
-});
+const workers = Math.max(1, Number(values.workers));
+const framings = values.framing.split(",") as BenchFraming[];
+for (const f of framings) {
+  if (!["json", "protobuf", "twilio"].includes(f)) throw new Error(`unknown framing ${f}`);
+}
 // Enough lines that the bot keeps answering until the duration limit.
 const lines = Array.from(
   { length: 200 },
   (_, i) => i === 0 ? "Hello, this is the bot. What can I do?" : `Alright, noted item ${i}.`,
 );
 
-/** Lateness of one idle pacer for `ms`: what the machine itself allows (it may be shared). */
-async function idleLateness(ms: number): Promise<{ p50: number; p99: number }> {
-  const late: number[] = [];
-  const pacer = new Pacer({
-    clock: new RealClock(),
-    sampleRate: 16000,
-    onChunk: (c) => late.push(c.sentAt - c.dueAt),
-  });
-  pacer.start();
-  await new Promise((r) => setTimeout(r, ms));
-  pacer.stop();
-  late.sort((a, b) => a - b);
-  const q = (x: number) => Math.round(late[Math.floor(x * (late.length - 1))]! * 100) / 100;
-  return { p50: q(0.5), p99: q(0.99) };
+/** One row of the table. */
+interface Row {
+  framing: string;
+  calls: number;
+  workers: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  chunks_sent: number;
+  chunks_due: number;
+  /** Caller audio chunks the stand-in heard. */
+  chunks_heard: number;
+  errors: number;
+  cores: number;
+  cpu_us_per_chunk: number;
+  wall_s: number;
+  load_average: number[];
 }
-const idle = await idleLateness(3000);
 
-const standins = Array.from({ length: calls }, () => startStandin({ lines }));
-// The caller's voice is made before the calls (a real TTS runs in a Worker).
-const tts = new VoicedTts();
-for (const text of ["Please add five to the counter.", "Okay."]) await tts.synthesize({ text });
-const cpu0 = process.cpuUsage();
-const wall0 = performance.now();
-const outcomes = await Promise.all(standins.map(async (s, i) => {
-  // Calls that start on the same millisecond and say the same things would answer in lockstep;
-  // real calls do not: starts are spread over half a second.
-  await new Promise((r) => setTimeout(r, (i * 137) % 500));
-  const agent = new RemoteParticipant({ url: s.url, framing });
-  const out = await runCall({
-    env: new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
-      today: "2024-05-15",
-      seed: "s",
-    }),
-    agent,
-    user: new ScriptedUser({ opening: "Please add five to the counter.", patience: 1000 }),
-    agentSetup: setup("agent"),
-    userSetup: setup("user"),
-    clock: new RealClock(),
-    limits: { ...DEFAULT_LIMITS, maxDurationMs: seconds * 1000 },
-    firstSpeaker: "agent",
-    timedSpeech: true,
-    speech: { tts },
+/** A share of the calls on a Worker of its own (its own pacers, ticker and sockets). */
+function onWorker(job: CallsJob): Promise<CallsDone> {
+  const w = new Worker(new URL("./_bench_audio_calls.ts", import.meta.url), { type: "module" });
+  return new Promise<CallsDone>((resolve, reject) => {
+    w.onmessage = (e: MessageEvent<CallsDone>) => {
+      w.terminate();
+      resolve(e.data);
+    };
+    w.onerror = (e) => {
+      w.terminate();
+      reject(new Error(e.message));
+    };
+    w.postMessage(job);
   });
-  // Closing traces the participant's audio stream (as a trial runner closes it).
-  await agent.close();
-  return out;
-}));
-const wallS = (performance.now() - wall0) / 1000;
-const cpu = process.cpuUsage(cpu0);
-await Promise.all(standins.map((s) => s.close()));
+}
 
-const errors = outcomes.filter((o) => o.error).map((o) => o.error!.message);
-const chunkCounts = standins.map((s) => s.sessions[0]?.chunks.length ?? 0);
-
-const late = outcomes.flatMap((o) =>
-  o.traces.agent.filter((t) => t.type === "rtvi_audio").map((t) =>
-    (t as unknown as { sent: StreamStats }).sent.late_ms
-  )
-);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-};
-const cpuS = (cpu.user + cpu.system) / 1e6;
-console.log(JSON.stringify(
-  {
-    calls,
-    seconds_each: seconds,
+async function row(framing: BenchFraming, calls: number): Promise<Row> {
+  const standin = await spawnStandin({ lines });
+  const url = framing === "twilio" ? standin.twilioUrl : standin.url;
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+  // The calls in this thread, or shared out over Workers.
+  const shares = workers === 1 ? [calls] : Array.from(
+    { length: workers },
+    (_, w) => Math.floor(calls / workers) + (w < calls % workers ? 1 : 0),
+  );
+  let first = 0;
+  const jobs = shares.map((n) => {
+    const job: CallsJob = { framing, url, calls: n, seconds, first };
+    first += n;
+    return job;
+  });
+  const done = await Promise.all(jobs.map((j) => workers === 1 ? runCalls(j) : onWorker(j)));
+  const wallS = (performance.now() - wall0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const pooled = new LatenessMeter({ recent: false });
+  for (const d of done) pooled.addTotals(d.late);
+  const late = pooled.summary();
+  const errors = done.flatMap((d) => d.errors);
+  const heard = (await standin.stats()).reduce((n, s) => n + s.chunks, 0);
+  await standin.close();
+  const cpuS = (cpu.user + cpu.system) / 1e6;
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  if (errors.length > 0) console.error(`${framing} x${calls}: ${errors[0]}`);
+  return {
     framing,
-    errors,
+    calls,
+    workers,
+    p50_ms: late.p50,
+    p99_ms: late.p99,
+    max_ms: late.max,
+    chunks_sent: pooled.chunksSent,
+    chunks_due: pooled.chunksDue,
+    chunks_heard: heard,
+    errors: errors.length,
+    cores: r2(cpuS / wallS),
+    cpu_us_per_chunk: Math.round((cpuS * 1e6) / Math.max(1, late.count)),
     wall_s: Math.round(wallS * 10) / 10,
-    chunks_received_per_call_median: median(chunkCounts),
-    chunks_expected_per_call: Math.round((seconds * 1000) / 16),
-    pacer_late_ms: {
-      p50_median_of_calls: median(late.map((l) => l.p50)),
-      p99_median_of_calls: median(late.map((l) => l.p99)),
-      p99_worst_call: Math.max(...late.map((l) => l.p99)),
-      max: Math.max(...late.map((l) => l.max)),
-    },
-    idle_pacer_late_ms: idle,
     load_average: Deno.loadavg().map((x) => Math.round(x * 10) / 10),
-    cpu_s: Math.round(cpuS * 100) / 100,
-    cpu_cores_used: Math.round((cpuS / wallS) * 100) / 100,
-    note:
-      "CPU includes the in-process stand-in bots (their VAD and audio). idle_pacer_late_ms is " +
-      "one pacer with nothing else running, just before: on a loaded machine it shows the floor.",
-  },
-  null,
-  2,
-));
+  };
+}
+
+if (!values.json) {
+  console.log(
+    `${seconds} s calls on ${workers === 1 ? "the main thread" : `${workers} Workers`}; ` +
+      "pacer lateness pooled over every chunk of callbench's pacers; stand-in bot in its own process",
+  );
+  console.log(
+    "framing   calls  p50 ms  p99 ms  max ms  sent/due          heard    err  cores  µs CPU/chunk  load",
+  );
+}
+for (const framing of framings) {
+  for (const calls of concurrencies) {
+    const r = await row(framing, calls);
+    if (values.json) {
+      console.log(JSON.stringify(r));
+      continue;
+    }
+    const pct = r.chunks_due === 0 ? 0 : (100 * r.chunks_sent) / r.chunks_due;
+    console.log(
+      [
+        r.framing.padEnd(8),
+        String(r.calls).padStart(5),
+        r.p50_ms.toFixed(2).padStart(7),
+        r.p99_ms.toFixed(2).padStart(7),
+        r.max_ms.toFixed(1).padStart(7),
+        `${r.chunks_sent}/${r.chunks_due} (${pct.toFixed(1)}%)`.padEnd(17),
+        String(r.chunks_heard).padStart(7),
+        String(r.errors).padStart(5),
+        r.cores.toFixed(2).padStart(6),
+        String(r.cpu_us_per_chunk).padStart(13),
+        ` ${r.load_average.join(" ")}`,
+      ].join(" "),
+    );
+  }
+}

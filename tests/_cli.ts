@@ -1,11 +1,9 @@
-/** Spawns `cli.ts` with the task's permissions, feeding stdin; returns code and output. */
-const PERMS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-net=127.0.0.1",
-  "--allow-env=NODE_ENV,EVAL_DATA_ROOT,LOG_TOKENS,LOG_STREAM,OPENAI_BASE_URL,OPENAI_API_KEY,CALLBENCH_AGENT_MODEL,CALLBENCH_USER_MODEL,WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE",
-];
+import { taskFlags } from "./_tasks.ts";
 
+/** Exactly the `cli` task's flags (deno.json), so tests hold what users run. */
+const PERMS = taskFlags("cli");
+
+/** Spawns `cli.ts` with the `cli` task's permissions, feeding stdin; returns code and output. */
 export async function cli(args: string[], stdin = "", env: Record<string, string> = {}) {
   const cmd = new Deno.Command(Deno.execPath(), {
     args: ["run", ...PERMS, "cli.ts", ...args],

@@ -4,8 +4,10 @@
  */
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import { createNodeWebSocket } from "@hono/node-ws";
+// deno-lint-ignore no-import-prefix -- test-only: kept out of the import map so a first run does not download it
+import { serve } from "npm:@hono/node-server@2.1.9";
+// deno-lint-ignore no-import-prefix -- test-only: kept out of the import map so a first run does not download it
+import { createNodeWebSocket } from "npm:@hono/node-ws@1.3.1";
 import { Hono } from "hono";
 import { rtvi } from "../src/protocol/messages.ts";
 import { EchoParticipant } from "../src/server/_echo_participant.ts";

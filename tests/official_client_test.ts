@@ -11,8 +11,13 @@ import {
   LogLevel,
   PipecatClient,
   type PipecatMetricsData,
-} from "@pipecat-ai/client-js";
-import { ProtobufFrameSerializer, WebSocketTransport } from "@pipecat-ai/websocket-transport";
+  // deno-lint-ignore no-import-prefix -- test-only: kept out of the import map so a first run does not download it
+} from "npm:@pipecat-ai/client-js@1.13.1";
+import {
+  ProtobufFrameSerializer,
+  WebSocketTransport,
+  // deno-lint-ignore no-import-prefix -- test-only: kept out of the import map so a first run does not download it
+} from "npm:@pipecat-ai/websocket-transport@1.7.1";
 import { echoServer } from "./_wire.ts";
 
 // The client reads `window?.navigator`, which throws where `window` is not defined.

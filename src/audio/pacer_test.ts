@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { SimClock } from "../clock/clock.ts";
+import { RealClock, SimClock } from "../clock/clock.ts";
 import type { Clock } from "../bridge/call.ts";
-import { type PacedChunk, Pacer } from "./pacer.ts";
+import { type PacedChunk, Pacer, realTimeTicker } from "./pacer.ts";
 
 function collect(clock: Clock, options: Partial<ConstructorParameters<typeof Pacer>[0]> = {}) {
   const chunks: PacedChunk[] = [];
@@ -110,4 +110,66 @@ Deno.test("Pacer at 22.05 kHz alternates chunk sizes so the sample count never d
   assert.equal(total, 1_323_352);
   const sizes = new Set(chunks.map((c) => c.samples.length));
   assert.deepEqual([...sizes].sort(), [352, 353]);
+});
+
+Deno.test("Pacers on the real clock share one timer: fewer timers than chunks, every chunk in order", async () => {
+  const real = new RealClock();
+  const chunks: PacedChunk[][] = [];
+  const pacers: Pacer[] = [];
+  // Count the timers set while 40 pacers run for 400 ms (16 ms grids, spread starts).
+  const setTimeoutBefore = globalThis.setTimeout;
+  let timers = 0;
+  globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+    timers++;
+    return setTimeoutBefore(fn, ms);
+  }) as typeof setTimeout;
+  try {
+    for (let i = 0; i < 40; i++) {
+      const got: PacedChunk[] = [];
+      chunks.push(got);
+      const pacer = new Pacer({ clock: real, sampleRate: 16000, onChunk: (c) => got.push(c) });
+      pacers.push(pacer);
+      pacer.start();
+      await new Promise((r) => setTimeoutBefore(r, 1));
+    }
+    await new Promise((r) => setTimeoutBefore(r, 400));
+  } finally {
+    for (const p of pacers) p.stop();
+    globalThis.setTimeout = setTimeoutBefore;
+  }
+  const sent = chunks.reduce((n, c) => n + c.length, 0);
+  assert.ok(sent >= 40 * 20, `${sent} chunks`);
+  assert.ok(timers < sent / 4, `${timers} timers for ${sent} chunks`);
+  for (const got of chunks) got.forEach((c, k) => assert.equal(c.index, k));
+  assert.equal(realTimeTicker.size, 0, "nothing left on the ticker after stop");
+});
+
+Deno.test("A pacer whose onChunk throws does not stop the other pacers on the ticker", async () => {
+  const real = new RealClock();
+  let good = 0;
+  const bad = new Pacer({
+    clock: real,
+    sampleRate: 16000,
+    onChunk: (c) => {
+      if (c.index === 1) throw new Error("boom");
+    },
+  });
+  const fine = new Pacer({ clock: real, sampleRate: 16000, onChunk: () => good++ });
+  const errors: unknown[] = [];
+  const onError = (e: ErrorEvent) => {
+    e.preventDefault();
+    errors.push(e.error);
+  };
+  globalThis.addEventListener("error", onError);
+  try {
+    bad.start();
+    fine.start();
+    await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    bad.stop();
+    fine.stop();
+    globalThis.removeEventListener("error", onError);
+  }
+  assert.ok(good >= 8, `${good} chunks from the good pacer`);
+  assert.ok(errors.some((e) => e instanceof Error && e.message === "boom"));
 });

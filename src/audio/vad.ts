@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { FVAD_PACKAGE, importLazily, lazyPackageFile } from "./lazy_npm.ts";
 import { Resampler } from "./resample.ts";
 
 /** Rates libfvad accepts. */
@@ -42,9 +43,8 @@ let loaded: Promise<FvadModule> | undefined;
 /** Loads libfvad once per thread. */
 function loadFvad(): Promise<FvadModule> {
   loaded ??= (async () => {
-    const jsUrl = import.meta.resolve("@echogarden/fvad-wasm");
-    const wasmBinary = await Deno.readFile(new URL("fvad.wasm", jsUrl));
-    const { default: factory } = await import("@echogarden/fvad-wasm");
+    const wasmBinary = await Deno.readFile(await lazyPackageFile(FVAD_PACKAGE, "fvad.wasm"));
+    const { default: factory } = await importLazily(FVAD_PACKAGE);
     return await (factory as (m: object) => Promise<FvadModule>)({ wasmBinary });
   })();
   loaded.catch(() => loaded = undefined);

@@ -389,3 +389,214 @@ export function compareCodePoints(a: string, b: string): number {
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+
+// ---------------------------------------------------------------------------
+// The same text as bytes, for a document hashed once (a fresh, unfrozen one).
+// Built by `+=`, 2.8 MB of canonical text is a rope of ~10^5 small strings that the
+// hash must flatten and encode again; written as ASCII bytes into one reused
+// buffer, it is copied once and handed to the hash in blocks.
+
+/** How many bytes a {@link ByteWriter} gathers before they go to its sink. */
+const BYTE_BLOCK = 1 << 16;
+
+/** Writes ASCII text into a reused buffer, handed to `sink` whenever it fills. */
+class ByteWriter {
+  readonly buf = new Uint8Array(BYTE_BLOCK);
+  pos = 0;
+  readonly #encoder = new TextEncoder();
+  constructor(readonly sink: (bytes: Uint8Array) => void) {}
+
+  /** Appends `s`, whose chars are all below 0x80 (canonical text is ASCII). */
+  ascii(s: string): void {
+    const n = s.length;
+    if (this.pos + n > BYTE_BLOCK) {
+      this.flush();
+      if (n > BYTE_BLOCK) {
+        for (let i = 0; i < n; i += BYTE_BLOCK) {
+          const { written } = this.#encoder.encodeInto(s.slice(i, i + BYTE_BLOCK), this.buf);
+          this.sink(this.buf.subarray(0, written));
+        }
+        return;
+      }
+    }
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < n; i++) buf[pos++] = s.charCodeAt(i);
+    this.pos = pos;
+  }
+
+  /** Appends a JSON string value: copied as is when plain, escaped otherwise. */
+  string(s: string): void {
+    const n = s.length;
+    if (n >= 4 && _isNullWord(s)) {
+      this.ascii("null");
+      return;
+    }
+    if (this.pos + n + 2 <= BYTE_BLOCK) {
+      const buf = this.buf;
+      let pos = this.pos;
+      buf[pos++] = 0x22;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        // Printable ASCII but `"` and `\`, as PLAIN_STRING.
+        if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) break;
+        buf[pos++] = c;
+      }
+      if (i === n) {
+        buf[pos++] = 0x22;
+        this.pos = pos;
+        return;
+      }
+    }
+    this.ascii(_stringText(s));
+  }
+
+  flush(): void {
+    if (this.pos > 0) this.sink(this.buf.subarray(0, this.pos));
+    this.pos = 0;
+  }
+}
+
+/**
+ * Writes the bytes of {@link canonicalJson} of `doc` (ASCII, so its UTF-8) to
+ * `sink` in blocks of up to 64 KiB. The block is a view of a reused buffer: the
+ * sink must consume it before it returns. Nothing is cached; a frozen object's
+ * cached text is used when there is one.
+ */
+export function canonicalBytes(doc: unknown, sink: (bytes: Uint8Array) => void): void {
+  const out = new ByteWriter(sink);
+  if (!isPlainObject(doc)) {
+    _writeValue("", doc, out);
+  } else {
+    const keys = _sortedKeys(Object.keys(doc).filter((k) => !EXCLUDED_TOP_LEVEL_KEYS.has(k)));
+    _writeBody(doc, keys, out);
+  }
+  out.flush();
+}
+
+function _writeValue(k: string, v: unknown, out: ByteWriter): void {
+  switch (typeof v) {
+    case "string":
+      out.string(v);
+      return;
+    case "number":
+      out.ascii(formatPythonNumber(v));
+      return;
+    case "boolean":
+      out.ascii(v ? "true" : "false");
+      return;
+    case "object":
+      if (v === null) out.ascii("null");
+      else if (Array.isArray(v)) {
+        if (ORDER_INDEPENDENT_KEYS.has(k)) _writeSortedArray(v, out);
+        else _writeArray(v, out);
+      } else _writeObject(v as Record<string, unknown>, out);
+      return;
+    default:
+      out.ascii("null");
+  }
+}
+
+function _writeArray(a: readonly unknown[], out: ByteWriter): void {
+  if (a.length === 0) {
+    out.ascii("[]");
+    return;
+  }
+  out.ascii("[");
+  for (let i = 0; i < a.length; i++) {
+    if (i > 0) out.ascii(",");
+    _writeValue("", a[i], out);
+  }
+  out.ascii("]");
+}
+
+function _writeSortedArray(a: readonly unknown[], out: ByteWriter): void {
+  const keyed = a.map((v) => ({ key: _text(v, true), v }));
+  keyed.sort((x, y) => compareCodePoints(x.key, y.key));
+  out.ascii("[");
+  for (let i = 0; i < keyed.length; i++) {
+    if (i > 0) out.ascii(",");
+    _writeValue("", keyed[i]!.v, out);
+  }
+  out.ascii("]");
+}
+
+function _writeObject(o: Record<string, unknown>, out: ByteWriter): void {
+  // A frozen object may have its text cached already (a record shared with a
+  // loaded world); isFrozen answers at once for an extensible one.
+  if (Object.isFrozen(o)) {
+    const text = compactCache.get(o);
+    if (text !== undefined) {
+      out.ascii(text);
+      return;
+    }
+  }
+  const keys = Object.keys(o);
+  if (keys.length === 0) {
+    out.ascii("{}");
+    return;
+  }
+  if (keys.length > SHAPE_MAX_KEYS) {
+    _writeBody(o, _sortedKeys(keys), out);
+    return;
+  }
+  const shape = _shapeOf(keys);
+  const { sorted, heads } = shape;
+  for (let i = 0; i < sorted.length; i++) {
+    const k = sorted[i]!;
+    out.ascii(heads[i]!);
+    _writeValue(k, o[k], out);
+  }
+  out.ascii("}");
+}
+
+/**
+ * The keys of records of one kind, in the order an object holds them, sorted, with
+ * each one's text and punctuation: records of a kind share it, so their keys are
+ * sorted and looked up once.
+ */
+interface Shape {
+  keys: readonly string[];
+  sorted: readonly string[];
+  /** `{"k":` for the first sorted key, `,"k":` for the others. */
+  heads: readonly string[];
+}
+
+/** Objects with more keys than this (tables) are sorted each time. */
+const SHAPE_MAX_KEYS = 24;
+const SHAPE_CACHE_LIMIT = 10_000;
+/** The last shape seen per first key. */
+const shapes = new Map<string, Shape>();
+
+function _shapeOf(keys: string[]): Shape {
+  const hit = shapes.get(keys[0]!);
+  if (hit !== undefined && hit.keys.length === keys.length) {
+    let i = 0;
+    while (i < keys.length && hit.keys[i] === keys[i]) i++;
+    if (i === keys.length) return hit;
+  }
+  const sorted = _sortedKeys(keys.slice());
+  const shape: Shape = {
+    keys,
+    sorted,
+    heads: sorted.map((k, i) => i === 0 ? _keyText(k).first : _keyText(k).next),
+  };
+  if (shapes.size >= SHAPE_CACHE_LIMIT) shapes.clear();
+  shapes.set(keys[0]!, shape);
+  return shape;
+}
+
+function _writeBody(o: Record<string, unknown>, keys: readonly string[], out: ByteWriter): void {
+  if (keys.length === 0) {
+    out.ascii("{}");
+    return;
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const t = _keyText(k);
+    out.ascii(i === 0 ? t.first : t.next);
+    _writeValue(k, o[k], out);
+  }
+  out.ascii("}");
+}

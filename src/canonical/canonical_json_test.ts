@@ -455,3 +455,39 @@ Deno.test("a frozen table bigger than UNCACHED_OBJECT_KEYS is cached only when w
   assert.equal(cachedCanonicalText(table), expected.slice('{"t":'.length, -1));
   assert.equal(dbHash({ t: table }), sha256Hex(expected));
 });
+
+Deno.test("a fresh document's hash is written as bytes: shapes sharing a first key, cached records inside, texts across blocks", () => {
+  // Records of one kind share a sorted key list, looked up by their first key: one
+  // with the same first key but other keys, or the same keys in another order,
+  // must not take another's list.
+  const records = [
+    { b: 1, a: 2 },
+    { b: 1, c: 3 },
+    { b: 1, a: 2, c: 3 },
+    { a: 2, b: 1 },
+    { b: "none", a: [{ z: 1, y: 2 }] },
+  ];
+  const cached = deepFreeze({ q: "é", p: [1.5, 1e-7] });
+  canonicalJson(deepFreeze({ r: cached })); // fills the text cache of `cached`
+  assert.equal(cachedCanonicalText(cached), '{"p":[1.5,1e-07],"q":"\\u00e9"}');
+  const doc = {
+    session: { id: "dropped" },
+    records,
+    cached,
+    // Past the 64 KiB byte block: a plain string, an escaped one, and many small
+    // pieces whose bytes straddle the block's end.
+    long: "x".repeat(70_000),
+    escaped: '"\u00e9\n'.repeat(30_000),
+    pieces: Array.from({ length: 20_000 }, (_, i) => ({ k: i, s: `s${i}`, f: i / 8 })),
+    bookings: [{ id: "Y" }, { id: "X" }],
+  };
+  const want = simpleCanonical(doc);
+  assert.equal(dbHash(doc), sha256Hex(want));
+  assert.equal(canonicalJson(doc), want);
+  assert.ok(want.startsWith('{"bookings":[{"id":"X"},{"id":"Y"}],"cached":{"p":[1.5,1e-07]'));
+  assert.ok(
+    want.includes(
+      '"records":[{"a":2,"b":1},{"b":1,"c":3},{"a":2,"b":1,"c":3},{"a":2,"b":1},{"a":[{"y":2,"z":1}],"b":null}]',
+    ),
+  );
+});

@@ -1,5 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
-import { canonicalStream } from "./canonical_json.ts";
+import { canonicalBytes, canonicalStream } from "./canonical_json.ts";
 
 /** Lower-case hex SHA-256 of a text's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
@@ -22,7 +22,10 @@ export function dbHash(doc: unknown): string {
     if (hit !== undefined) return hit;
   }
   const hash = createHash("sha256");
-  canonicalStream(doc, (piece) => _update(hash, piece));
+  // A frozen document is streamed as text, whose records' texts are cached for the
+  // next world sharing them; a fresh one is hashed once, written straight as bytes.
+  if (frozen) canonicalStream(doc, (piece) => _update(hash, piece));
+  else canonicalBytes(doc, (bytes) => void hash.update(bytes));
   const digest = hash.digest("hex");
   if (frozen) digests.set(doc, digest);
   return digest;

@@ -6,6 +6,7 @@
  */
 import { type DataRoot, openDataRoot as openDataRootAt } from "../scenario/data_root.ts";
 import { InputError } from "../problem/problem.ts";
+import { tau2GoldCache } from "../scenario/tau2/tau2_suite.ts";
 
 /** The environment variable naming the data root when `--data-root` is not given. */
 export const DATA_ROOT_ENV = "EVAL_DATA_ROOT";
@@ -17,9 +18,11 @@ export const DATA_ROOT_ENV = "EVAL_DATA_ROOT";
  */
 export function openDataRoot(
   flag: string | undefined,
-  io: { env(name: string): string | undefined },
+  io: { env(name: string): string | undefined; err?(line: string): void },
   listed?: string,
 ): DataRoot {
+  // A gold cache entry that is discarded (tampered with, not a file) is said, once each.
+  if (io.err) tau2GoldCache.onWarning = (file, message) => io.err!(`warning: ${file}: ${message}`);
   const fromEnv = io.env(DATA_ROOT_ENV);
   try {
     return openDataRootAt(flag ?? (fromEnv || (listed ?? fromEnv)));

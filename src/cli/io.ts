@@ -12,6 +12,8 @@ export interface Io {
   stdinIsTerminal: boolean;
   /** Data: one JSON record per line. */
   out(line: string): void;
+  /** Whether stdout is a terminal (a person reading, not a pipe); absent means not. */
+  outIsTerminal?: boolean;
   /** Logs, warnings and progress. */
   err(line: string): void;
   /** Whether stderr is a terminal (progress bar). */
@@ -51,6 +53,7 @@ export function processIo(): Io {
     stdin: Deno.stdin.readable,
     stdinIsTerminal: Deno.stdin.isTerminal(),
     out: (line) => writeAll(Deno.stdout, encoder.encode(line + "\n")),
+    outIsTerminal: Deno.stdout.isTerminal(),
     err: (line) => writeAll(Deno.stderr, encoder.encode(line + "\n")),
     errIsTerminal: Deno.stderr.isTerminal(),
     errPartial: (text) => writeAll(Deno.stderr, encoder.encode(text)),

@@ -44,6 +44,8 @@ export const CODE_HINTS: Readonly<Record<ProblemCode, (p: Problem) => string>> =
   listen_not_permitted: () =>
     "run it with --allow-net for that address (deno task serve allows loopback)",
   out_other_config: () => "use a new folder, or --append to add this configuration to it",
+  out_not_empty: () =>
+    "--resume continues the run in it, --append adds to it (records twice), or use a new --out folder",
   model_missing: () =>
     "set --agent-model/--user-model and --base-url, or OPENAI_BASE_URL and CALLBENCH_AGENT_MODEL/CALLBENCH_USER_MODEL",
   data_root_not_found: () =>

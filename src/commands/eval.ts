@@ -1,3 +1,4 @@
+import { redactUrl } from "../transport/redact_url.ts";
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
@@ -13,13 +14,20 @@ import {
   type ParticipantOptions,
 } from "../participants/registry.ts";
 import { runTrials } from "../runner/runner.ts";
-import { workersPayOffAt } from "../runner/worker_count.ts";
+import { loadAverage, workersPayOffAt } from "../runner/worker_count.ts";
+import { RealClock } from "../clock/clock.ts";
 import { configHash } from "../runner/trial_key.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { envWithKey } from "../cli/secret_env.ts";
 import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
-import { progressBar } from "../cli/progress.ts";
-import { isWireFraming, type RealtimeOptions, WIRE_FRAMINGS } from "../transport/mapping.ts";
+import { progressBar, progressLines } from "../cli/progress.ts";
+import { scoreTrial } from "../score/score_trial.ts";
+import {
+  isWireFraming,
+  type RealtimeOptions,
+  WIRE_FRAMINGS,
+  type WireFraming,
+} from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join } from "node:path";
 import {
@@ -157,7 +165,8 @@ const RUN_FLAGS = {
   concurrency: {
     type: "string",
     value: "C",
-    description: "trials at once, spread across the workers",
+    description: "trials at once, spread across the workers (--audio with a ws:// agent:\n" +
+      "as many as the machine holds at the pacers' lateness bound, at most C)",
     default: "4",
   },
   workers: {
@@ -184,7 +193,11 @@ const RUN_FLAGS = {
       "a folder holding another configuration is refused (see --append)",
   },
   append: { type: "boolean", description: "allow --out DIR to hold other configurations too" },
-  resume: { type: "boolean", description: "skip trials already in DIR/trials.jsonl" },
+  resume: {
+    type: "boolean",
+    description: "skip trials already in DIR/trials.jsonl (printed first when stdout\n" +
+      "is not a terminal, so score | report see the whole run)",
+  },
   "retry-errors": {
     type: "boolean",
     description: "with --resume: run infrastructure-error trials again (their new\n" +
@@ -342,7 +355,7 @@ export const command: Command = {
     }
     const realtime = realtimeFromFlags(values, framing);
     const trials = intFlag("trials", values.trials, Number(FLAGS.trials.default));
-    const concurrency = intFlag(
+    let concurrency = intFlag(
       "concurrency",
       values.concurrency,
       Number(FLAGS.concurrency.default),
@@ -416,8 +429,9 @@ export const command: Command = {
     }
 
     const config = configHash({
-      agent: participants.agent,
-      user: participants.user,
+      // Without secrets: a rotated key is the same configuration, and no hash is taken of it.
+      agent: redactUrl(participants.agent),
+      user: redactUrl(participants.user),
       agent_model: modelConfig(participants.agentModel),
       user_model: modelConfig(participants.userModel),
       limits,
@@ -429,7 +443,20 @@ export const command: Command = {
       ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
       ...(speech ? { speech: speechConfig(speech) } : {}),
     });
+    // Real-time audio calls to a remote agent: as many at once as the machine holds at
+    // the pacers' lateness bound (at most --concurrency), and none started while late.
+    const realTime = speech !== undefined && /^wss?:\/\//.test(participants.agent)
+      ? await realTimeRun(
+        framing ?? urlFraming(participants.agent),
+        values.concurrency === undefined ? undefined : concurrency,
+      )
+      : undefined;
+    if (realTime) concurrency = realTime.concurrency;
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
+    // Not a terminal (CI): plain lines, with how many completed trials fail their score.
+    const lines = io.errIsTerminal ? undefined : progressLines(io, "eval");
+    let failedTrials = 0;
+    let errorTrials = 0;
     const out = values.out;
     const stop = new AbortController();
     let why: "interrupt" | "stdout" | undefined;
@@ -461,6 +488,7 @@ export const command: Command = {
       ...(label !== undefined ? { label } : {}),
       trials,
       concurrency,
+      ...(realTime ? { admit: realTime.admit } : {}),
       ...(workers > 1
         ? {
           workers: { count: workers, participants, ...(autoWorkers ? { auto: true } : {}) },
@@ -471,6 +499,20 @@ export const command: Command = {
       resume: values.resume,
       retryErrors: values["retry-errors"] ?? false,
       append: values.append ?? false,
+      // A pipe downstream (score | report) sees the whole run, not only what ran now.
+      ...(values.resume && !io.outIsTerminal
+        ? {
+          onExisting: (line: string) => {
+            if (!stdoutOpen) return;
+            try {
+              io.out(line);
+            } catch (e) {
+              if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+              stdoutOpen = false;
+            }
+          },
+        }
+        : {}),
       limits,
       ...(toolsServer ? { toolsServer } : {}),
       signal: stop.signal,
@@ -502,6 +544,11 @@ export const command: Command = {
       onProgress: (done, total, record) => {
         if (done === 0) toRun = total;
         bar?.(done, total, record);
+        if (lines) {
+          if (record?.status === "error") errorTrials++;
+          else if (record && scoreTrial(record).is_successful === false) failedTrials++;
+          lines.update({ done, total: toRun, failed: failedTrials, errors: errorTrials });
+        }
       },
     });
     run.catch(() => {}); // awaited below unless the run is stopped
@@ -510,6 +557,7 @@ export const command: Command = {
       summary = await Promise.race([run, stopped]);
     } finally {
       unlisten?.();
+      lines?.stop();
       // The flite Worker would keep the process alive.
       if (speech) await closeSpeech();
     }
@@ -546,6 +594,35 @@ export const command: Command = {
     return summary.run > 0 && summary.errors === summary.run ? 1 : 0;
   },
 };
+
+/** The framing a ws:// URL names (`?framing=`), else json. */
+function urlFraming(url: string): WireFraming {
+  const named = new URL(url).searchParams.get("framing");
+  return isWireFraming(named) ? named : "json";
+}
+
+/**
+ * A real-time audio run's concurrency (the table of `realtime_concurrency.ts` times
+ * the idle cores, at most `requested`) and its gate on the pacers' lateness.
+ */
+async function realTimeRun(
+  framing: WireFraming,
+  requested: number | undefined,
+): Promise<{ concurrency: number; admit: (signal?: AbortSignal) => Promise<void> }> {
+  const { realTimeConcurrency, RealTimeGate } = await import("../runner/realtime_concurrency.ts");
+  const { realTimeLateness } = await import("../audio/pacer.ts");
+  const load = loadAverage();
+  const gate = new RealTimeGate({ meter: realTimeLateness, clock: new RealClock() });
+  return {
+    concurrency: realTimeConcurrency({
+      framing,
+      cores: navigator.hardwareConcurrency,
+      ...(load !== undefined ? { loadAverage: load } : {}),
+      ...(requested !== undefined ? { requested } : {}),
+    }),
+    admit: (signal) => gate.admit(signal),
+  };
+}
 
 /** `--workers` omitted: at most one per core (`worker_count.ts` decides how many). */
 function defaultWorkers(): number {

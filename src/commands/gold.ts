@@ -23,7 +23,8 @@ Given scenario files, it replays each file scenario's expect.reference_actions o
 world (initialisation actions first) and prints the same line with "file" and the write
 calls the replay recorded ("reference_records"): copy expected_db_sha256 into the file's
 expect.db_sha256 to gate it on db_state_match. Exit 2 when a reference call fails
-("errors") or a file does not validate.`;
+("errors", each also said on stderr with its scenario and call), in a file or in a
+dataset, or a file does not validate; every line is printed all the same.`;
 
 export const command: Command = {
   summary: "expected hashes and reference calls per scenario",
@@ -46,12 +47,12 @@ export const command: Command = {
       if (!suite && (!file || scenario.domain === "flow")) continue;
       // A file's scenario: its own reference actions replayed on its own world.
       const g = suite ? await suite.gold(root, scenario) : await replayGold(root, scenario);
-      if (file && g.errors?.length) {
+      if (g.errors?.length) {
+        // A dataset's task as well as a file's scenario: its gold is not what it claims.
         failed = true;
         for (const e of g.errors) {
           io.err(formatProblem({
-            file,
-            where: scenario.name,
+            ...(file ? { file, where: scenario.name } : { file: scenario.name }),
             field: e.index < 0 ? "initialization_actions" : `expect.reference_actions[${e.index}]`,
             message: `${e.name} failed on the world: ${JSON.stringify(e.result)}`,
           }));

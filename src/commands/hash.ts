@@ -4,6 +4,7 @@ import { InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { canonicalJson } from "../canonical/canonical_json.ts";
 import { sha256Hex } from "../canonical/hash.ts";
+import { documentProblem } from "../canonical/document_limits.ts";
 import { parseJsonLocated } from "../problem/json_error.ts";
 
 const FLAGS = {
@@ -20,7 +21,9 @@ ${flagRows(FLAGS)}
 Prints {"input","sha256"} per input (stdin when no file or "-"); --canonical adds the
 canonical string that is hashed. A FOLDER is a sharded database, as the reference
 loads one (tau2_airline/db/): its *.json files as {stem: contents}. Invalid JSON
-exits 2 naming the input, line and column.`;
+exits 2 naming the input, line and column; so does a document nested deeper than
+the reference's recursion limit (1000) or holding an integer beyond 2^53, which a
+JavaScript number would round (the reference keeps Python ints).`;
 
 export const command: Command = {
   summary: "the reference's canonical DB hash of JSON documents",
@@ -81,7 +84,11 @@ async function readFile(path: string): Promise<string> {
 
 function parseDocument(text: string, name: string): unknown {
   const parsed = parseJsonLocated(text);
-  if (parsed.ok) return parsed.value;
+  if (parsed.ok) {
+    const problem = documentProblem(parsed.value, text);
+    if (problem) throw new InputError({ file: name, message: `cannot hash: ${problem}` });
+    return parsed.value;
+  }
   const { line, column, message } = parsed.error;
   throw new InputError({
     file: name,

@@ -4,6 +4,7 @@ import { InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, fractionFlag, intFlag, parseFlags } from "../cli/args.ts";
 import { OpenAiClient } from "../llm/openai.ts";
 import { type TrialRecord, TrialRecordSchema } from "../runner/trial_record.ts";
+import { progressLines } from "../cli/progress.ts";
 import { judgedAssertions, type JudgeOptions, judgeTrial, needsJudge } from "../score/judge.ts";
 import { readRecords } from "../score/read_records.ts";
 import { scoreTrial } from "../score/score_trial.ts";
@@ -101,17 +102,23 @@ export const command: Command = {
     } else {
       // Judged trials run `concurrency` at once; verdicts still come out in input order.
       const pending: Promise<string>[] = [];
+      const progress = progressLines(io, "score");
+      let judged = 0;
       const scoreOne = async (record: TrialRecord) => {
         const result = needsJudge(record, judge.threshold)
           ? await judgeTrial(record, judge)
           : undefined;
-        return JSON.stringify(scoreTrial(record, { minAgentTurns, judge: result }));
+        const line = JSON.stringify(scoreTrial(record, { minAgentTurns, judge: result }));
+        progress.update({ done: ++judged });
+        return line;
       };
       for await (const { record } of records) {
         pending.push(scoreOne(record));
         if (pending.length >= concurrency) io.out(await pending.shift()!);
       }
       while (pending.length > 0) io.out(await pending.shift()!);
+      progress.update({ done: judged, total: judged });
+      progress.stop();
     }
     if (unjudged > 0) {
       io.err(

@@ -6,11 +6,23 @@
  *
  * @module
  */
+import { DTMF_KEY_CHARS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
+
+/** Keys that stand for themselves in a regular expression (`*` must be escaped). */
+const LITERAL_KEYS = DTMF_KEY_CHARS.replace("*", "");
+/** Keys that may bound a range in a class (`[0-9]`, `[A-D]`). */
+const RANGE_KEYS = DTMF_KEY_CHARS.replace(/[*#]/g, "");
+const KEY_RANGE = new RegExp(`[${RANGE_KEYS}]-[${RANGE_KEYS}]`, "g");
+/** The escapes that name keys: `\d` and the escaped keys that are metacharacters. */
+const KEY_ESCAPE = /^\\[d*#]$/;
+const KEY_ESCAPES = /\\[d*#]/g;
+/** Regular-expression syntax a key pattern may use outside classes, braces and groups. */
+const PATTERN_SYNTAX = ".)|*+?^$";
 
 /** Whether `pattern` is one atom: a key, an escaped key, `\d`, `.`, or one class. */
 export function isSingleKeyPattern(pattern: string): boolean {
-  if (/^[0-9A-D#.]$/.test(pattern)) return true;
-  if (/^\\[d*#]$/.test(pattern)) return true;
+  if (pattern.length === 1 && (LITERAL_KEYS.includes(pattern) || pattern === ".")) return true;
+  if (KEY_ESCAPE.test(pattern)) return true;
   if (pattern.startsWith("[") && pattern.endsWith("]")) {
     return _classEnd(pattern, 0) === pattern.length - 1;
   }
@@ -37,7 +49,7 @@ export function keyPatternProblem(pattern: string): string | undefined {
   const bad = _nonKeyPart(pattern);
   return bad === undefined
     ? undefined
-    : `matches ${JSON.stringify(bad)}, which is not a key (keys are 0-9, *, #, A-D)`;
+    : `matches ${JSON.stringify(bad)}, which is not a key (keys are ${DTMF_KEYS_TEXT})`;
 }
 
 /** The first piece of `p` that is not about keys, if any. */
@@ -48,13 +60,13 @@ function _nonKeyPart(p: string): string | undefined {
     if (c === "\\") {
       // Only `\d` and the escaped keys `\*`, `\#` name keys (`\w`, `\.` ... never do).
       const e = p.slice(i, i + 2);
-      if (!/^\\[d*#]$/.test(e)) return e;
+      if (!KEY_ESCAPE.test(e)) return e;
       i += 2;
     } else if (c === "[") {
       const end = _classEnd(p, i);
       const body = p.slice(i + 1, end).replace(/^\^/, "");
-      const stripped = body.replace(/\\[d*#]/g, "").replace(/[0-9A-D]-[0-9A-D]/g, "");
-      const bad = stripped.replace(/[0-9A-D*#]/g, "");
+      const stripped = body.replace(KEY_ESCAPES, "").replace(KEY_RANGE, "");
+      const bad = [...stripped].filter((ch) => !DTMF_KEY_CHARS.includes(ch)).join("");
       if (bad !== "") return bad[0] === "\\" ? bad.slice(0, 2) : bad[0];
       i = end + 1;
     } else if (c === "{") {
@@ -66,7 +78,7 @@ function _nonKeyPart(p: string): string | undefined {
         if (p[i + 2] !== ":") return p.slice(i, i + 3);
         i += 3;
       } else i += 1;
-    } else if (/[0-9A-D#.)|*+?^$]/.test(c)) {
+    } else if (DTMF_KEY_CHARS.includes(c) || PATTERN_SYNTAX.includes(c)) {
       i += 1;
     } else {
       return c;

@@ -29,3 +29,13 @@ Deno.test("keyPatternProblem rejects empty, invalid and non-key patterns", () =>
   assert.match(keyPatternProblem("[a-z]")!, /"a", which is not a key/);
   assert.match(keyPatternProblem("(?=1)1")!, /not a key/);
 });
+
+Deno.test("key patterns: the key alphabet comes from src/dtmf/keys.ts, spelled nowhere here", async () => {
+  const source = await Deno.readTextFile(new URL("./key_pattern.ts", import.meta.url));
+  // Code only: the module doc may describe the alphabet.
+  const code = source.replace(/\/\*\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+  for (const spelled of ["0-9", "A-D", "0123456789", "ABCD"]) {
+    assert.equal(code.includes(spelled), false, `key_pattern.ts spells ${spelled}`);
+  }
+  assert.match(code, /from "\.\.\/dtmf\/keys\.ts"/);
+});

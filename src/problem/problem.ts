@@ -47,6 +47,7 @@ export const PROBLEM_CODES = [
   "port_in_use",
   "listen_not_permitted",
   "out_other_config",
+  "out_not_empty",
   "model_missing",
   "data_root_not_found",
   "data_root_unreadable",

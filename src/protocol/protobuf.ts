@@ -227,6 +227,9 @@ export function encodeAudioFrame(
   options: AudioFrameOptions = {},
 ): Uint8Array<ArrayBuffer> {
   assertPcm(audio.pcm, audio.sampleRate, audio.numChannels);
+  if (options.id === undefined && options.name === undefined && options.pts === undefined) {
+    return _encodeDefaultAudioFrame(audio);
+  }
   const inner = concat([
     ...headerFields(options.id ?? 0n, options.name ?? "audio"),
     ...bytesField(3, audio.pcm),
@@ -235,6 +238,61 @@ export function encodeAudioFrame(
     ...(options.pts === undefined ? [] : [tag(6, WIRE_VARINT), encodeVarintBigInt(options.pts)]),
   ]);
   return concat([tag(2, WIRE_LEN), encodeVarint(inner.length), inner]);
+}
+
+/** Bytes of a varint of a non-negative safe integer. */
+function _varintSize(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 0x80);
+    n++;
+  }
+  return n;
+}
+
+function _putVarint(out: Uint8Array, at: number, v: number): number {
+  while (v >= 0x80) {
+    out[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  out[at++] = v;
+  return at;
+}
+
+// `name: "audio"` (field 2, length-delimited), as the official serializer writes it.
+const AUDIO_NAME_FIELD = Uint8Array.of(2 * 8 + WIRE_LEN, 5, ...encoder.encode("audio"));
+
+/**
+ * {@link encodeAudioFrame} with the default id and name and no pts, written into one
+ * buffer (the caller's audio goes out 62.5 times a second a call): the same bytes as
+ * the general path.
+ */
+function _encodeDefaultAudioFrame(audio: PcmAudio): Uint8Array<ArrayBuffer> {
+  const { pcm, sampleRate, numChannels } = audio;
+  const pcmField = pcm.length === 0 ? 0 : 1 + _varintSize(pcm.length) + pcm.length;
+  const rateField = sampleRate === 0 ? 0 : 1 + _varintSize(sampleRate);
+  const channelsField = numChannels === 0 ? 0 : 1 + _varintSize(numChannels);
+  const inner = AUDIO_NAME_FIELD.length + pcmField + rateField + channelsField;
+  const out = new Uint8Array(1 + _varintSize(inner) + inner);
+  out[0] = 2 * 8 + WIRE_LEN;
+  let at = _putVarint(out, 1, inner);
+  out.set(AUDIO_NAME_FIELD, at);
+  at += AUDIO_NAME_FIELD.length;
+  if (pcmField > 0) {
+    out[at++] = 3 * 8 + WIRE_LEN;
+    at = _putVarint(out, at, pcm.length);
+    out.set(pcm, at);
+    at += pcm.length;
+  }
+  if (rateField > 0) {
+    out[at++] = 4 * 8 + WIRE_VARINT;
+    at = _putVarint(out, at, sampleRate);
+  }
+  if (channelsField > 0) {
+    out[at++] = 5 * 8 + WIRE_VARINT;
+    _putVarint(out, at, numChannels);
+  }
+  return out;
 }
 
 /** `Frame{text: TextFrame{...}}` as bytes. */

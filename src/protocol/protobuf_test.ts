@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ProtobufFrameSerializer } from "@pipecat-ai/websocket-transport";
+// deno-lint-ignore no-import-prefix -- test-only: kept out of the import map so a first run does not download it
+import { ProtobufFrameSerializer } from "npm:@pipecat-ai/websocket-transport@1.7.1";
 import { AudioPayloadError, MAX_AUDIO_PAYLOAD_BYTES } from "./audio_payload.ts";
 import {
   decodeFrame,
@@ -147,6 +148,12 @@ Deno.test("our audio frames are byte-identical to the official transport's seria
     const theirs = official.serializeAudio(pcm.buffer, c.sampleRate, c.numChannels);
     const ours = encodeAudioFrame({ pcm, sampleRate: c.sampleRate, numChannels: c.numChannels });
     assert.deepEqual(ours, theirs, `${c.samples} samples at ${c.sampleRate} Hz`);
+    // Default options take a one-buffer path; naming the defaults takes the general one.
+    const general = encodeAudioFrame(
+      { pcm, sampleRate: c.sampleRate, numChannels: c.numChannels },
+      { name: "audio" },
+    );
+    assert.deepEqual(ours, general, `${c.samples} samples, general path`);
   }
 });
 

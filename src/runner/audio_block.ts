@@ -62,6 +62,15 @@ export const AudioBlockSchema = z.object({
     sent: z.string().describe('The keys pressed, or "beep"'),
     heard: z.string().describe('What the listener\'s detector heard ("" nothing)'),
   })).describe("In-band key and beep tones"),
+  pacer_late_ms: z.object({
+    chunks: z.number().int().nonnegative(),
+    p50: ms,
+    p99: ms,
+    max: ms,
+  }).optional().describe(
+    "Real-clock calls: how late this call's paced audio chunks went out after their slots " +
+      "(the bound is p99 < 5 ms); a late call is visible here",
+  ),
   wav: z.string().optional().describe("The stereo recording, relative to the output folder"),
   wav_error: z.string().optional().describe("Why the recording could not be written"),
 });

@@ -13,11 +13,12 @@ import type {
   ToolSpec,
 } from "../bridge/call.ts";
 import { RealClock, SimClock } from "../clock/clock.ts";
+import { pacerLatenessOf } from "../audio/pacer.ts";
 import { type CallLimits, type CallOutcome, runCall } from "../bridge/bridge.ts";
 import { SEND_DTMF_TOOL, toolSpecs } from "../bridge/tool_specs.ts";
 import type { ParticipantFactory } from "../participants/participant_factory.ts";
 import { Environment } from "../env/environment.ts";
-import { openEnvironment, resolveDb } from "../scenario/open_environment.ts";
+import { openEnvironment, resolveDb, WORLD_SEED } from "../scenario/open_environment.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { type Scenario, suiteOf } from "../scenario/scenario.ts";
@@ -65,7 +66,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
   let agent: Participant | undefined;
   let user: Participant | undefined;
   try {
-    const opened = await openEnvironment(plan.root, scenario, key.seed);
+    // The world's ids come from the world's seed, not the trial's (see WORLD_SEED).
+    const opened = await openEnvironment(plan.root, scenario, WORLD_SEED);
     env = opened.env;
     const agentTools = toolSpecs(env.domain, "agent", scenario.agent.tools);
     if (scenario.domain === "flow" || scenario.user.start) agentTools.push(SEND_DTMF_TOOL);
@@ -80,7 +82,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       scenario_sha256: scenarioSha256(scenario, plan.root),
       data_root: plan.root.path,
       ...(plan.agentWorld === "self"
-        ? { agent_world: selfWorldSetup(plan.root, scenario, env, agentTools, key.seed) }
+        ? { agent_world: selfWorldSetup(plan.root, scenario, env, agentTools, WORLD_SEED) }
         : {}),
     };
     const userSetup: CallSetup = {
@@ -101,13 +103,14 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     const isFlow = scenario.domain === "flow";
     const so = plan.speech;
     const providers = so ? await openSpeech(so) : undefined;
+    const clock = simulated ? new SimClock() : new RealClock();
     const outcome = await runCall({
       env,
       agent,
       user,
       agentSetup,
       userSetup,
-      clock: simulated ? new SimClock() : new RealClock(),
+      clock,
       limits: { ...plan.limits, maxDurationMs: scenario.max_duration_s * 1000 },
       firstSpeaker: isFlow ? "user" : "agent",
       timedSpeech: simulated || isFlow || so !== undefined,
@@ -139,6 +142,10 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
         dtmf: so.dtmf,
         sample_rate: so.sample_rate,
       });
+      const late = pacerLatenessOf(clock);
+      if (late) {
+        audio.pacer_late_ms = { chunks: late.count, p50: late.p50, p99: late.p99, max: late.max };
+      }
       if (plan.audioDir) {
         Object.assign(audio, await writeRecording(outcome, so.sample_rate, plan.audioDir, key));
       }

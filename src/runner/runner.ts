@@ -70,12 +70,23 @@ export interface RunOptions {
   trials: number;
   /** Trials run at once (at least 1). */
   concurrency: number;
+  /**
+   * Resolves when the next trial may start (real-time audio runs hold new calls while
+   * the pacers are late: `realtime_concurrency.ts`). Called before each trial.
+   */
+  admit?: (signal?: AbortSignal) => Promise<void>;
   /** Run only the trials of shard `index` (0-based) out of `count`, chosen by trial key. */
   shard?: { index: number; count: number };
   /** Output folder: `trials.jsonl` and one transcript per trial (nothing written without it). */
   out?: string;
   /** Skip the trials `out` already holds a record of. */
   resume?: boolean;
+  /**
+   * With `out`: told the record line of each planned trial the folder already holds
+   * and this run skips (`resume`), before any trial runs, so that a pipe downstream
+   * sees the whole run.
+   */
+  onExisting?: (line: string) => void | Promise<void>;
   /** With `resume`: run again the trials whose newest record is an infrastructure error. */
   retryErrors?: boolean;
   /** Allow `out` to hold trials of other configurations. */
@@ -145,10 +156,18 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     sink = await TrialSink.open(opts.out, {
       configHash: opts.configHash,
       append: opts.append ?? false,
+      resume: opts.resume ?? false,
     });
     if (opts.resume) done = opts.retryErrors ? sink.completed : sink.existing;
   }
   const todo = plan.filter((p) => !done.has(keyId(p.key)));
+  if (sink && opts.onExisting) {
+    // The planned trials the folder already holds, in plan order, before any new one.
+    for (const p of plan) {
+      const line = done.has(keyId(p.key)) ? sink.lines.get(keyId(p.key)) : undefined;
+      if (line !== undefined) await opts.onExisting(line);
+    }
+  }
   const summary: RunSummary = {
     planned: plan.length,
     skipped: plan.length - todo.length,
@@ -184,6 +203,10 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   let next = 0;
   const worker = async () => {
     while (next < todo.length && !stopped()) {
+      if (opts.admit) {
+        await opts.admit(opts.signal);
+        if (next >= todo.length || stopped()) return;
+      }
       const item = todo[next++]!;
       let record: TrialRecord;
       try {
@@ -313,6 +336,11 @@ export interface SinkOptions {
   /** The run's configuration: records of another one are refused unless `append`. */
   configHash: string;
   append: boolean;
+  /**
+   * The run continues the folder's (skipping what it holds). A folder holding records
+   * is refused unless this or `append` is set: running again would add duplicates.
+   */
+  resume?: boolean;
 }
 
 /** `<out>/trials.jsonl` (append-only, one write per record) and `<out>/transcripts/`. */
@@ -321,6 +349,8 @@ export class TrialSink {
   readonly existing: Set<string>;
   /** Trial keys whose newest record is not an infrastructure error. */
   readonly completed: Set<string>;
+  /** The newest line of each key in the folder, as written (for re-emitting on resume). */
+  readonly lines: Map<string, string>;
   readonly #file: Deno.FsFile;
   readonly #dir: string;
   /** Some key has more than one line: `compact` rewrites the file. */
@@ -332,12 +362,14 @@ export class TrialSink {
     file: Deno.FsFile,
     existing: Set<string>,
     completed: Set<string>,
+    lines: Map<string, string>,
     duplicates: boolean,
   ) {
     this.#dir = dir;
     this.#file = file;
     this.existing = existing;
     this.completed = completed;
+    this.lines = lines;
     this.#duplicates = duplicates;
   }
 
@@ -355,6 +387,7 @@ export class TrialSink {
     const path = join(dir, "trials.jsonl");
     const existing = new Set<string>();
     const completed = new Set<string>();
+    const newest = new Map<string, string>();
     let text = "";
     try {
       text = await Deno.readTextFile(path);
@@ -379,6 +412,7 @@ export class TrialSink {
         const id = keyId(r.key);
         if (existing.has(id)) duplicates = true;
         existing.add(id);
+        newest.set(id, line);
         // The newest line of a key decides whether it still needs a run.
         if (r.status === "error") completed.delete(id);
         else completed.add(id);
@@ -390,6 +424,16 @@ export class TrialSink {
       } catch {
         dropped++; // re-run: its trial key is not in `existing`
       }
+    }
+    if (options && !options.append && !(options.resume ?? true) && records.length > 0) {
+      throw new InputError({
+        option: "out",
+        code: "out_not_empty",
+        file: dir,
+        message: `holds ${records.length} trial record(s) already; running into it again ` +
+          "would record those trials twice",
+        hint: "continue the run in it, add to it, or use a new folder",
+      });
     }
     if (others.size > 0 && options && !options.append) {
       const [hash, label] = [...others][0]!;
@@ -409,7 +453,7 @@ export class TrialSink {
     }
     await _restoreTranscripts(transcripts, records);
     const file = await Deno.open(path, { append: true, create: true });
-    return new TrialSink(dir, file, existing, completed, duplicates);
+    return new TrialSink(dir, file, existing, completed, newest, duplicates);
   }
 
   /**

@@ -397,3 +397,32 @@ Deno.test("records carry the callbench version and label; long turns are cut wit
   assert.ok(turn.text.endsWith(`[truncated ${1_000_000 - MAX_TURN_CHARS} chars]`));
   assert.ok(JSON.stringify(r).length < 100_000);
 });
+
+Deno.test("a run's admit hook is awaited before each trial starts: a held gate starts no trial", async () => {
+  const waiting: (() => void)[] = [];
+  let bothWaiting!: () => void;
+  const lanesHeld = new Promise<void>((r) => bothWaiting = r);
+  let held = true;
+  let admits = 0;
+  const records: TrialRecord[] = [];
+  const run = runTrials({
+    ...outRun(""),
+    out: undefined,
+    scenarios: scenarios(3),
+    concurrency: 2,
+    admit: async () => {
+      admits++;
+      if (!held) return;
+      if (waiting.length === 1) bothWaiting();
+      await new Promise<void>((r) => waiting.push(r));
+    },
+    onRecord: (r) => void records.push(r),
+  });
+  await lanesHeld;
+  assert.equal(records.length, 0, "no trial ran while the gate held both lanes");
+  held = false;
+  for (const w of waiting) w();
+  await run;
+  assert.equal(records.length, 3);
+  assert.equal(admits, 3, "once per trial");
+});

@@ -11,6 +11,7 @@
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deepFreeze } from "../env/deep_freeze.ts";
+import { documentProblem } from "../canonical/document_limits.ts";
 import { InputError } from "../problem/problem.ts";
 import { locateJsonError } from "../problem/json_error.ts";
 
@@ -131,6 +132,8 @@ export class DataRoot {
     } catch (e) {
       throw new InputError({ file: this.resolve(rel), ...jsonErrorLocation(text, e as Error) });
     }
+    const problem = documentProblem(v, text);
+    if (problem) throw new InputError({ file: this.resolve(rel), message: problem });
     deepFreeze(v);
     this.#json.set(real, v);
     this.#text.delete(real);

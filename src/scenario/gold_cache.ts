@@ -18,13 +18,23 @@
  *
  * Content rather than file identity (size, mtime): the worlds are a few MB, hashed
  * once per process and only when gold is needed, and no clock or copy tool can
- * make a changed file look unchanged. An entry that does not parse, fails the
- * schema, or names another key or scenario is recomputed and overwritten; stale
- * entries are never read again (their key no longer occurs) and can be deleted.
+ * make a changed file look unchanged. Stale entries are never read again (their key
+ * no longer occurs) and can be deleted.
+ *
+ * Entries are self-verifying: the first line of a file is an HMAC-SHA256 of the
+ * rest (format, key, scenario name and the computed gold) under a secret kept
+ * outside the cache folder (`$XDG_CONFIG_HOME/callbench/gold-cache.key`, else
+ * `$HOME/.config/callbench/gold-cache.key`, made once with 32 random bytes and mode
+ * 0600). Whoever can write the cache folder but not that file (a shared CI cache)
+ * cannot make an entry that is read. Only regular files of at most
+ * {@link MAX_ENTRY_BYTES} are opened (no link, FIFO or device). An entry that is
+ * not a regular file, too large, unparsable, of another shape, key or scenario, or
+ * whose MAC does not verify is discarded, reported to the cache's warning listener
+ * and recomputed; when the secret cannot be read or made, nothing is cached.
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -34,7 +44,13 @@ import type { Gold } from "./suite.ts";
 import { AssertionVerdictSchema } from "./scenario.ts";
 
 /** Bumped when the entry format changes. */
-const FORMAT = 1;
+const FORMAT = 2;
+
+/** The largest entry file opened (a gold entry is a few KB). */
+export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
+
+/** The secret's size, in bytes (kept as hex in its file). */
+const SECRET_BYTES = 32;
 
 /** What an entry stores: the computed parts of a gold (the rest is the scenario's). */
 const StoredGoldSchema = z.object({
@@ -61,12 +77,28 @@ export function defaultGoldCacheDir(): string | undefined {
   return home ? join(home, ".cache", "callbench", "gold") : undefined;
 }
 
+/** The default secret file, outside the cache folder; undefined when the run may not read the variables. */
+export function defaultGoldKeyFile(): string | undefined {
+  const xdg = _env("XDG_CONFIG_HOME");
+  if (xdg) return join(xdg, "callbench", "gold-cache.key");
+  const home = _env("HOME");
+  return home ? join(home, ".config", "callbench", "gold-cache.key") : undefined;
+}
+
 /** Counts of one cache's work (tests, diagnostics). */
 export interface GoldCacheStats {
   hits: number;
   misses: number;
-  /** Entries found but not trusted (unparsable, wrong schema, other key). */
+  /** Entries found but not trusted (not a regular file, too large, unparsable, wrong schema, other key, bad MAC). */
   rejected: number;
+}
+
+/** Where a cache finds its secret and tells of entries it discarded. */
+export interface GoldCacheOptions {
+  /** The secret's file; undefined = {@link defaultGoldKeyFile}. */
+  keyFile?: string;
+  /** Told of each entry discarded (its path and why); the commands print it as a warning. */
+  onWarning?: (file: string, message: string) => void;
 }
 
 /**
@@ -75,17 +107,24 @@ export interface GoldCacheStats {
  */
 export class GoldCache {
   readonly stats: GoldCacheStats = { hits: 0, misses: 0, rejected: 0 };
+  /** Told of each entry discarded (settable: the commands set it to their warning printer). */
+  onWarning: ((file: string, message: string) => void) | undefined;
   readonly #entry: URL;
   #dir: string | null | undefined;
   #code: string | null | undefined;
+  #keyFile: string | undefined;
+  #secret: Uint8Array | null | undefined;
 
   /**
    * @param entry the module whose import closure computes gold
    * @param dir the cache folder; undefined = {@link defaultGoldCacheDir}, null = none
+   * @param options the secret's file and the warning listener
    */
-  constructor(entry: URL, dir?: string | null) {
+  constructor(entry: URL, dir?: string | null, options: GoldCacheOptions = {}) {
     this.#entry = entry;
     this.#dir = dir;
+    this.#keyFile = options.keyFile;
+    this.onWarning = options.onWarning;
   }
 
   /** The scenario's gold: from the cache when a trusted entry exists, else computed and stored. */
@@ -127,7 +166,32 @@ export class GoldCache {
     if (this.#dir === undefined) this.#dir = defaultGoldCacheDir() ?? null;
     if (this.#dir === null) return null;
     if (!_granted("read", this.#dir) || !_granted("write", this.#dir)) this.#dir = null;
+    else if (!this.#secretBytes()) this.#dir = null;
     return this.#dir;
+  }
+
+  /** The MAC secret, read or made once; null when it can be neither (then nothing is cached). */
+  #secretBytes(): Uint8Array | null {
+    if (this.#secret === undefined) {
+      const file = this.#keyFile ?? defaultGoldKeyFile();
+      this.#secret = file ? readOrMakeSecret(file) : null;
+    }
+    return this.#secret;
+  }
+
+  #mac(payload: string): string {
+    return createHmac("sha256", this.#secretBytes()!).update(payload, "utf8").digest("hex");
+  }
+
+  #reject(file: string, why: string): undefined {
+    this.stats.rejected++;
+    try {
+      Deno.removeSync(file); // a link is removed, never its target
+    } catch {
+      // overwritten below all the same
+    }
+    this.onWarning?.(file, `gold cache entry discarded (${why}); recomputed`);
+    return undefined;
   }
 
   #key(root: DataRoot, scenario: Scenario): string | undefined {
@@ -150,27 +214,38 @@ export class GoldCache {
   }
 
   #read(file: string, key: string, name: string): z.infer<typeof StoredGoldSchema> | undefined {
-    let text: string;
+    let info: Deno.FileInfo;
     try {
-      text = Deno.readTextFileSync(file);
+      info = Deno.lstatSync(file);
     } catch {
       return undefined; // not cached yet
     }
+    if (!info.isFile) return this.#reject(file, "not a regular file");
+    if (info.size > MAX_ENTRY_BYTES) {
+      return this.#reject(file, `${info.size} bytes, over ${MAX_ENTRY_BYTES}`);
+    }
+    const text = readBounded(file, MAX_ENTRY_BYTES);
+    if (text === undefined) return this.#reject(file, "not a regular file of a bounded size");
+    const newline = text.indexOf("\n");
+    const payload = text.slice(newline + 1);
+    if (newline !== 64 || !_equalHex(text.slice(0, 64), this.#mac(payload))) {
+      return this.#reject(file, "its MAC does not verify");
+    }
     try {
-      const raw = JSON.parse(text);
+      const raw = JSON.parse(payload);
       const ok = EntrySchema.safeParse(raw);
       // The parsed JSON, not zod's output: zod rebuilds objects in schema key order.
       if (ok.success && ok.data.key === key && ok.data.name === name) return raw.gold;
     } catch {
       // corrupt: recomputed below
     }
-    this.stats.rejected++;
-    return undefined;
+    return this.#reject(file, "not an entry of this scenario");
   }
 
   #write(dir: string, file: string, key: string, name: string, gold: Gold): void {
     const { name: _n, domain: _d, reference_actions: _a, ...computed } = gold;
-    const text = JSON.stringify({ format: FORMAT, key, name, gold: computed });
+    const payload = JSON.stringify({ format: FORMAT, key, name, gold: computed });
+    const text = `${this.#mac(payload)}\n${payload}`;
     const tmp = `${file}.${Deno.pid}.${crypto.randomUUID()}.tmp`;
     try {
       Deno.mkdirSync(dir, { recursive: true });
@@ -267,6 +342,77 @@ function _readWorldFingerprint(root: DataRoot, rel: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The secret in `file` (hex, {@link SECRET_BYTES} bytes), made with mode 0600 when
+ * there is none; null when it is not a regular file of that form or cannot be made.
+ */
+export function readOrMakeSecret(file: string): Uint8Array | null {
+  if (!_granted("read", file)) return null;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const text = readBounded(file, 4 * SECRET_BYTES);
+    if (text !== undefined) {
+      const hex = text.trim();
+      return /^[0-9a-f]+$/.test(hex) && hex.length === 2 * SECRET_BYTES
+        ? Uint8Array.from(hex.match(/../g)!, (b) => parseInt(b, 16))
+        : null;
+    }
+    if (!_granted("write", file)) return null;
+    try {
+      Deno.mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      // createNew: two processes making it at once agree on the first one's secret.
+      Deno.writeTextFileSync(file, `${randomBytes(SECRET_BYTES).toString("hex")}\n`, {
+        createNew: true,
+        mode: 0o600,
+      });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AlreadyExists)) return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * A regular file's text, read only when it is one and at most `max` bytes (checked
+ * before it is opened, so a FIFO, a device or a link is never opened, and again on
+ * the open file, which must be the same inode); undefined otherwise or when it
+ * cannot be read.
+ */
+export function readBounded(path: string, max: number): string | undefined {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  if (!info.isFile || info.size > max) return undefined;
+  let f: Deno.FsFile | undefined;
+  try {
+    f = Deno.openSync(path, { read: true });
+    const opened = f.statSync();
+    if (!opened.isFile || opened.size > max || opened.ino !== info.ino) return undefined;
+    const buf = new Uint8Array(opened.size + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = f.readSync(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    if (n > max) return undefined;
+    return new TextDecoder().decode(buf.subarray(0, n));
+  } catch {
+    return undefined;
+  } finally {
+    f?.close();
+  }
+}
+
+function _equalHex(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 function _isFile(path: string): boolean {

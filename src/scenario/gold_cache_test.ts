@@ -1,7 +1,14 @@
 import { deepEqual, equal, notEqual } from "node:assert/strict";
+import { createHash, createHmac } from "node:crypto";
 import { join } from "node:path";
 import { BUNDLED_DATA_ROOT, DataRoot } from "./data_root.ts";
-import { codeFingerprint, GoldCache, worldFingerprint } from "./gold_cache.ts";
+import {
+  codeFingerprint,
+  GoldCache,
+  MAX_ENTRY_BYTES,
+  readBounded,
+  worldFingerprint,
+} from "./gold_cache.ts";
 import type { Scenario } from "./scenario.ts";
 import type { Gold } from "./suite.ts";
 import { configs } from "./tau2/suites.ts";
@@ -27,7 +34,11 @@ async function retailCopy(): Promise<string> {
 /** The retail scenarios of a fresh process: a fresh root and suite, nothing remembered. */
 async function fresh(rootDir: string, cacheDir: string) {
   const calls: string[] = [];
-  const cache = new GoldCache(GOLD_MODULE, cacheDir);
+  const warnings: string[] = [];
+  const cache = new GoldCache(GOLD_MODULE, cacheDir, {
+    keyFile: keyFileFor(cacheDir),
+    onWarning: (file, message) => warnings.push(`${file}: ${message}`),
+  });
   const replay = (root: DataRoot, s: Scenario): Promise<Gold> => {
     calls.push(s.name);
     return replayGold(root, s);
@@ -35,7 +46,12 @@ async function fresh(rootDir: string, cacheDir: string) {
   const suite = tau2Suite(RETAIL, { replay, cache });
   const root = new DataRoot(rootDir);
   const { scenarios } = await suite.load(root, { expected: false });
-  return { calls, cache, suite, root, scenarios };
+  return { calls, cache, suite, root, scenarios, warnings };
+}
+
+/** Each test's secret, outside its cache folder (as the default one is). */
+function keyFileFor(cacheDir: string): string {
+  return `${cacheDir}.key`;
 }
 
 function entries(dir: string): string[] {
@@ -70,25 +86,37 @@ Deno.test("gold cache: a corrupt or foreign entry is recomputed and overwritten,
   const truth = await first.suite.gold(first.root, first.scenarios[0]!);
   const [file] = entries(cacheDir);
   const good = Deno.readTextFileSync(file!);
+  const entry = JSON.parse(good.slice(good.indexOf("\n") + 1));
+  // Signed with the right secret, so only the checks after the MAC can refuse them.
+  const sign = (payload: unknown) => {
+    const text = JSON.stringify(payload);
+    const secret = Deno.readTextFileSync(keyFileFor(cacheDir)).trim();
+    const bytes = Uint8Array.from(secret.match(/../g)!, (b) => parseInt(b, 16));
+    return `${createHmac("sha256", bytes).update(text).digest("hex")}\n${text}`;
+  };
 
   for (
-    const bad of [
-      good.slice(0, good.length / 2), // truncated
-      JSON.stringify({ ...JSON.parse(good), gold: { expected_db_sha256: 7 } }), // wrong shape
-      JSON.stringify({ ...JSON.parse(good), key: "0".repeat(64) }), // another key
+    const [bad, why] of [
+      [good.slice(0, good.length / 2), "its MAC does not verify"], // truncated
+      [sign({ ...entry, gold: { expected_db_sha256: 7 } }), "not an entry of this scenario"],
+      [sign({ ...entry, key: "0".repeat(64) }), "not an entry of this scenario"], // another key
       // A plausible entry with a wrong hash but for another scenario.
-      JSON.stringify({
-        ...JSON.parse(good),
-        name: "tau2_retail__9",
-        gold: { ...JSON.parse(good).gold, expected_db_sha256: "f".repeat(64) },
-      }),
+      [
+        sign({
+          ...entry,
+          name: "tau2_retail__9",
+          gold: { ...entry.gold, expected_db_sha256: "f".repeat(64) },
+        }),
+        "not an entry of this scenario",
+      ],
     ]
   ) {
-    Deno.writeTextFileSync(file!, bad);
+    Deno.writeTextFileSync(file!, bad!);
     const next = await fresh(rootDir, cacheDir);
     const gold = await next.suite.gold(next.root, next.scenarios[0]!);
     deepEqual(next.calls, ["tau2_retail__0"]);
     equal(next.cache.stats.rejected, 1);
+    deepEqual(next.warnings, [`${file}: gold cache entry discarded (${why}); recomputed`]);
     equal(JSON.stringify(gold), JSON.stringify(truth));
     equal(Deno.readTextFileSync(file!), good);
   }
@@ -166,5 +194,109 @@ Deno.test("gold cache: with no folder (no permission, null), gold is computed ev
   await suite.gold(root, scenarios[0]!);
   await suite.gold(root, scenarios[0]!); // once per process all the same
   equal(computed, 1);
+  equal(cache.stats.misses, 1);
+});
+
+Deno.test("gold cache: an entry edited without the secret is discarded with a warning, never trusted", async () => {
+  const rootDir = await retailCopy();
+  const cacheDir = await Deno.makeTempDir({ prefix: "callbench-gold-cache-" });
+  const first = await fresh(rootDir, cacheDir);
+  const truth = await first.suite.gold(first.root, first.scenarios[0]!);
+  const [file] = entries(cacheDir);
+  const good = Deno.readTextFileSync(file!);
+  const newline = good.indexOf("\n");
+  const payload = JSON.parse(good.slice(newline + 1));
+  const forged = JSON.stringify({
+    ...payload,
+    gold: { ...payload.gold, expected_db_sha256: "f".repeat(64) },
+  });
+  for (
+    const bad of [
+      `${good.slice(0, newline)}\n${forged}`, // the old MAC over a changed gold
+      // A digest anyone can compute (no secret) is not a MAC.
+      `${createHash("sha256").update(forged).digest("hex")}\n${forged}`,
+      forged, // no MAC at all
+    ]
+  ) {
+    Deno.writeTextFileSync(file!, bad);
+    const next = await fresh(rootDir, cacheDir);
+    const gold = await next.suite.gold(next.root, next.scenarios[0]!);
+    deepEqual(next.calls, ["tau2_retail__0"]);
+    equal(next.cache.stats.rejected, 1);
+    equal(next.warnings.length, 1);
+    equal(
+      next.warnings[0],
+      `${file}: gold cache entry discarded (its MAC does not verify); recomputed`,
+    );
+    equal(JSON.stringify(gold), JSON.stringify(truth));
+    equal(next.scenarios[0]!.expect.db_sha256 ?? gold.expected_db_sha256, truth.expected_db_sha256);
+    equal(Deno.readTextFileSync(file!), good);
+  }
+
+  // Another secret (another machine's, or a lost one) trusts nothing it did not write.
+  Deno.removeSync(keyFileFor(cacheDir));
+  const other = await fresh(rootDir, cacheDir);
+  await other.suite.gold(other.root, other.scenarios[0]!);
+  deepEqual(other.calls, ["tau2_retail__0"]);
+  equal(other.cache.stats.rejected, 1);
+});
+
+Deno.test("gold cache: a FIFO, a link to a device and an oversized file are refused unread", async () => {
+  const rootDir = await retailCopy();
+  const cacheDir = await Deno.makeTempDir({ prefix: "callbench-gold-cache-" });
+  const first = await fresh(rootDir, cacheDir);
+  const truth = await first.suite.gold(first.root, first.scenarios[0]!);
+  const [file] = entries(cacheDir);
+  const good = Deno.readTextFileSync(file!);
+  const makers: [string, () => void][] = [
+    ["not a regular file", () => {
+      const r = new Deno.Command("mkfifo", { args: [file!] }).outputSync();
+      equal(r.code, 0);
+    }],
+    ["not a regular file", () => Deno.symlinkSync("/dev/zero", file!)],
+    [`${MAX_ENTRY_BYTES + 1} bytes, over ${MAX_ENTRY_BYTES}`, () => {
+      const f = Deno.openSync(file!, { write: true, create: true });
+      f.truncateSync(MAX_ENTRY_BYTES + 1); // sparse: costs no disk
+      f.close();
+    }],
+  ];
+  for (const [why, make] of makers) {
+    Deno.removeSync(file!);
+    make();
+    const started = performance.now();
+    const next = await fresh(rootDir, cacheDir);
+    const gold = await next.suite.gold(next.root, next.scenarios[0]!);
+    deepEqual(next.calls, ["tau2_retail__0"]);
+    deepEqual(next.warnings, [`${file}: gold cache entry discarded (${why}); recomputed`]);
+    equal(JSON.stringify(gold), JSON.stringify(truth));
+    // Replaced by a regular entry again, and the FIFO never blocked the read.
+    equal(Deno.readTextFileSync(file!), good);
+    equal(performance.now() - started < 5_000, true);
+  }
+});
+
+Deno.test("gold cache: readBounded opens regular files only, and no more than its bound", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-bounded-" });
+  const small = join(dir, "small");
+  Deno.writeTextFileSync(small, "abc");
+  equal(readBounded(small, 3), "abc");
+  equal(readBounded(small, 2), undefined);
+  Deno.symlinkSync(small, join(dir, "link"));
+  equal(readBounded(join(dir, "link"), 10), undefined);
+  equal(readBounded(dir, 10), undefined);
+  equal(readBounded(join(dir, "missing"), 10), undefined);
+});
+
+Deno.test("gold cache: without a secret nothing is written or read from disk", async () => {
+  const rootDir = await retailCopy();
+  const cacheDir = await Deno.makeTempDir({ prefix: "callbench-gold-cache-" });
+  // The secret's path is a folder: it can be neither read nor made.
+  const keyDir = await Deno.makeTempDir({ prefix: "callbench-gold-key-" });
+  const cache = new GoldCache(GOLD_MODULE, cacheDir, { keyFile: keyDir });
+  const suite = tau2Suite(RETAIL, { cache });
+  const root = new DataRoot(rootDir);
+  const { scenarios } = await suite.load(root, { expected: false });
+  await suite.gold(root, scenarios[0]!);
+  deepEqual(entries(cacheDir), []);
   equal(cache.stats.misses, 1);
 });

@@ -22,6 +22,14 @@ export interface OpenedEnvironment {
   initErrors: string[];
 }
 
+/**
+ * The seed of every world's minted ids (telecom's draft bill ids), in trials and in
+ * gold replays alike: the same calls then mint the same ids, so a trial that makes
+ * the reference's calls ends on the gold hash whatever its trial seed (which still
+ * seeds the participants and the line).
+ */
+export const WORLD_SEED = "gold";
+
 export async function openEnvironment(
   root: DataRoot,
   scenario: Scenario,

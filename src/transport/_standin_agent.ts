@@ -25,13 +25,16 @@ import {
   type RtviMessage,
 } from "../protocol/messages.ts";
 import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
+import { decodeBase64, encodeBase64 } from "../protocol/audio_payload.ts";
+import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 
 /** The rate the stand-in speaks at (what the reference's bots send). */
 export const STANDIN_RATE = 24000;
 
 /** What one session of the stand-in saw. */
 export interface StandinSession {
-  framing: Framing;
+  /** `twilio` on the `/twilio` path (a phone agent behind Twilio Media Streams). */
+  framing: Framing | "twilio";
   /** Every RTVI message type received, in order. */
   messages: string[];
   /** Caller audio chunks: byte length, rate, channels and arrival (performance.now()). */
@@ -49,11 +52,18 @@ export interface StandinOptions {
   msPerWord?: number;
   /** Delay before answering a caller turn (default 150 ms). */
   thinkMs?: number;
+  /**
+   * Makes a session's VAD (default `Vad.create`); a test holds it back to stand for
+   * the first load of libfvad in a fresh process, which takes about 170 ms.
+   */
+  loadVad?: (sampleRate: number) => Promise<Vad>;
 }
 
 /** A running stand-in: its URL and what its sessions saw. */
 export interface Standin {
   url: string;
+  /** The same bot as a phone agent behind Twilio Media Streams (µ-law 8 kHz, marks). */
+  twilioUrl: string;
   sessions: StandinSession[];
   close(): Promise<void>;
 }
@@ -96,9 +106,11 @@ export class VoicedTts implements TtsProvider {
 export function startStandin(options: StandinOptions = {}): Standin {
   // Its voice is made before any call starts.
   const lines = options.lines ?? DEFAULT_LINES;
-  lines.forEach((text, i) =>
-    cachedVoice(STANDIN_RATE, (options.msPerWord ?? 220) * text.split(/\s+/).length, (i + 1) % 3)
-  );
+  lines.forEach((text, i) => {
+    const ms = (options.msPerWord ?? 220) * text.split(/\s+/).length;
+    cachedVoice(STANDIN_RATE, ms, (i + 1) % 3);
+    cachedVoice(TWILIO_RATE, ms, (i + 1) % 3);
+  });
   const sessions: StandinSession[] = [];
   const sockets = new Set<WebSocket>();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
@@ -114,12 +126,16 @@ export function startStandin(options: StandinOptions = {}): Standin {
       replies: 0,
     };
     sessions.push(session);
-    void runSession(socket, session, options);
+    if (new URL(req.url).pathname === "/twilio") {
+      session.framing = "twilio";
+      void runTwilioSession(socket, session, options);
+    } else void runSession(socket, session, options);
     return response;
   });
   const { port } = server.addr as Deno.NetAddr;
   return {
     url: `ws://127.0.0.1:${port}/bot`,
+    twilioUrl: `ws://127.0.0.1:${port}/twilio`,
     sessions,
     async close() {
       for (const s of sockets) s.close(1000, "bye");
@@ -127,6 +143,8 @@ export function startStandin(options: StandinOptions = {}): Standin {
     },
   };
 }
+
+const defaultVad = (sampleRate: number) => Vad.create({ sampleRate, frameMs: 20 });
 
 async function runSession(
   socket: WebSocket,
@@ -136,7 +154,11 @@ async function runSession(
   const lines = options.lines ?? DEFAULT_LINES;
   const msPerWord = options.msPerWord ?? 220;
   const thinkMs = options.thinkMs ?? 150;
-  const vad = await Vad.create({ sampleRate: 16000, frameMs: 20 });
+  // Every handler is in place before the VAD has loaded (which takes a while in a
+  // fresh process): the caller's `client-ready` may arrive first. Audio heard before
+  // then waits for the VAD.
+  const ear: { vad?: Vad } = {};
+  const early: Int16Array[] = [];
   const segmenter = new SpeechSegmenter({ frameMs: 20, minSilenceMs: 500 });
   let next = 0;
   let speakingUntil = 0;
@@ -150,7 +172,9 @@ async function runSession(
     timers.add(t);
   };
   const send = (m: RtviMessage) => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(writeFrame(m, session.framing));
+    if (socket.readyState === WebSocket.OPEN) {
+      socket.send(writeFrame(m, session.framing === "protobuf" ? "protobuf" : "json"));
+    }
   };
   const out = new Pacer({
     clock: new RealClock(),
@@ -171,7 +195,7 @@ async function runSession(
     closed = true;
     out.stop();
     for (const t of timers) clearTimeout(t);
-    vad.free();
+    ear.vad?.free();
   });
   const speak = () => {
     const text = lines[next++];
@@ -195,7 +219,11 @@ async function runSession(
     session.chunks.push({ bytes: pcm.length, sampleRate, numChannels, at: performance.now() });
     const samples = pcm16FromBytes(pcm);
     if (!samples.ok || closed) return;
-    for (const e of segmenter.push(vad.process(samples.samples))) {
+    if (ear.vad === undefined) early.push(samples.samples);
+    else listen(ear.vad, samples.samples);
+  };
+  const listen = (heardBy: Vad, samples: Int16Array) => {
+    for (const e of segmenter.push(heardBy.process(samples))) {
       if (e.type !== "end") continue;
       session.callerTurns++;
       // A turn heard while it still speaks is its own echo of nothing: ignore it.
@@ -241,4 +269,117 @@ async function runSession(
       }
     }
   };
+  const loaded = await (options.loadVad ?? defaultVad)(16000);
+  if (closed) {
+    loaded.free();
+    return;
+  }
+  ear.vad = loaded;
+  for (const samples of early.splice(0)) listen(loaded, samples);
+}
+
+/** The rate of a Twilio media stream. */
+const TWILIO_RATE = 8000;
+
+/**
+ * A phone agent behind Twilio Media Streams: hears the caller's µ-law by VAD, greets
+ * once the stream starts, answers each caller turn with µ-law frames paced every
+ * 20 ms followed by a mark, and hangs up (closes the stream) after its last line.
+ * Messages are read with `JSON.parse` alone: hundreds of calls share its process.
+ */
+function runTwilioSession(socket: WebSocket, session: StandinSession, options: StandinOptions) {
+  const lines = options.lines ?? DEFAULT_LINES;
+  const msPerWord = options.msPerWord ?? 220;
+  const thinkMs = options.thinkMs ?? 150;
+  let vad: Vad | undefined;
+  const early: Int16Array[] = [];
+  const segmenter = new SpeechSegmenter({ frameMs: 20, minSilenceMs: 500 });
+  let streamSid = "";
+  let next = 0;
+  let speakingUntil = 0;
+  let closed = false;
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      if (!closed) fn();
+    }, ms);
+    timers.add(t);
+  };
+  const send = (m: unknown) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(m));
+  };
+  const out = new Pacer({
+    clock: new RealClock(),
+    sampleRate: TWILIO_RATE,
+    chunkMs: 20,
+    silenceFill: false,
+    onChunk: (chunk) =>
+      send({
+        event: "media",
+        streamSid,
+        media: { payload: encodeBase64(mulawEncode(chunk.samples)) },
+      }),
+  });
+  socket.addEventListener("close", () => {
+    closed = true;
+    out.stop();
+    for (const t of timers) clearTimeout(t);
+    vad?.free();
+  });
+  const speak = () => {
+    const text = lines[next++];
+    if (text === undefined) return;
+    session.replies++;
+    const ms = msPerWord * text.split(/\s+/).length;
+    speakingUntil = performance.now() + ms;
+    out.start();
+    out.enqueue(cachedVoice(TWILIO_RATE, ms, next % 3));
+    void out.drained().then(() => {
+      out.stop();
+      if (closed) return;
+      send({ event: "mark", streamSid, mark: { name: `reply-${session.replies}` } });
+      if (next >= lines.length) socket.close(1000, "done");
+    });
+  };
+  const listen = (heardBy: Vad, samples: Int16Array) => {
+    for (const e of segmenter.push(heardBy.process(samples))) {
+      if (e.type !== "end") continue;
+      session.callerTurns++;
+      if (performance.now() < speakingUntil) continue;
+      later(thinkMs, speak);
+    }
+  };
+  socket.onmessage = (event) => {
+    if (typeof event.data !== "string" || closed) return;
+    let m: { event?: string; streamSid?: string; media?: { payload?: string } };
+    try {
+      m = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (m.event !== "media") session.messages.push(String(m.event));
+    if (m.event === "start") {
+      streamSid = m.streamSid ?? "";
+      later(200, speak);
+      return;
+    }
+    if (m.event !== "media" || typeof m.media?.payload !== "string") return;
+    const bytes = decodeBase64(m.media.payload, 1 << 16);
+    if (!bytes.ok) return;
+    session.chunks.push({
+      bytes: bytes.value.length,
+      sampleRate: TWILIO_RATE,
+      numChannels: 1,
+      at: performance.now(),
+    });
+    const samples = mulawDecode(bytes.value);
+    if (vad === undefined) early.push(samples);
+    else listen(vad, samples);
+  };
+  void (options.loadVad ?? defaultVad)(TWILIO_RATE).then((loaded) => {
+    if (closed) return loaded.free();
+    vad = loaded;
+    for (const samples of early.splice(0)) listen(loaded, samples);
+  });
 }

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { redactUrl } from "./redact_url.ts";
 import type { Participant, ParticipantInfo } from "../bridge/call.ts";
 import type { Side } from "../domains/domain.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
@@ -105,7 +106,7 @@ export interface ResolvedRemote extends RemoteParticipantOptions {
   side: Side;
   /** The URL connected to (with the token). */
   connectUrl: string;
-  /** The URL as records and messages show it (no token). */
+  /** The URL as records and messages show it (no token, userinfo or secret-named parameter values). */
   shownUrl: string;
 }
 
@@ -133,7 +134,7 @@ export function resolveRemote(options: RemoteParticipantOptions): ResolvedRemote
     framing,
     side: options.side ?? "agent",
     connectUrl: url.toString(),
-    shownUrl: shown.toString(),
+    shownUrl: redactUrl(shown.toString()),
   };
 }
 

@@ -61,7 +61,7 @@ import {
 import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 import { Vad } from "../audio/vad.ts";
-import { CallerAudioStream, PeerAudioReceiver } from "./rtvi_audio.ts";
+import { CallerAudioStream, PeerAudioReceiver, SILENT_WIRE_CHUNK } from "./rtvi_audio.ts";
 import { Correlator } from "./correlator.ts";
 import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
 import { type AssembledTurn, joinFragments, TurnAssembler } from "./rtvi_turns.ts";
@@ -657,11 +657,12 @@ export class RtviParticipant implements Participant {
   }
 
   #sendAudio(chunk: PcmAudio): void {
-    this.#client?.send(
-      this.#framing === "protobuf"
-        ? encodeAudioFrame(chunk)
-        : writeFrame(rawAudioMessage(chunk), "json"),
-    );
+    if (chunk === SILENT_WIRE_CHUNK) {
+      // Most chunks of a call are silence: its frame is encoded once per process.
+      this.#client?.send(silentFrames[this.#framing] ??= encodeAudio(chunk, this.#framing));
+      return;
+    }
+    this.#client?.send(encodeAudio(chunk, this.#framing));
   }
 
   #peerAudio(audio: PcmAudio, what: string): void {
@@ -766,4 +767,14 @@ function parseJsonOr(text: string): unknown {
 
 function errorKind(kind: string | undefined): ParticipantErrorKind {
   return isParticipantErrorKind(kind) ? kind : "protocol_error";
+}
+
+/** The frame of the silent chunk, per framing (encoded once). */
+const silentFrames: Partial<Record<Framing, string | Uint8Array<ArrayBuffer>>> = {};
+
+/** One chunk of the caller's audio as a frame of the call's framing. */
+function encodeAudio(chunk: PcmAudio, framing: Framing): string | Uint8Array<ArrayBuffer> {
+  return framing === "protobuf"
+    ? encodeAudioFrame(chunk)
+    : writeFrame(rawAudioMessage(chunk), "json");
 }

@@ -34,6 +34,16 @@ export const WIRE_SEND_RATE = 16000;
 /** One chunk's length: 16 ms, 256 samples, 512 bytes at 16 kHz. */
 export const WIRE_CHUNK_MS = 16;
 
+/**
+ * The chunk a {@link CallerAudioStream} sends for a slot of pure silence: always this
+ * object, so what carries it (a frame) can be encoded once. Never to be written to.
+ */
+export const SILENT_WIRE_CHUNK: PcmAudio = Object.freeze({
+  pcm: new Uint8Array((WIRE_SEND_RATE * WIRE_CHUNK_MS / 1000) * 2),
+  sampleRate: WIRE_SEND_RATE,
+  numChannels: 1,
+});
+
 /** What a {@link CallerAudioStream} has sent so far. */
 export interface StreamStats {
   /** Chunks sent (speech and silence). */
@@ -78,11 +88,13 @@ export class CallerAudioStream {
           this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
         }
         options.onChunk?.(chunk);
-        options.send({
-          pcm: pcm16ToBytes(chunk.samples),
-          sampleRate: WIRE_SEND_RATE,
-          numChannels: 1,
-        });
+        options.send(
+          chunk.audioSamples === 0 ? SILENT_WIRE_CHUNK : {
+            pcm: pcm16ToBytes(chunk.samples),
+            sampleRate: WIRE_SEND_RATE,
+            numChannels: 1,
+          },
+        );
       },
     });
   }

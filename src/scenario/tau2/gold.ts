@@ -14,13 +14,13 @@
 import type { DataRoot } from "../data_root.ts";
 import type { Scenario } from "../scenario.ts";
 import type { Gold } from "../suite.ts";
-import { openEnvironment } from "../open_environment.ts";
+import { openEnvironment, WORLD_SEED } from "../open_environment.ts";
 
 /**
  * The seed of a gold replay's Environment. Ids a tool mints from the seed (telecom
  * bills) are then the same in every process.
  */
-export const GOLD_SEED = "gold";
+export const GOLD_SEED = WORLD_SEED;
 
 /**
  * Replays a scenario's reference actions. A failed call is kept in `errors` (its

@@ -1,0 +1,35 @@
+import { equal } from "node:assert/strict";
+import { redactUrl, redactUrlsIn } from "./redact_url.ts";
+
+Deno.test("redactUrl: userinfo and secret-named parameters go, the rest stays", () => {
+  equal(
+    redactUrl("ws://bob:SECRET@127.0.0.1:9/ws?api_key=K&x=1&framing=json"),
+    "ws://***@127.0.0.1:9/ws?api_key=***&x=1&framing=json",
+  );
+  for (
+    const name of [
+      "key",
+      "api_key",
+      "apiKey",
+      "token",
+      "auth_token",
+      "secret",
+      "password",
+      "auth",
+      "X-Amz-Signature",
+    ]
+  ) {
+    equal(redactUrl(`wss://h/p?${name}=S1`), `wss://h/p?${name}=***`, name);
+  }
+  equal(redactUrl("wss://h/p?model=gpt&voice=alloy"), "wss://h/p?model=gpt&voice=alloy");
+  equal(redactUrl("ws://user@h/ws"), "ws://***@h/ws");
+  equal(redactUrl("oracle"), "oracle");
+  equal(redactUrl("script:calls.yaml"), "script:calls.yaml");
+});
+
+Deno.test("redactUrlsIn: URLs inside a message are redacted", () => {
+  equal(
+    redactUrlsIn('connect ECONNREFUSED for "ws://a:b@h:1/ws?token=t" (after 3 tries)'),
+    'connect ECONNREFUSED for "ws://***@h:1/ws?token=***" (after 3 tries)',
+  );
+});

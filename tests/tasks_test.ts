@@ -1,0 +1,246 @@
+/**
+ * Every task of deno.json, run exactly as deno.json defines it (`deno task NAME`),
+ * so a permission a task lacks (a variable a dependency reads, a folder it writes)
+ * fails here rather than for a user. A task added without a row below fails too.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tasks } from "./_tasks.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+
+async function task(name: string, args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", name, ...args],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...env },
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** How each task is run here, or why it is not (it runs the tests, or runs for minutes). */
+const RUNS: Record<string, (() => Promise<void>) | string> = {
+  async cli() {
+    const r = await task("cli", ["--version"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^callbench \d+\.\d+\.\d+/);
+  },
+  async demo() {
+    const r = await task("demo", []);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout + r.stderr, /oracle/);
+  },
+  async scaffold() {
+    // Failed with "Requires env access to LOG_TOKENS" when only tests' own flags ran it.
+    const out = await Deno.makeTempDir({ prefix: "callbench-task-scaffold-" });
+    try {
+      const r = await task("scaffold", ["--domain", "eva_airline", "--out", join(out, "x")]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok([...Deno.readDirSync(join(out, "x"))].length > 0);
+    } finally {
+      await Deno.remove(out, { recursive: true });
+    }
+  },
+  async schema() {
+    // Writes schemas/ in place: what is committed must be what the zod schemas give.
+    const before = await gitStatus("schemas");
+    const r = await task("schema", []);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await gitStatus("schemas"), before, "schemas/ is stale: run deno task schema");
+  },
+  async serve() {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "serve", "--port", "0", "--agent", "noop"],
+      cwd: ROOT,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    let url: string | undefined;
+    while (url === undefined) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+      url = /listening on ws:\/\/(\S+)\/ws/.exec(text)?.[1];
+    }
+    try {
+      assert.ok(url, text);
+      const health = await fetch(`http://${url}/health`);
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+    } finally {
+      child.kill("SIGTERM");
+      await reader.cancel();
+      await child.status;
+    }
+  },
+  async install() {
+    // Installed, the command runs in the user's own folder on that folder's files.
+    const tmp = await Deno.makeTempDir({ prefix: "callbench-task-install-" });
+    try {
+      const r = await task("install", [], { DENO_INSTALL_ROOT: tmp });
+      assert.equal(r.code, 0, r.stderr);
+      const bin = join(tmp, "bin", "callbench");
+      const project = join(tmp, "project");
+      Deno.mkdirSync(project);
+      // The README's from-scratch scenario, in the user's folder.
+      const readme = Deno.readTextFileSync(join(ROOT, "README.md"));
+      const start = readme.indexOf("```yaml\nname: mine__lamp_exchange") + "```yaml\n".length;
+      const scenario = readme.slice(start, readme.indexOf("```", start));
+      Deno.writeTextFileSync(join(project, "mine.yaml"), scenario);
+      const run = async (args: string[], stdin?: string) => {
+        const child = new Deno.Command(bin, {
+          args,
+          cwd: project,
+          stdin: stdin === undefined ? "null" : "piped",
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        if (stdin !== undefined) {
+          const w = child.stdin.getWriter();
+          await w.write(new TextEncoder().encode(stdin));
+          await w.close();
+        }
+        const out = await child.output();
+        const dec = new TextDecoder();
+        return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+      };
+      const version = await run(["--version"]);
+      assert.equal(version.code, 0, version.stderr);
+      const gold = await run(["gold", "mine.yaml"]);
+      assert.equal(gold.code, 0, gold.stderr);
+      const hash = JSON.parse(gold.stdout).expected_db_sha256;
+      Deno.writeTextFileSync(
+        join(project, "mine.yaml"),
+        scenario.replace("expect:\n", `expect:\n  db_sha256: "${hash}"\n`),
+      );
+      const valid = await run(["validate", "mine.yaml"]);
+      assert.equal(valid.code, 0, valid.stderr);
+      const ev = await run(["eval", "mine.yaml", "--agent", "oracle", "--out", "runs/first"]);
+      assert.equal(ev.code, 0, ev.stderr);
+      assert.ok(Deno.statSync(join(project, "runs", "first", "trials.jsonl")).isFile);
+      const verdict = JSON.parse((await run(["score"], ev.stdout)).stdout.trim());
+      assert.equal(verdict.is_successful, true);
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
+  async "bench:server"() {
+    const r = await task("bench:server", ["5"]);
+    assert.equal(r.code, 0, r.stderr);
+  },
+  test: "runs this suite",
+  "test:conformance": "run by .ci/run beside this suite",
+  ok: "runs this suite",
+  bench: "Deno.bench over every *_bench.ts: minutes; run by hand",
+  "bench:audio": "a benchmark of minutes; run by hand",
+  "bench:audio:realtime": "real-time calls for minutes; run by hand",
+  "bench:calls": "a benchmark of minutes; run by hand",
+};
+
+async function gitStatus(path: string): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args: ["status", "--porcelain", "--", path],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test("every deno.json task has a row here", () => {
+  const missing = Object.keys(tasks()).filter((t) => !(t in RUNS));
+  assert.deepEqual(missing, [], "add a run (or the reason it is not run) for each new task");
+});
+
+for (const [name, run] of Object.entries(RUNS)) {
+  if (typeof run === "string") continue;
+  Deno.test({
+    name: `deno task ${name} runs as deno.json defines it`,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: run,
+  });
+}
+
+/** Bytes under `dir` (files counted once, links not followed). */
+function bytesUnder(dir: string): number {
+  let total = 0;
+  for (const e of Deno.readDirSync(dir)) {
+    const p = join(dir, e.name);
+    const info = Deno.lstatSync(p);
+    if (info.isDirectory) total += bytesUnder(p);
+    else if (info.isFile) total += info.size;
+  }
+  return total;
+}
+
+Deno.test({
+  name: "a cold deno task demo downloads under 30 MB: no test-only and no audio package",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const tmp = await Deno.makeTempDir({ prefix: "callbench-cold-" });
+    try {
+      // The tracked files of this checkout, without its node_modules.
+      const listed = await new Deno.Command("git", {
+        args: ["ls-files", "-z"],
+        cwd: ROOT,
+        stdout: "piped",
+      })
+        .output();
+      const files = new TextDecoder().decode(listed.stdout).split("\0").filter(Boolean);
+      const repo = join(tmp, "repo");
+      for (const f of files) {
+        try {
+          Deno.mkdirSync(join(repo, f, ".."), { recursive: true });
+          Deno.copyFileSync(join(ROOT, f), join(repo, f));
+        } catch (e) {
+          if (!(e instanceof Deno.errors.NotFound)) throw e; // deleted in the work tree
+        }
+      }
+      const denoDir = join(tmp, "deno_dir");
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["task", "-q", "demo"],
+        cwd: repo,
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+        env: { NO_COLOR: "1", DENO_DIR: denoDir },
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const installed = [...Deno.readDirSync(join(repo, "node_modules", ".deno"))]
+        .map((e) => e.name).filter((n) => n !== "node_modules" && !n.startsWith(".")).sort();
+      assert.deepEqual(installed.map((n) => n.replace(/@[^@]+$/, "")), [
+        "hono",
+        "ws",
+        "yaml",
+        "zod",
+      ]);
+      const mb = (bytesUnder(denoDir) + bytesUnder(join(repo, "node_modules"))) / 1e6;
+      assert.ok(mb < 30, `a cold demo downloaded ${mb.toFixed(1)} MB`);
+      // Only the tests have a lockfile (tests/deno.lock: it pins the pipecat client's
+      // tree); `deno task` installs every package of a lockfile before it runs a task, so
+      // the runtime has none. That is sound only while every package of the import map
+      // is pinned and depends on nothing.
+      for (const name of installed) {
+        const pkg = name.replace(/@[^@]+$/, "").replace("+", "/");
+        const manifest = JSON.parse(
+          Deno.readTextFileSync(
+            join(repo, "node_modules", ".deno", name, "node_modules", pkg, "package.json"),
+          ),
+        );
+        assert.deepEqual(Object.keys(manifest.dependencies ?? {}), [], `${pkg} has dependencies`);
+      }
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
+});
