@@ -15,8 +15,8 @@
  *
  * @module
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { mulawDecode, mulawEncode } from "../src/audio/mulaw.ts";
 import { pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
 import { voicedSignal } from "../src/audio/_test_signals.ts";

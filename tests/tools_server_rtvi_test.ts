@@ -5,8 +5,8 @@
  * token is refused.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import type { CallSetup } from "../src/bridge/call.ts";
 import { rtvi } from "../src/protocol/messages.ts";
 import { RemoteParticipant } from "../src/participants/remote.ts";

@@ -476,7 +476,7 @@ export const command: Command = {
       throw new InputError({ field: "--tools-host", message: "needs --tools-server" });
     }
     const toolsServer = values["tools-server"]
-      ? (await import("../tools_server/tools_server.ts")).ToolsServer.start({
+      ? (await loadToolsServer()).ToolsServer.start({
         ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
       })
       : undefined;
@@ -641,6 +641,15 @@ function defaultAgent(values: { "agent-model"?: string }, io: Io): string {
       "CALLBENCH_AGENT_MODEL): running the oracle baseline",
   );
   return "oracle";
+}
+
+/**
+ * The tools server's module, by a path built at run time: a literal `import()` is
+ * fetched at start-up, and the MCP SDK would be downloaded by every command.
+ */
+function loadToolsServer(): Promise<typeof import("../tools_server/tools_server.ts")> {
+  const path = ["..", "tools_server", "tools_server.ts"].join("/");
+  return import(path);
 }
 
 /** `--realtime-audio` and `--turn-detection`: only with `--framing openai-realtime` (and `--audio`). */

@@ -14,10 +14,13 @@
  * @module
  */
 import { z } from "zod";
-import type * as RT from "openai/resources/realtime/realtime";
+import type * as RT from "npm:openai@7.55.0/resources/realtime/realtime";
 import { checkValueLimits } from "./limits.ts";
 
-export type { RealtimeClientEvent, RealtimeServerEvent } from "openai/resources/realtime/realtime";
+export type {
+  RealtimeClientEvent,
+  RealtimeServerEvent,
+} from "npm:openai@7.55.0/resources/realtime/realtime";
 
 /** The audio formats callbench offers (`--realtime-audio`). */
 export const REALTIME_AUDIO_FORMATS = ["pcm16", "g711_ulaw"] as const;

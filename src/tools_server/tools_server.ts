@@ -16,9 +16,12 @@
  *
  * @module
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import type { ToolCallReply, ToolSpec } from "../bridge/call.ts";
 import { checkValueLimits } from "../protocol/limits.ts";
 
