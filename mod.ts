@@ -97,7 +97,7 @@ export {
   participantFactory,
   type ParticipantOptions,
 } from "./src/participants/registry.ts";
-export { WIRE_FRAMINGS, type WireFraming } from "./src/transport/mapping.ts";
+export { type RealtimeOptions, WIRE_FRAMINGS, type WireFraming } from "./src/transport/mapping.ts";
 export type { ParticipantFactory } from "./src/participants/participant_factory.ts";
 
 // Running, scoring and reporting.
@@ -109,6 +109,7 @@ export {
   type WorkerOptions,
 } from "./src/runner/runner.ts";
 export type { CallLimits } from "./src/bridge/bridge.ts";
+export type { ServedTools, ToolsRegistry } from "./src/runner/served_tools.ts";
 export { type SpeechOptions, SpeechOptionsSchema } from "./src/speech/speech_options.ts";
 export {
   type ErrorKind,

@@ -22,7 +22,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["protocol", "flow", "llm"],
   ["scenario", "transport"],
   ["participants"],
-  ["runner", "server"],
+  ["runner", "server", "tools_server"],
   ["score"],
   ["report"],
   ["cli"],

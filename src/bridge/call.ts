@@ -93,6 +93,12 @@ export interface CallSetup {
    * and is configured the way the reference runner configures them.
    */
   agent_world?: SelfWorldSetup;
+  /**
+   * `eval --tools-server`: this call's MCP endpoint for the agent's tools (an agent
+   * that calls them from its own backend); `url` holds the token in its path, which
+   * also works as `Authorization: Bearer`.
+   */
+  tools_server?: { url: string; token: string };
 }
 
 /** What a reference-style bot that owns its world is given before the call. */

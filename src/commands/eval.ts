@@ -22,7 +22,12 @@ import { envWithKey } from "../cli/secret_env.ts";
 import { MODEL_ENV, type ModelRole, modelSettings } from "../llm/model_settings.ts";
 import { progressBar, progressLines } from "../cli/progress.ts";
 import { scoreTrial } from "../score/score_trial.ts";
-import { isWireFraming, WIRE_FRAMINGS } from "../transport/mapping.ts";
+import {
+  isWireFraming,
+  type RealtimeOptions,
+  WIRE_FRAMINGS,
+  type WireFraming,
+} from "../transport/mapping.ts";
 import { checkIdentities, type RefIdentity } from "../scenario/identity.ts";
 import { join } from "node:path";
 import {
@@ -102,7 +107,38 @@ const PARTICIPANT_FLAGS = {
     value: "F",
     description: "the ws:// agent's wire: json (default; RTVI JSON text frames) |\n" +
       "protobuf (RTVI in pipecat protobuf frames) | twilio (Twilio Media\n" +
-      "Streams: callbench plays Twilio; audio only). Else the URL's ?framing=",
+      "Streams: callbench plays Twilio; audio only) | openai-realtime (the\n" +
+      "OpenAI Realtime API: callbench is the client; needs --audio). Else the\n" +
+      "URL's ?framing=",
+  },
+  "tools-server": {
+    type: "boolean",
+    description: "also serve each call's agent tools over MCP (Streamable HTTP) for agents\n" +
+      "that call their tools themselves: the endpoint reaches the agent in the\n" +
+      "RTVI update_system_prompt data or the realtime session's tools, and the\n" +
+      "record; the calls run in the trial's world (trials run in-process)",
+  },
+  "tools-host": {
+    type: "string",
+    value: "HOST",
+    description: "where --tools-server listens (default 127.0.0.1)",
+  },
+  "agent-key": {
+    type: "string",
+    value: "KEY",
+    description: "openai-realtime: the API key, sent as Authorization: Bearer (else the\n" +
+      "key variable, OPENAI_API_KEY or --api-key-env); never recorded",
+  },
+  "realtime-audio": {
+    type: "string",
+    value: "F",
+    description: "openai-realtime: pcm16 (default; 24 kHz) | g711_ulaw (8 kHz), both ways",
+  },
+  "turn-detection": {
+    type: "string",
+    value: "T",
+    description: "openai-realtime: server_vad (default) | semantic_vad | none (callbench\n" +
+      "commits each utterance and asks for the response)",
   },
   "agent-world": {
     type: "string",
@@ -354,6 +390,7 @@ export const command: Command = {
     if (framing !== undefined && !/^wss?:\/\//.test(values.agent ?? "")) {
       throw new InputError({ field: "--framing", message: "needs a ws:// agent" });
     }
+    const realtime = realtimeFromFlags(values, framing);
     const trials = intFlag("trials", values.trials, Number(FLAGS.trials.default));
     let concurrency = intFlag(
       "concurrency",
@@ -391,7 +428,12 @@ export const command: Command = {
       ),
       ...(values.kick !== undefined ? { kick: values.kick } : {}),
       ...(framing !== undefined ? { framing } : {}),
+      ...(realtime ? { realtime } : {}),
     };
+    if (framing === "openai-realtime") {
+      const key = values["agent-key"] ?? participants.agentModel.apiKey;
+      if (key !== undefined) participants.agentKey = key;
+    }
     // A script agent is read and checked before any call; its text shapes the calls.
     let script: string | undefined;
     if (participants.agent.startsWith("script:")) {
@@ -437,6 +479,7 @@ export const command: Command = {
       ...(script ? { script } : {}),
       ...(participants.kick !== undefined ? { kick: participants.kick } : {}),
       ...(framing !== undefined ? { framing } : {}),
+      ...(realtime ? { realtime } : {}),
       ...(label !== undefined ? { label } : {}),
       ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
       ...(speech ? { speech: speechConfig(speech) } : {}),
@@ -470,6 +513,14 @@ export const command: Command = {
       why ??= "interrupt";
       stop.abort();
     });
+    if (values["tools-host"] !== undefined && !values["tools-server"]) {
+      throw new InputError({ field: "--tools-host", message: "needs --tools-server" });
+    }
+    const toolsServer = values["tools-server"]
+      ? (await loadToolsServer()).ToolsServer.start({
+        ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
+      })
+      : undefined;
     const run = runTrials({
       scenarios: sel.scenarios,
       root,
@@ -508,6 +559,7 @@ export const command: Command = {
         }
         : {}),
       limits,
+      ...(toolsServer ? { toolsServer } : {}),
       signal: stop.signal,
       onRecord: (r) => {
         written++;
@@ -589,7 +641,7 @@ export const command: Command = {
 };
 
 /** The framing a ws:// URL names (`?framing=`), else json. */
-function urlFraming(url: string): "json" | "protobuf" | "twilio" {
+function urlFraming(url: string): WireFraming {
   const named = new URL(url).searchParams.get("framing");
   return isWireFraming(named) ? named : "json";
 }
@@ -599,7 +651,7 @@ function urlFraming(url: string): "json" | "protobuf" | "twilio" {
  * the idle cores, at most `requested`) and its gate on the pacers' lateness.
  */
 async function realTimeRun(
-  framing: "json" | "protobuf" | "twilio",
+  framing: WireFraming,
   requested: number | undefined,
 ): Promise<{ concurrency: number; admit: (signal?: AbortSignal) => Promise<void> }> {
   const { realTimeConcurrency, RealTimeGate } = await import("../runner/realtime_concurrency.ts");
@@ -634,6 +686,57 @@ function defaultAgent(values: { "agent-model"?: string }, io: Io): string {
       "CALLBENCH_AGENT_MODEL): running the oracle baseline",
   );
   return "oracle";
+}
+
+/**
+ * The tools server's module, by a path built at run time: a literal `import()` is
+ * fetched at start-up, and the MCP SDK would be downloaded by every command.
+ */
+function loadToolsServer(): Promise<typeof import("../tools_server/tools_server.ts")> {
+  const path = ["..", "tools_server", "tools_server.ts"].join("/");
+  return import(path);
+}
+
+/** `--realtime-audio` and `--turn-detection`: only with `--framing openai-realtime` (and `--audio`). */
+function realtimeFromFlags(
+  values: Record<string, unknown>,
+  framing: string | undefined,
+): RealtimeOptions | undefined {
+  const audio = values["realtime-audio"] as string | undefined;
+  const turn = values["turn-detection"] as string | undefined;
+  if (framing !== "openai-realtime") {
+    for (const flag of ["realtime-audio", "turn-detection", "agent-key"]) {
+      if (values[flag] !== undefined) {
+        throw new InputError({ field: `--${flag}`, message: "needs --framing openai-realtime" });
+      }
+    }
+    return undefined;
+  }
+  if (!values.audio) {
+    throw new InputError({
+      field: "--framing",
+      message: "openai-realtime carries audio only",
+      hint: "add --audio",
+    });
+  }
+  if (audio !== undefined && audio !== "pcm16" && audio !== "g711_ulaw") {
+    throw new InputError({
+      field: "--realtime-audio",
+      message: `unknown format "${audio}"`,
+      hint: "pcm16 or g711_ulaw",
+    });
+  }
+  if (turn !== undefined && turn !== "server_vad" && turn !== "semantic_vad" && turn !== "none") {
+    throw new InputError({
+      field: "--turn-detection",
+      message: `unknown turn detection "${turn}"`,
+      hint: "server_vad, semantic_vad or none",
+    });
+  }
+  return {
+    audio: audio ?? "pcm16",
+    turnDetection: turn ?? "server_vad",
+  };
 }
 
 function parseShard(v: string | undefined): { index: number; count: number } | undefined {

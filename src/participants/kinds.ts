@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { WireFraming } from "../transport/mapping.ts";
+import type { RealtimeOptions, WireFraming } from "../transport/mapping.ts";
 import type { CallLine, CallSetup, Participant, Usage } from "../bridge/call.ts";
 import { closest, InputError } from "../problem/problem.ts";
 import type { Side } from "../domains/domain.ts";
@@ -50,6 +50,10 @@ export interface KindContext {
   kick?: string;
   /** Remote participants: the wire mapping (`eval --framing`; else the URL's `?framing=`). */
   framing?: WireFraming;
+  /** Remote agents on the realtime wire: the API key (an `Authorization` header; never recorded). */
+  agentKey?: string;
+  /** Remote agents on the realtime wire: the session's audio format and turn detection. */
+  realtime?: RealtimeOptions;
   /** Audio calls: the scripted caller's chance per agent utterance to cut in (`--barge-in`). */
   bargeIn?: number;
   /** The call is an audio call (`eval --audio`): the scenario's `user.barge_in` applies. */
@@ -104,6 +108,8 @@ function remoteKind(prefix: string, side: Side): ParticipantKind {
         ...(side === "agent" ? { kick: ctx.kick } : {}),
         ...(side === "agent" && ctx.transcripts ? { transcripts: true } : {}),
         ...(ctx.framing !== undefined ? { framing: ctx.framing } : {}),
+        ...(side === "agent" && ctx.agentKey !== undefined ? { apiKey: ctx.agentKey } : {}),
+        ...(ctx.realtime !== undefined ? { realtime: ctx.realtime } : {}),
       });
     },
   };

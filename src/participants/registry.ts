@@ -10,7 +10,7 @@ import { InputError } from "../problem/problem.ts";
 import type { Side } from "../domains/domain.ts";
 import type { ParticipantFactory } from "./participant_factory.ts";
 import type { Scenario } from "../scenario/scenario.ts";
-import type { WireFraming } from "../transport/mapping.ts";
+import type { RealtimeOptions, WireFraming } from "../transport/mapping.ts";
 import { type CallerBehaviour, hasBehaviour } from "../speech/behaviour.ts";
 import { AUTO_USER, findKind, type LlmSettings, type ParticipantKind } from "./kinds.ts";
 
@@ -32,6 +32,10 @@ export interface ParticipantOptions {
   kick?: string;
   /** Remote agents: the wire mapping (`eval --framing`; else the URL's `?framing=`). */
   framing?: WireFraming;
+  /** Remote agents on the realtime wire: the API key (an `Authorization` header; never recorded). */
+  agentKey?: string;
+  /** Remote agents on the realtime wire: the session's audio format and turn detection. */
+  realtime?: RealtimeOptions;
   /** Audio calls: the scripted caller's chance per agent utterance to cut in (`--barge-in`). */
   bargeIn?: number;
   /** The calls are audio calls (`eval --audio`): scenarios' `user.barge_in` applies. */
@@ -87,6 +91,8 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
         connectAttempts: opts.connectAttempts,
         kick: opts.kick,
         ...(opts.framing !== undefined ? { framing: opts.framing } : {}),
+        ...(side === "agent" && opts.agentKey !== undefined ? { agentKey: opts.agentKey } : {}),
+        ...(opts.realtime !== undefined ? { realtime: opts.realtime } : {}),
         ...(bargeIn ? { bargeIn } : {}),
         ...(opts.audio ? { audio: true } : {}),
         ...(opts.transcripts ? { transcripts: true } : {}),

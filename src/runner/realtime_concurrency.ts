@@ -15,6 +15,7 @@
  *
  * @module
  */
+import type { WireFraming } from "../transport/mapping.ts";
 import type { Clock } from "../clock/clock.ts";
 import type { LatenessMeter } from "../audio/lateness.ts";
 
@@ -28,15 +29,17 @@ export const LATENESS_WINDOW_MS = 10_000;
  * side; the agent elsewhere). Conservative: `bench:audio:realtime` on a 2-core machine
  * shared by other work; see the README's table.
  */
-export const CALLS_PER_IDLE_CORE: Readonly<Record<"json" | "protobuf" | "twilio", number>> = {
+export const CALLS_PER_IDLE_CORE: Readonly<Record<WireFraming, number>> = {
   json: 25,
   protobuf: 25,
   twilio: 20,
+  // Not measured yet: 10 ms appends both ways are twice Twilio's frames, so half its calls.
+  "openai-realtime": 10,
 };
 
 /** What the default concurrency of real-time calls looks at. */
 export interface RealTimeConcurrencyInput {
-  framing: "json" | "protobuf" | "twilio";
+  framing: WireFraming;
   /** Cores of the machine. */
   cores: number;
   /** The 1-minute load average, when known. */

@@ -29,6 +29,7 @@ import { CALLBENCH_VERSION } from "./version.ts";
 import { openSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
 import { trialLines, trialVoice } from "./trial_line.ts";
+import { type ToolsRegistry, ToolsServedAgent } from "./served_tools.ts";
 
 export interface TrialPlan {
   scenario: Scenario;
@@ -53,6 +54,8 @@ export interface TrialPlan {
   speech?: SpeechOptions;
   /** Audio calls: the folder for `<trial>.wav` (`<out>/audio`); no recording unless set. */
   audioDir?: string;
+  /** `eval --tools-server`: the agent's tools are also served over MCP (in-process trials). */
+  toolsServer?: ToolsRegistry;
 }
 
 export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
@@ -94,7 +97,8 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       scenario_sha256: scenarioSha256(scenario, plan.root),
       data_root: plan.root.path,
     };
-    agent = await plan.participants.agent(scenario, agentSetup);
+    const made = await plan.participants.agent(scenario, agentSetup);
+    agent = plan.toolsServer ? new ToolsServedAgent(made, plan.toolsServer) : made;
     user = await plan.participants.user(scenario, userSetup);
     const setupMs = performance.now() - wallStart;
     const simulated = plan.participants.deterministic(scenario);

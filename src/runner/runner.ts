@@ -29,6 +29,7 @@ import type { ParticipantOptions } from "../participants/registry.ts";
 import type { TrialPool } from "./worker_pool.ts";
 import { defaultWorkerCount, loadAverage } from "./worker_count.ts";
 import type { SpeechOptions } from "../speech/speech_options.ts";
+import type { ToolsRegistry } from "./served_tools.ts";
 
 /**
  * Trials on a pool of Workers, each with its own event loop (see `worker_pool.ts`).
@@ -111,6 +112,8 @@ export interface RunOptions {
   onProgress?: (done: number, total: number, record?: TrialRecord) => void;
   /** Run the trials on Workers (default: in-process, on this event loop). */
   workers?: WorkerOptions;
+  /** `eval --tools-server`: serve each agent's tools over MCP (the trials run in-process). */
+  toolsServer?: ToolsRegistry;
 }
 
 /** What `runTrials` did. */
@@ -179,7 +182,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   const stopPool = () => pool?.close();
   try {
     const count = _workerCount(opts, lanes, todo);
-    if (opts.workers && count > 1 && !stopped()) {
+    if (opts.workers && count > 1 && !stopped() && !opts.toolsServer) {
       pool = await _startPool(opts, opts.workers, count, todo);
       opts.signal?.addEventListener("abort", stopPool);
     }
@@ -187,7 +190,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     sink?.close();
     throw e;
   }
-  const trial = _trialOptions(opts);
+  const trial = _localTrialOptions(opts);
   const execute = pool
     ? (item: { scenario: Scenario; key: TrialKey }) => pool!.run(item)
     : (item: { scenario: Scenario; key: TrialKey }) =>
@@ -252,6 +255,11 @@ function _trialOptions(
     ...(opts.speech ? { speech: opts.speech } : {}),
     ...(opts.speech && opts.out ? { audioDir: join(opts.out, "audio") } : {}),
   };
+}
+
+/** The in-process trials' options: the Workers' plus what cannot cross to a Worker. */
+function _localTrialOptions(opts: RunOptions) {
+  return { ..._trialOptions(opts), ...(opts.toolsServer ? { toolsServer: opts.toolsServer } : {}) };
 }
 
 /** Workers for this run: `workers.count` (at most `lanes`), or the default rule's. */

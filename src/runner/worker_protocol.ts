@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { TrialRecord } from "./trial_record.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import { CallerBehaviourSchema } from "../speech/behaviour.ts";
+import { WIRE_FRAMINGS } from "../transport/mapping.ts";
 
 const LlmSettingsSchema = z.object({
   baseUrl: z.string().optional(),
@@ -29,6 +30,13 @@ export const ParticipantOptionsSchema = z.object({
   userModel: LlmSettingsSchema,
   connectAttempts: z.number().int().optional(),
   kick: z.string().optional(),
+  framing: z.enum(WIRE_FRAMINGS).optional(),
+  agentKey: z.string().optional(),
+  realtime: z.object({
+    audio: z.enum(["pcm16", "g711_ulaw"]).optional(),
+    turnDetection: z.enum(["server_vad", "semantic_vad", "none"]).optional(),
+    voice: z.string().optional(),
+  }).optional(),
   bargeIn: z.number().optional(),
   audio: z.boolean().optional(),
   transcripts: z.boolean().optional(),

@@ -9,6 +9,7 @@
  * | `json` (default) | `./rtvi.ts`    | RTVI 2.1 JSON in text frames                          |
  * | `protobuf`       | `./rtvi.ts`    | RTVI JSON inside pipecat protobuf `MessageFrame`s      |
  * | `twilio`         | `./twilio.ts`  | Twilio Media Streams (callbench plays Twilio's side)   |
+ * | `openai-realtime`| `./openai_realtime.ts` | OpenAI Realtime API (callbench is the client)  |
  *
  * A new mapping is a new file and one row of {@link MAPPINGS}. The framing comes from
  * the option (`eval --framing`), else the URL's `?framing=` query, else `json`.
@@ -25,7 +26,7 @@ import type { Connector } from "./ws_client.ts";
 export const WORDS_UNKNOWN = "[words unknown]";
 
 /** The framings `--framing` takes. */
-export const WIRE_FRAMINGS = ["json", "protobuf", "twilio"] as const;
+export const WIRE_FRAMINGS = ["json", "protobuf", "twilio", "openai-realtime"] as const;
 /** One of `WIRE_FRAMINGS`: how a remote participant's messages go on the wire. */
 export type WireFraming = typeof WIRE_FRAMINGS[number];
 
@@ -87,6 +88,23 @@ export interface RemoteParticipantOptions {
   speech?: RemoteSpeech;
   /** Opens the socket (tests; default the `ws` package's client). */
   connect?: Connector;
+  /**
+   * An API key sent as `Authorization: Bearer` with the upgrade (the realtime wire):
+   * never in the URL, a message or the record.
+   */
+  apiKey?: string;
+  /** The realtime wire: audio format and turn detection asked for in `session.update`. */
+  realtime?: RealtimeOptions;
+}
+
+/** How a realtime session is configured (`openai-realtime`). */
+export interface RealtimeOptions {
+  /** `pcm16` (24 kHz, the default) or `g711_ulaw` (8 kHz), both ways. */
+  audio?: "pcm16" | "g711_ulaw";
+  /** `server_vad` (default), `semantic_vad`, or `none` (callbench commits each utterance). */
+  turnDetection?: "server_vad" | "semantic_vad" | "none";
+  /** The model's output voice (default: the server's). */
+  voice?: string;
 }
 
 /** The options with the framing chosen and the URLs worked out. */
@@ -107,6 +125,7 @@ export const MAPPINGS: Record<WireFraming, () => Promise<WireMapping>> = {
   json: async () => (await import("./rtvi.ts")).rtviMapping,
   protobuf: async () => (await import("./rtvi.ts")).rtviMapping,
   twilio: async () => (await import("./twilio.ts")).twilioMapping,
+  "openai-realtime": async () => (await import("./openai_realtime.ts")).realtimeMapping,
 };
 
 /** Chooses the framing (option, else `?framing=`, else json) and the URLs. */

@@ -164,6 +164,7 @@ export class RtviParticipant implements Participant {
         seed: setup.seed,
         ...(setup.userdata ? { userdata: setup.userdata } : {}),
         ...(setup.scenario_sha256 ? { scenario_sha256: setup.scenario_sha256 } : {}),
+        ...(setup.tools_server ? { tools_server: setup.tools_server } : {}),
       },
     }, this.#id("update_prompt"));
     const refusal = (e: ParticipantError) =>

@@ -34,8 +34,15 @@ export interface ClientSocket {
   close(code?: number, reason?: string): void;
 }
 
-/** Opens a socket; `maxPayload` is the largest frame the socket itself accepts. */
-export type Connector = (url: string, maxPayload: number) => ClientSocket | Promise<ClientSocket>;
+/**
+ * Opens a socket; `maxPayload` is the largest frame the socket itself accepts, `headers`
+ * go with the upgrade request (an API key's `Authorization`, never in the URL).
+ */
+export type Connector = (
+  url: string,
+  maxPayload: number,
+  headers?: Record<string, string>,
+) => ClientSocket | Promise<ClientSocket>;
 
 const OPEN = 1;
 const CLOSED = 3;
@@ -74,6 +81,8 @@ export interface WsClientOptions {
   maxFrameBytes?: number;
   /** Opens the socket (tests; default the `ws` package's client). */
   connect?: Connector;
+  /** Headers of the upgrade request (never shown in messages). */
+  headers?: Record<string, string>;
   /** One frame, text or bytes, within the size bound. */
   onFrame(data: string | ArrayBuffer): void;
   /** A frame that cannot be taken (wrong type, too large): the peer is broken. */
@@ -189,7 +198,7 @@ async function open(options: WsClientOptions): Promise<WsClient | AttemptFailure
   let ws: ClientSocket;
   try {
     // Up to 4× the frame cap the frame reaches the size check, which names its size.
-    ws = await connect(options.url, 4 * maxFrameBytes);
+    ws = await connect(options.url, 4 * maxFrameBytes, options.headers);
   } catch (e) {
     return { error: (e as Error).message };
   }
@@ -271,7 +280,7 @@ function upgradeStatus(message: string): { status?: number } {
 interface WsModule {
   WebSocket: new (
     url: string,
-    options: { perMessageDeflate: boolean; maxPayload: number },
+    options: { perMessageDeflate: boolean; maxPayload: number; headers?: Record<string, string> },
   ) => ClientSocket;
 }
 
@@ -290,5 +299,10 @@ async function wsConnector(): Promise<Connector> {
     throw new Error(`cannot load the WebSocket client (npm:ws): ${(e as Error).message}`);
   }
   // Deno's client offers no compression either; deflate would only add latency.
-  return (url, maxPayload) => new ws.WebSocket(url, { perMessageDeflate: false, maxPayload });
+  return (url, maxPayload, headers) =>
+    new ws.WebSocket(url, {
+      perMessageDeflate: false,
+      maxPayload,
+      ...(headers ? { headers } : {}),
+    });
 }
