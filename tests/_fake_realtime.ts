@@ -10,13 +10,15 @@
  * usage. It records what it produced, so a test can compare the client's measures
  * with it: for each spoken response after a caller turn, the voice-to-voice latency
  * it produced (its first delta's send time plus the leading silence it put in, minus
- * the end of the caller's voiced audio by the same VAD the harness uses, on the
+ * the end of the caller's speech by energy (PROTOCOL.md "Audio measures"), on the
  * caller's schedule: the utterance's earliest chunk arrival less the audio before it).
  *
  * @module
  */
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+import { speechSpan } from "../src/audio/energy.ts";
+import { concatSamples } from "../src/audio/pcm.ts";
 import { mulawDecode, mulawEncode } from "../src/audio/mulaw.ts";
 import { pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
 import { voicedSignal } from "../src/audio/_test_signals.ts";
@@ -185,7 +187,7 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
    * arrival less the audio before it, so a chunk that came late does not move it), and
    * how much of it has come.
    */
-  let utterance: { atMs: number; receivedMs: number } | undefined;
+  let utterance: { atMs: number; receivedMs: number; pcm: Int16Array[] } | undefined;
   let segmenter = new SpeechSegmenter({ frameMs: 20 });
   let quietChunks = 0;
   /** When the caller's last turn ended (ms, this process's clock), awaiting a spoken reply. */
@@ -335,13 +337,14 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
     const silent = pcm.every((x) => x === 0);
     if (!utterance) {
       if (silent) return;
-      utterance = { atMs: now, receivedMs: 0 };
+      utterance = { atMs: now, receivedMs: 0, pcm: [] };
       segmenter = new SpeechSegmenter({ frameMs: 20 });
       vads[format].reset();
       quietChunks = 0;
     }
     utterance.atMs = Math.min(utterance.atMs, now - utterance.receivedMs);
     utterance.receivedMs += (pcm.length * 1000) / rate;
+    utterance.pcm.push(pcm);
     for (const e of segmenter.push(vads[format].process(pcm))) {
       if (!turnDetection) continue;
       if (e.type === "start") {
@@ -351,7 +354,10 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
         send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: e.atMs, item_id: "u" });
         send({ type: "input_audio_buffer.committed", item_id: "u", previous_item_id: null });
         log.callerTurns++;
-        callerEndAt = utterance.atMs + e.atMs;
+        // The caller's end of speech as PROTOCOL.md defines it (by energy), on what arrived;
+        // the VAD's own stop only tells that the turn is over.
+        const span = speechSpan(concatSamples(utterance.pcm), rate);
+        callerEndAt = utterance.atMs + (span?.endMs ?? e.atMs);
         nextStep();
       }
     }

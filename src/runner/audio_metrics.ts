@@ -208,7 +208,8 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
         const own = receivedAt.has(a.start_ms);
         if (own) {
           // The agent's own audio: it yielded if its voice stopped while the caller
-          // was still speaking; the yield is the caller's onset to its last voiced frame.
+          // was still speaking; the yield is the caller's voiced onset to the agent's last
+          // voiced frame (both by the VAD, so a shared bias cancels).
           const agentSegs = agent.byTurnStart.get(a.start_ms) ?? [];
           const lastVoiced = agentSegs[agentSegs.length - 1]?.[1] ?? a.end_ms;
           const callerEnd = userSegs[userSegs.length - 1]?.[1] ?? turn.end_ms;

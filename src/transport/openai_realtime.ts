@@ -304,8 +304,10 @@ export class RealtimeParticipant implements Participant {
     const mono = toMono(audio);
     const late = this.#line!.clock.now() - at;
     if (late > 5) this.#line!.trace({ type: "caller_audio_late", ms: Math.round(late) });
-    if (mono.sampleRate === call.sampleRate) return call.speak(mono.samples);
-    await call.speak(slices(mono.samples, mono.sampleRate, call.sampleRate));
+    // The record places and measures the utterance where its first sample went out.
+    const onSent = (atMs: number) => this.#line?.audioSent?.(audio, atMs);
+    if (mono.sampleRate === call.sampleRate) return call.speak(mono.samples, onSent);
+    await call.speak(slices(mono.samples, mono.sampleRate, call.sampleRate), onSent);
   }
 
   /** One response, as heard: its transcript, and the audio placed where it played. */

@@ -24,6 +24,7 @@
  *
  * @module
  */
+import { SentMarks } from "../audio/sent_marks.ts";
 import type { Clock, ToolCallReply } from "../bridge/call.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { concatSamples, pcm16FromBytes, pcm16ToBytes } from "../audio/pcm.ts";
@@ -142,6 +143,8 @@ export class RealtimeCall {
   readonly sampleRate: number;
   readonly #o: RealtimeCallOptions;
   readonly #caller: Pacer;
+  /** When each utterance's first sample went out (`speak`'s `onSent`). */
+  readonly #callerMarks: SentMarks;
   readonly #playback: Pacer;
   readonly #responses = new Map<string, Response>();
   /** Responses with audio, in playing order. */
@@ -172,6 +175,7 @@ export class RealtimeCall {
   constructor(options: RealtimeCallOptions) {
     this.#o = options;
     this.sampleRate = REALTIME_FORMATS[options.format].sampleRate;
+    this.#callerMarks = new SentMarks(this.sampleRate);
     this.#caller = new Pacer({
       clock: options.clock,
       sampleRate: this.sampleRate,
@@ -179,6 +183,7 @@ export class RealtimeCall {
       silenceFill: options.turnDetection !== "none",
       onChunk: (chunk) => {
         if (this.#ended) return;
+        this.#callerMarks.sent(chunk);
         this.#stats.sent_ms += REALTIME_CHUNK_MS;
         this.#stats.sent_speech_ms += (chunk.audioSamples * 1000) / this.sampleRate;
         this.#o.send(audioAppend(this.#encode(chunk.samples)));
@@ -203,17 +208,23 @@ export class RealtimeCall {
 
   /**
    * Queues the caller's speech (PCM16 at {@link sampleRate}, whole or in pieces as
-   * they are ready); resolves once it has been sent.
+   * they are ready); resolves once it has been sent. `onSent` hears the grid time its
+   * first sample went out at.
    */
-  async speak(speech: Int16Array | AsyncIterable<Int16Array>): Promise<void> {
+  async speak(
+    speech: Int16Array | AsyncIterable<Int16Array>,
+    onSent?: (atMs: number) => void,
+  ): Promise<void> {
     if (this.#ended) return;
     // Without turn detection the server hears no barge-in: the client cuts.
     if (this.#o.turnDetection === "none" && this.agentAudioPending) this.#cut(true);
-    if (speech instanceof Int16Array) this.#callerSays(speech);
+    if (speech instanceof Int16Array) this.#callerSays(speech, onSent);
     else {
+      let first = true;
       for await (const piece of speech) {
         if (this.#ended) return;
-        this.#callerSays(piece);
+        this.#callerSays(piece, first ? onSent : undefined);
+        first = false;
       }
     }
     await this.#caller.drained();
@@ -226,9 +237,10 @@ export class RealtimeCall {
    * Queues caller audio. Speech after a quiet stretch starts a fresh grid now, so it
    * goes out when the caller begins, not on the next slot of the silence's grid.
    */
-  #callerSays(samples: Int16Array): void {
+  #callerSays(samples: Int16Array, onSent?: (atMs: number) => void): void {
     const restart = this.#begun && this.#caller.queuedSamples === 0;
     if (restart) this.#caller.stop();
+    this.#callerMarks.queued(samples.length, onSent);
     this.#caller.enqueue(samples);
     if (restart) this.#caller.start();
   }
