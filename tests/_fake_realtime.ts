@@ -15,7 +15,9 @@
  *
  * @module
  */
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { speechSpan } from "../src/audio/energy.ts";
 import { concatSamples } from "../src/audio/pcm.ts";

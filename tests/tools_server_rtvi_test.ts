@@ -5,7 +5,9 @@
  * token is refused.
  */
 import assert from "node:assert/strict";
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import type { CallSetup } from "../src/bridge/call.ts";
 import { rtvi } from "../src/protocol/messages.ts";

@@ -14,6 +14,7 @@
  * @module
  */
 import { z } from "zod";
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import type * as RT from "npm:openai@7.55.0/resources/realtime/realtime";
 import { checkValueLimits } from "./limits.ts";
 

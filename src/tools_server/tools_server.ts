@@ -16,11 +16,14 @@
  *
  * @module
  */
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  // deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import type { ToolCallReply, ToolSpec } from "../bridge/call.ts";
 import { checkValueLimits } from "../protocol/limits.ts";

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- kept out of the import map, so a first run does not download it
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import type { ToolCallReply, ToolSpec } from "../bridge/call.ts";
 import { ToolsServer, type TrialTools } from "./tools_server.ts";
