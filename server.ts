@@ -19,31 +19,8 @@
  *
  * @module
  */
-export {
-  type AppAudio,
-  type AppOptions,
-  createApp,
-  DEFAULT_AGENT,
-  DEFAULT_MAX_SESSIONS,
-} from "./src/server/app.ts";
-export type { HostedParticipantFactory } from "./src/server/session.ts";
-export type { Session, SessionOptions, SessionSocket } from "./src/server/session.ts";
-export type { SessionStore, SessionStoreOptions } from "./src/server/session_store.ts";
-export type { Framing } from "./src/protocol/framing.ts";
-export type { SessionAudioOptions } from "./src/server/session_audio.ts";
-export type { ConnectionLimits } from "./src/server/connection_guard.ts";
-export {
-  type SpeechError,
-  speechErrorSchema,
-  type SpeechProviderInfo,
-  type SttProvider,
-  type SttRequest,
-  type SttResult,
-  type TtsProvider,
-  type TtsRequest,
-  type TtsResult,
-} from "./src/speech/speech.ts";
-export type { Pcm16 } from "./src/audio/pcm.ts";
-// Every type the library names, for the types the options above reach (types only:
-// nothing more is loaded).
+export { createApp, DEFAULT_AGENT, DEFAULT_MAX_SESSIONS } from "./src/server/app.ts";
+export { speechErrorSchema } from "./src/speech/speech.ts";
+// Types: every one the library names (the app's and sessions' options, speech providers,
+// PCM, and what those reach), from mod.ts; types only, so nothing more is loaded.
 export type * from "./mod.ts";
