@@ -5,32 +5,28 @@
  *
  * @module
  */
-import { fileURLToPath } from "node:url";
+import { retailDbText } from "./_retail_text.ts";
 import { deepFreeze } from "../env/deep_freeze.ts";
 
 type Tables = Record<string, Record<string, unknown>>;
 
 function _source(): Tables {
-  const root = Deno.env.get("EVAL_DATA_ROOT") ??
-    fileURLToPath(new URL("../../../shared/datasets", import.meta.url));
-  try {
-    return JSON.parse(Deno.readTextFileSync(`${root}/tau2_retail/db.json`));
-  } catch {
-    const orders: Record<string, unknown> = {};
-    const users: Record<string, unknown> = {};
-    for (let i = 0; i < 1000; i++) {
-      orders[`#W${1000000 + i}`] = {
-        order_id: `#W${1000000 + i}`,
-        user_id: `user_${i % 500}`,
-        status: i % 3 ? "delivered" : "pending",
-        items: [{ item_id: `${i}`, price: 10 + i / 7, options: { color: "red", size: "M" } }],
-        address: { address1: `${i} Test Way`, city: "Testville", zip: `${10000 + i}` },
-        payment_history: [{ transaction_type: "payment", amount: 10 + i / 7 }],
-      };
-      if (i < 500) users[`user_${i}`] = { user_id: `user_${i}`, email: `u${i}@example.test` };
-    }
-    return { orders, users, products: {} };
+  const text = retailDbText();
+  if (text !== undefined) return JSON.parse(text);
+  const orders: Record<string, unknown> = {};
+  const users: Record<string, unknown> = {};
+  for (let i = 0; i < 1000; i++) {
+    orders[`#W${1000000 + i}`] = {
+      order_id: `#W${1000000 + i}`,
+      user_id: `user_${i % 500}`,
+      status: i % 3 ? "delivered" : "pending",
+      items: [{ item_id: `${i}`, price: 10 + i / 7, options: { color: "red", size: "M" } }],
+      address: { address1: `${i} Test Way`, city: "Testville", zip: `${10000 + i}` },
+      payment_history: [{ transaction_type: "payment", amount: 10 + i / 7 }],
+    };
+    if (i < 500) users[`user_${i}`] = { user_id: `user_${i}`, email: `u${i}@example.test` };
   }
+  return { orders, users, products: {} };
 }
 
 /** The source world's tables repeated `k` times (frozen), and an order id in it. */

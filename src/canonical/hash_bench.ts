@@ -10,20 +10,12 @@
  *
  *   deno bench --allow-read --allow-env=EVAL_DATA_ROOT,NODE_ENV src/canonical/hash_bench.ts
  */
-import { fileURLToPath } from "node:url";
+import { retailDbText } from "./_retail_text.ts";
 import { dbHash } from "./hash.ts";
 import { deepFreeze } from "../env/deep_freeze.ts";
 import { scaledWorld } from "./_scaled_world.ts";
 
-const root = Deno.env.get("EVAL_DATA_ROOT") ??
-  fileURLToPath(new URL("../../../shared/datasets", import.meta.url));
-
-let text: string | undefined;
-try {
-  text = Deno.readTextFileSync(`${root}/tau2_retail/db.json`);
-} catch {
-  text = undefined;
-}
+const text = retailDbText();
 const ignore = text === undefined;
 const frozen = text === undefined ? {} : deepFreeze(JSON.parse(text));
 

@@ -6,18 +6,10 @@
  *
  *   deno bench --allow-read --allow-env=EVAL_DATA_ROOT,NODE_ENV src/canonical/hash_cold_bench.ts
  */
-import { fileURLToPath } from "node:url";
+import { retailDbText } from "./_retail_text.ts";
 import { dbHash } from "./hash.ts";
 
-const root = Deno.env.get("EVAL_DATA_ROOT") ??
-  fileURLToPath(new URL("../../../shared/datasets", import.meta.url));
-
-let text: string | undefined;
-try {
-  text = Deno.readTextFileSync(`${root}/tau2_retail/db.json`);
-} catch {
-  text = undefined;
-}
+const text = retailDbText();
 
 /** Medians of `n` interleaved JSON.parse and cold dbHash runs, in ms. */
 function coldMedians(n: number): { parse: number; hash: number } {
