@@ -34,7 +34,8 @@
  *
  * @module
  */
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { Buffer } from "node:buffer";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -214,21 +215,13 @@ export class GoldCache {
   }
 
   #read(file: string, key: string, name: string): z.infer<typeof StoredGoldSchema> | undefined {
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.lstatSync(file);
-    } catch {
-      return undefined; // not cached yet
-    }
-    if (!info.isFile) return this.#reject(file, "not a regular file");
-    if (info.size > MAX_ENTRY_BYTES) {
-      return this.#reject(file, `${info.size} bytes, over ${MAX_ENTRY_BYTES}`);
-    }
-    const text = readBounded(file, MAX_ENTRY_BYTES);
-    if (text === undefined) return this.#reject(file, "not a regular file of a bounded size");
+    const read = readBoundedFile(file, MAX_ENTRY_BYTES);
+    if ("missing" in read) return undefined; // not cached yet
+    if ("refused" in read) return this.#reject(file, read.refused);
+    const text = read.text;
     const newline = text.indexOf("\n");
     const payload = text.slice(newline + 1);
-    if (newline !== 64 || !_equalHex(text.slice(0, 64), this.#mac(payload))) {
+    if (newline !== 64 || !_sameText(text.slice(0, 64), this.#mac(payload))) {
       return this.#reject(file, "its MAC does not verify");
     }
     try {
@@ -373,25 +366,30 @@ export function readOrMakeSecret(file: string): Uint8Array | null {
   return null;
 }
 
+/** What {@link readBoundedFile} found: the text, no file, or why the file was not read. */
+export type BoundedRead = { text: string } | { missing: true } | { refused: string };
+
 /**
  * A regular file's text, read only when it is one and at most `max` bytes (checked
  * before it is opened, so a FIFO, a device or a link is never opened, and again on
- * the open file, which must be the same inode); undefined otherwise or when it
- * cannot be read.
+ * the open file, which must be the same inode).
  */
-export function readBounded(path: string, max: number): string | undefined {
+export function readBoundedFile(path: string, max: number): BoundedRead {
   let info: Deno.FileInfo;
   try {
     info = Deno.lstatSync(path);
   } catch {
-    return undefined;
+    return { missing: true };
   }
-  if (!info.isFile || info.size > max) return undefined;
+  if (!info.isFile) return { refused: "not a regular file" };
+  if (info.size > max) return { refused: `${info.size} bytes, over ${max}` };
   let f: Deno.FsFile | undefined;
   try {
     f = Deno.openSync(path, { read: true });
     const opened = f.statSync();
-    if (!opened.isFile || opened.size > max || opened.ino !== info.ino) return undefined;
+    if (!opened.isFile || opened.ino !== info.ino) return { refused: "replaced while opened" };
+    if (opened.size > max) return { refused: `${opened.size} bytes, over ${max}` };
+    // One byte more than it holds: a file still growing is caught past `max`.
     const buf = new Uint8Array(opened.size + 1);
     let n = 0;
     while (n < buf.length) {
@@ -399,20 +397,26 @@ export function readBounded(path: string, max: number): string | undefined {
       if (got === null) break;
       n += got;
     }
-    if (n > max) return undefined;
-    return new TextDecoder().decode(buf.subarray(0, n));
-  } catch {
-    return undefined;
+    if (n > max) return { refused: `over ${max} bytes` };
+    return { text: new TextDecoder().decode(buf.subarray(0, n)) };
+  } catch (e) {
+    return { refused: `cannot be read (${(e as Error).name})` };
   } finally {
     f?.close();
   }
 }
 
-function _equalHex(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+/** {@link readBoundedFile}'s text, or undefined when it found none. */
+export function readBounded(path: string, max: number): string | undefined {
+  const read = readBoundedFile(path, max);
+  return "text" in read ? read.text : undefined;
+}
+
+/** Equal strings, compared in constant time (a MAC against the one computed). */
+function _sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function _isFile(path: string): boolean {
