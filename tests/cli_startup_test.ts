@@ -2,6 +2,7 @@
  * Start-up loads only the command that runs: `--help` works from the dispatcher
  * alone, and its table of summaries is the commands' own.
  */
+import { spawnCapture } from "./_cli.ts";
 import assert from "node:assert/strict";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,20 +26,13 @@ Deno.test("cli: the command table names every command module, with the module's 
 
 /** The command modules Deno resolved in one run of cli.ts (from its debug log). */
 async function commandsResolved(args: string[], stdin = ""): Promise<string[]> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-L", "debug", "--allow-read", "cli.ts", ...args],
-    cwd: fileURLToPath(ROOT),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode(stdin));
-  await w.close();
-  const out = await child.output();
+  const out = await spawnCapture(
+    Deno.execPath(),
+    ["run", "-L", "debug", "--allow-read", "cli.ts", ...args],
+    { cwd: fileURLToPath(ROOT), stdin },
+  );
   assert.equal(out.code, 0);
-  const log = new TextDecoder().decode(out.stderr);
+  const log = out.stderr;
   return [...new Set([...log.matchAll(/src\/commands\/(\w+)\.ts/g)].map((m) => m[1]!))].sort();
 }
 

@@ -1,7 +1,7 @@
 /** The README's examples, run as a reader would run them. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli } from "./_cli.ts";
+import { type Captured, cli, spawnCapture } from "./_cli.ts";
 import { serveBuiltin } from "./_serve.ts";
 import { openDataRoot } from "../src/scenario/data_root.ts";
 
@@ -85,13 +85,11 @@ Deno.test("README: the pipeline runs as written, against a served agent and the 
       ),
     );
     assert.equal(scored.code, 0, scored.stderr);
-    let jqProcess: Deno.ChildProcess;
+    let result: Captured;
     try {
-      jqProcess = new Deno.Command("jq", {
-        args: ["-r", filter!.replace(/^'|'$/g, "")],
-        stdin: "piped",
-        stdout: "piped",
-      }).spawn();
+      result = await spawnCapture("jq", ["-r", filter!.replace(/^'|'$/g, "")], {
+        stdin: scored.stdout,
+      });
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
       // No jq here (.ci/run installs it): the filter's meaning, checked without it.
@@ -101,12 +99,8 @@ Deno.test("README: the pipeline runs as written, against a served agent and the 
       assert.deepEqual(failing, []);
       return;
     }
-    const w = jqProcess.stdin.getWriter();
-    await w.write(new TextEncoder().encode(scored.stdout));
-    await w.close();
-    const result = await jqProcess.output();
-    assert.equal(result.code, 0);
-    assert.equal(new TextDecoder().decode(result.stdout), ""); // the served oracle passes all
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, ""); // the served oracle passes all
   } finally {
     await server.shutdown();
     await Deno.remove(dir, { recursive: true });

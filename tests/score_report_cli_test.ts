@@ -4,23 +4,12 @@
  *
  * Permissions: `--allow-read --allow-run` (spawns `deno run --allow-read cli.ts`).
  */
+import { spawnCapture } from "./_cli.ts";
 import assert from "node:assert/strict";
 import { trialRecord } from "../src/score/_trial_fixture.ts";
 
-async function run(args: string[], stdin: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "cli.ts", ...args],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(stdin));
-  await writer.close();
-  const out = await child.output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+function run(args: string[], stdin: string) {
+  return spawnCapture(Deno.execPath(), ["run", "--allow-read", "cli.ts", ...args], { stdin });
 }
 
 const HASH = "f".repeat(64);

@@ -5,21 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { spawnCapture } from "./_cli.ts";
 import { tasks } from "./_tasks.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
-async function task(name: string, args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", name, ...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", ...env },
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function task(name: string, args: string[], env: Record<string, string> = {}) {
+  return spawnCapture(Deno.execPath(), ["task", "-q", name, ...args], { cwd: ROOT, env });
 }
 
 /** How each task is run here, or why it is not (it runs the tests, or runs for minutes). */
@@ -95,23 +87,8 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
       const start = readme.indexOf("```yaml\nname: mine__lamp_exchange") + "```yaml\n".length;
       const scenario = readme.slice(start, readme.indexOf("```", start));
       Deno.writeTextFileSync(join(project, "mine.yaml"), scenario);
-      const run = async (args: string[], stdin?: string) => {
-        const child = new Deno.Command(bin, {
-          args,
-          cwd: project,
-          stdin: stdin === undefined ? "null" : "piped",
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-        if (stdin !== undefined) {
-          const w = child.stdin.getWriter();
-          await w.write(new TextEncoder().encode(stdin));
-          await w.close();
-        }
-        const out = await child.output();
-        const dec = new TextDecoder();
-        return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-      };
+      const run = (args: string[], stdin?: string) =>
+        spawnCapture(bin, args, { cwd: project, ...(stdin !== undefined ? { stdin } : {}) });
       const version = await run(["--version"]);
       assert.equal(version.code, 0, version.stderr);
       const gold = await run(["gold", "mine.yaml"]);
