@@ -14,9 +14,13 @@
  */
 export const MAX_DOCUMENT_DEPTH = 1000;
 
+/** Why a document is too deep to hash as the reference would. */
+export const TOO_DEEP =
+  `nested deeper than ${MAX_DOCUMENT_DEPTH} levels (the reference's recursion limit)`;
+
 /** Why `value` (parsed from `text`) cannot be hashed as the reference would, or undefined. */
 export function documentProblem(value: unknown, text: string): string | undefined {
-  return _depthProblem(value) ?? _bigIntegerProblem(text);
+  return _depthProblem(value) ?? bigIntegerProblem(text);
 }
 
 function _depthProblem(value: unknown): string | undefined {
@@ -25,9 +29,7 @@ function _depthProblem(value: unknown): string | undefined {
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
     if (typeof v !== "object" || v === null) continue;
-    if (depth + 1 > MAX_DOCUMENT_DEPTH) {
-      return `nested deeper than ${MAX_DOCUMENT_DEPTH} levels (the reference's recursion limit)`;
-    }
+    if (depth + 1 > MAX_DOCUMENT_DEPTH) return TOO_DEEP;
     for (const child of Array.isArray(v) ? v : Object.values(v)) {
       if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
     }
@@ -38,7 +40,8 @@ function _depthProblem(value: unknown): string | undefined {
 /** Sixteen or more digits in a row: the only way to spell an integer over 2^53. */
 const LONG_DIGITS = /\d{16,}/;
 
-function _bigIntegerProblem(text: string): string | undefined {
+/** Why `text` holds an integer a JavaScript number would round, or undefined. */
+export function bigIntegerProblem(text: string): string | undefined {
   if (!LONG_DIGITS.test(text)) return undefined; // the common case costs one scan
   let found: string | undefined;
   JSON.parse(text, function (this: unknown, key, v, context?: { source?: string }) {

@@ -10,8 +10,8 @@
  */
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { deepFreeze } from "../env/deep_freeze.ts";
-import { documentProblem } from "../canonical/document_limits.ts";
+import { deepFreeze, freezeWithin } from "../env/deep_freeze.ts";
+import { bigIntegerProblem, MAX_DOCUMENT_DEPTH, TOO_DEEP } from "../canonical/document_limits.ts";
 import { InputError } from "../problem/problem.ts";
 import { locateJsonError } from "../problem/json_error.ts";
 
@@ -132,9 +132,10 @@ export class DataRoot {
     } catch (e) {
       throw new InputError({ file: this.resolve(rel), ...jsonErrorLocation(text, e as Error) });
     }
-    const problem = documentProblem(v, text);
+    // Frozen and checked for depth in one walk; the integers by the text.
+    const problem = bigIntegerProblem(text) ??
+      (freezeWithin(v, MAX_DOCUMENT_DEPTH) ? undefined : TOO_DEEP);
     if (problem) throw new InputError({ file: this.resolve(rel), message: problem });
-    deepFreeze(v);
     this.#json.set(real, v);
     this.#text.delete(real);
     return v as T;

@@ -75,3 +75,19 @@ Deno.test("a missing file's error does not repeat the OS's absolute path", () =>
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a world nested past the reference's recursion limit, or holding an integer past 2^53, is a located error", () => {
+  const { root, dir } = tempRoot();
+  try {
+    const toy = join(dir, "root", "toy");
+    Deno.writeTextFileSync(join(toy, "deep.json"), "[".repeat(100_000) + "]".repeat(100_000));
+    Deno.writeTextFileSync(join(toy, "ok.json"), "[".repeat(1000) + "]".repeat(1000));
+    Deno.writeTextFileSync(join(toy, "big.json"), '{"points": 12345678901234567890}');
+    assert.throws(() => root.db("toy/deep"), /toy\/deep\.json.*nested deeper than 1000 levels/s);
+    assert.throws(() => root.db("toy/big"), /the integer 12345678901234567890/);
+    const ok = root.db("toy/ok") as unknown;
+    assert.ok(Object.isFrozen(ok));
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
