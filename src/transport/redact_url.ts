@@ -7,11 +7,10 @@
  */
 
 /** Query parameters whose values are never shown (matched in their name, any case). */
-export const SECRET_PARAM =
-  /key|token|secret|passw|pwd|auth|signature|sig$|credential|session_?id/i;
+const SECRET_PARAM = /key|token|secret|passw|pwd|auth|signature|sig$|credential|session_?id/i;
 
 /** What a redacted part is replaced with. */
-export const REDACTED = "***";
+const REDACTED = "***";
 
 /**
  * `url` with its userinfo and the values of secret-like query parameters replaced
@@ -40,9 +39,4 @@ export function redactUrl(url: string): string {
     ).toString();
   }
   return u.toString();
-}
-
-/** Every URL inside `text` (an error message, a log line) redacted. */
-export function redactUrlsIn(text: string): string {
-  return text.replace(/\b(?:wss?|https?|sips?):\/\/[^\s"'<>]+/g, (m) => redactUrl(m));
 }
