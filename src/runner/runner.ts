@@ -159,6 +159,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
       configHash: opts.configHash,
       append: opts.append ?? false,
       resume: opts.resume ?? false,
+      keepLines: opts.onExisting !== undefined,
     });
     if (opts.resume) done = opts.retryErrors ? sink.completed : sink.existing;
   }
@@ -344,6 +345,8 @@ export interface SinkOptions {
    * is refused unless this or `append` is set: running again would add duplicates.
    */
   resume?: boolean;
+  /** Keep each key's newest line (`TrialSink.lines`) for re-emitting; else it stays empty. */
+  keepLines?: boolean;
 }
 
 /** `<out>/trials.jsonl` (append-only, one write per record) and `<out>/transcripts/`. */
@@ -352,7 +355,10 @@ export class TrialSink {
   readonly existing: Set<string>;
   /** Trial keys whose newest record is not an infrastructure error. */
   readonly completed: Set<string>;
-  /** The newest line of each key in the folder, as written (for re-emitting on resume). */
+  /**
+   * The newest line of each key in the folder, as written (for re-emitting on resume);
+   * empty unless `keepLines` was asked: records can be megabytes each.
+   */
   readonly lines: Map<string, string>;
   readonly #file: Deno.FsFile;
   readonly #dir: string;
@@ -415,7 +421,7 @@ export class TrialSink {
         const id = keyId(r.key);
         if (existing.has(id)) duplicates = true;
         existing.add(id);
-        newest.set(id, line);
+        if (options?.keepLines) newest.set(id, line);
         // The newest line of a key decides whether it still needs a run.
         if (r.status === "error") completed.delete(id);
         else completed.add(id);
