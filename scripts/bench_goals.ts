@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { taskFlags } from "../tests/_tasks.ts";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
@@ -82,19 +83,7 @@ function fmt(x: number): string {
   return a >= 100 ? x.toFixed(0) : a >= 10 ? x.toFixed(1) : a >= 1 ? x.toFixed(2) : x.toFixed(3);
 }
 
-/** The permission flags of the `cli` task, so spawned runs have exactly its rights. */
-function cliTaskFlags(): string[] {
-  const config = JSON.parse(Deno.readTextFileSync(join(REPO, "deno.json")));
-  const task = config.tasks.cli;
-  const command: string = typeof task === "string" ? task : task.command;
-  const words = command.split(/\s+/);
-  const run = words.indexOf("run");
-  const entry = words.indexOf("cli.ts");
-  if (run < 0 || entry < run) throw new Error(`unexpected cli task: ${command}`);
-  return words.slice(run + 1, entry);
-}
-
-const CLI_FLAGS = cliTaskFlags();
+const CLI_FLAGS = taskFlags("cli");
 
 /** Wall-clock seconds of a whole process; its stdout (checked for exit 0, or `codes`). */
 async function timeProcess(
