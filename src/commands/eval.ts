@@ -391,6 +391,9 @@ export const command: Command = {
       throw new InputError({ field: "--framing", message: "needs a ws:// agent" });
     }
     const realtime = realtimeFromFlags(values, framing);
+    if (values["tools-host"] !== undefined && !values["tools-server"]) {
+      throw new InputError({ field: "--tools-host", message: "needs --tools-server" });
+    }
     const trials = intFlag("trials", values.trials, Number(FLAGS.trials.default));
     let concurrency = intFlag(
       "concurrency",
@@ -509,13 +512,27 @@ export const command: Command = {
     const stopped = new Promise<undefined>((resolve) =>
       stop.signal.addEventListener("abort", () => resolve(undefined))
     );
+    /** A record's line on stdout; false once the reader has gone (`eval --out D | head -1`). */
+    const emit = (line: string): boolean => {
+      if (!stdoutOpen) return false;
+      try {
+        io.out(line);
+        return true;
+      } catch (e) {
+        if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+        // The reader went away: the folder keeps the run; without one, the run stops.
+        stdoutOpen = false;
+        if (!out) {
+          why ??= "stdout";
+          stop.abort();
+        }
+        return false;
+      }
+    };
     const unlisten = io.onInterrupt?.(() => {
       why ??= "interrupt";
       stop.abort();
     });
-    if (values["tools-host"] !== undefined && !values["tools-server"]) {
-      throw new InputError({ field: "--tools-host", message: "needs --tools-server" });
-    }
     const toolsServer = values["tools-server"]
       ? (await loadToolsServer()).ToolsServer.start({
         ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
@@ -547,15 +564,7 @@ export const command: Command = {
       // A pipe downstream (score | report) sees the whole run, not only what ran now.
       ...(values.resume && !io.outIsTerminal
         ? {
-          onExisting: (line: string) => {
-            if (!stdoutOpen) return;
-            try {
-              io.out(line);
-            } catch (e) {
-              if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
-              stdoutOpen = false;
-            }
-          },
+          onExisting: (line: string) => void emit(line),
         }
         : {}),
       limits,
@@ -569,19 +578,7 @@ export const command: Command = {
           if (seen) seen.count++;
           else errors.set(kind, { count: 1, message: r.error?.message ?? "" });
         }
-        if (!stdoutOpen) return;
-        try {
-          io.out(JSON.stringify(r));
-          printed++;
-        } catch (e) {
-          if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
-          // The reader went away (`eval --out D | head -1`): the folder keeps the run.
-          stdoutOpen = false;
-          if (!out) {
-            why ??= "stdout";
-            stop.abort();
-          }
-        }
+        if (emit(JSON.stringify(r))) printed++;
       },
       ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
       ...(agentWorld === "self" ? { agentWorld: "self" as const } : {}),
@@ -603,6 +600,7 @@ export const command: Command = {
     } finally {
       unlisten?.();
       lines?.stop();
+      await toolsServer?.close();
       // The flite Worker would keep the process alive.
       if (speech) await closeSpeech();
     }
