@@ -1,11 +1,7 @@
-import { join } from "node:path";
 import type { Command, Io } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, fractionFlag, intFlag, parseFlags } from "../cli/args.ts";
-import { inputs, readJsonl } from "../jsonl/jsonl.ts";
-import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
-import { recordError } from "../score/read_records.ts";
-import { scoreTrial } from "../score/score_trial.ts";
+import { readVerdicts, runFile } from "../score/read_records.ts";
 import { VerdictSchema } from "../score/verdict.ts";
 import { configurationOf, type ReportedVerdict, VerdictSet } from "../report/summary.ts";
 import { compareRuns, type Comparison } from "../report/compare.ts";
@@ -94,7 +90,7 @@ export const command: Command = {
     for (const [i, name] of positionals.entries()) {
       const side = i === 0 ? "A" : "B";
       let verdicts: ReportedVerdict[];
-      const path = await _pathOf(name);
+      const path = await runFile(name);
       if (path) verdicts = await _read([path], io);
       else {
         pool ??= await _read(values.in ?? [], io);
@@ -157,38 +153,11 @@ export function regressionLines(c: Comparison): string[] {
   );
 }
 
-/** A file as given, a folder's verdicts or trial records, or undefined (a label). */
-async function _pathOf(name: string): Promise<string | undefined> {
-  const stat = await Deno.stat(name).catch(() => undefined);
-  if (!stat) return undefined;
-  if (!stat.isDirectory) return name;
-  for (const file of ["verdicts.jsonl", "trials.jsonl"]) {
-    const path = join(name, file);
-    if (await Deno.stat(path).then((s) => s.isFile, () => false)) return path;
-  }
-  throw new InputError({
-    file: name,
-    message: "the folder holds neither verdicts.jsonl nor trials.jsonl",
-    hint: "give an eval --out folder, or a file of verdicts",
-  });
-}
-
 /** Verdicts (trial records scored on the way), the newest of each trial key. */
 async function _read(files: string[], io: Io): Promise<ReportedVerdict[]> {
   const set = new VerdictSet<ReportedVerdict>();
-  for await (const { name, stream } of inputs(files, io.stdin)) {
-    for await (const { line, value } of readJsonl(stream, name)) {
-      const isRecord = (value as { schema?: unknown } | null)?.schema === TRIAL_RECORD_SCHEMA;
-      if (isRecord) {
-        const parsed = TrialRecordSchema.safeParse(value);
-        if (!parsed.success) throw recordError(parsed.error, name, line, "trial record", value);
-        set.add(scoreTrial(parsed.data));
-      } else {
-        const parsed = VerdictWithoutTurns.safeParse(value);
-        if (!parsed.success) throw recordError(parsed.error, name, line, "verdict", value);
-        set.add(parsed.data);
-      }
-    }
+  for await (const { record } of readVerdicts(files, io.stdin, VerdictWithoutTurns)) {
+    set.add(record);
   }
   return set.sorted();
 }
