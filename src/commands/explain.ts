@@ -1,5 +1,6 @@
 import type { Command, Io } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
+import { parseJsonLocated } from "../problem/json_error.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { readVerdicts, recordError, runFile } from "../score/read_records.ts";
 import { type Verdict, VerdictSchema } from "../score/verdict.ts";
@@ -53,8 +54,9 @@ export const command: Command = {
     const trial = values.trial === undefined ? undefined : intFlag("trial", values.trial, 0, 0);
     let verdicts: Omit<Verdict, "turns">[];
     if (key.trimStart().startsWith("{")) {
-      const parsed = VerdictWithoutTurns.safeParse(JSON.parse(key));
-      if (!parsed.success) throw recordError(parsed.error, "KEY", 1, "verdict", JSON.parse(key));
+      const value = keyJson(key);
+      const parsed = VerdictWithoutTurns.safeParse(value);
+      if (!parsed.success) throw recordError(parsed.error, "KEY", 1, "verdict", value);
       verdicts = [parsed.data];
     } else if (files.length === 0 && await Deno.stat(key).then(() => true, () => false)) {
       // A file or folder alone: every trial of it that did not pass.
@@ -139,7 +141,8 @@ function matcher(
 ): (v: Omit<Verdict, "turns">) => boolean {
   let test: (v: Omit<Verdict, "turns">) => boolean;
   if (key.startsWith("[")) {
-    test = (v) => trialKeyOf(v) === JSON.stringify(JSON.parse(key));
+    const wanted = JSON.stringify(keyJson(key));
+    test = (v) => trialKeyOf(v) === wanted;
   } else {
     const m = /^(.+):(\d+)$/.exec(key);
     test = m
@@ -149,6 +152,17 @@ function matcher(
   return (v) =>
     test(v) && (trial === undefined || v.trial === trial) &&
     (label === undefined || v.label === label);
+}
+
+/** KEY given as JSON (a verdict or a trial key), or an `InputError` saying where it is not. */
+function keyJson(key: string): unknown {
+  const parsed = parseJsonLocated(key);
+  if (parsed.ok) return parsed.value;
+  throw new InputError({
+    field: "KEY",
+    message: `invalid JSON at column ${parsed.error.column}: ${parsed.error.message}`,
+    hint: 'a verdict as "jq -c" prints one, or a trial key from the report',
+  });
 }
 
 /** Verdicts from files, eval --out folders or stdin; trial records are scored on the way. */

@@ -55,3 +55,13 @@ Deno.test("explain prints where a failing tau2_retail trial's world differs from
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("explain: a KEY that starts as JSON but is not is a located input error", async () => {
+  for (const key of ["{bad", '["tau2_retail__2",0']) {
+    await rejects(command.main([key, "-"], memoryIo("")), (e: Error) => {
+      equal(e.name, "InputError");
+      ok(/invalid JSON at column \d+/.test(e.message), e.message);
+      return true;
+    });
+  }
+});
