@@ -1,6 +1,13 @@
 import type { Command, Io } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { flagRows, type FlagTable, fractionFlag, intFlag, parseFlags } from "../cli/args.ts";
+import {
+  choiceFlag,
+  flagRows,
+  type FlagTable,
+  fractionFlag,
+  intFlag,
+  parseFlags,
+} from "../cli/args.ts";
 import { readVerdicts, runFile } from "../score/read_records.ts";
 import { VerdictSchema } from "../score/verdict.ts";
 import { configurationOf, type ReportedVerdict, VerdictSet } from "../report/summary.ts";
@@ -67,14 +74,7 @@ export const command: Command = {
   flags: FLAGS,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, FLAGS);
-    const format = values.format ?? "json";
-    if (!(FORMATS as readonly string[]).includes(format)) {
-      throw new InputError({
-        field: "--format",
-        message: `unknown format ${JSON.stringify(format)}`,
-        hint: `one of ${FORMATS.join(", ")}`,
-      });
-    }
+    const format = choiceFlag("format", values.format, FORMATS, "json");
     if (positionals.length !== 2) {
       throw new InputError({
         message: `expected two runs (A and B), got ${positionals.length}`,
