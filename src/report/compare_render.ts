@@ -7,7 +7,7 @@
  * @module
  */
 import type { Comparison, MetricComparison } from "./compare.ts";
-import { escapeHtml, markdownTable, markdownText } from "./markdown.ts";
+import { escapeHtml, markdownTable, markdownText } from "./text.ts";
 
 /** Renders the comparison as Markdown. */
 export function renderComparisonMarkdown(c: Comparison): string {

@@ -16,6 +16,7 @@
 import { SIGNALS } from "../scenario/scenario.ts";
 import { type Histogram, histogram } from "./latency_stats.ts";
 import { AUDIO_METRICS, audioClockNote, audioScopes, percent, ratio } from "./markdown.ts";
+import { escapeHtml as _esc } from "./text.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import { type Aggregate, type Report, type ReportedVerdict, trialKeyOf } from "./summary.ts";
 import { failureNotes } from "./failure_notes.ts";
@@ -685,10 +686,6 @@ function _ms(x: number | null): string {
 
 function _clip(s: string, n: number): string {
   return s.length > n ? s.slice(0, n - 1) + "…" : s;
-}
-
-function _esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** JSON safe inside a `<script>` element. */
