@@ -154,13 +154,7 @@ function againstBaseline(
   excludeErrors: boolean,
 ): NonNullable<Report["baseline"]> {
   const kept = excludeErrors ? verdicts.filter((v) => v.status !== "error") : verdicts;
-  const groups = new Map<string, ReportedVerdict[]>();
-  for (const v of kept) {
-    const key = configurationOf(v);
-    const list = groups.get(key);
-    if (list) list.push(v);
-    else groups.set(key, [v]);
-  }
+  const groups = Map.groupBy(kept, configurationOf);
   const base = [...groups.entries()].filter(([, vs]) => vs[0]!.label === label);
   if (base.length !== 1) {
     const labels = [...new Set(kept.map((v) => v.label).filter((l) => l !== undefined))].sort();
