@@ -93,6 +93,14 @@ export const command: Command = {
       const path = await runFile(name);
       if (path) verdicts = await _read([path], io);
       else {
+        // A label is looked up on stdin without --in: at a terminal that would only wait.
+        if (!values.in?.length && io.stdinIsTerminal) {
+          throw new InputError({
+            field: side,
+            message: `${JSON.stringify(name)} is neither a file nor a folder`,
+            hint: "a label (eval --label) is looked up in --in FILE, or in verdicts on stdin",
+          });
+        }
         pool ??= await _read(values.in ?? [], io);
         verdicts = pool.filter((v) => v.label === name);
         if (verdicts.length === 0) {
