@@ -66,6 +66,13 @@ export const command: Command = {
       );
     } else {
       const match = matcher(key, trial, values.label);
+      // No file: the verdicts are on stdin; at a terminal that would only wait.
+      if (files.length === 0 && io.stdinIsTerminal) {
+        throw new InputError({
+          message: `${JSON.stringify(key)} is no file, and no verdicts were given to look it up in`,
+          hint: "cli.ts explain KEY FILE|DIR, or pipe the verdicts in",
+        });
+      }
       verdicts = (await readVerdictsOf(files, io)).filter(match);
       if (verdicts.length === 0) {
         throw new InputError({

@@ -47,6 +47,9 @@ Deno.test("explain prints where a failing tau2_retail trial's world differs from
     assertEquals(json.stdout.length, 1);
 
     await rejects(command.main(["tau2_retail__9", out], memoryIo()), /no trial matches/);
+    // No file, at a terminal: said at once, not waited on.
+    const tty = { ...memoryIo(), stdinIsTerminal: true };
+    await rejects(command.main(["tau2_retail__2"], tty), /no verdicts were given/);
     // A folder alone: each trial that did not pass (the noop fails all three).
     const all = memoryIo();
     equal(await command.main([out], all), 0);
