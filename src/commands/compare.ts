@@ -8,7 +8,8 @@ import {
   intFlag,
   parseFlags,
 } from "../cli/args.ts";
-import { readVerdicts, runFile } from "../score/read_records.ts";
+import { readVerdicts } from "../score/read_records.ts";
+import { runFile } from "../cli/run_file.ts";
 import { VerdictSchema } from "../score/verdict.ts";
 import { configurationOf, type ReportedVerdict, VerdictSet } from "../report/summary.ts";
 import { compareRuns, type Comparison } from "../report/compare.ts";

@@ -6,7 +6,6 @@
  * @module
  */
 import type { z } from "zod";
-import { join } from "node:path";
 import { inputs, readJsonl } from "../jsonl/jsonl.ts";
 import { fieldText, InputError } from "../problem/problem.ts";
 import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
@@ -52,25 +51,6 @@ export async function* readVerdicts<S extends z.ZodType>(
       yield { file: name, line, record: parsed.data };
     }
   }
-}
-
-/**
- * The file a run is read from: an eval --out folder's verdicts.jsonl when it has one,
- * else its trials.jsonl; a file as given; undefined when there is nothing at `path`.
- */
-export async function runFile(path: string): Promise<string | undefined> {
-  const stat = await Deno.stat(path).catch(() => undefined);
-  if (!stat) return undefined;
-  if (!stat.isDirectory) return path;
-  for (const file of ["verdicts.jsonl", "trials.jsonl"]) {
-    const inside = join(path, file);
-    if (await Deno.stat(inside).then((s) => s.isFile, () => false)) return inside;
-  }
-  throw new InputError({
-    file: path,
-    message: "the folder holds neither verdicts.jsonl nor trials.jsonl",
-    hint: "give an eval --out folder, or a file of verdicts",
-  });
 }
 
 /** The first issue of a failed parse as a located `InputError`. */
