@@ -169,6 +169,22 @@ export function fractionFlag(name: string, value: string | undefined): number | 
   return n;
 }
 
+/** A flag holding one of `choices` (`fallback` when not given), or an input error naming it. */
+export function choiceFlag<C extends string>(
+  name: string,
+  value: string | undefined,
+  choices: readonly C[],
+  fallback: C,
+): C {
+  if (value === undefined) return fallback;
+  if ((choices as readonly string[]).includes(value)) return value as C;
+  throw new InputError({
+    field: `--${name}`,
+    message: `unknown ${name} ${JSON.stringify(value)}`,
+    hint: `one of ${choices.join(", ")}`,
+  });
+}
+
 /** Comma-separated and repeated values, flattened. */
 export function listFlag(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];

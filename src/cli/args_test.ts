@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fractionFlag, intFlag } from "./args.ts";
+import { choiceFlag, fractionFlag, intFlag } from "./args.ts";
 
 Deno.test("fractionFlag() takes a number from 0 to 1 and names the flag otherwise", () => {
   assert.equal(fractionFlag("min-success-rate", undefined), undefined);
@@ -21,4 +21,14 @@ Deno.test("intFlag() takes an integer from its minimum and names the flag otherw
   for (const bad of ["0", "1.5", "abc", "Infinity"]) {
     assert.throws(() => intFlag("trials", bad, 3), /--trials.*expected an integer >= 1/);
   }
+});
+
+Deno.test("choiceFlag() takes one of its choices, the fallback when absent, and names the flag otherwise", () => {
+  const formats = ["json", "md", "html"] as const;
+  assert.equal(choiceFlag("format", undefined, formats, "json"), "json");
+  assert.equal(choiceFlag("format", "md", formats, "json"), "md");
+  assert.throws(
+    () => choiceFlag("format", "xml", formats, "json"),
+    (e: Error) => e.name === "InputError" && /unknown format "xml"/.test(e.message),
+  );
 });

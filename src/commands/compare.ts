@@ -1,11 +1,15 @@
-import { join } from "node:path";
 import type { Command, Io } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { flagRows, type FlagTable, fractionFlag, intFlag, parseFlags } from "../cli/args.ts";
-import { inputs, readJsonl } from "../jsonl/jsonl.ts";
-import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
-import { recordError } from "../score/read_records.ts";
-import { scoreTrial } from "../score/score_trial.ts";
+import {
+  choiceFlag,
+  flagRows,
+  type FlagTable,
+  fractionFlag,
+  intFlag,
+  parseFlags,
+} from "../cli/args.ts";
+import { readVerdicts } from "../score/read_records.ts";
+import { runFile } from "../cli/run_file.ts";
 import { VerdictSchema } from "../score/verdict.ts";
 import { configurationOf, type ReportedVerdict, VerdictSet } from "../report/summary.ts";
 import { compareRuns, type Comparison } from "../report/compare.ts";
@@ -71,14 +75,7 @@ export const command: Command = {
   flags: FLAGS,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, FLAGS);
-    const format = values.format ?? "json";
-    if (!(FORMATS as readonly string[]).includes(format)) {
-      throw new InputError({
-        field: "--format",
-        message: `unknown format ${JSON.stringify(format)}`,
-        hint: `one of ${FORMATS.join(", ")}`,
-      });
-    }
+    const format = choiceFlag("format", values.format, FORMATS, "json");
     if (positionals.length !== 2) {
       throw new InputError({
         message: `expected two runs (A and B), got ${positionals.length}`,
@@ -94,9 +91,17 @@ export const command: Command = {
     for (const [i, name] of positionals.entries()) {
       const side = i === 0 ? "A" : "B";
       let verdicts: ReportedVerdict[];
-      const path = await _pathOf(name);
+      const path = await runFile(name);
       if (path) verdicts = await _read([path], io);
       else {
+        // A label is looked up on stdin without --in: at a terminal that would only wait.
+        if (!values.in?.length && io.stdinIsTerminal) {
+          throw new InputError({
+            field: side,
+            message: `${JSON.stringify(name)} is neither a file nor a folder`,
+            hint: "a label (eval --label) is looked up in --in FILE, or in verdicts on stdin",
+          });
+        }
         pool ??= await _read(values.in ?? [], io);
         verdicts = pool.filter((v) => v.label === name);
         if (verdicts.length === 0) {
@@ -157,38 +162,11 @@ export function regressionLines(c: Comparison): string[] {
   );
 }
 
-/** A file as given, a folder's verdicts or trial records, or undefined (a label). */
-async function _pathOf(name: string): Promise<string | undefined> {
-  const stat = await Deno.stat(name).catch(() => undefined);
-  if (!stat) return undefined;
-  if (!stat.isDirectory) return name;
-  for (const file of ["verdicts.jsonl", "trials.jsonl"]) {
-    const path = join(name, file);
-    if (await Deno.stat(path).then((s) => s.isFile, () => false)) return path;
-  }
-  throw new InputError({
-    file: name,
-    message: "the folder holds neither verdicts.jsonl nor trials.jsonl",
-    hint: "give an eval --out folder, or a file of verdicts",
-  });
-}
-
 /** Verdicts (trial records scored on the way), the newest of each trial key. */
 async function _read(files: string[], io: Io): Promise<ReportedVerdict[]> {
   const set = new VerdictSet<ReportedVerdict>();
-  for await (const { name, stream } of inputs(files, io.stdin)) {
-    for await (const { line, value } of readJsonl(stream, name)) {
-      const isRecord = (value as { schema?: unknown } | null)?.schema === TRIAL_RECORD_SCHEMA;
-      if (isRecord) {
-        const parsed = TrialRecordSchema.safeParse(value);
-        if (!parsed.success) throw recordError(parsed.error, name, line, "trial record", value);
-        set.add(scoreTrial(parsed.data));
-      } else {
-        const parsed = VerdictWithoutTurns.safeParse(value);
-        if (!parsed.success) throw recordError(parsed.error, name, line, "verdict", value);
-        set.add(parsed.data);
-      }
-    }
+  for await (const { record } of readVerdicts(files, io.stdin, VerdictWithoutTurns)) {
+    set.add(record);
   }
   return set.sorted();
 }

@@ -70,6 +70,12 @@ Deno.test("compare picks two labels out of one file of verdicts", async () => {
       ok(e.message.includes("labels read: noop, oracle"), e.message);
       return true;
     });
+    // A name that is no file, at a terminal without --in: said at once, not waited on.
+    const tty = { ...memoryIo(), stdinIsTerminal: true };
+    await rejects(
+      command.main([join(dir, "oracle"), "typo.jsonl"], tty),
+      /neither a file nor a folder/,
+    );
     // One file of two configurations is not one run.
     const file = join(dir, "both.jsonl");
     Deno.writeTextFileSync(file, both);

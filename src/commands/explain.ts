@@ -1,14 +1,12 @@
 import type { Command, Io } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
+import { parseJsonLocated } from "../problem/json_error.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
-import { inputs, readJsonl } from "../jsonl/jsonl.ts";
-import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
-import { recordError } from "../score/read_records.ts";
-import { scoreTrial } from "../score/score_trial.ts";
+import { readVerdicts, recordError } from "../score/read_records.ts";
+import { runFile } from "../cli/run_file.ts";
 import { type Verdict, VerdictSchema } from "../score/verdict.ts";
 import { trialKeyOf, VerdictSet } from "../report/summary.ts";
 import { failureNotes, signalNote } from "../report/failure_notes.ts";
-import { join } from "node:path";
 
 const FLAGS = {
   trial: { type: "string", value: "N", description: "only this trial index of the scenario" },
@@ -57,18 +55,26 @@ export const command: Command = {
     const trial = values.trial === undefined ? undefined : intFlag("trial", values.trial, 0, 0);
     let verdicts: Omit<Verdict, "turns">[];
     if (key.trimStart().startsWith("{")) {
-      const parsed = VerdictWithoutTurns.safeParse(JSON.parse(key));
-      if (!parsed.success) throw recordError(parsed.error, "KEY", 1, "verdict", JSON.parse(key));
+      const value = keyJson(key);
+      const parsed = VerdictWithoutTurns.safeParse(value);
+      if (!parsed.success) throw recordError(parsed.error, "KEY", 1, "verdict", value);
       verdicts = [parsed.data];
     } else if (files.length === 0 && await Deno.stat(key).then(() => true, () => false)) {
       // A file or folder alone: every trial of it that did not pass.
-      verdicts = (await readVerdicts([key], io)).filter((v) =>
+      verdicts = (await readVerdictsOf([key], io)).filter((v) =>
         v.is_successful !== true && (trial === undefined || v.trial === trial) &&
         (values.label === undefined || v.label === values.label)
       );
     } else {
       const match = matcher(key, trial, values.label);
-      verdicts = (await readVerdicts(files, io)).filter(match);
+      // No file: the verdicts are on stdin; at a terminal that would only wait.
+      if (files.length === 0 && io.stdinIsTerminal) {
+        throw new InputError({
+          message: `${JSON.stringify(key)} is no file, and no verdicts were given to look it up in`,
+          hint: "cli.ts explain KEY FILE|DIR, or pipe the verdicts in",
+        });
+      }
+      verdicts = (await readVerdictsOf(files, io)).filter(match);
       if (verdicts.length === 0) {
         throw new InputError({
           field: "KEY",
@@ -143,7 +149,8 @@ function matcher(
 ): (v: Omit<Verdict, "turns">) => boolean {
   let test: (v: Omit<Verdict, "turns">) => boolean;
   if (key.startsWith("[")) {
-    test = (v) => trialKeyOf(v) === JSON.stringify(JSON.parse(key));
+    const wanted = JSON.stringify(keyJson(key));
+    test = (v) => trialKeyOf(v) === wanted;
   } else {
     const m = /^(.+):(\d+)$/.exec(key);
     test = m
@@ -155,30 +162,24 @@ function matcher(
     (label === undefined || v.label === label);
 }
 
-/** Verdicts from files, a folder or stdin; trial records are scored on the way. */
-async function readVerdicts(files: string[], io: Io): Promise<Omit<Verdict, "turns">[]> {
+/** KEY given as JSON (a verdict or a trial key), or an `InputError` saying where it is not. */
+function keyJson(key: string): unknown {
+  const parsed = parseJsonLocated(key);
+  if (parsed.ok) return parsed.value;
+  throw new InputError({
+    field: "KEY",
+    message: `invalid JSON at column ${parsed.error.column}: ${parsed.error.message}`,
+    hint: 'a verdict as "jq -c" prints one, or a trial key from the report',
+  });
+}
+
+/** Verdicts from files, eval --out folders or stdin; trial records are scored on the way. */
+async function readVerdictsOf(files: string[], io: Io): Promise<Omit<Verdict, "turns">[]> {
   const paths: string[] = [];
-  for (const f of files) {
-    const stat = f === "-" ? undefined : await Deno.stat(f).catch(() => undefined);
-    if (stat?.isDirectory) {
-      const verdicts = join(f, "verdicts.jsonl");
-      const exists = await Deno.stat(verdicts).then((s) => s.isFile, () => false);
-      paths.push(exists ? verdicts : join(f, "trials.jsonl"));
-    } else paths.push(f);
-  }
+  for (const f of files) paths.push(f === "-" ? f : await runFile(f) ?? f);
   const set = new VerdictSet<Omit<Verdict, "turns">>();
-  for await (const { name, stream } of inputs(paths, io.stdin)) {
-    for await (const { line, value } of readJsonl(stream, name)) {
-      if ((value as { schema?: unknown } | null)?.schema === TRIAL_RECORD_SCHEMA) {
-        const parsed = TrialRecordSchema.safeParse(value);
-        if (!parsed.success) throw recordError(parsed.error, name, line, "trial record", value);
-        set.add(scoreTrial(parsed.data));
-      } else {
-        const parsed = VerdictWithoutTurns.safeParse(value);
-        if (!parsed.success) throw recordError(parsed.error, name, line, "verdict", value);
-        set.add(parsed.data);
-      }
-    }
+  for await (const { record } of readVerdicts(paths, io.stdin, VerdictWithoutTurns)) {
+    set.add(record);
   }
   return set.sorted();
 }

@@ -47,11 +47,24 @@ Deno.test("explain prints where a failing tau2_retail trial's world differs from
     assertEquals(json.stdout.length, 1);
 
     await rejects(command.main(["tau2_retail__9", out], memoryIo()), /no trial matches/);
+    // No file, at a terminal: said at once, not waited on.
+    const tty = { ...memoryIo(), stdinIsTerminal: true };
+    await rejects(command.main(["tau2_retail__2"], tty), /no verdicts were given/);
     // A folder alone: each trial that did not pass (the noop fails all three).
     const all = memoryIo();
     equal(await command.main([out], all), 0);
     equal(all.stdout.filter((l) => / · trial 0 · config /.test(l)).length, 3);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("explain: a KEY that starts as JSON but is not is a located input error", async () => {
+  for (const key of ["{bad", '["tau2_retail__2",0']) {
+    await rejects(command.main([key, "-"], memoryIo("")), (e: Error) => {
+      equal(e.name, "InputError");
+      ok(/invalid JSON at column \d+/.test(e.message), e.message);
+      return true;
+    });
   }
 });

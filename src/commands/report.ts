@@ -1,6 +1,13 @@
 import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
-import { flagRows, type FlagTable, fractionFlag, intFlag, parseFlags } from "../cli/args.ts";
+import {
+  choiceFlag,
+  flagRows,
+  type FlagTable,
+  fractionFlag,
+  intFlag,
+  parseFlags,
+} from "../cli/args.ts";
 import { VerdictSchema } from "../score/verdict.ts";
 import { readRecords } from "../score/read_records.ts";
 import {
@@ -87,14 +94,7 @@ export const command: Command = {
   flags: FLAGS,
   async main(args, io) {
     const { values, positionals } = parseFlags(args, FLAGS);
-    const format = values.format ?? "json";
-    if (!(FORMATS as readonly string[]).includes(format)) {
-      throw new InputError({
-        field: "--format",
-        message: `unknown format ${JSON.stringify(format)}`,
-        hint: `one of ${FORMATS.join(", ")}`,
-      });
-    }
+    const format = choiceFlag("format", values.format, FORMATS, "json");
     const minRate = fractionFlag("min-success-rate", values["min-success-rate"]);
     const maxChars = intFlag("max-chars", values["max-chars"], 60_000, 0);
 
@@ -154,13 +154,7 @@ function againstBaseline(
   excludeErrors: boolean,
 ): NonNullable<Report["baseline"]> {
   const kept = excludeErrors ? verdicts.filter((v) => v.status !== "error") : verdicts;
-  const groups = new Map<string, ReportedVerdict[]>();
-  for (const v of kept) {
-    const key = configurationOf(v);
-    const list = groups.get(key);
-    if (list) list.push(v);
-    else groups.set(key, [v]);
-  }
+  const groups = Map.groupBy(kept, configurationOf);
   const base = [...groups.entries()].filter(([, vs]) => vs[0]!.label === label);
   if (base.length !== 1) {
     const labels = [...new Set(kept.map((v) => v.label).filter((l) => l !== undefined))].sort();

@@ -5,7 +5,8 @@ import { memoryIo } from "../cli/io.ts";
 
 const FLOWS = new URL("../../scenarios/flows/", import.meta.url).pathname;
 
-async function validate(files: Record<string, string>) {
+/** `validate [args] FILE...` on `files` written to a temporary folder; stderr without the folder. */
+async function validateWith(args: string[], files: Record<string, string>) {
   const dir = await Deno.makeTempDir();
   try {
     const paths = [];
@@ -14,12 +15,16 @@ async function validate(files: Record<string, string>) {
       paths.push(join(dir, name));
     }
     const io = memoryIo();
-    const code = await run(["validate", ...paths], io);
+    const code = await run(["validate", ...args, ...paths], io);
     const lines = io.stderr.flatMap((l) => l.split("\n")).map((l) => l.replaceAll(dir + "/", ""));
     return { code, stdout: io.stdout, stderr: lines };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+function validate(files: Record<string, string>) {
+  return validateWith([], files);
 }
 
 Deno.test("validate accepts the bundled flow files and prints nothing on stdout", async () => {
@@ -147,23 +152,6 @@ Deno.test("validate: a gating signal that can never apply is an error", async ()
     'a.yaml:10: mine__one: field "success_signals[0]": "db_state_match" can never apply: the scenario has no expected DB hash (expect.db_sha256) (give expect.db_sha256 (cli.ts gold FILE computes it from expect.reference_actions))',
   ]);
 });
-
-async function validateWith(args: string[], files: Record<string, string>) {
-  const dir = await Deno.makeTempDir();
-  try {
-    const paths = [];
-    for (const [name, text] of Object.entries(files)) {
-      await Deno.writeTextFile(join(dir, name), text);
-      paths.push(join(dir, name));
-    }
-    const io = memoryIo();
-    const code = await run(["validate", ...args, ...paths], io);
-    const lines = io.stderr.flatMap((l) => l.split("\n")).map((l) => l.replaceAll(dir + "/", ""));
-    return { code, stderr: lines };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 /** A retail scenario whose reference actions cancel order #W5100002 (a fixture order). */
 const CANCEL = `name: mine__cancel

@@ -10,7 +10,7 @@
  * - Success is the pooled rate over trials; its test is McNemar's exact test on the
  *   trials paired by scenario and trial index. pass^k (k = 1..K, K the fewest trials of
  *   any compared scenario in either run) and the sample figures (latency p50/p95, the
- *   audio figures and any metric added to `SAMPLE_METRICS`) are tested by the bootstrap.
+ *   audio figures, each an entry of `SAMPLE_METRICS`) are tested by the bootstrap.
  * - A change is a regression when it is significant and in the worse direction (lower
  *   success or pass^k, higher latency).
  *
@@ -32,15 +32,15 @@ export interface SampleMetric {
   better: "higher" | "lower";
   /** A trial's samples (none: the trial does not count). */
   samples: (v: ReportedVerdict) => readonly number[];
-  /** The pooled samples' quantile (the report's rule `sorted[floor(n · q)]`), or their mean. */
-  at: number | "mean";
+  /** The pooled samples' quantile (the report's rule `sorted[floor(n · q)]`). */
+  at: number;
 }
 
 /**
  * The sample figures compared, in order; a figure is compared where both runs have
- * samples of it. Other modules (interaction metrics) add theirs with `push`.
+ * samples of it. A new figure is one more entry here.
  */
-export const SAMPLE_METRICS: SampleMetric[] = [
+export const SAMPLE_METRICS: readonly SampleMetric[] = [
   { name: "latency p50 ms", better: "lower", samples: (v) => v.metrics.latency_ms, at: 0.5 },
   { name: "latency p95 ms", better: "lower", samples: (v) => v.metrics.latency_ms, at: 0.95 },
   {
@@ -310,17 +310,14 @@ class _Pooled {
   readonly #values: Float64Array;
   readonly #unit: Int32Array;
   readonly #counts: Int32Array;
-  readonly #sums: Float64Array;
   readonly #weights: Int32Array;
 
   constructor(units: readonly number[][]) {
     const all: [number, number][] = [];
     this.#counts = new Int32Array(units.length);
-    this.#sums = new Float64Array(units.length);
     units.forEach((xs, u) => {
       for (const x of xs) all.push([x, u]);
       this.#counts[u] = xs.length;
-      this.#sums[u] = xs.reduce((a, b) => a + b, 0);
     });
     all.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     this.size = all.length;
@@ -329,20 +326,17 @@ class _Pooled {
     this.#weights = new Int32Array(units.length);
   }
 
-  /** The pooled samples of the drawn units at a quantile (or their mean); NaN when none. */
-  at(idx: ArrayLike<number>, at: number | "mean"): number {
+  /** The pooled samples of the drawn units at a quantile; NaN when none. */
+  at(idx: ArrayLike<number>, at: number): number {
     const w = this.#weights;
     w.fill(0);
     let n = 0;
-    let sum = 0;
     for (let i = 0; i < idx.length; i++) {
       const u = idx[i]!;
       w[u]!++;
       n += this.#counts[u]!;
-      sum += this.#sums[u]!;
     }
     if (n === 0) return NaN;
-    if (at === "mean") return sum / n;
     // The report's rule: sorted[min(n - 1, floor(n · q))], counted through the weights.
     const k = Math.min(n - 1, Math.floor(n * at));
     let seen = 0;

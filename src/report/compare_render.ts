@@ -7,7 +7,7 @@
  * @module
  */
 import type { Comparison, MetricComparison } from "./compare.ts";
-import { escapeHtml, markdownTable, markdownText } from "./markdown.ts";
+import { escapeHtml, markdownTable, markdownText } from "./text.ts";
 
 /** Renders the comparison as Markdown. */
 export function renderComparisonMarkdown(c: Comparison): string {
@@ -36,16 +36,7 @@ export function renderComparisonMarkdown(c: Comparison): string {
     lines.push(
       ...markdownTable(
         ["metric", "A", "B", "B − A", "95% CI", "p", "p (Holm)", ""],
-        scope.metrics.map((m) => [
-          m.metric,
-          _value(m, m.a),
-          _value(m, m.b),
-          _delta(m, m.delta),
-          m.ci95 ? `${_delta(m, m.ci95[0])} … ${_delta(m, m.ci95[1])}` : "–",
-          _p(m.p),
-          _p(m.p_holm),
-          _mark(m),
-        ]),
+        scope.metrics.map((m) => _cells(m)),
       ),
       "",
     );
@@ -83,15 +74,7 @@ export function comparisonTable(c: Comparison, scope = "overall"): string[] {
   if (!s) return [];
   return markdownTable(
     ["metric", markdownText(c.a.name), markdownText(c.b.name), "delta", "95% CI", "p (Holm)", ""],
-    s.metrics.map((m) => [
-      m.metric,
-      _value(m, m.a),
-      _value(m, m.b),
-      _delta(m, m.delta),
-      m.ci95 ? `${_delta(m, m.ci95[0])} … ${_delta(m, m.ci95[1])}` : "–",
-      _p(m.p_holm),
-      _mark(m),
-    ]),
+    s.metrics.map((m) => _cells(m, { p: false })),
   );
 }
 
@@ -118,16 +101,7 @@ export function renderComparisonHtml(c: Comparison): string {
       `<h2>${e(s.scope)} (${s.scenarios} scenarios)</h2>` +
       table(
         ["metric", "A", "B", "B − A", "95% CI", "p", "p (Holm)", ""],
-        s.metrics.map((m) => [
-          m.metric,
-          _value(m, m.a),
-          _value(m, m.b),
-          _delta(m, m.delta),
-          m.ci95 ? `${_delta(m, m.ci95[0])} … ${_delta(m, m.ci95[1])}` : "–",
-          _p(m.p),
-          _p(m.p_holm),
-          _mark(m),
-        ]),
+        s.metrics.map((m) => _cells(m)),
       )
     ),
     `<h2>Changed scenarios (${c.flips.length})</h2>`,
@@ -157,6 +131,20 @@ padding:.25rem .5rem;text-align:right;overflow-wrap:anywhere}td:first-child,th:f
 ${body.join("\n")}
 </body></html>
 `;
+}
+
+/** A figure's table cells: metric, A, B, B − A, 95% CI, p (unless `p: false`), p (Holm), mark. */
+function _cells(m: MetricComparison, options: { p?: boolean } = {}): string[] {
+  return [
+    m.metric,
+    _value(m, m.a),
+    _value(m, m.b),
+    _delta(m, m.delta),
+    m.ci95 ? `${_delta(m, m.ci95[0])} … ${_delta(m, m.ci95[1])}` : "–",
+    ...(options.p === false ? [] : [_p(m.p)]),
+    _p(m.p_holm),
+    _mark(m),
+  ];
 }
 
 function _runText(r: Comparison["a"]): string {

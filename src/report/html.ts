@@ -16,6 +16,7 @@
 import { SIGNALS } from "../scenario/scenario.ts";
 import { type Histogram, histogram } from "./latency_stats.ts";
 import { AUDIO_METRICS, audioClockNote, audioScopes, percent, ratio } from "./markdown.ts";
+import { escapeHtml as _esc } from "./text.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import { type Aggregate, type Report, type ReportedVerdict, trialKeyOf } from "./summary.ts";
 import { failureNotes } from "./failure_notes.ts";
@@ -177,39 +178,13 @@ export function passHatKCurves(report: Report): string {
 
 /** Bars of response-latency counts per bin. */
 export function latencyHistogramChart(hist: Histogram | null): string {
-  const w = 440, h = 240, left = 44, right = 16, top = 16, bottom = 36;
-  const parts = [_svgOpen("latency-histogram", w, h, "agent response latency histogram")];
-  if (hist === null) {
-    parts.push(`<text x="${w / 2}" y="${h / 2}" text-anchor="middle">no latency samples</text>`);
-    return parts.join("") + "</svg>";
-  }
-  const max = Math.max(...hist.counts, 1);
-  const bw = (w - left - right) / hist.counts.length;
-  const plotH = h - top - bottom;
-  hist.counts.forEach((c, i) => {
-    const bh = (c / max) * plotH;
-    const from = i * hist.bin_width_ms;
-    parts.push(
-      `<rect class="bar" x="${_n(left + i * bw + 1)}" y="${_n(top + plotH - bh)}" width="${
-        _n(Math.max(1, bw - 2))
-      }" height="${_n(bh)}">` +
-        `<title>${from}–${from + hist.bin_width_ms} ms: ${c}</title></rect>`,
-    );
-  });
-  parts.push(
-    `<text class="tick" x="${left}" y="${top + plotH + 16}" text-anchor="middle">0</text>`,
+  return _histogramChart(
+    "latency-histogram",
+    "agent response latency histogram",
+    "no latency samples",
+    hist,
+    [],
   );
-  const end = hist.counts.length * hist.bin_width_ms;
-  parts.push(
-    `<text class="tick" x="${w - right}" y="${
-      top + plotH + 16
-    }" text-anchor="middle">${end}</text>`,
-  );
-  parts.push(`<text class="tick" x="${left - 6}" y="${top + 4}" text-anchor="end">${max}</text>`);
-  parts.push(
-    `<text class="axis" x="${(left + w - right) / 2}" y="${h - 4}" text-anchor="middle">ms</text>`,
-  );
-  return parts.join("") + "</svg>";
 }
 
 /** One horizontal bar per suite (and configuration, when there are several): its success rate. */
@@ -366,11 +341,27 @@ function _audioBlock(g: {
 
 /** A histogram of `samples` with vertical marks at the stats' p50 and p95. */
 export function markedHistogramChart(id: string, samples: number[], stats: LatencyStats): string {
-  const hist = histogram(samples);
+  return _histogramChart(
+    id,
+    `${id}: histogram with p50 and p95 marked`,
+    "no samples",
+    histogram(samples),
+    [["p50", stats.p50_ms], ["p95", stats.p95_ms]],
+  );
+}
+
+/** Bars of counts per bin (ms), each named mark a vertical line at its value. */
+function _histogramChart(
+  id: string,
+  title: string,
+  empty: string,
+  hist: Histogram | null,
+  marks: readonly (readonly [string, number | null])[],
+): string {
   const w = 440, h = 240, left = 44, right = 16, top = 16, bottom = 36;
-  const parts = [_svgOpen(id, w, h, `${id}: histogram with p50 and p95 marked`)];
+  const parts = [_svgOpen(id, w, h, title)];
   if (hist === null) {
-    parts.push(`<text x="${w / 2}" y="${h / 2}" text-anchor="middle">no samples</text>`);
+    parts.push(`<text x="${w / 2}" y="${h / 2}" text-anchor="middle">${empty}</text>`);
     return parts.join("") + "</svg>";
   }
   const max = Math.max(...hist.counts, 1);
@@ -387,7 +378,7 @@ export function markedHistogramChart(id: string, samples: number[], stats: Laten
       }" height="${_n(bh)}"><title>${from}–${from + hist.bin_width_ms} ms: ${c}</title></rect>`,
     );
   });
-  for (const [name, value] of [["p50", stats.p50_ms], ["p95", stats.p95_ms]] as const) {
+  for (const [name, value] of marks) {
     if (value === null) continue;
     const x = left + (Math.min(value, end) / end) * plotW;
     parts.push(
@@ -685,10 +676,6 @@ function _ms(x: number | null): string {
 
 function _clip(s: string, n: number): string {
   return s.length > n ? s.slice(0, n - 1) + "…" : s;
-}
-
-function _esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** JSON safe inside a `<script>` element. */

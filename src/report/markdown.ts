@@ -12,8 +12,6 @@ import { SIGNALS } from "../scenario/scenario.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import { markdownTable as table, markdownText } from "./text.ts";
 import { comparisonTable } from "./compare_render.ts";
-
-export { escapeHtml, markdownTable, markdownText } from "./text.ts";
 import type { Aggregate, AudioAggregate, Configuration, Rate, Report } from "./summary.ts";
 
 /** How `renderMarkdown` shapes the report. */

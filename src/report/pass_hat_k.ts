@@ -7,6 +7,7 @@
  * @module
  */
 import { mulberry32 } from "../random/mulberry32.ts";
+import { bootstrap, type BootstrapOptions } from "./stats.ts";
 
 export { mulberry32 };
 
@@ -51,33 +52,20 @@ export function passHatKCurve(counts: readonly ScenarioCount[]): PassHatKPoint[]
   return points;
 }
 
-export interface BootstrapOptions {
-  /** Resamples. Default 2000. */
-  resamples?: number;
-  /** PRNG seed: the same seed gives the same interval. Default 1. */
-  seed?: number;
-}
-
 /**
  * A percentile bootstrap 95% interval for pass^1 (the mean of c/n over scenarios),
- * resampling scenarios with replacement; `null` without scenarios. Deterministic:
- * a seeded generator, and the order of `counts` is the caller's (sort it).
+ * resampling scenarios with replacement (`bootstrap` of `./stats.ts`); `null` without
+ * scenarios. Deterministic: a seeded generator, and the order of `counts` is the
+ * caller's (sort it).
  */
 export function bootstrapPass1(
   counts: readonly ScenarioCount[],
-  options: BootstrapOptions = {},
+  options: Pick<BootstrapOptions, "resamples" | "seed"> = {},
 ): [number, number] | null {
   const rates = counts.filter((s) => s.n > 0).map((s) => s.c / s.n);
-  if (rates.length === 0) return null;
-  const resamples = options.resamples ?? 2000;
-  const random = mulberry32(options.seed ?? 1);
-  const means = new Float64Array(resamples);
-  for (let b = 0; b < resamples; b++) {
+  return bootstrap(rates.length, (idx) => {
     let sum = 0;
-    for (let i = 0; i < rates.length; i++) sum += rates[Math.floor(random() * rates.length)]!;
-    means[b] = sum / rates.length;
-  }
-  means.sort();
-  const at = (q: number) => means[Math.min(resamples - 1, Math.floor(q * resamples))]!;
-  return [at(0.025), at(0.975)];
+    for (let i = 0; i < idx.length; i++) sum += rates[idx[i]!]!;
+    return sum / idx.length;
+  }, options).ci95;
 }

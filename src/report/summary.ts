@@ -281,7 +281,7 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
   const verdicts = options.excludeErrors ? all.filter((v) => v.status !== "error") : all;
   const excluded = all.length - verdicts.length;
 
-  const byConfiguration = [..._groupBy(verdicts, configurationOf).values()].sort((a, b) =>
+  const byConfiguration = [...Map.groupBy(verdicts, configurationOf).values()].sort((a, b) =>
     _compare(a[0]!.label ?? "", b[0]!.label ?? "") ||
     _compare(a[0]!.config_hash, b[0]!.config_hash)
   );
@@ -567,7 +567,7 @@ function _bySuite(
   seed: number | undefined,
   passHatK: boolean,
 ): Record<string, Aggregate> {
-  const groups = _groupBy(verdicts, (v) => v.suite);
+  const groups = Map.groupBy(verdicts, (v) => v.suite);
   return Object.fromEntries(
     [...groups.keys()].sort().map((s) => [s, aggregate(groups.get(s)!, seed, { passHatK })]),
   );
@@ -593,17 +593,6 @@ function _kMax(verdicts: readonly ReportedVerdict[]): number {
   let k = 0;
   for (const { n } of _scenarioCounts(verdicts).values()) k = k === 0 ? n : Math.min(k, n);
   return k;
-}
-
-function _groupBy<V>(items: readonly V[], keyOf: (v: V) => string): Map<string, V[]> {
-  const groups = new Map<string, V[]>();
-  for (const v of items) {
-    const key = keyOf(v);
-    const list = groups.get(key);
-    if (list) list.push(v);
-    else groups.set(key, [v]);
-  }
-  return groups;
 }
 
 function _sortedCounts(counts: Record<string, number>): Record<string, number> {

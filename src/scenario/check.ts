@@ -43,18 +43,10 @@ export async function checkRunnable(
       message: string,
       hint?: string,
       code?: ProblemCode,
-    ): Problem => {
-      const line = lineOf(s, path);
-      return {
-        ...(s.source?.startsWith("file:") ? { file: s.source.slice(5) } : {}),
-        ...(line !== undefined ? { line } : {}),
-        where: s.name,
-        field: fieldText(path),
-        message,
-        ...(hint ? { hint } : {}),
-        ...(code ? { option: "data_root" as const, code } : {}),
-      };
-    };
+    ): Problem => ({
+      ...problemAt(s, path, message, hint),
+      ...(code ? { option: "data_root" as const, code } : {}),
+    });
     if (!options.forGold && s.domain !== "flow") {
       for (const { index, signal, needs } of _neverApplies(s)) {
         problems.push(at(
@@ -187,18 +179,15 @@ export async function checkWarnings(scenarios: readonly Scenario[]): Promise<Pro
       : domain.tools.filter((t) => t.side === "agent");
     if (offered.some((t) => t?.effect === "end_call" || t?.effect === "transfer")) continue;
     const ending = domain.tools.find((t) => t.side === "agent" && t.effect === "end_call");
-    const line = lineOf(s, ["success_signals", index]);
-    warnings.push({
-      ...(s.source?.startsWith("file:") ? { file: s.source.slice(5) } : {}),
-      ...(line !== undefined ? { line } : {}),
-      where: s.name,
-      field: fieldText(["success_signals", index]),
-      message: `"clean_exit" gates success but agent.tools offers no tool that ends the call`,
-      hint: ending
+    warnings.push(problemAt(
+      s,
+      ["success_signals", index],
+      `"clean_exit" gates success but agent.tools offers no tool that ends the call`,
+      ending
         ? `add "${ending.name}" to agent.tools (and as the last of expect.reference_actions, ` +
           `so the oracle ends the call), or drop "clean_exit"`
         : `drop "clean_exit": domain ${domain.id} has no tool that ends the call`,
-    });
+    ));
   }
   return warnings;
 }
@@ -238,4 +227,22 @@ function _dbExists(root: DataRoot, path: string): boolean {
   } catch {
     return false; // a path that leaves the data root
   }
+}
+
+/** A problem at a field of a scenario: its file (when it came from one), line, name and field. */
+export function problemAt(
+  s: Scenario,
+  path: FieldPath,
+  message: string,
+  hint?: string,
+): Problem {
+  const line = lineOf(s, path);
+  return {
+    ...(s.source?.startsWith("file:") ? { file: s.source.slice(5) } : {}),
+    ...(line !== undefined ? { line } : {}),
+    where: s.name,
+    field: fieldText(path),
+    message,
+    ...(hint ? { hint } : {}),
+  };
 }

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { fieldText, type Problem } from "../problem/problem.ts";
+import type { Problem } from "../problem/problem.ts";
 import type { DataRoot } from "./data_root.ts";
 import type { Scenario } from "./scenario.ts";
-import { type FieldPath, lineOf } from "./lines.ts";
+import { problemAt } from "./check.ts";
 import { replayReference } from "./tau2/gold.ts";
 
 /** Every way the scenarios' reference actions do not reach their expected state. */
@@ -20,20 +20,10 @@ export async function checkReplay(
   const problems: Problem[] = [];
   for (const s of scenarios) {
     if (s.domain === "flow" || !s.expect.reference_actions) continue;
-    const at = (path: FieldPath, message: string, hint?: string): Problem => {
-      const line = lineOf(s, path);
-      return {
-        ...(s.source?.startsWith("file:") ? { file: s.source.slice(5) } : {}),
-        ...(line !== undefined ? { line } : {}),
-        where: s.name,
-        field: fieldText(path),
-        message,
-        ...(hint ? { hint } : {}),
-      };
-    };
     const { env, errors } = await replayReference(root, s);
     for (const e of errors) {
-      problems.push(at(
+      problems.push(problemAt(
+        s,
         e.index < 0 ? ["initialization_actions"] : ["expect", "reference_actions", e.index],
         `${e.name} failed on the world: ${JSON.stringify(e.result)}`,
       ));
@@ -41,7 +31,8 @@ export async function checkReplay(
     const expected = s.expect.db_sha256;
     const actual = env.hashes().db_sha256;
     if (expected !== undefined && actual !== expected) {
-      problems.push(at(
+      problems.push(problemAt(
+        s,
         ["expect", "db_sha256"],
         `the reference actions replayed end at ${actual?.slice(0, 12) ?? "no world"}…, not at ` +
           `the expected ${expected.slice(0, 12)}…`,

@@ -1,13 +1,16 @@
 /**
  * Reads JSON Lines records of one schema from files or stdin: a line that is not
  * JSON, or not a valid record, stops the read with a located `InputError` (file, line,
- * field), so `score` and `report` never throw through on bad input.
+ * field), so `score`, `report`, `compare` and `explain` never throw through on bad input.
  *
  * @module
  */
 import type { z } from "zod";
 import { inputs, readJsonl } from "../jsonl/jsonl.ts";
 import { fieldText, InputError } from "../problem/problem.ts";
+import { TRIAL_RECORD_SCHEMA, TrialRecordSchema } from "../runner/trial_record.ts";
+import { scoreTrial } from "./score_trial.ts";
+import type { Verdict } from "./verdict.ts";
 
 /** Each valid record, with where it came from. */
 export async function* readRecords<S extends z.ZodType>(
@@ -20,6 +23,31 @@ export async function* readRecords<S extends z.ZodType>(
     for await (const { line, value } of readJsonl(stream, name)) {
       const parsed = schema.safeParse(value);
       if (!parsed.success) throw recordError(parsed.error, name, line, what, value);
+      yield { file: name, line, record: parsed.data };
+    }
+  }
+}
+
+/**
+ * Verdicts from JSON Lines of verdicts or trial records, told apart line by line by
+ * their "schema": a trial record is scored on the way (offline, without a judge), a
+ * verdict parsed by `schema` (the verdict schema, or a lighter part of it).
+ */
+export async function* readVerdicts<S extends z.ZodType>(
+  files: string[],
+  stdin: ReadableStream<Uint8Array>,
+  schema: S,
+): AsyncGenerator<{ file: string; line: number; record: z.infer<S> | Verdict }> {
+  for await (const { name, stream } of inputs(files, stdin)) {
+    for await (const { line, value } of readJsonl(stream, name)) {
+      if ((value as { schema?: unknown } | null)?.schema === TRIAL_RECORD_SCHEMA) {
+        const parsed = TrialRecordSchema.safeParse(value);
+        if (!parsed.success) throw recordError(parsed.error, name, line, "trial record", value);
+        yield { file: name, line, record: scoreTrial(parsed.data) };
+        continue;
+      }
+      const parsed = schema.safeParse(value);
+      if (!parsed.success) throw recordError(parsed.error, name, line, "verdict", value);
       yield { file: name, line, record: parsed.data };
     }
   }

@@ -155,7 +155,8 @@ function agentVoiced(record: TrialRecord): boolean | null {
   const firstUser = record.turns.find((t) => t.speaker === "user");
   if (!firstUser) return audio.agent_turns.length > 0;
   return audio.agent_turns.some((a) =>
-    own(a) && record.turns[a.turn]!.start_ms >= firstUser.end_ms
+    // A turn index the record does not hold (a malformed record) counts as no turn.
+    own(a) && (record.turns[a.turn]?.start_ms ?? -Infinity) >= firstUser.end_ms
   );
 }
 

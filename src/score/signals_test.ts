@@ -344,6 +344,13 @@ Deno.test("agent_voiced: a remote agent in an audio call is heard, not read; it 
   }
   // Only the greeting: the agent never spoke after the caller's first turn.
   assert.equal(scoreTrial(trial(turns("agent_audio").slice(0, 1))).signals.agent_voiced, false);
+  // A turn index past the record's turns (a malformed record) is no turn, not a crash.
+  const past = [{ turn: 0, voiced_ms: 900, source: "agent_audio" as const }, {
+    turn: 99,
+    voiced_ms: 900,
+    source: "agent_audio" as const,
+  }];
+  assert.equal(scoreTrial(trial(past)).signals.agent_voiced, false);
   // callbench voices in-process agents itself; text calls have no audio: does not apply.
   const oracle = { agent: { kind: "oracle" }, user: { kind: "scripted" } };
   assert.equal(scoreTrial(trial(turns("harness_playout"), oracle)).signals.agent_voiced, null);
