@@ -292,7 +292,6 @@ export class RealtimeParticipant implements Participant {
     );
   }
 
-  /** Streams the caller's audio (any rate) at the session's rate. */
   /**
    * Streams the caller's audio (any rate) at the session's rate. It is resampled in
    * 100 ms slices with the event loop free between them, so the first chunk goes out
