@@ -21,6 +21,7 @@ import type { Participant, ParticipantInfo } from "../bridge/call.ts";
 import type { Side } from "../domains/domain.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
 import type { Connector } from "./ws_client.ts";
+import type { RealtimeAudioFormat, RealtimeTurnDetection } from "../protocol/openai_realtime.ts";
 
 /** The text of an agent turn whose words are unknown: the bot sent none, and no STT heard them. */
 export const WORDS_UNKNOWN = "[words unknown]";
@@ -100,9 +101,9 @@ export interface RemoteParticipantOptions {
 /** How a realtime session is configured (`openai-realtime`). */
 export interface RealtimeOptions {
   /** `pcm16` (24 kHz, the default) or `g711_ulaw` (8 kHz), both ways. */
-  audio?: "pcm16" | "g711_ulaw";
+  audio?: RealtimeAudioFormat;
   /** `server_vad` (default), `semantic_vad`, or `none` (callbench commits each utterance). */
-  turnDetection?: "server_vad" | "semantic_vad" | "none";
+  turnDetection?: RealtimeTurnDetection;
   /** The model's output voice (default: the server's). */
   voice?: string;
 }
