@@ -14,7 +14,11 @@ import { RealtimeCall, type RealtimeTurn } from "./openai_realtime_call.ts";
 type Sent = { type: string } & Record<string, unknown>;
 
 function setup(
-  options: { turnDetection?: RealtimeTurnDetection; format?: "pcm16" | "g711_ulaw" } = {},
+  options: {
+    turnDetection?: RealtimeTurnDetection;
+    format?: "pcm16" | "g711_ulaw";
+    maxQueuedMs?: number;
+  } = {},
 ) {
   const clock = new SimClock();
   const sent: Sent[] = [];
@@ -41,6 +45,7 @@ function setup(
     onUsage: (u) => usage.push(u),
     trace: () => {},
     fail: (p) => failures.push(p),
+    ...(options.maxQueuedMs !== undefined ? { maxQueuedMs: options.maxQueuedMs } : {}),
   });
   const rate = format === "pcm16" ? 24000 : 8000;
   /** A server event, through the parser as the mapping does. */
@@ -313,4 +318,13 @@ Deno.test("RealtimeCall: bad audio and runaway queues are protocol problems, not
   });
   assert.match(failures[1]!, /base64/);
   call.end();
+  // A server far ahead of playback: past the bound, the delta is refused, not queued.
+  const runaway = setup({ maxQueuedMs: 500 });
+  runaway.call.begin(false);
+  runaway.audio("r1", 300);
+  runaway.audio("r1", 300);
+  assert.equal(runaway.failures.length, 1);
+  assert.match(runaway.failures[0]!, /more than 500 ms of audio queued ahead of playback/);
+  assert.ok(runaway.call.queuedMs <= 300, `${runaway.call.queuedMs} ms queued`);
+  runaway.call.end();
 });
