@@ -20,7 +20,8 @@
  * - Token counts of each `response.done` go to the record's usage; `error` and
  *   `rate_limits.updated` events are traced and counted; a socket closed by the server
  *   before the call's end is `agent_disconnected`; any event that is not JSON, of an
- *   unknown type or missing what the call reads is a `protocol_error`.
+ *   unknown type or missing what the call reads is a `protocol_error`, and so is a
+ *   server past one of the session's flood bounds (`./openai_realtime_call.ts`).
  *
  * @module
  */
@@ -181,6 +182,10 @@ export class RealtimeParticipant implements Participant {
       onUsage: (usage) => this.#addUsage(usage),
       trace: (entry) => line.trace(entry),
       fail: (problem) => this.#garbage(problem),
+      onBound: (what) =>
+        this.#fail(
+          new ParticipantError("protocol_error", `${this.#who()}: ${this.#options.side} ${what}`),
+        ),
     });
     const timeoutMs = this.#options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     const timedOut = (what: string) =>
