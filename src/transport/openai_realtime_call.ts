@@ -22,8 +22,9 @@
  *   much of the item was heard (`audio_end_ms`); without turn detection the response
  *   is also cancelled.
  * - Bounded as every wire is (`./flood_bounds.ts`, `./rtvi_turns.ts`): tool calls (their
- *   rate and their arguments' size over the call), a response's transcript (characters
- *   and deltas) and audio, and the traces the server's events make the call keep. Past
+ *   rate and their arguments' size over the call), new responses (their rate), a
+ *   response's transcript (characters and deltas) and audio, and the traces the
+ *   server's events make the call keep. Past
  *   one, `onBound` is told once and the session takes nothing more.
  *
  * @module
@@ -50,6 +51,7 @@ import {
 } from "../protocol/openai_realtime.ts";
 import { checkValueLimits } from "../protocol/limits.ts";
 import {
+  LeakyBucket,
   MAX_NOTES_CHARS,
   MAX_TURN_AUDIO_MS,
   MIN_NOTE_CHARS,
@@ -62,6 +64,12 @@ import { MAX_TURN_FRAGMENTS, MAX_TURN_TEXT_CHARS } from "./rtvi_turns.ts";
 export const REALTIME_CHUNK_MS = 10;
 /** Playback's grid: 10 ms. */
 const PLAY_CHUNK_MS = 10;
+/** Responses a server may start at once (each is kept until the call ends)... */
+export const MAX_RESPONSE_BURST = 100;
+/** ...and a second, on average, beyond that burst. */
+export const RESPONSES_PER_SECOND = 10;
+const RESPONSES_EXCEEDED =
+  `started responses faster than ${RESPONSES_PER_SECOND} a second (beyond ${MAX_RESPONSE_BURST} at once)`;
 /** Agent audio queued and not yet played, at most (a server far ahead of real time is bounded). */
 const DEFAULT_MAX_QUEUED_MS = 5 * 60_000;
 
@@ -176,6 +184,7 @@ export class RealtimeCall {
   /** A bound was passed: nothing more is taken. */
   #over = false;
   readonly #toolBounds: ToolCallBounds;
+  readonly #responseRate: LeakyBucket;
   /** Characters of the traces the server's events made the call keep. */
   #notesChars = 0;
   readonly #stats: RealtimeCallStats = {
@@ -197,6 +206,7 @@ export class RealtimeCall {
     this.#o = options;
     this.sampleRate = REALTIME_FORMATS[options.format].sampleRate;
     this.#toolBounds = new ToolCallBounds(options.clock);
+    this.#responseRate = new LeakyBucket(options.clock, MAX_RESPONSE_BURST, RESPONSES_PER_SECOND);
     this.#callerMarks = new SentMarks(this.sampleRate);
     this.#caller = new Pacer({
       clock: options.clock,
@@ -347,6 +357,8 @@ export class RealtimeCall {
       };
       this.#responses.set(id, r);
       this.#stats.responses++;
+      // Every response is kept until the call ends: new ones come at a bounded rate.
+      if (!this.#responseRate.add(1)) this.#bound(RESPONSES_EXCEEDED);
     }
     return r;
   }
@@ -365,6 +377,7 @@ export class RealtimeCall {
 
   /** A trace the server's events make the call keep, within the notes' bound. */
   #note(entry: Record<string, unknown>): void {
+    if (this.#over) return;
     this.#notesChars += Math.max(MIN_NOTE_CHARS, JSON.stringify(entry).length);
     if (this.#notesChars > MAX_NOTES_CHARS) {
       return this.#bound(`sent more than ${MAX_NOTES_CHARS} characters of traces and notes`);
@@ -389,6 +402,7 @@ export class RealtimeCall {
   /** One audio delta: decoded and queued for playback after what is queued. */
   #audio(responseId: string, itemId: string, delta: string): void {
     const r = this.#response(responseId);
+    if (this.#over) return;
     if (r.cut || r.said) return; // cut off by the caller: the server is told by the truncate
     const bytes = decodeBase64(delta);
     if (!bytes.ok) return this.#o.fail(`bad audio delta: ${bytes.problem.message}`);
@@ -509,6 +523,7 @@ export class RealtimeCall {
     const over = this.#toolBounds.take(name.length + rawArgs.length);
     if (over) return this.#bound(over);
     const r = this.#response(responseId);
+    if (this.#over) return;
     this.#stats.tool_calls++;
     let args: unknown = rawArgs;
     try {

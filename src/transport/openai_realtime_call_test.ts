@@ -345,7 +345,7 @@ Deno.test("RealtimeCall: bad audio and runaway queues are protocol problems, not
   runaway.call.end();
 });
 
-Deno.test("RealtimeCall: a flooding server is stopped at the wires' bounds: tool calls, a turn's transcript, traces, a turn's audio", async () => {
+Deno.test("RealtimeCall: a flooding server is stopped at the wires' bounds: tool calls, responses, a turn's transcript, traces, a turn's audio", async () => {
   const call = (name: string, i: number) => ({
     type: "response.function_call_arguments.done",
     response_id: "r1",
@@ -390,6 +390,14 @@ Deno.test("RealtimeCall: a flooding server is stopped at the wires' bounds: tool
   noise.receive(error);
   assert.equal(noise.bounds.length, 1);
   assert.ok(noise.call.stats.errors < 200);
+  // New responses without end (each is kept until the call ends).
+  const many = setup();
+  many.call.begin(false);
+  for (let i = 0; i < 150; i++) {
+    many.receive({ type: "response.created", response: { id: `r${i}` } });
+  }
+  assert.deepEqual(many.bounds, ["started responses faster than 10 a second (beyond 100 at once)"]);
+  assert.equal(many.call.stats.responses, 101);
   // A response whose audio plays on past two minutes.
   const long = setup({ format: "g711_ulaw" });
   long.call.begin(false);
