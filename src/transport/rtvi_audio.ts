@@ -100,24 +100,20 @@ export class CallerAudioStream {
           this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
         }
         options.onChunk?.(chunk);
-        if (options.fill && chunk.audioSamples < chunk.samples.length) {
+        const fill = options.fill;
+        const filled = fill !== undefined && chunk.audioSamples < chunk.samples.length;
+        if (filled) {
           // The line's noise fills the silence: this chunk is its own, not the shared one.
           const at = chunk.dueAt + (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
-          options.fill(chunk.samples, chunk.audioSamples, at, WIRE_SEND_RATE);
-          options.send({
+          fill(chunk.samples, chunk.audioSamples, at, WIRE_SEND_RATE);
+        }
+        options.send(
+          chunk.audioSamples === 0 && !filled ? SILENT_WIRE_CHUNK : {
             pcm: pcm16ToBytes(chunk.samples),
             sampleRate: WIRE_SEND_RATE,
             numChannels: 1,
-          });
-        } else {
-          options.send(
-            chunk.audioSamples === 0 ? SILENT_WIRE_CHUNK : {
-              pcm: pcm16ToBytes(chunk.samples),
-              sampleRate: WIRE_SEND_RATE,
-              numChannels: 1,
-            },
-          );
-        }
+          },
+        );
       },
     });
   }
