@@ -46,7 +46,13 @@ import {
   type RealtimeUsage,
   sessionUpdate,
 } from "../protocol/openai_realtime.ts";
-import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
+import {
+  connectOptions,
+  remoteInfo,
+  type ResolvedRemote,
+  type WireMapping,
+  WORDS_UNKNOWN,
+} from "./mapping.ts";
 import { RealtimeCall, type RealtimeCallStats, type RealtimeTurn } from "./openai_realtime_call.ts";
 import { WsClient } from "./ws_client.ts";
 
@@ -155,15 +161,7 @@ export class RealtimeParticipant implements Participant {
     } catch { /* a domain the registry does not know: end_conversation alone ends */ }
     const session = this.#expect();
     this.#client = await WsClient.connect({
-      url: this.#options.connectUrl,
-      shownUrl: this.#options.shownUrl,
-      side: this.#options.side,
-      clock: line.clock,
-      connectAttempts: this.#options.connectAttempts,
-      retryDelayMs: this.#options.retryDelayMs,
-      connectTimeoutMs: this.#options.connectTimeoutMs,
-      maxFrameBytes: this.#options.maxFrameBytes,
-      connect: this.#options.connect,
+      ...connectOptions(this.#options, line.clock),
       ...(this.#options.apiKey
         ? { headers: { Authorization: `Bearer ${this.#options.apiKey}` } }
         : {}),
