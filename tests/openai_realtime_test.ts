@@ -21,6 +21,7 @@ import { counterDomain } from "../src/testing/counter_domain.ts";
 import { toolSpecs } from "../src/bridge/tool_specs.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
+import { transcriptName } from "../src/runner/runner.ts";
 import { cli } from "./_cli.ts";
 import { FAKE_USAGE, fakeRealtime, type FakeRealtimeOptions } from "./_fake_realtime.ts";
 
@@ -338,8 +339,8 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
       "All done: your new flight and seat are booked.",
       "Goodbye.",
     ]);
-    const transcript = await Deno.readTextFile(`${out}/${record.transcript}`).catch(() => "");
-    assert.ok(transcript === "" || transcript.includes("All done"), transcript.slice(0, 200));
+    const transcript = await Deno.readTextFile(`${out}/transcripts/${transcriptName(record)}`);
+    assert.ok(transcript.includes("All done"), transcript.slice(0, 200));
     assert.ok(record.audio.wav, "recorded");
     assert.ok((await Deno.stat(`${out}/${record.audio.wav}`)).size > 100_000);
     assert.equal(record.usage.agent.calls, server.log.responses);
