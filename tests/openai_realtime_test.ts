@@ -21,6 +21,7 @@ import { counterDomain } from "../src/testing/counter_domain.ts";
 import { toolSpecs } from "../src/bridge/tool_specs.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
+import { transcriptName } from "../src/runner/runner.ts";
 import { cli } from "./_cli.ts";
 import { FAKE_USAGE, fakeRealtime, type FakeRealtimeOptions } from "./_fake_realtime.ts";
 
@@ -274,11 +275,14 @@ Deno.test("openai-realtime in g711_ulaw without turn detection: 8 kHz both ways,
   }
 });
 
-Deno.test("eval --audio --framing openai-realtime: a realtime model replaying the reference tools ends completed, agent_end, on the expected hash, v2v within 20 ms of what it produced", async () => {
+/**
+ * `eval --audio --framing openai-realtime` on the bundled airline scenario against a
+ * fake model that replays its reference tools; the one record, checked to have ended
+ * completed, agent_end, on the expected hash.
+ */
+async function evalAirline(extra: string[], options: { mcp?: boolean } = {}) {
   const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const [scenario] = await selectScenarios(root, { scenarios: ["eva_airline__1_4_1"] }).then((
-    s,
-  ) => s.scenarios);
+  const [scenario] = (await selectScenarios(root, { scenarios: ["eva_airline__1_4_1"] })).scenarios;
   assert.ok(scenario);
   const reference = (scenario.expect.reference_actions ?? []).filter((a) =>
     a.side === "agent" && a.name !== "end_conversation"
@@ -286,6 +290,7 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
   assert.ok(reference.length >= 2);
   const server = fakeRealtime({
     key: KEY,
+    ...options,
     greeting: { say: "Hello, this is the airline." },
     script: [
       {
@@ -295,7 +300,6 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
       { say: "Goodbye.", after: [{ name: "end_conversation", arguments: {} }] },
     ],
   });
-  const out = await Deno.makeTempDir({ prefix: "callbench-realtime-" });
   try {
     const r = await cli(
       [
@@ -303,12 +307,11 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
         "--audio",
         "--framing",
         "openai-realtime",
+        ...extra,
         "--agent",
         server.url,
         "--scenarios",
         scenario.name,
-        "--out",
-        out,
       ],
       "",
       { OPENAI_API_KEY: KEY },
@@ -319,6 +322,16 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
     assert.equal(record.status, "completed", JSON.stringify(record.error ?? record.stop_reason));
     assert.equal(record.stop_reason, "agent_end");
     assert.equal(record.final.db_sha256, scenario.expect.db_sha256, "the expected hash");
+    return { record, reference, server };
+  } finally {
+    await server.stop();
+  }
+}
+
+Deno.test("eval --audio --framing openai-realtime: a realtime model replaying the reference tools ends completed, agent_end, on the expected hash, v2v within 20 ms of what it produced", async () => {
+  const out = await Deno.makeTempDir({ prefix: "callbench-realtime-" });
+  try {
+    const { record, reference, server } = await evalAirline(["--out", out]);
     // The key went in the header only.
     assert.equal(server.log.authorization, `Bearer ${KEY}`);
     assert.ok(!JSON.stringify(record).includes(KEY));
@@ -338,8 +351,8 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
       "All done: your new flight and seat are booked.",
       "Goodbye.",
     ]);
-    const transcript = await Deno.readTextFile(`${out}/${record.transcript}`).catch(() => "");
-    assert.ok(transcript === "" || transcript.includes("All done"), transcript.slice(0, 200));
+    const transcript = await Deno.readTextFile(`${out}/transcripts/${transcriptName(record)}`);
+    assert.ok(transcript.includes("All done"), transcript.slice(0, 200));
     assert.ok(record.audio.wav, "recorded");
     assert.ok((await Deno.stat(`${out}/${record.audio.wav}`)).size > 100_000);
     assert.equal(record.usage.agent.calls, server.log.responses);
@@ -364,7 +377,6 @@ Deno.test("eval --audio --framing openai-realtime: a realtime model replaying th
       } ms (load ${(await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ", 3)})`,
     );
   } finally {
-    await server.stop();
     await Deno.remove(out, { recursive: true });
   }
 });
@@ -397,66 +409,24 @@ Deno.test("eval: openai-realtime needs --audio; its flags need the framing; bad 
 });
 
 Deno.test("eval --tools-server: a realtime agent that runs its tools over the call's MCP endpoint ends on the expected hash, every call in the record; a forged token is refused", async () => {
-  const root = new DataRoot(BUNDLED_DATA_ROOT);
-  const [scenario] = (await selectScenarios(root, { scenarios: ["eva_airline__1_4_1"] })).scenarios;
-  assert.ok(scenario);
-  const reference = (scenario.expect.reference_actions ?? []).filter((a) =>
-    a.side === "agent" && a.name !== "end_conversation"
+  const { record, reference, server } = await evalAirline(["--tools-server"], { mcp: true });
+  // The tools ran over MCP: no function call crossed the realtime wire.
+  assert.equal(server.log.functionOutputs.length, 0);
+  assert.deepEqual(
+    record.tool_calls.map((t: { name: string }) => t.name),
+    [...reference.map((a) => a.name), "end_conversation"],
   );
-  const server = fakeRealtime({
-    key: KEY,
-    mcp: true,
-    greeting: { say: "Hello, this is the airline." },
-    script: [
-      {
-        tools: reference.map((a) => ({ name: a.name, arguments: a.arguments })),
-        say: "All done: your new flight and seat are booked.",
-      },
-      { say: "Goodbye.", after: [{ name: "end_conversation", arguments: {} }] },
-    ],
-  });
-  try {
-    const r = await cli(
-      [
-        "eval",
-        "--audio",
-        "--framing",
-        "openai-realtime",
-        "--tools-server",
-        "--agent",
-        server.url,
-        "--scenarios",
-        scenario.name,
-      ],
-      "",
-      { OPENAI_API_KEY: KEY },
-    );
-    const records = r.stdout.trim().split("\n").filter((l) => l).map((l) => JSON.parse(l));
-    assert.equal(records.length, 1, r.stderr);
-    const record = records[0];
-    assert.equal(record.status, "completed", JSON.stringify(record.error ?? record.stop_reason));
-    assert.equal(record.stop_reason, "agent_end");
-    assert.equal(record.final.db_sha256, scenario.expect.db_sha256, "the expected hash");
-    // The tools ran over MCP: no function call crossed the realtime wire.
-    assert.equal(server.log.functionOutputs.length, 0);
-    assert.deepEqual(
-      record.tool_calls.map((t: { name: string }) => t.name),
-      [...reference.map((a) => a.name), "end_conversation"],
-    );
-    assert.equal(server.log.mcp.results.length, reference.length + 1);
-    // tools/list was exactly the offered tools; a forged token was refused.
-    const offered = (server.log.sessionUpdates[0]!.tools as { type: string; name?: string }[])
-      .filter((t) => t.type === "function").map((t) => t.name).sort();
-    assert.deepEqual([...server.log.mcp.listed].sort(), offered);
-    assert.equal(server.log.mcp.forgedStatus, 401);
-    // The record names the server, never the call's token.
-    const shown = record.participants.agent.settings.tools_server;
-    assert.match(shown, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    const mcpTool = (server.log.sessionUpdates[0]!.tools as { type: string; server_url?: string }[])
-      .find((t) => t.type === "mcp")!;
-    const token = mcpTool.server_url!.split("/").at(-1)!;
-    assert.ok(!JSON.stringify(record).includes(token));
-  } finally {
-    await server.stop();
-  }
+  assert.equal(server.log.mcp.results.length, reference.length + 1);
+  // tools/list was exactly the offered tools; a forged token was refused.
+  const offered = (server.log.sessionUpdates[0]!.tools as { type: string; name?: string }[])
+    .filter((t) => t.type === "function").map((t) => t.name).sort();
+  assert.deepEqual([...server.log.mcp.listed].sort(), offered);
+  assert.equal(server.log.mcp.forgedStatus, 401);
+  // The record names the server, never the call's token.
+  const shown = record.participants.agent.settings.tools_server;
+  assert.match(shown, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const mcpTool = (server.log.sessionUpdates[0]!.tools as { type: string; server_url?: string }[])
+    .find((t) => t.type === "mcp")!;
+  const token = mcpTool.server_url!.split("/").at(-1)!;
+  assert.ok(!JSON.stringify(record).includes(token));
 });

@@ -15,6 +15,18 @@ export interface LatenessSummary {
   max: number;
 }
 
+/**
+ * One stream's lateness, exact: the median, 99th percentile and max of `lateMs`
+ * (ms, to 0.01; zeros when empty). A stream keeps its chunks' lateness for this.
+ */
+export function latenessOf(lateMs: readonly number[]): { p50: number; p99: number; max: number } {
+  const late = [...lateMs].sort((a, b) => a - b);
+  const at = (q: number) =>
+    late.length === 0 ? 0 : late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return { p50: r(at(0.5)), p99: r(at(0.99)), max: r(late[late.length - 1] ?? 0) };
+}
+
 const FINE_MS = 0.05;
 const FINE_BINS = 1000; // to 50 ms
 const COARSE_BINS = 1950; // 1 ms each, to 2000 ms

@@ -179,6 +179,9 @@ function _schedule(ms: number, fn: () => void): () => void {
     const id = setImmediate(fn);
     return () => clearImmediate(id);
   }
-  const id = setTimeout(fn, ms);
+  // `setTimeout` drops the fraction of a millisecond, and would fire up to 1 ms early:
+  // rounding up keeps the contract that `fn` runs no earlier than `ms` from now (a timer
+  // set for when words end must not find them still being said).
+  const id = setTimeout(fn, Math.ceil(ms));
   return () => clearTimeout(id);
 }

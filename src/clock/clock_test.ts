@@ -64,6 +64,31 @@ Deno.test("RealClock still waits out a positive delay and cancels it", async () 
   assert.equal(fired, false);
 });
 
+Deno.test("RealClock never fires a timer before its time, a fractional delay included", async () => {
+  const clock = new RealClock();
+  // setTimeout drops the fraction: 2.95 ms may fire after 2 ms. A timer set for when an
+  // utterance ends must not find it still being said (the call's end would cut it).
+  // Set at phases spread over 2.5 ms, so some would land on the early side.
+  const early: number[] = [];
+  const fired: Promise<void>[] = [];
+  for (let i = 0; i < 50; i++) {
+    const ms = 2.95;
+    const due = clock.now() + ms;
+    fired.push(
+      new Promise<void>((resolve) =>
+        clock.timer(ms, () => {
+          if (clock.now() < due) early.push(due - clock.now());
+          resolve();
+        })
+      ),
+    );
+    const t = clock.now();
+    while (clock.now() - t < 0.05) { /* the next timer at a later phase */ }
+  }
+  await Promise.all(fired);
+  assert.deepEqual(early, []);
+});
+
 Deno.test("SimClock sleep resolves at its time; an abort rejects and cancels the timer", async () => {
   const clock = new SimClock();
   let woke = -1;

@@ -377,14 +377,6 @@ export function functionCallOutput(
   };
 }
 
-/** The caller's words as text (calls without audio). */
-export function userText(text: string): RT.ConversationItemCreateEvent {
-  return {
-    type: "conversation.item.create",
-    item: { type: "message", role: "user", content: [{ type: "input_text", text }] },
-  };
-}
-
 /** What of an item's audio the caller heard before cutting in. */
 export function itemTruncate(itemId: string, audioEndMs: number): RT.ConversationItemTruncateEvent {
   return {

@@ -82,6 +82,11 @@ export class ToolsServedAgent implements Participant {
     this.#inner.applySyncDelta?.(delta);
   }
 
+  /** The call is ending: the agent hands over its turn in progress (the bridge asks). */
+  flush(options: { wait: boolean }): Promise<void> | void {
+    return this.#inner.flush?.(options);
+  }
+
   async close(): Promise<void> {
     this.#served?.close();
     await this.#inner.close();

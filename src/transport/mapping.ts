@@ -17,10 +17,11 @@
  * @module
  */
 import { redactUrl } from "./redact_url.ts";
-import type { Participant, ParticipantInfo } from "../bridge/call.ts";
+import type { Clock, Participant, ParticipantInfo } from "../bridge/call.ts";
 import type { Side } from "../domains/domain.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
-import type { Connector } from "./ws_client.ts";
+import type { Connector, WsClientOptions } from "./ws_client.ts";
+import type { RealtimeAudioFormat, RealtimeTurnDetection } from "../protocol/openai_realtime.ts";
 
 /** The text of an agent turn whose words are unknown: the bot sent none, and no STT heard them. */
 export const WORDS_UNKNOWN = "[words unknown]";
@@ -100,9 +101,9 @@ export interface RemoteParticipantOptions {
 /** How a realtime session is configured (`openai-realtime`). */
 export interface RealtimeOptions {
   /** `pcm16` (24 kHz, the default) or `g711_ulaw` (8 kHz), both ways. */
-  audio?: "pcm16" | "g711_ulaw";
+  audio?: RealtimeAudioFormat;
   /** `server_vad` (default), `semantic_vad`, or `none` (callbench commits each utterance). */
-  turnDetection?: "server_vad" | "semantic_vad" | "none";
+  turnDetection?: RealtimeTurnDetection;
   /** The model's output voice (default: the server's). */
   voice?: string;
 }
@@ -127,6 +128,24 @@ export const MAPPINGS: Record<WireFraming, () => Promise<WireMapping>> = {
   twilio: async () => (await import("./twilio.ts")).twilioMapping,
   "openai-realtime": async () => (await import("./openai_realtime.ts")).realtimeMapping,
 };
+
+/** What every mapping's `WsClient.connect` takes from its options (the rest is its own). */
+export function connectOptions(
+  resolved: ResolvedRemote,
+  clock: Clock,
+): Omit<WsClientOptions, "onFrame" | "onGarbage" | "onClosed" | "headers"> {
+  return {
+    url: resolved.connectUrl,
+    shownUrl: resolved.shownUrl,
+    side: resolved.side,
+    clock,
+    connectAttempts: resolved.connectAttempts,
+    retryDelayMs: resolved.retryDelayMs,
+    connectTimeoutMs: resolved.connectTimeoutMs,
+    maxFrameBytes: resolved.maxFrameBytes,
+    connect: resolved.connect,
+  };
+}
 
 /** Chooses the framing (option, else `?framing=`, else json) and the URLs. */
 export function resolveRemote(options: RemoteParticipantOptions): ResolvedRemote {

@@ -20,7 +20,8 @@
  * - Token counts of each `response.done` go to the record's usage; `error` and
  *   `rate_limits.updated` events are traced and counted; a socket closed by the server
  *   before the call's end is `agent_disconnected`; any event that is not JSON, of an
- *   unknown type or missing what the call reads is a `protocol_error`.
+ *   unknown type or missing what the call reads is a `protocol_error`, and so is a
+ *   server past one of the session's flood bounds (`./openai_realtime_call.ts`).
  *
  * @module
  */
@@ -45,7 +46,13 @@ import {
   type RealtimeUsage,
   sessionUpdate,
 } from "../protocol/openai_realtime.ts";
-import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
+import {
+  connectOptions,
+  remoteInfo,
+  type ResolvedRemote,
+  type WireMapping,
+  WORDS_UNKNOWN,
+} from "./mapping.ts";
 import { RealtimeCall, type RealtimeCallStats, type RealtimeTurn } from "./openai_realtime_call.ts";
 import { WsClient } from "./ws_client.ts";
 
@@ -154,15 +161,7 @@ export class RealtimeParticipant implements Participant {
     } catch { /* a domain the registry does not know: end_conversation alone ends */ }
     const session = this.#expect();
     this.#client = await WsClient.connect({
-      url: this.#options.connectUrl,
-      shownUrl: this.#options.shownUrl,
-      side: this.#options.side,
-      clock: line.clock,
-      connectAttempts: this.#options.connectAttempts,
-      retryDelayMs: this.#options.retryDelayMs,
-      connectTimeoutMs: this.#options.connectTimeoutMs,
-      maxFrameBytes: this.#options.maxFrameBytes,
-      connect: this.#options.connect,
+      ...connectOptions(this.#options, line.clock),
       ...(this.#options.apiKey
         ? { headers: { Authorization: `Bearer ${this.#options.apiKey}` } }
         : {}),
@@ -181,6 +180,10 @@ export class RealtimeParticipant implements Participant {
       onUsage: (usage) => this.#addUsage(usage),
       trace: (entry) => line.trace(entry),
       fail: (problem) => this.#garbage(problem),
+      onBound: (what) =>
+        this.#fail(
+          new ParticipantError("protocol_error", `${this.#who()}: ${this.#options.side} ${what}`),
+        ),
     });
     const timeoutMs = this.#options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     const timedOut = (what: string) =>
@@ -292,7 +295,6 @@ export class RealtimeParticipant implements Participant {
     );
   }
 
-  /** Streams the caller's audio (any rate) at the session's rate. */
   /**
    * Streams the caller's audio (any rate) at the session's rate. It is resampled in
    * 100 ms slices with the event loop free between them, so the first chunk goes out

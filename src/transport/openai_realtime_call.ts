@@ -21,6 +21,11 @@
  *   turn ends with what played, and `conversation.item.truncate` tells the server how
  *   much of the item was heard (`audio_end_ms`); without turn detection the response
  *   is also cancelled.
+ * - Bounded as every wire is (`./flood_bounds.ts`, `./rtvi_turns.ts`): tool calls (their
+ *   rate and their arguments' size over the call), new responses (their rate), a
+ *   response's transcript (characters and deltas) and audio, and the traces the
+ *   server's events make the call keep. Past
+ *   one, `onBound` is told once and the session takes nothing more.
  *
  * @module
  */
@@ -45,11 +50,26 @@ import {
   responseCreate,
 } from "../protocol/openai_realtime.ts";
 import { checkValueLimits } from "../protocol/limits.ts";
+import {
+  LeakyBucket,
+  MAX_NOTES_CHARS,
+  MAX_TURN_AUDIO_MS,
+  MIN_NOTE_CHARS,
+  ToolCallBounds,
+  TURN_AUDIO_EXCEEDED,
+} from "./flood_bounds.ts";
+import { MAX_TURN_FRAGMENTS, MAX_TURN_TEXT_CHARS } from "./rtvi_turns.ts";
 
 /** The caller's chunk length: 10 ms (the audio reaches the server at most 10 ms after its slot). */
 export const REALTIME_CHUNK_MS = 10;
 /** Playback's grid: 10 ms. */
 const PLAY_CHUNK_MS = 10;
+/** Responses a server may start at once (each is kept until the call ends)... */
+export const MAX_RESPONSE_BURST = 100;
+/** ...and a second, on average, beyond that burst. */
+export const RESPONSES_PER_SECOND = 10;
+const RESPONSES_EXCEEDED =
+  `started responses faster than ${RESPONSES_PER_SECOND} a second (beyond ${MAX_RESPONSE_BURST} at once)`;
 /** Agent audio queued and not yet played, at most (a server far ahead of real time is bounded). */
 const DEFAULT_MAX_QUEUED_MS = 5 * 60_000;
 
@@ -85,6 +105,8 @@ export interface RealtimeCallOptions {
   trace: (entry: Record<string, unknown>) => void;
   /** The server broke the protocol (the mapping fails the trial with `protocol_error`). */
   fail: (problem: string) => void;
+  /** The server went past a bound (see the module doc): told once; nothing more is taken. */
+  onBound: (what: string) => void;
   /** Agent audio queued unplayed, at most (default 5 min). */
   maxQueuedMs?: number;
 }
@@ -129,6 +151,8 @@ interface Response {
   played: Int16Array[];
   playStartMs?: number;
   transcript: string[];
+  /** Characters of its transcript deltas. */
+  transcriptChars: number;
   transcriptDone?: string;
   done: boolean;
   /** The caller cut in, or a call-ending tool flushed it: hand over what played. */
@@ -157,6 +181,12 @@ export class RealtimeCall {
   #ended = false;
   /** A call-ending tool ran: no further response is asked for. */
   #ending = false;
+  /** A bound was passed: nothing more is taken. */
+  #over = false;
+  readonly #toolBounds: ToolCallBounds;
+  readonly #responseRate: LeakyBucket;
+  /** Characters of the traces the server's events made the call keep. */
+  #notesChars = 0;
   readonly #stats: RealtimeCallStats = {
     sent_ms: 0,
     sent_speech_ms: 0,
@@ -175,6 +205,8 @@ export class RealtimeCall {
   constructor(options: RealtimeCallOptions) {
     this.#o = options;
     this.sampleRate = REALTIME_FORMATS[options.format].sampleRate;
+    this.#toolBounds = new ToolCallBounds(options.clock);
+    this.#responseRate = new LeakyBucket(options.clock, MAX_RESPONSE_BURST, RESPONSES_PER_SECOND);
     this.#callerMarks = new SentMarks(this.sampleRate);
     this.#caller = new Pacer({
       clock: options.clock,
@@ -272,7 +304,7 @@ export class RealtimeCall {
 
   /** Handles one server event of the session (after `session.updated`). */
   receive(event: ReadEvent | { type: string }): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#over) return;
     const e = event as ReadEvent;
     switch (e.type) {
       case "response.created": {
@@ -284,8 +316,7 @@ export class RealtimeCall {
         return this.#audio(e.response_id, e.item_id, e.delta);
       case "response.output_audio_transcript.delta":
       case "response.audio_transcript.delta":
-        this.#response(e.response_id).transcript.push(e.delta);
-        return;
+        return this.#transcriptDelta(this.#response(e.response_id), e.delta);
       case "response.output_audio_transcript.done":
       case "response.audio_transcript.done":
         this.#response(e.response_id).transcriptDone = e.transcript;
@@ -299,12 +330,10 @@ export class RealtimeCall {
         return;
       case "error":
         this.#stats.errors++;
-        this.#o.trace({ type: "realtime_error", error: e.error });
-        return;
+        return this.#note({ type: "realtime_error", error: e.error });
       case "rate_limits.updated":
         this.#stats.rate_limit_events++;
-        this.#o.trace({ type: "realtime_rate_limits", rate_limits: e.rate_limits });
-        return;
+        return this.#note({ type: "realtime_rate_limits", rate_limits: e.rate_limits });
       default:
         return; // the other events carry nothing the call needs
     }
@@ -319,6 +348,7 @@ export class RealtimeCall {
         itemFirst: 0,
         played: [],
         transcript: [],
+        transcriptChars: 0,
         done: false,
         cut: false,
         flushed: false,
@@ -327,8 +357,40 @@ export class RealtimeCall {
       };
       this.#responses.set(id, r);
       this.#stats.responses++;
+      // Every response is kept until the call ends: new ones come at a bounded rate.
+      if (!this.#responseRate.add(1)) this.#bound(RESPONSES_EXCEEDED);
     }
     return r;
+  }
+
+  /** One transcript delta, within a turn's bounds. */
+  #transcriptDelta(r: Response, delta: string): void {
+    r.transcriptChars += delta.length;
+    r.transcript.push(delta);
+    if (r.transcriptChars > MAX_TURN_TEXT_CHARS) {
+      return this.#bound(`turn exceeded ${MAX_TURN_TEXT_CHARS} characters`);
+    }
+    if (r.transcript.length > MAX_TURN_FRAGMENTS) {
+      return this.#bound(`turn exceeded ${MAX_TURN_FRAGMENTS} fragments`);
+    }
+  }
+
+  /** A trace the server's events make the call keep, within the notes' bound. */
+  #note(entry: Record<string, unknown>): void {
+    if (this.#over) return;
+    this.#notesChars += Math.max(MIN_NOTE_CHARS, JSON.stringify(entry).length);
+    if (this.#notesChars > MAX_NOTES_CHARS) {
+      return this.#bound(`sent more than ${MAX_NOTES_CHARS} characters of traces and notes`);
+    }
+    this.#o.trace(entry);
+  }
+
+  /** Past a bound: queued audio and the turns in progress are dropped, nothing more is taken. */
+  #bound(what: string): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.end();
+    this.#o.onBound(what);
   }
 
   #encode(samples: Int16Array): Uint8Array {
@@ -340,6 +402,7 @@ export class RealtimeCall {
   /** One audio delta: decoded and queued for playback after what is queued. */
   #audio(responseId: string, itemId: string, delta: string): void {
     const r = this.#response(responseId);
+    if (this.#over) return;
     if (r.cut || r.said) return; // cut off by the caller: the server is told by the truncate
     const bytes = decodeBase64(delta);
     if (!bytes.ok) return this.#o.fail(`bad audio delta: ${bytes.problem.message}`);
@@ -393,6 +456,9 @@ export class RealtimeCall {
       if (hi <= lo) continue;
       r.playStartMs ??= chunk.sentAt + ((lo - from) * 1000) / this.sampleRate;
       r.played.push(chunk.samples.slice(lo - from, hi - from));
+      if (r.played.length * PLAY_CHUNK_MS > MAX_TURN_AUDIO_MS) {
+        return this.#bound(TURN_AUDIO_EXCEEDED);
+      }
     }
     this.#playedTotal += n;
     this.#stats.played_ms += (n * 1000) / this.sampleRate;
@@ -454,7 +520,10 @@ export class RealtimeCall {
   }
 
   #functionCall(responseId: string, callId: string, name: string, rawArgs: string): void {
+    const over = this.#toolBounds.take(name.length + rawArgs.length);
+    if (over) return this.#bound(over);
     const r = this.#response(responseId);
+    if (this.#over) return;
     this.#stats.tool_calls++;
     let args: unknown = rawArgs;
     try {
@@ -488,11 +557,12 @@ export class RealtimeCall {
     const words = (r.transcriptDone ?? r.transcript.join("")).trim();
     if (r.first === undefined && words !== "") {
       this.#stats.responses_without_audio++;
-      this.#o.trace({ type: "realtime_response_without_audio", response_id: id, text: words });
+      this.#note({ type: "realtime_response_without_audio", response_id: id, text: words });
     }
     if (status && status !== "completed") {
-      this.#o.trace({ type: "realtime_response", response_id: id, status });
+      this.#note({ type: "realtime_response", response_id: id, status });
     }
+    if (this.#over) return;
     this.#settle();
     if (r.tools.length === 0) return;
     // Once every tool's output is in, the model answers them.

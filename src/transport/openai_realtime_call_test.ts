@@ -14,13 +14,18 @@ import { RealtimeCall, type RealtimeTurn } from "./openai_realtime_call.ts";
 type Sent = { type: string } & Record<string, unknown>;
 
 function setup(
-  options: { turnDetection?: RealtimeTurnDetection; format?: "pcm16" | "g711_ulaw" } = {},
+  options: {
+    turnDetection?: RealtimeTurnDetection;
+    format?: "pcm16" | "g711_ulaw";
+    maxQueuedMs?: number;
+  } = {},
 ) {
   const clock = new SimClock();
   const sent: Sent[] = [];
   const turns: RealtimeTurn[] = [];
   const tools: { name: string; args: unknown; at: number }[] = [];
   const failures: string[] = [];
+  const bounds: string[] = [];
   const usage: unknown[] = [];
   const format = options.format ?? "pcm16";
   const call = new RealtimeCall({
@@ -41,6 +46,8 @@ function setup(
     onUsage: (u) => usage.push(u),
     trace: () => {},
     fail: (p) => failures.push(p),
+    onBound: (what) => bounds.push(what),
+    ...(options.maxQueuedMs !== undefined ? { maxQueuedMs: options.maxQueuedMs } : {}),
   });
   const rate = format === "pcm16" ? 24000 : 8000;
   /** A server event, through the parser as the mapping does. */
@@ -64,7 +71,21 @@ function setup(
   const done = (response: string, usage?: Record<string, unknown>) =>
     receive({ type: "response.done", response: { id: response, status: "completed", usage } });
   const types = () => sent.map((e) => e.type);
-  return { clock, sent, turns, tools, failures, usage, call, receive, audio, done, types, rate };
+  return {
+    clock,
+    sent,
+    turns,
+    tools,
+    failures,
+    bounds,
+    usage,
+    call,
+    receive,
+    audio,
+    done,
+    types,
+    rate,
+  };
 }
 
 Deno.test("session.update carries the prompt, the tools' JSON Schemas, the audio format and the turn detection", () => {
@@ -313,4 +334,75 @@ Deno.test("RealtimeCall: bad audio and runaway queues are protocol problems, not
   });
   assert.match(failures[1]!, /base64/);
   call.end();
+  // A server far ahead of playback: past the bound, the delta is refused, not queued.
+  const runaway = setup({ maxQueuedMs: 500 });
+  runaway.call.begin(false);
+  runaway.audio("r1", 300);
+  runaway.audio("r1", 300);
+  assert.equal(runaway.failures.length, 1);
+  assert.match(runaway.failures[0]!, /more than 500 ms of audio queued ahead of playback/);
+  assert.ok(runaway.call.queuedMs <= 300, `${runaway.call.queuedMs} ms queued`);
+  runaway.call.end();
+});
+
+Deno.test("RealtimeCall: a flooding server is stopped at the wires' bounds: tool calls, responses, a turn's transcript, traces, a turn's audio", async () => {
+  const call = (name: string, i: number) => ({
+    type: "response.function_call_arguments.done",
+    response_id: "r1",
+    item_id: `fc${i}`,
+    output_index: i,
+    call_id: `call_${i}`,
+    name,
+    arguments: "{}",
+  });
+  // Tool calls beyond the burst, at once.
+  const tools = setup();
+  tools.call.begin(false);
+  for (let i = 0; i < 150; i++) tools.receive(call("add", i));
+  await tools.clock.advance(0);
+  assert.deepEqual(tools.bounds, [
+    "made tool calls faster than 10 a second (beyond 100 at once)",
+  ]);
+  assert.equal(tools.tools.length, 100, "the calls past the bound are not run");
+  // A transcript that never ends.
+  const words = setup();
+  words.call.begin(false);
+  const delta = {
+    type: "response.output_audio_transcript.delta",
+    response_id: "r2",
+    item_id: "i",
+    output_index: 0,
+    content_index: 0,
+    delta: "x".repeat(1024),
+  };
+  for (let i = 0; i < 40; i++) words.receive(delta);
+  assert.deepEqual(words.bounds, ["turn exceeded 32768 characters"]);
+  // error events without end: the traces they make the call keep are bounded.
+  const noise = setup();
+  noise.call.begin(false);
+  const error = {
+    type: "error",
+    error: { type: "server_error", message: "e".repeat(60_000) },
+  };
+  for (let i = 0; i < 200 && noise.bounds.length === 0; i++) noise.receive(error);
+  assert.deepEqual(noise.bounds, ["sent more than 8388608 characters of traces and notes"]);
+  // Nothing more is taken once past a bound.
+  noise.receive(error);
+  assert.equal(noise.bounds.length, 1);
+  assert.ok(noise.call.stats.errors < 200);
+  // New responses without end (each is kept until the call ends).
+  const many = setup();
+  many.call.begin(false);
+  for (let i = 0; i < 150; i++) {
+    many.receive({ type: "response.created", response: { id: `r${i}` } });
+  }
+  assert.deepEqual(many.bounds, ["started responses faster than 10 a second (beyond 100 at once)"]);
+  assert.equal(many.call.stats.responses, 101);
+  // A response whose audio plays on past two minutes.
+  const long = setup({ format: "g711_ulaw" });
+  long.call.begin(false);
+  for (let s = 0; s < 125; s++) long.audio("r3", 1000, s);
+  await long.clock.advance(121_000);
+  assert.deepEqual(long.bounds, ["turn exceeded 120000 ms of audio"]);
+  assert.equal(long.turns.length, 0, "the endless turn is not handed over");
 });

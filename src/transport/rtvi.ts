@@ -65,7 +65,13 @@ import { Vad } from "../audio/vad.ts";
 import { CallerAudioStream, PeerAudioReceiver, SILENT_WIRE_CHUNK } from "./rtvi_audio.ts";
 import { MAX_NOTES_CHARS, MIN_NOTE_CHARS, ToolCallBounds } from "./flood_bounds.ts";
 import { Correlator } from "./correlator.ts";
-import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
+import {
+  connectOptions,
+  remoteInfo,
+  type ResolvedRemote,
+  type WireMapping,
+  WORDS_UNKNOWN,
+} from "./mapping.ts";
 import { type AssembledTurn, joinFragments, TurnAssembler } from "./rtvi_turns.ts";
 import { WsClient } from "./ws_client.ts";
 
@@ -320,15 +326,8 @@ export class RtviParticipant implements Participant {
     const connection = {};
     this.#connection = connection;
     this.#client = await WsClient.connect({
-      url: this.#options.connectUrl,
-      shownUrl: this.#options.shownUrl,
-      side: this.#side,
-      clock: line.clock,
-      connectAttempts: this.#options.connectAttempts,
-      retryDelayMs: this.#options.retryDelayMs,
-      connectTimeoutMs: this.#options.connectTimeoutMs,
+      ...connectOptions(this.#options, line.clock),
       maxFrameBytes: this.#maxFrameBytes(),
-      connect: this.#options.connect,
       onFrame: (data) => this.#onFrame(data),
       onGarbage: (what) => this.#garbage(what),
       onClosed: (event) => {

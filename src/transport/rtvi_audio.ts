@@ -21,6 +21,7 @@
 import type { Clock } from "../bridge/call.ts";
 import { type Pcm16, pcm16, pcm16FromBytes, pcm16ToBytes, toMono } from "../audio/pcm.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
+import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
 import { type ArrivedFrame, placeArrived } from "../audio/arrival.ts";
 import { resample, Resampler } from "../audio/resample.ts";
@@ -99,24 +100,20 @@ export class CallerAudioStream {
           this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
         }
         options.onChunk?.(chunk);
-        if (options.fill && chunk.audioSamples < chunk.samples.length) {
+        const fill = options.fill;
+        const filled = fill !== undefined && chunk.audioSamples < chunk.samples.length;
+        if (filled) {
           // The line's noise fills the silence: this chunk is its own, not the shared one.
           const at = chunk.dueAt + (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
-          options.fill(chunk.samples, chunk.audioSamples, at, WIRE_SEND_RATE);
-          options.send({
+          fill(chunk.samples, chunk.audioSamples, at, WIRE_SEND_RATE);
+        }
+        options.send(
+          chunk.audioSamples === 0 && !filled ? SILENT_WIRE_CHUNK : {
             pcm: pcm16ToBytes(chunk.samples),
             sampleRate: WIRE_SEND_RATE,
             numChannels: 1,
-          });
-        } else {
-          options.send(
-            chunk.audioSamples === 0 ? SILENT_WIRE_CHUNK : {
-              pcm: pcm16ToBytes(chunk.samples),
-              sampleRate: WIRE_SEND_RATE,
-              numChannels: 1,
-            },
-          );
-        }
+          },
+        );
       },
     });
   }
@@ -151,13 +148,9 @@ export class CallerAudioStream {
   }
 
   get stats(): StreamStats {
-    const late = [...this.#late].sort((a, b) => a - b);
-    const at = (q: number) =>
-      late.length === 0 ? 0 : late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
-    const r = (x: number) => Math.round(x * 100) / 100;
     return {
       ...this.#stats,
-      late_ms: { p50: r(at(0.5)), p99: r(at(0.99)), max: r(late[late.length - 1] ?? 0) },
+      late_ms: latenessOf(this.#late),
     };
   }
 }

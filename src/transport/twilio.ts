@@ -38,7 +38,13 @@ import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { parseAgentMessage } from "../protocol/twilio.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
-import { remoteInfo, type ResolvedRemote, type WireMapping, WORDS_UNKNOWN } from "./mapping.ts";
+import {
+  connectOptions,
+  remoteInfo,
+  type ResolvedRemote,
+  type WireMapping,
+  WORDS_UNKNOWN,
+} from "./mapping.ts";
 import { type HeardTurn, TWILIO_RATE, TwilioCall } from "./twilio_call.ts";
 import { WsClient } from "./ws_client.ts";
 
@@ -100,15 +106,7 @@ export class TwilioParticipant implements Participant {
       this.#ownTts = true;
     }
     this.#client = await WsClient.connect({
-      url: this.#options.connectUrl,
-      shownUrl: this.#options.shownUrl,
-      side: this.#options.side,
-      clock: line.clock,
-      connectAttempts: this.#options.connectAttempts,
-      retryDelayMs: this.#options.retryDelayMs,
-      connectTimeoutMs: this.#options.connectTimeoutMs,
-      maxFrameBytes: this.#options.maxFrameBytes,
-      connect: this.#options.connect,
+      ...connectOptions(this.#options, line.clock),
       onFrame: (data) => this.#onFrame(data),
       onGarbage: (what) => this.#garbage(what),
       onClosed: (event) => this.#onClosed(event),

@@ -26,6 +26,7 @@
 import type { Clock } from "../bridge/call.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
+import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
 import { placeArrived } from "../audio/arrival.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
@@ -300,14 +301,10 @@ export class TwilioCall {
   }
 
   get stats(): TwilioCallStats {
-    const late = [...this.#late].sort((a, b) => a - b);
-    const at = (q: number) =>
-      late.length === 0 ? 0 : late[Math.min(late.length - 1, Math.floor(q * late.length))]!;
-    const r = (x: number) => Math.round(x * 100) / 100;
     return {
       ...this.#stats,
       jitterMs: this.#depthMs,
-      late_ms: { p50: r(at(0.5)), p99: r(at(0.99)), max: r(late[late.length - 1] ?? 0) },
+      late_ms: latenessOf(this.#late),
     };
   }
 
