@@ -1,3 +1,9 @@
+import {
+  REALTIME_AUDIO_FORMATS,
+  REALTIME_TURN_DETECTIONS,
+  type RealtimeAudioFormat,
+  type RealtimeTurnDetection,
+} from "../protocol/openai_realtime.ts";
 import { redactUrl } from "../transport/redact_url.ts";
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
@@ -717,14 +723,14 @@ function realtimeFromFlags(
       hint: "add --audio",
     });
   }
-  if (audio !== undefined && audio !== "pcm16" && audio !== "g711_ulaw") {
+  if (audio !== undefined && !(REALTIME_AUDIO_FORMATS as readonly string[]).includes(audio)) {
     throw new InputError({
       field: "--realtime-audio",
       message: `unknown format "${audio}"`,
-      hint: "pcm16 or g711_ulaw",
+      hint: REALTIME_AUDIO_FORMATS.join(" or "),
     });
   }
-  if (turn !== undefined && turn !== "server_vad" && turn !== "semantic_vad" && turn !== "none") {
+  if (turn !== undefined && !(REALTIME_TURN_DETECTIONS as readonly string[]).includes(turn)) {
     throw new InputError({
       field: "--turn-detection",
       message: `unknown turn detection "${turn}"`,
@@ -732,8 +738,8 @@ function realtimeFromFlags(
     });
   }
   return {
-    audio: audio ?? "pcm16",
-    turnDetection: turn ?? "server_vad",
+    audio: (audio ?? "pcm16") as RealtimeAudioFormat,
+    turnDetection: (turn ?? "server_vad") as RealtimeTurnDetection,
   };
 }
 
