@@ -324,14 +324,16 @@ Deno.test("an audio bot that sends text and no audio is marked harness_playout, 
 
 // ---- barge-in reaches remote agents; the yield is the agent's -------------------------
 
-/** Speaks 6 s; with `yieldMs`, stops that long after it hears the caller start. */
+/** Speaks 6 s; with `yieldMs`, stops that long after the caller's speech reached it. */
 function longTalker(yieldMs?: number) {
   return async (s: BehaveSession) => {
     s.send(rtvi("bot-started-speaking"));
     s.send(rtvi("bot-tts-text", { text: "Let me read you our whole policy on changes." }));
     const played = s.play(voicedSignal(AGENT_RATE, 6000, 2));
     if (yieldMs !== undefined) {
-      void s.callerStarted().then(() => sleep(yieldMs)).then(() => s.clear());
+      void s.callerStarted()
+        .then((i) => sleep(yieldMs - (performance.now() - s.callerTurns[i]!.startAt)))
+        .then(() => s.clear());
     }
     await played;
     s.send(rtvi("bot-stopped-speaking"));
@@ -347,11 +349,6 @@ for (const framing of ["json", "protobuf"] as const) {
     Deno.test({
       name:
         `barge-in over ${framing}: the caller cuts in while the agent speaks; an agent that ${what} reads so`,
-      // KNOWN DEFECT, open in issue #17: with the agent's audio placed where it arrived
-      // (src/audio/arrival.ts), the 300 ms agent reads 318-348 ms on an idle machine, past
-      // the ±20 ms bound (it read 299-334 ms before that placement). Not loosened: the
-      // test is held out until the yield's two reference points are made exact.
-      ignore: yieldMs !== undefined,
       fn: async () => {
         const { measureAudio } = await import("../src/runner/audio_metrics.ts");
         const agent = startBehaveAgent(longTalker(yieldMs), { frameMs: 10 });
