@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { dbfs, pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
+import { concatSamples, dbfs, pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
 import { mulawEncode } from "../src/audio/mulaw.ts";
 import { Pacer } from "../src/audio/pacer.ts";
 import { RealClock } from "../src/clock/clock.ts";
@@ -220,17 +220,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     messages,
     arrivals,
     callerTurns,
-    callerAudio() {
-      let n = 0;
-      for (const h of heard) n += h.length;
-      const out = new Int16Array(n);
-      let at = 0;
-      for (const h of heard) {
-        out.set(h, at);
-        at += h.length;
-      }
-      return out;
-    },
+    callerAudio: () => concatSamples(heard),
     send,
     play(samples) {
       if (closed) return Promise.resolve();
