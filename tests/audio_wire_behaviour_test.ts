@@ -43,7 +43,7 @@ function env(): Environment {
 /** One audio call of the scripted caller with a remote agent, on the real clock. */
 function audioCall(
   agent: RemoteParticipantOptions,
-  options: { user?: Participant; maxMs?: number; audio?: boolean } = {},
+  options: { user?: Participant; maxMs?: number; audio?: boolean; inband?: boolean } = {},
 ) {
   const spec: CallSpec = {
     env: env(),
@@ -55,7 +55,9 @@ function audioCall(
     limits: { ...DEFAULT_LIMITS, maxDurationMs: options.maxMs ?? 15_000 },
     firstSpeaker: "agent",
     timedSpeech: true,
-    ...(options.audio === false ? {} : { speech: { tts: new VoicedTts() } }),
+    ...(options.audio === false ? {} : {
+      speech: { tts: new VoicedTts(), ...(options.inband ? { dtmf: "inband" as const } : {}) },
+    }),
   };
   return runCall(spec);
 }
@@ -402,17 +404,9 @@ for (const framing of ["json", "protobuf"] as const) {
         s.send(rtvi("server-message", { type: "end" }));
       }, { sampleRate: 16000 });
       try {
-        const out = await runCall({
-          env: env(),
-          agent: new RemoteParticipant({ url: agent.url, framing }),
+        const out = await audioCall({ url: agent.url, framing }, {
           user: new ScriptedUser({}),
-          agentSetup: setup("agent"),
-          userSetup: setup("user"),
-          clock: new RealClock(),
-          limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
-          firstSpeaker: "agent",
-          timedSpeech: true,
-          speech: { tts: new VoicedTts(), dtmf: "inband" },
+          inband: true,
         });
         await agent.done();
         assert.equal(out.error, undefined, out.error?.message);
@@ -448,18 +442,7 @@ Deno.test("in-band DTMF to a remote agent: callbench's keys go as tones in its a
     close: () => Promise.resolve(),
   };
   try {
-    const out = await runCall({
-      env: env(),
-      agent: new RemoteParticipant({ url: agent.url }),
-      user: presser,
-      agentSetup: setup("agent"),
-      userSetup: setup("user"),
-      clock: new RealClock(),
-      limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
-      firstSpeaker: "agent",
-      timedSpeech: true,
-      speech: { tts: new VoicedTts(), dtmf: "inband" },
-    });
+    const out = await audioCall({ url: agent.url }, { user: presser, inband: true });
     await agent.done();
     assert.equal(out.error, undefined, out.error?.message);
     const s = agent.sessions[0]!;
@@ -481,17 +464,9 @@ for (
     const tones = keyTones(ALL_KEYS, 8000, { ...tone, seed: 11 });
     const agent = startTwilioAgent(tones, 4000);
     try {
-      const out = await runCall({
-        env: env(),
-        agent: new RemoteParticipant({ url: agent.url, framing: "twilio" }),
+      const out = await audioCall({ url: agent.url, framing: "twilio" }, {
         user: new ScriptedUser({}),
-        agentSetup: setup("agent"),
-        userSetup: setup("user"),
-        clock: new RealClock(),
-        limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
-        firstSpeaker: "agent",
-        timedSpeech: true,
-        speech: { tts: new VoicedTts(), dtmf: "inband" },
+        inband: true,
       });
       assert.equal(out.error, undefined, out.error?.message);
       const keys = out.dtmf.filter((d) => d.side === "agent").map((d) => d.keys).join("");
