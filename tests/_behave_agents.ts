@@ -3,13 +3,14 @@
  * loopback (JSON or pipecat protobuf frames, whichever the client sends) whose every
  * act is a test's script. It answers the handshake, keeps every message it is sent,
  * hears the caller's audio and finds the caller's turns by energy (a 16 ms chunk above
- * −45 dBFS is speech; 300 ms below ends the turn), and speaks 24 kHz audio in 20 ms
- * frames (or `frameMs`) paced in real time, as pipecat's output transport sends them. Built from
- * PROTOCOL.md and the pipecat serializer's format, not from callbench's client.
+ * −45 dBFS is speech, begun at the first chunk of sound before it, above −70 dBFS; 300 ms
+ * below ends the turn), and speaks 24 kHz audio in 20 ms frames (or `frameMs`) paced in
+ * real time, as pipecat's output transport sends them. Built from PROTOCOL.md and the
+ * pipecat serializer's format, not from callbench's client.
  *
  * @module
  */
-import { dbfs, pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
+import { concatSamples, dbfs, pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
 import { mulawEncode } from "../src/audio/mulaw.ts";
 import { Pacer } from "../src/audio/pacer.ts";
 import { RealClock } from "../src/clock/clock.ts";
@@ -27,6 +28,8 @@ import { decodePipecatFrame, encodeAudioFrame } from "../src/protocol/protobuf.t
 export const AGENT_RATE = 24000;
 /** Caller audio above this level (dBFS, per 16 ms chunk) is speech. */
 const SPEECH_DBFS = -45;
+/** Caller audio above this level is sound: a turn began at its first chunk of sound. */
+const SOUND_DBFS = -70;
 /** This long below it ends a caller turn. */
 const TURN_END_MS = 300;
 
@@ -37,7 +40,10 @@ export interface BehaveSession {
   messages: RtviMessage[];
   /** When each of `messages` arrived (performance.now()). */
   arrivals: number[];
-  /** Caller turns heard: when each began and ended (performance.now()). */
+  /**
+   * Caller turns heard: when each began (its first sound's arrival) and ended
+   * (performance.now()).
+   */
   callerTurns: { startAt: number; endAt?: number }[];
   /** The caller's audio as received (16 kHz mono), concatenated. */
   callerAudio(): Int16Array;
@@ -112,6 +118,8 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   const heard: Int16Array[] = [];
   let speaking = false;
   let quietMs = 0;
+  /** When the run of sound now arriving began. */
+  let soundSince: number | undefined;
   let startWaiters: ((i: number) => void)[] = [];
   let endWaiters: ((i: number) => void)[] = [];
   let playWaiters: (() => void)[] = [];
@@ -147,12 +155,14 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     if (!decoded.ok) return;
     heard.push(decoded.samples);
     const ms = (decoded.samples.length * 1000) / 16000;
-    const voiced = dbfs(decoded.samples) > SPEECH_DBFS;
-    if (voiced) {
+    const level = dbfs(decoded.samples);
+    if (level > SOUND_DBFS) soundSince ??= performance.now();
+    else soundSince = undefined;
+    if (level > SPEECH_DBFS) {
       quietMs = 0;
       if (!speaking) {
         speaking = true;
-        callerTurns.push({ startAt: performance.now() });
+        callerTurns.push({ startAt: soundSince! });
         const waiters = startWaiters;
         startWaiters = [];
         for (const w of waiters) w(callerTurns.length - 1);
@@ -210,17 +220,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     messages,
     arrivals,
     callerTurns,
-    callerAudio() {
-      let n = 0;
-      for (const h of heard) n += h.length;
-      const out = new Int16Array(n);
-      let at = 0;
-      for (const h of heard) {
-        out.set(h, at);
-        at += h.length;
-      }
-      return out;
-    },
+    callerAudio: () => concatSamples(heard),
     send,
     play(samples) {
       if (closed) return Promise.resolve();

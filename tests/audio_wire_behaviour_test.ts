@@ -43,7 +43,7 @@ function env(): Environment {
 /** One audio call of the scripted caller with a remote agent, on the real clock. */
 function audioCall(
   agent: RemoteParticipantOptions,
-  options: { user?: Participant; maxMs?: number; audio?: boolean } = {},
+  options: { user?: Participant; maxMs?: number; audio?: boolean; inband?: boolean } = {},
 ) {
   const spec: CallSpec = {
     env: env(),
@@ -55,7 +55,9 @@ function audioCall(
     limits: { ...DEFAULT_LIMITS, maxDurationMs: options.maxMs ?? 15_000 },
     firstSpeaker: "agent",
     timedSpeech: true,
-    ...(options.audio === false ? {} : { speech: { tts: new VoicedTts() } }),
+    ...(options.audio === false ? {} : {
+      speech: { tts: new VoicedTts(), ...(options.inband ? { dtmf: "inband" as const } : {}) },
+    }),
   };
   return runCall(spec);
 }
@@ -324,14 +326,16 @@ Deno.test("an audio bot that sends text and no audio is marked harness_playout, 
 
 // ---- barge-in reaches remote agents; the yield is the agent's -------------------------
 
-/** Speaks 6 s; with `yieldMs`, stops that long after it hears the caller start. */
+/** Speaks 6 s; with `yieldMs`, stops that long after the caller's speech reached it. */
 function longTalker(yieldMs?: number) {
   return async (s: BehaveSession) => {
     s.send(rtvi("bot-started-speaking"));
     s.send(rtvi("bot-tts-text", { text: "Let me read you our whole policy on changes." }));
     const played = s.play(voicedSignal(AGENT_RATE, 6000, 2));
     if (yieldMs !== undefined) {
-      void s.callerStarted().then(() => sleep(yieldMs)).then(() => s.clear());
+      void s.callerStarted()
+        .then((i) => sleep(yieldMs - (performance.now() - s.callerTurns[i]!.startAt)))
+        .then(() => s.clear());
     }
     await played;
     s.send(rtvi("bot-stopped-speaking"));
@@ -347,11 +351,6 @@ for (const framing of ["json", "protobuf"] as const) {
     Deno.test({
       name:
         `barge-in over ${framing}: the caller cuts in while the agent speaks; an agent that ${what} reads so`,
-      // KNOWN DEFECT, open in issue #17: with the agent's audio placed where it arrived
-      // (src/audio/arrival.ts), the 300 ms agent reads 318-348 ms on an idle machine, past
-      // the ±20 ms bound (it read 299-334 ms before that placement). Not loosened: the
-      // test is held out until the yield's two reference points are made exact.
-      ignore: yieldMs !== undefined,
       fn: async () => {
         const { measureAudio } = await import("../src/runner/audio_metrics.ts");
         const agent = startBehaveAgent(longTalker(yieldMs), { frameMs: 10 });
@@ -405,17 +404,9 @@ for (const framing of ["json", "protobuf"] as const) {
         s.send(rtvi("server-message", { type: "end" }));
       }, { sampleRate: 16000 });
       try {
-        const out = await runCall({
-          env: env(),
-          agent: new RemoteParticipant({ url: agent.url, framing }),
+        const out = await audioCall({ url: agent.url, framing }, {
           user: new ScriptedUser({}),
-          agentSetup: setup("agent"),
-          userSetup: setup("user"),
-          clock: new RealClock(),
-          limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
-          firstSpeaker: "agent",
-          timedSpeech: true,
-          speech: { tts: new VoicedTts(), dtmf: "inband" },
+          inband: true,
         });
         await agent.done();
         assert.equal(out.error, undefined, out.error?.message);
@@ -451,18 +442,7 @@ Deno.test("in-band DTMF to a remote agent: callbench's keys go as tones in its a
     close: () => Promise.resolve(),
   };
   try {
-    const out = await runCall({
-      env: env(),
-      agent: new RemoteParticipant({ url: agent.url }),
-      user: presser,
-      agentSetup: setup("agent"),
-      userSetup: setup("user"),
-      clock: new RealClock(),
-      limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
-      firstSpeaker: "agent",
-      timedSpeech: true,
-      speech: { tts: new VoicedTts(), dtmf: "inband" },
-    });
+    const out = await audioCall({ url: agent.url }, { user: presser, inband: true });
     await agent.done();
     assert.equal(out.error, undefined, out.error?.message);
     const s = agent.sessions[0]!;
@@ -484,17 +464,9 @@ for (
     const tones = keyTones(ALL_KEYS, 8000, { ...tone, seed: 11 });
     const agent = startTwilioAgent(tones, 4000);
     try {
-      const out = await runCall({
-        env: env(),
-        agent: new RemoteParticipant({ url: agent.url, framing: "twilio" }),
+      const out = await audioCall({ url: agent.url, framing: "twilio" }, {
         user: new ScriptedUser({}),
-        agentSetup: setup("agent"),
-        userSetup: setup("user"),
-        clock: new RealClock(),
-        limits: { ...DEFAULT_LIMITS, maxDurationMs: 15_000 },
-        firstSpeaker: "agent",
-        timedSpeech: true,
-        speech: { tts: new VoicedTts(), dtmf: "inband" },
+        inband: true,
       });
       assert.equal(out.error, undefined, out.error?.message);
       const keys = out.dtmf.filter((d) => d.side === "agent").map((d) => d.keys).join("");

@@ -8,7 +8,6 @@ import type { CallOutcome } from "../src/bridge/bridge.ts";
 import { RealClock, SimClock } from "../src/clock/clock.ts";
 import { RemoteParticipant } from "../src/participants/remote.ts";
 import { stereoRecording } from "../src/runner/audio_metrics.ts";
-import type { AudioBlock } from "../src/runner/audio_block.ts";
 import { FliteTts } from "../src/speech/tts_flite.ts";
 import {
   startTruthAgent,
@@ -20,12 +19,7 @@ import {
 import { DELAYS, errors, LINES, truthCall } from "./_truth_call.ts";
 
 /** The WAV's three promises: its length, the agent's reply placed D after the caller's end, no clipping. */
-function checkWav(
-  out: CallOutcome,
-  block: AudioBlock,
-  replies: readonly TruthReplyLog[],
-  tol: number,
-) {
+function checkWav(out: CallOutcome, replies: readonly TruthReplyLog[], tol: number) {
   const rate = 16000;
   const wav = stereoRecording(out, rate);
   const frames = wav.samples.length / 2;
@@ -63,7 +57,6 @@ function checkWav(
       `WAV: reply ${i + 1} ${gap.toFixed(1)} ms after the caller's end (D ${answered[i]!.delayMs})`,
     );
   }
-  void block;
 }
 
 let tts: FliteTts | undefined;
@@ -82,7 +75,7 @@ for (const leadMs of [0, 400]) {
     // TTFA from the connection: the greeting's speech 700 ms after call_start.
     assert.equal(block.connect_ms, out.connectedMs);
     assert.ok(Math.abs(block.ttfa_ms! - 700) <= 10, `TTFA ${block.ttfa_ms}`);
-    checkWav(out, block, agent.replies, 10);
+    checkWav(out, agent.replies, 10);
   });
 }
 
@@ -117,7 +110,7 @@ for (const framing of ["json", "protobuf", "twilio"] as TruthFraming[]) {
           assert.ok(Math.abs(x.refFrame) <= 40, `ref_frame off by ${x.refFrame}`);
           assert.ok(Math.abs(x.refSegment) <= 40, `ref_segment off by ${x.refSegment}`);
         }
-        checkWav(out, block, replies, 40);
+        checkWav(out, replies, 40);
       } finally {
         await truth.close();
       }

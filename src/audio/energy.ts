@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { dbfs } from "./pcm.ts";
 
 /** Frame length of the energy measure, ms. */
 export const ENERGY_FRAME_MS = 10;
@@ -34,13 +35,7 @@ export function frameLevels(samples: Int16Array, sampleRate: number): Float64Arr
   const n = Math.round((sampleRate * ENERGY_FRAME_MS) / 1000);
   const frames = Math.ceil(samples.length / n);
   const out = new Float64Array(frames);
-  for (let f = 0; f < frames; f++) {
-    const end = Math.min(samples.length, (f + 1) * n);
-    let sum = 0;
-    for (let i = f * n; i < end; i++) sum += samples[i]! * samples[i]!;
-    const power = sum / ((end - f * n) * 32768 * 32768);
-    out[f] = power > 0 ? 10 * Math.log10(power) : -Infinity;
-  }
+  for (let f = 0; f < frames; f++) out[f] = dbfs(samples.subarray(f * n, (f + 1) * n));
   return out;
 }
 

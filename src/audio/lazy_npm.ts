@@ -25,7 +25,7 @@ export interface NpmPackage {
  * built at run time: a literal one would be fetched with the module graph.
  */
 export function importLazily(pkg: NpmPackage): Promise<Record<string, unknown>> {
-  return import([`npm:${pkg.name}`, pkg.version].join("@"));
+  return loading(pkg, import([`npm:${pkg.name}`, pkg.version].join("@")));
 }
 
 /**
@@ -34,7 +34,24 @@ export function importLazily(pkg: NpmPackage): Promise<Record<string, unknown>> 
  */
 export async function lazyPackageFile(pkg: NpmPackage, file: string): Promise<URL> {
   const manifest = [`npm:${pkg.name}`, `${pkg.version}/package.json`].join("@");
-  await import(manifest, { with: { type: "json" } });
+  await loading(pkg, import(manifest, { with: { type: "json" } }));
   const path = createRequire(import.meta.url).resolve(`${pkg.name}/package.json`);
   return new URL(file, `file://${path}`);
+}
+
+/**
+ * `load`, or an error that says which package could not be had and why (Deno's own
+ * message names the registry's URL and the network error; it is kept as the cause).
+ */
+async function loading<T>(pkg: NpmPackage, load: Promise<T>): Promise<T> {
+  try {
+    return await load;
+  } catch (e) {
+    const why = String((e as Error)?.message ?? e).split("\n").map((l) => l.trim()).join(" ");
+    throw new Error(
+      `Cannot load the npm package ${pkg.name}@${pkg.version}, which audio calls need ` +
+        `(downloaded on first use; check the network or NPM_CONFIG_REGISTRY): ${why}`,
+      { cause: e },
+    );
+  }
 }

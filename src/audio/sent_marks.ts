@@ -2,8 +2,10 @@
  * When queued audio actually went out: a pacer's chunks are on a fixed grid, so an
  * utterance queued between two slots starts at the next one (or inside a chunk, after
  * what was queued before it). This follows a pacer's chunks and tells, for each marked
- * utterance, the grid time of its first sample, so the record can place and measure it
- * where it was on the wire rather than where it was queued.
+ * utterance, when its first sample went out: when its chunk was sent (its slot, or later
+ * when the pacer caught up after a late timer: not before the chunk left), plus its
+ * place in the chunk. So the record can place and measure it where it was on the wire
+ * rather than where it was queued.
  *
  * @module
  */
@@ -21,7 +23,7 @@ export class SentMarks {
     this.#rate = sampleRate;
   }
 
-  /** `samples` were enqueued; `onSent` hears the grid time of their first one. */
+  /** `samples` were enqueued; `onSent` hears the time their first one went out. */
   queued(samples: number, onSent?: (atMs: number) => void): void {
     if (samples === 0) return;
     if (onSent) this.#marks.push({ at: this.#queued, onSent });
@@ -33,7 +35,7 @@ export class SentMarks {
     const to = this.#sent + chunk.audioSamples;
     while (this.#marks.length > 0 && this.#marks[0]!.at < to) {
       const m = this.#marks.shift()!;
-      m.onSent(chunk.dueAt + ((m.at - this.#sent) * 1000) / this.#rate);
+      m.onSent(chunk.sentAt + ((m.at - this.#sent) * 1000) / this.#rate);
     }
     this.#sent = to;
   }

@@ -22,6 +22,23 @@ const tts: TtsProvider = {
   close: () => Promise.resolve(),
 };
 
+/** A fresh counter world. */
+const counterEnv = () =>
+  new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
+    today: "2024-05-15",
+    seed: "s",
+  });
+
+/** A side's setup, offered every tool of the counter domain. */
+const setup = (side: "agent" | "user"): CallSetup => ({
+  side,
+  scenario: "t",
+  domain: "test_counter",
+  prompt: "",
+  tools: toolSpecs(counterDomain, side, []),
+  seed: "s",
+});
+
 /** The oracle, noting the caller's audio it was handed and its line. */
 class ListeningOracle implements Participant {
   heard: { at: number; audio: Pcm16 }[] = [];
@@ -45,18 +62,7 @@ class ListeningOracle implements Participant {
 
 Deno.test("audio call on a line: the agent is handed the caller's audio after the line, and the line's noise for silences", async () => {
   const s = counterScenario();
-  const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
-    today: "2024-05-15",
-    seed: "s",
-  });
-  const setup = (side: "agent" | "user") => ({
-    side,
-    scenario: "t",
-    domain: "test_counter",
-    prompt: "",
-    tools: toolSpecs(env.domain, side, []),
-    seed: "s",
-  });
+  const env = counterEnv();
   const spec = parseLine("white@10+loss@0.1");
   const line = new Line(spec, 9);
   const agent = new ListeningOracle(new OracleAgent(s.expect.reference_actions!));
@@ -95,18 +101,7 @@ Deno.test("audio call on a line: the agent is handed the caller's audio after th
 
 Deno.test("audio call in a language: TTS requests carry it", async () => {
   const s = counterScenario();
-  const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
-    today: "2024-05-15",
-    seed: "s",
-  });
-  const setup = (side: "agent" | "user") => ({
-    side,
-    scenario: "t",
-    domain: "test_counter",
-    prompt: "",
-    tools: toolSpecs(env.domain, side, []),
-    seed: "s",
-  });
+  const env = counterEnv();
   const languages: (string | undefined)[] = [];
   const tts2: TtsProvider = {
     ...tts,

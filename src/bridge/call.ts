@@ -265,8 +265,8 @@ export interface CallLine {
   applied?(action: Record<string, unknown>): void;
   /**
    * Audio calls: the other end's utterance `audio` (the one its `speech_start` carried)
-   * went out on this end's wire with its first sample at `atMs` (the chunk's slot on the
-   * pacing grid), as `wire` when the wire changed it (resampled, µ-law). The record
+   * went out on this end's wire with its first sample at `atMs` (when its chunk was sent:
+   * `SentMarks`), as `wire` when the wire changed it (resampled, µ-law). The record
    * places the utterance there and measures it on what was sent.
    */
   audioSent?(audio: Pcm16, atMs: CallTime, wire?: Pcm16): void;

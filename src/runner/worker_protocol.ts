@@ -10,6 +10,7 @@
 import { z } from "zod";
 import type { TrialRecord } from "./trial_record.ts";
 import type { Scenario } from "../scenario/scenario.ts";
+import type { ParticipantOptions } from "../participants/registry.ts";
 import { CallerBehaviourSchema } from "../speech/behaviour.ts";
 import { WIRE_FRAMINGS } from "../transport/mapping.ts";
 
@@ -42,6 +43,16 @@ export const ParticipantOptionsSchema = z.object({
   transcripts: z.boolean().optional(),
   behaviour: CallerBehaviourSchema.optional(),
 });
+/**
+ * The schema names the options' fields, no more and no fewer: a field added to
+ * `ParticipantOptions` alone would be dropped on its way to a Worker (zod strips keys it
+ * does not know), so this fails to type-check instead.
+ */
+const _sameFields: Same<z.infer<typeof ParticipantOptionsSchema>, ParticipantOptions> = true;
+/** `A` and `B` have the same keys (optional ones too) and each is assignable to the other. */
+type Same<A, B> = [keyof A, A] extends [keyof B, B] ? [keyof B, B] extends [keyof A, A] ? true
+  : false
+  : false;
 
 /** What a Worker needs before its first trial. */
 export const WorkerSetupSchema = z.object({

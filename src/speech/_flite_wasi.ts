@@ -112,6 +112,8 @@ export function loadFlite(): Promise<WebAssembly.Module> {
     const url = await lazyPackageFile(FLITE_PACKAGE, "flite.wasm");
     return await WebAssembly.compile(await Deno.readFile(url));
   })();
+  // A failed load (the package could not be downloaded) is tried again next time.
+  compiled.catch(() => compiled = undefined);
   return compiled;
 }
 

@@ -240,8 +240,8 @@ export class RealtimeCall {
 
   /**
    * Queues the caller's speech (PCM16 at {@link sampleRate}, whole or in pieces as
-   * they are ready); resolves once it has been sent. `onSent` hears the grid time its
-   * first sample went out at.
+   * they are ready); resolves once it has been sent. `onSent` hears the time its first
+   * sample went out (`SentMarks`).
    */
   async speak(
     speech: Int16Array | AsyncIterable<Int16Array>,

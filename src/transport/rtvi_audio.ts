@@ -125,7 +125,7 @@ export class CallerAudioStream {
 
   /**
    * Queues an utterance's audio (any rate, mono or stereo) after what is queued;
-   * `onSent` hears the grid time its first sample goes out at.
+   * `onSent` hears the time its first sample goes out (`SentMarks`).
    */
   play(audio: Pcm16, onSent?: (atMs: number) => void): void {
     const mono = toMono(audio);

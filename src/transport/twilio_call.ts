@@ -237,7 +237,7 @@ export class TwilioCall {
 
   /**
    * Queues the caller's speech (PCM16 at 8 kHz); resolves once it has been sent.
-   * `onSent` hears the grid time its first sample went out at.
+   * `onSent` hears the time its first sample went out (`SentMarks`).
    */
   speak(samples: Int16Array, onSent?: (atMs: number) => void): Promise<void> {
     if (this.#ended) return Promise.resolve();
