@@ -13,6 +13,7 @@ import type { Scenario } from "../scenario/scenario.ts";
 import type { ParticipantOptions } from "../participants/registry.ts";
 import { CallerBehaviourSchema } from "../speech/behaviour.ts";
 import { WIRE_FRAMINGS } from "../transport/mapping.ts";
+import { REALTIME_AUDIO_FORMATS, REALTIME_TURN_DETECTIONS } from "../protocol/openai_realtime.ts";
 
 const LlmSettingsSchema = z.object({
   baseUrl: z.string().optional(),
@@ -34,8 +35,8 @@ export const ParticipantOptionsSchema = z.object({
   framing: z.enum(WIRE_FRAMINGS).optional(),
   agentKey: z.string().optional(),
   realtime: z.object({
-    audio: z.enum(["pcm16", "g711_ulaw"]).optional(),
-    turnDetection: z.enum(["server_vad", "semantic_vad", "none"]).optional(),
+    audio: z.enum(REALTIME_AUDIO_FORMATS).optional(),
+    turnDetection: z.enum(REALTIME_TURN_DETECTIONS).optional(),
     voice: z.string().optional(),
   }).optional(),
   bargeIn: z.number().optional(),
