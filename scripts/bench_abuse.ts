@@ -15,6 +15,7 @@ import { writeFrame } from "../src/protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
 import { clientFrame, RawSocketClient, textFrame } from "../tests/_raw_ws.ts";
+import { spawnServe } from "../tests/_serve_process.ts";
 
 const FLOOD_MS = 10_000;
 const DEADLINE_MS = 300_000;
@@ -45,36 +46,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (f: { payload: Uint8Array }) => new TextDecoder().decode(f.payload);
 
 async function startServe(): Promise<{ child: Deno.ChildProcess; url: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...SERVE_PERMS,
-      "cli.ts",
-      "serve",
-      "--port",
-      "0",
-      "--agent",
-      "noop",
-      "--audio",
-    ],
-    cwd: root,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`serve exited before listening:\n${seen}`);
-    seen += value;
-    const url = /listening on (ws:\/\/\S+)/.exec(seen)?.[1];
-    if (url) {
-      (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })();
-      return { child, url };
-    }
-  }
+  const { child, url, seen } = await spawnServe([
+    "run",
+    ...SERVE_PERMS,
+    "cli.ts",
+    "serve",
+    "--port",
+    "0",
+    "--agent",
+    "noop",
+    "--audio",
+  ], { cwd: root });
+  if (!url) throw new Error(`serve exited before listening:\n${seen}`);
+  return { child, url };
 }
 
 async function rssMb(url: string): Promise<number> {
