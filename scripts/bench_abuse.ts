@@ -1,6 +1,6 @@
 /**
- * The floods of issue #16 against a real `serve` (and, where the flood agents of
- * `tests/_flood_agents.ts` are there, against `eval`), one at a time, on loopback.
+ * The floods of issue #16 against a real `serve` (and some of `scripts/eval_floods.ts`
+ * against `eval`), one at a time, on loopback.
  * For each: the flooded process's RSS growth, a second client's handshake p99 while
  * the flood runs, how long until the flooder was cut off (or its trial ended as
  * `protocol_error`), and how many well-behaved exchanges (or trials) completed beside
@@ -16,6 +16,7 @@ import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
 import { clientFrame, RawSocketClient, textFrame } from "../tests/_raw_ws.ts";
 import { spawnServe } from "../tests/_serve_process.ts";
+import { EVAL_FLOODS, outcome, runEvalFlood, TRIALS } from "./eval_floods.ts";
 
 const FLOOD_MS = 10_000;
 const DEADLINE_MS = 300_000;
@@ -311,54 +312,23 @@ const SERVE_FLOODS: ServeFlood[] = [
   }],
 ];
 
-/** The eval floods, if `tests/_flood_agents.ts` (from the eval side's work) is here. */
+/** The eval floods of `scripts/eval_floods.ts` measured here. */
+const EVAL_ROWS = ["segments", "twilio marks", "twilio media", "tool_calls 900 KB"];
+
 async function evalRows(): Promise<Row[]> {
-  const path = new URL("../tests/_flood_agents.ts", import.meta.url);
-  try {
-    await Deno.stat(path);
-  } catch {
-    console.error("bench:abuse: tests/_flood_agents.ts is not here; eval floods skipped");
-    return [];
-  }
-  // deno-lint-ignore no-explicit-any
-  const agents: any = await import(path.href);
-  const scenario = ["--scenarios", "eva_airline__1_4_1"];
-  const floods: [string, () => unknown, string[]][] = [
-    ["segments", () => agents.rtviFloodAgent("segments"), []],
-    ["marks (Twilio)", () => agents.twilioFloodAgent("marks"), ["--audio", "--framing", "twilio"]],
-    ["media (Twilio)", () => agents.twilioFloodAgent("media"), ["--audio", "--framing", "twilio"]],
-    ["tool calls", () => agents.rtviFloodAgent("tool_calls", { tool: "get_user_details" }), []],
-  ];
   const rows: Row[] = [];
-  for (const [name, make, extra] of floods) {
-    if (only && !name.startsWith(only)) continue;
-    const agent = make() as { close(): Promise<void>; startedAt?: number; closedAt?: number };
-    const dir = await Deno.makeTempDir({ prefix: "callbench-abuse-" });
-    try {
-      const m = await agents.measureEval(agent, [
-        ...scenario,
-        ...extra,
-        "--trials",
-        "3",
-        "--out",
-        dir,
-      ]);
-      const records = (await Deno.readTextFile(`${dir}/trials.jsonl`).catch(() => ""))
-        .split("\n").filter(Boolean).map((l) => JSON.parse(l));
-      const kinds = records.map((r) => r.error?.kind ?? r.status);
-      const errored = kinds.filter((k) => k === "protocol_error").length;
-      rows.push({
-        flood: name,
-        target: "eval",
-        rssGrowthMb: m.peakRssMb - m.rssAtFloodMb,
-        cutOffMs: records.length ? Math.round(m.floodToExitMs / records.length) : undefined,
-        cutOffHow: `${errored}/3 protocol_error (mean per trial)`,
-        others: `${records.length}/3 records (exit ${m.code})`,
-      });
-    } finally {
-      await agent.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+  for (const flood of EVAL_FLOODS.filter((f) => EVAL_ROWS.includes(f.name))) {
+    if (only && !flood.name.startsWith(only)) continue;
+    const { measure: m, records } = await runEvalFlood(flood);
+    const errored = records.filter((r) => outcome(r) === "protocol_error").length;
+    rows.push({
+      flood: flood.name,
+      target: "eval",
+      rssGrowthMb: m.peakRssMb - m.rssAtFloodMb,
+      cutOffMs: records.length ? Math.round(m.floodToExitMs / records.length) : undefined,
+      cutOffHow: `${errored}/${TRIALS} protocol_error (mean per trial)`,
+      others: `${records.length}/${TRIALS} records (exit ${m.code})`,
+    });
   }
   return rows;
 }
