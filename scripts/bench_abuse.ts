@@ -17,6 +17,7 @@ import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
 import { clientFrame, RawSocketClient, textFrame } from "../tests/_raw_ws.ts";
 import { spawnServe } from "../tests/_serve_process.ts";
 import { EVAL_FLOODS, outcome, runEvalFlood, TRIALS } from "./eval_floods.ts";
+import { session } from "./load_server.ts";
 
 const FLOOD_MS = 10_000;
 const DEADLINE_MS = 300_000;
@@ -90,45 +91,18 @@ async function handshake(url: string): Promise<number> {
   }
 }
 
-/** A whole exchange with the noop agent (prompt, hello, its tool call answered). */
+/** A whole exchange with the noop agent (load_server's session), within 10 s. */
 async function exchange(url: string): Promise<boolean> {
-  const ws = new WebSocket(url);
-  const waiting: { pred: (m: RtviMessage) => boolean; resolve: (m: RtviMessage) => void }[] = [];
-  ws.onmessage = (e) => {
-    if (typeof e.data !== "string") return;
-    const m = JSON.parse(e.data) as RtviMessage;
-    const i = waiting.findIndex((w) => w.pred(m));
-    if (i >= 0) waiting.splice(i, 1)[0]!.resolve(m);
-  };
-  const next = (pred: (m: RtviMessage) => boolean) =>
-    new Promise<RtviMessage>((resolve) => waiting.push({ pred, resolve }));
-  const send = (m: RtviMessage) => ws.send(writeFrame(m, "json"));
-  const run = async () => {
-    await new Promise<void>((resolve, reject) => {
-      ws.onopen = () => resolve();
-      ws.onerror = () => reject(new Error("socket error"));
-    });
-    send(rtvi("client-ready", { version: "2.1.0" }, "r"));
-    await next((m) => m.type === "bot-ready");
-    send(rtvi("client-message", { t: "update_system_prompt", d: { prompt: "Bench." } }, "p"));
-    await next((m) => m.id === "p");
-    send(rtvi("send-text", { content: "Hello" }, "s"));
-    const call = await next((m) => m.type === "llm-function-call-in-progress");
-    const { tool_call_id, function_name } = call.data as Record<string, string>;
-    send(rtvi("llm-function-call-result", {
-      tool_call_id,
-      function_name,
-      arguments: {},
-      result: { ok: 1 },
-    }));
-    return true;
-  };
+  const sockets: WebSocket[] = [];
   try {
-    return await Promise.race([run(), sleep(10_000).then(() => false)]);
+    return await Promise.race([
+      session(url, sockets).then(() => true),
+      sleep(10_000).then(() => false),
+    ]);
   } catch {
     return false;
   } finally {
-    ws.close();
+    for (const ws of sockets) ws.close();
   }
 }
 

@@ -55,7 +55,7 @@ async function startServer(): Promise<{ child: Deno.ChildProcess; url: string }>
 }
 
 /** One session: open, handshake, prompt, one exchange (answering the noop's tool call). */
-async function session(url: string, sockets: WebSocket[]): Promise<Timings> {
+export async function session(url: string, sockets: WebSocket[]): Promise<Timings> {
   const t0 = performance.now();
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
