@@ -73,6 +73,37 @@ Deno.test("serve on a port in use names the port in one line and exits 2", async
   }
 });
 
+Deno.test("serve on an address it may not use, or one this machine lacks, says so in one line (exit 2)", async () => {
+  // 192.0.2.1 is a documentation address (RFC 5737): never this machine's.
+  const host = ["serve", "--host", "192.0.2.1", "--token", "t", "--port", "0"];
+  const denied = await cli(host);
+  assert.equal(denied.code, 2, denied.stderr);
+  assert.equal(
+    denied.stderr.trim(),
+    "this run may not listen on 192.0.2.1:0 " +
+      "(run it with --allow-net for that address (deno task serve allows loopback))",
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-net=127.0.0.1,192.0.2.1",
+      `--allow-env=${ENV}`,
+      "cli.ts",
+      ...host,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  assert.equal(out.code, 2);
+  assert.equal(
+    new TextDecoder().decode(out.stderr).trim(),
+    'field "--host": cannot listen on 192.0.2.1:0: no such address on this machine',
+  );
+});
+
 Deno.test("serve refuses a blank token, from the flag or the environment (exit 2)", async () => {
   const flag = await cli(["serve", "--port", "0", "--token", " "]);
   assert.equal(flag.code, 2);
