@@ -1,8 +1,7 @@
 /**
- * The bot server on a socket: the only listening server of the project, a `node:http`
- * server whose WebSocket upgrades go through `ws` (src/server/ws_upgrade.ts: a frame
- * over the frame limit is refused from its header, a client that does not read is not
- * read either). Loopback by default; binding any other address needs a bearer token.
+ * The bot server on a socket: a `node:http` server whose WebSocket upgrades go through
+ * `ws` (src/server/ws_upgrade.ts: a frame over the frame limit is refused from its
+ * header, a client that does not read is not read either). Loopback by default; binding any other address needs a bearer token.
  *
  * @module
  */
