@@ -14,7 +14,7 @@
 import { writeFrame } from "../src/protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
-import { clientFrame, RawSocketClient, textFrame } from "../tests/_raw_ws.ts";
+import { clientFrame, RawSocketClient, repeatFrame, textFrame } from "../tests/_raw_ws.ts";
 import { spawnServe } from "../tests/_serve_process.ts";
 import { EVAL_FLOODS, outcome, runEvalFlood, TRIALS } from "./eval_floods.ts";
 import { session } from "./load_server.ts";
@@ -184,12 +184,6 @@ async function pour(
 let big: Uint8Array | undefined;
 const bigFrame = () => big ??= clientFrame(2, new Uint8Array(60 * 2 ** 20));
 
-function repeat(frame: Uint8Array, n: number): Uint8Array {
-  const out = new Uint8Array(frame.byteLength * n);
-  for (let i = 0; i < n; i++) out.set(frame, i * frame.byteLength);
-  return out;
-}
-
 const READY = textFrame(JSON.stringify(rtvi("client-ready", { version: "2.1.0" }, "r")));
 
 async function ready(url: string): Promise<RawSocketClient> {
@@ -210,7 +204,7 @@ const SERVE_FLOODS: ServeFlood[] = [
   ["none (baseline)", () => sleep(3_000).then(() => ({ how: "-" }))],
   ["error frames: 40,000 one-byte `{`", async (url) => {
     const c = await RawSocketClient.open(`${url}?audio=0`);
-    return await pour(c, repeat(textFrame("{"), 40_000), 0);
+    return await pour(c, repeatFrame(textFrame("{"), 40_000), 0);
   }],
   ["audio at 400x real time", async (url) => {
     const c = await ready(`${url}?audio=1`);
@@ -219,7 +213,7 @@ const SERVE_FLOODS: ServeFlood[] = [
       encodeAudioFrame({ pcm: new Uint8Array(640), sampleRate: 16000, numChannels: 1 }),
     );
     // 400 frames of 20 ms (8 s of audio) every 20 ms.
-    return await pour(c, repeat(frame, 400), 20);
+    return await pour(c, repeatFrame(frame, 400), 20);
   }],
   ["context history: 300 requests, replies unread", async (url) => {
     const session = `${url}?audio=0&session=amplify`;
@@ -227,7 +221,7 @@ const SERVE_FLOODS: ServeFlood[] = [
     const ask = textFrame(
       JSON.stringify(rtvi("client-message", { t: "get_context_history", d: {} }, "q")),
     );
-    await reader.write(repeat(ask, 300));
+    await reader.write(repeatFrame(ask, 300));
     await sleep(3_000);
     reader.close();
     return { how: `kept; replies refused` };
