@@ -17,7 +17,7 @@ import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
 import { clientFrame, RawSocketClient, repeatFrame, textFrame } from "../tests/_raw_ws.ts";
 import { spawnServe } from "../tests/_serve_process.ts";
 import { EVAL_FLOODS, outcome, runEvalFlood, TRIALS } from "./eval_floods.ts";
-import { session } from "./load_server.ts";
+import { health, session } from "./load_server.ts";
 
 const FLOOD_MS = 10_000;
 const DEADLINE_MS = 300_000;
@@ -64,8 +64,7 @@ async function startServe(): Promise<{ child: Deno.ChildProcess; url: string }> 
 }
 
 async function rssMb(url: string): Promise<number> {
-  const res = await fetch(url.replace(/^ws/, "http").replace(/\/ws$/, "/health"));
-  return (await res.json()).rss_mb;
+  return (await health(url)).rss_mb;
 }
 
 /** A client on `url` that shakes hands; resolves with the time it took, ms. */

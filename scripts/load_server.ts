@@ -32,7 +32,7 @@ function percentile(values: number[], p: number): number {
 }
 
 /** The server's own report: live sessions and resident memory. */
-async function health(url: string): Promise<{ sessions: number; rss_mb: number }> {
+export async function health(url: string): Promise<{ sessions: number; rss_mb: number }> {
   const res = await fetch(url.replace(/^ws/, "http").replace(/\/ws$/, "/health"));
   return await res.json();
 }
