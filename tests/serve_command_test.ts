@@ -73,7 +73,7 @@ Deno.test("serve on a port in use names the port in one line and exits 2", async
   }
 });
 
-Deno.test("serve on an address it may not use, or one this machine lacks, says so in one line (exit 2)", async () => {
+Deno.test("serve on an address it may not use (bare or bracketed), or one this machine lacks, says so in one line (exit 2)", async () => {
   // 192.0.2.1 is a documentation address (RFC 5737): never this machine's.
   const host = ["serve", "--host", "192.0.2.1", "--token", "t", "--port", "0"];
   const denied = await cli(host);
@@ -83,6 +83,10 @@ Deno.test("serve on an address it may not use, or one this machine lacks, says s
     "this run may not listen on 192.0.2.1:0 " +
       "(run it with --allow-net for that address (deno task serve allows loopback))",
   );
+  // An IPv6 address as a URL writes it, bracketed.
+  const bracketed = await cli(["serve", "--host", "[::1]", "--port", "0"]);
+  assert.equal(bracketed.code, 2, bracketed.stderr);
+  assert.match(bracketed.stderr, /^this run may not listen on \[::1\]:0 /);
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",

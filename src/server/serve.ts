@@ -105,7 +105,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       socket.destroy();
     });
   });
-  const addr = await listen(server, options.hostname, options.port);
+  // An IPv6 address may come bracketed, as in a URL ("[::1]"); listen takes it bare.
+  const addr = await listen(server, options.hostname.replace(/^\[(.*)\]$/, "$1"), options.port);
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
