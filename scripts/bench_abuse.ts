@@ -11,11 +11,11 @@
  *
  * @module
  */
-import { writeFrame } from "../src/protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
 import { clientFrame, RawSocketClient, repeatFrame, textFrame } from "../tests/_raw_ws.ts";
 import { spawnServe } from "../tests/_serve_process.ts";
+import { RawClient } from "../tests/_wire.ts";
 import { EVAL_FLOODS, outcome, runEvalFlood, TRIALS } from "./eval_floods.ts";
 import { health, session } from "./load_server.ts";
 
@@ -70,23 +70,14 @@ async function rssMb(url: string): Promise<number> {
 /** A client on `url` that shakes hands; resolves with the time it took, ms. */
 async function handshake(url: string): Promise<number> {
   const t0 = performance.now();
-  const ws = new WebSocket(url);
+  const c = new RawClient(url);
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("handshake over 10 s")), 10_000);
-      ws.onopen = () =>
-        ws.send(writeFrame(rtvi("client-ready", { version: "2.1.0" }, "h"), "json"));
-      ws.onmessage = (e) => {
-        if (typeof e.data === "string" && e.data.includes('"bot-ready"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      ws.onerror = () => reject(new Error("socket error"));
-    });
+    await c.opened;
+    c.send(rtvi("client-ready", { version: "2.1.0" }, "h"));
+    await c.next((m) => m.type === "bot-ready", 10_000);
     return performance.now() - t0;
   } finally {
-    ws.close();
+    c.ws.close();
   }
 }
 
