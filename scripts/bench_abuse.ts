@@ -1,6 +1,6 @@
 /**
- * The floods of issue #16 against a real `serve` (and, where the flood agents of
- * `tests/_flood_agents.ts` are there, against `eval`), one at a time, on loopback.
+ * The floods of issue #16 against a real `serve` (and some of `scripts/eval_floods.ts`
+ * against `eval`), one at a time, on loopback.
  * For each: the flooded process's RSS growth, a second client's handshake p99 while
  * the flood runs, how long until the flooder was cut off (or its trial ended as
  * `protocol_error`), and how many well-behaved exchanges (or trials) completed beside
@@ -11,10 +11,13 @@
  *
  * @module
  */
-import { writeFrame } from "../src/protocol/framing.ts";
 import { rtvi, type RtviMessage } from "../src/protocol/messages.ts";
 import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
-import { clientFrame, RawSocketClient, textFrame } from "../tests/_raw_ws.ts";
+import { clientFrame, RawSocketClient, repeatFrame, textFrame } from "../tests/_raw_ws.ts";
+import { spawnServe } from "../tests/_serve_process.ts";
+import { RawClient } from "../tests/_wire.ts";
+import { EVAL_FLOODS, outcome, runEvalFlood, TRIALS } from "./eval_floods.ts";
+import { health, session } from "./load_server.ts";
 
 const FLOOD_MS = 10_000;
 const DEADLINE_MS = 300_000;
@@ -45,105 +48,51 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (f: { payload: Uint8Array }) => new TextDecoder().decode(f.payload);
 
 async function startServe(): Promise<{ child: Deno.ChildProcess; url: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...SERVE_PERMS,
-      "cli.ts",
-      "serve",
-      "--port",
-      "0",
-      "--agent",
-      "noop",
-      "--audio",
-    ],
-    cwd: root,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`serve exited before listening:\n${seen}`);
-    seen += value;
-    const url = /listening on (ws:\/\/\S+)/.exec(seen)?.[1];
-    if (url) {
-      (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })();
-      return { child, url };
-    }
-  }
+  const { child, url, seen } = await spawnServe([
+    "run",
+    ...SERVE_PERMS,
+    "cli.ts",
+    "serve",
+    "--port",
+    "0",
+    "--agent",
+    "noop",
+    "--audio",
+  ], { cwd: root });
+  if (!url) throw new Error(`serve exited before listening:\n${seen}`);
+  return { child, url };
 }
 
 async function rssMb(url: string): Promise<number> {
-  const res = await fetch(url.replace(/^ws/, "http").replace(/\/ws$/, "/health"));
-  return (await res.json()).rss_mb;
+  return (await health(url)).rss_mb;
 }
 
 /** A client on `url` that shakes hands; resolves with the time it took, ms. */
 async function handshake(url: string): Promise<number> {
   const t0 = performance.now();
-  const ws = new WebSocket(url);
+  const c = new RawClient(url);
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("handshake over 10 s")), 10_000);
-      ws.onopen = () =>
-        ws.send(writeFrame(rtvi("client-ready", { version: "2.1.0" }, "h"), "json"));
-      ws.onmessage = (e) => {
-        if (typeof e.data === "string" && e.data.includes('"bot-ready"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      ws.onerror = () => reject(new Error("socket error"));
-    });
+    await c.opened;
+    c.send(rtvi("client-ready", { version: "2.1.0" }, "h"));
+    await c.next((m) => m.type === "bot-ready", 10_000);
     return performance.now() - t0;
   } finally {
-    ws.close();
+    c.ws.close();
   }
 }
 
-/** A whole exchange with the noop agent (prompt, hello, its tool call answered). */
+/** A whole exchange with the noop agent (load_server's session), within 10 s. */
 async function exchange(url: string): Promise<boolean> {
-  const ws = new WebSocket(url);
-  const waiting: { pred: (m: RtviMessage) => boolean; resolve: (m: RtviMessage) => void }[] = [];
-  ws.onmessage = (e) => {
-    if (typeof e.data !== "string") return;
-    const m = JSON.parse(e.data) as RtviMessage;
-    const i = waiting.findIndex((w) => w.pred(m));
-    if (i >= 0) waiting.splice(i, 1)[0]!.resolve(m);
-  };
-  const next = (pred: (m: RtviMessage) => boolean) =>
-    new Promise<RtviMessage>((resolve) => waiting.push({ pred, resolve }));
-  const send = (m: RtviMessage) => ws.send(writeFrame(m, "json"));
-  const run = async () => {
-    await new Promise<void>((resolve, reject) => {
-      ws.onopen = () => resolve();
-      ws.onerror = () => reject(new Error("socket error"));
-    });
-    send(rtvi("client-ready", { version: "2.1.0" }, "r"));
-    await next((m) => m.type === "bot-ready");
-    send(rtvi("client-message", { t: "update_system_prompt", d: { prompt: "Bench." } }, "p"));
-    await next((m) => m.id === "p");
-    send(rtvi("send-text", { content: "Hello" }, "s"));
-    const call = await next((m) => m.type === "llm-function-call-in-progress");
-    const { tool_call_id, function_name } = call.data as Record<string, string>;
-    send(rtvi("llm-function-call-result", {
-      tool_call_id,
-      function_name,
-      arguments: {},
-      result: { ok: 1 },
-    }));
-    return true;
-  };
+  const sockets: WebSocket[] = [];
   try {
-    return await Promise.race([run(), sleep(10_000).then(() => false)]);
+    return await Promise.race([
+      session(url, sockets).then(() => true),
+      sleep(10_000).then(() => false),
+    ]);
   } catch {
     return false;
   } finally {
-    ws.close();
+    for (const ws of sockets) ws.close();
   }
 }
 
@@ -225,12 +174,6 @@ async function pour(
 let big: Uint8Array | undefined;
 const bigFrame = () => big ??= clientFrame(2, new Uint8Array(60 * 2 ** 20));
 
-function repeat(frame: Uint8Array, n: number): Uint8Array {
-  const out = new Uint8Array(frame.byteLength * n);
-  for (let i = 0; i < n; i++) out.set(frame, i * frame.byteLength);
-  return out;
-}
-
 const READY = textFrame(JSON.stringify(rtvi("client-ready", { version: "2.1.0" }, "r")));
 
 async function ready(url: string): Promise<RawSocketClient> {
@@ -251,7 +194,7 @@ const SERVE_FLOODS: ServeFlood[] = [
   ["none (baseline)", () => sleep(3_000).then(() => ({ how: "-" }))],
   ["error frames: 40,000 one-byte `{`", async (url) => {
     const c = await RawSocketClient.open(`${url}?audio=0`);
-    return await pour(c, repeat(textFrame("{"), 40_000), 0);
+    return await pour(c, repeatFrame(textFrame("{"), 40_000), 0);
   }],
   ["audio at 400x real time", async (url) => {
     const c = await ready(`${url}?audio=1`);
@@ -260,7 +203,7 @@ const SERVE_FLOODS: ServeFlood[] = [
       encodeAudioFrame({ pcm: new Uint8Array(640), sampleRate: 16000, numChannels: 1 }),
     );
     // 400 frames of 20 ms (8 s of audio) every 20 ms.
-    return await pour(c, repeat(frame, 400), 20);
+    return await pour(c, repeatFrame(frame, 400), 20);
   }],
   ["context history: 300 requests, replies unread", async (url) => {
     const session = `${url}?audio=0&session=amplify`;
@@ -268,7 +211,7 @@ const SERVE_FLOODS: ServeFlood[] = [
     const ask = textFrame(
       JSON.stringify(rtvi("client-message", { t: "get_context_history", d: {} }, "q")),
     );
-    await reader.write(repeat(ask, 300));
+    await reader.write(repeatFrame(ask, 300));
     await sleep(3_000);
     reader.close();
     return { how: `kept; replies refused` };
@@ -327,54 +270,23 @@ const SERVE_FLOODS: ServeFlood[] = [
   }],
 ];
 
-/** The eval floods, if `tests/_flood_agents.ts` (from the eval side's work) is here. */
+/** The eval floods of `scripts/eval_floods.ts` measured here. */
+const EVAL_ROWS = ["segments", "twilio marks", "twilio media", "tool_calls 900 KB"];
+
 async function evalRows(): Promise<Row[]> {
-  const path = new URL("../tests/_flood_agents.ts", import.meta.url);
-  try {
-    await Deno.stat(path);
-  } catch {
-    console.error("bench:abuse: tests/_flood_agents.ts is not here; eval floods skipped");
-    return [];
-  }
-  // deno-lint-ignore no-explicit-any
-  const agents: any = await import(path.href);
-  const scenario = ["--scenarios", "eva_airline__1_4_1"];
-  const floods: [string, () => unknown, string[]][] = [
-    ["segments", () => agents.rtviFloodAgent("segments"), []],
-    ["marks (Twilio)", () => agents.twilioFloodAgent("marks"), ["--audio", "--framing", "twilio"]],
-    ["media (Twilio)", () => agents.twilioFloodAgent("media"), ["--audio", "--framing", "twilio"]],
-    ["tool calls", () => agents.rtviFloodAgent("tool_calls", { tool: "get_user_details" }), []],
-  ];
   const rows: Row[] = [];
-  for (const [name, make, extra] of floods) {
-    if (only && !name.startsWith(only)) continue;
-    const agent = make() as { close(): Promise<void>; startedAt?: number; closedAt?: number };
-    const dir = await Deno.makeTempDir({ prefix: "callbench-abuse-" });
-    try {
-      const m = await agents.measureEval(agent, [
-        ...scenario,
-        ...extra,
-        "--trials",
-        "3",
-        "--out",
-        dir,
-      ]);
-      const records = (await Deno.readTextFile(`${dir}/trials.jsonl`).catch(() => ""))
-        .split("\n").filter(Boolean).map((l) => JSON.parse(l));
-      const kinds = records.map((r) => r.error?.kind ?? r.status);
-      const errored = kinds.filter((k) => k === "protocol_error").length;
-      rows.push({
-        flood: name,
-        target: "eval",
-        rssGrowthMb: m.peakRssMb - m.rssAtFloodMb,
-        cutOffMs: records.length ? Math.round(m.floodToExitMs / records.length) : undefined,
-        cutOffHow: `${errored}/3 protocol_error (mean per trial)`,
-        others: `${records.length}/3 records (exit ${m.code})`,
-      });
-    } finally {
-      await agent.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+  for (const flood of EVAL_FLOODS.filter((f) => EVAL_ROWS.includes(f.name))) {
+    if (only && !flood.name.startsWith(only)) continue;
+    const { measure: m, records } = await runEvalFlood(flood);
+    const errored = records.filter((r) => outcome(r) === "protocol_error").length;
+    rows.push({
+      flood: flood.name,
+      target: "eval",
+      rssGrowthMb: m.peakRssMb - m.rssAtFloodMb,
+      cutOffMs: records.length ? Math.round(m.floodToExitMs / records.length) : undefined,
+      cutOffHow: `${errored}/${TRIALS} protocol_error (mean per trial)`,
+      others: `${records.length}/${TRIALS} records (exit ${m.code})`,
+    });
   }
   return rows;
 }

@@ -13,6 +13,7 @@
  */
 import { readFrame, writeFrame } from "../src/protocol/framing.ts";
 import { parseMessage, rtvi, type RtviMessage } from "../src/protocol/messages.ts";
+import { spawnServe } from "../tests/_serve_process.ts";
 
 const SESSIONS = Number(Deno.args[0] ?? 500);
 const QUIET_SESSIONS = 50;
@@ -31,48 +32,30 @@ function percentile(values: number[], p: number): number {
 }
 
 /** The server's own report: live sessions and resident memory. */
-async function health(url: string): Promise<{ sessions: number; rss_mb: number }> {
+export async function health(url: string): Promise<{ sessions: number; rss_mb: number }> {
   const res = await fetch(url.replace(/^ws/, "http").replace(/\/ws$/, "/health"));
   return await res.json();
 }
 
 async function startServer(): Promise<{ child: Deno.ChildProcess; url: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-net=127.0.0.1",
-      "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN,WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE",
-      "cli.ts",
-      "serve",
-      "--port",
-      "0",
-      "--agent",
-      "noop",
-    ],
-    cwd: root,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited before listening:\n${text}`);
-    text += value;
-    const url = /listening on (ws:\/\/\S+)/.exec(text)?.[1];
-    if (url) {
-      // Keep draining stderr so the server never blocks on a full pipe.
-      (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })();
-      return { child, url };
-    }
-  }
+  const { child, url, seen } = await spawnServe([
+    "run",
+    "--allow-read",
+    "--allow-net=127.0.0.1",
+    "--allow-env=NODE_ENV,EVAL_DATA_ROOT,CALLBENCH_TOKEN,WS_NO_BUFFER_UTIL,WS_NO_UTF_8_VALIDATE",
+    "cli.ts",
+    "serve",
+    "--port",
+    "0",
+    "--agent",
+    "noop",
+  ], { cwd: root });
+  if (!url) throw new Error(`server exited before listening:\n${seen}`);
+  return { child, url };
 }
 
 /** One session: open, handshake, prompt, one exchange (answering the noop's tool call). */
-async function session(url: string, sockets: WebSocket[]): Promise<Timings> {
+export async function session(url: string, sockets: WebSocket[]): Promise<Timings> {
   const t0 = performance.now();
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";

@@ -41,6 +41,13 @@ export function textFrame(text: string): Uint8Array<ArrayBuffer> {
   return clientFrame(1, utf8.encode(text));
 }
 
+/** `frame` `n` times over, for one write. */
+export function repeatFrame(frame: Uint8Array, n: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(frame.byteLength * n);
+  for (let i = 0; i < n; i++) out.set(frame, i * frame.byteLength);
+  return out;
+}
+
 /** A WebSocket connection on a raw socket. */
 export class RawSocketClient {
   readonly conn: Deno.TcpConn;

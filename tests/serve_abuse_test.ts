@@ -9,7 +9,7 @@ import { MAX_FRAME_BYTES } from "../src/protocol/framing.ts";
 import { encodeAudioFrame, encodeTextFrame } from "../src/protocol/protobuf.ts";
 import type { TtsProvider } from "../src/speech/speech.ts";
 import { pcm16 } from "../src/audio/pcm.ts";
-import { clientFrame, RawSocketClient, textFrame } from "./_raw_ws.ts";
+import { clientFrame, RawSocketClient, repeatFrame, textFrame } from "./_raw_ws.ts";
 import { echoServer, RawClient } from "./_wire.ts";
 
 /** A TTS that says nothing (no audio), at once. */
@@ -67,10 +67,7 @@ Deno.test("40,000 one-byte frames in one burst neither block a second client nor
   const server = await echoServer();
   try {
     const flooder = await RawSocketClient.open(server.url);
-    const burst = new Uint8Array(40_000 * 7);
-    const one = textFrame("{");
-    for (let i = 0; i < 40_000; i++) burst.set(one, i * one.byteLength);
-    const sent = flooder.write(burst);
+    const sent = flooder.write(repeatFrame(textFrame("{"), 40_000));
     const times = await handshakes(server.url, 20);
     await sent;
     assert.ok(p99(times) < 200, `second client's handshake p99 ${p99(times).toFixed(0)} ms`);
@@ -157,8 +154,7 @@ Deno.test("audio at 400x real time is cut off (1008) without holding up a second
         numChannels: 1,
       }),
     );
-    const batch = new Uint8Array(frame.byteLength * 400);
-    for (let i = 0; i < 400; i++) batch.set(frame, i * frame.byteLength);
+    const batch = repeatFrame(frame, 400);
     let stop = false;
     const t0 = performance.now();
     const flood = (async () => {
@@ -224,9 +220,7 @@ Deno.test("get_context_history from a client that does not read: the server neit
     const ask = textFrame(
       JSON.stringify(rtvi("client-message", { t: "get_context_history", d: {} }, "q")),
     );
-    const burst = new Uint8Array(ask.byteLength * 100);
-    for (let i = 0; i < 100; i++) burst.set(ask, i * ask.byteLength);
-    await reader.write(burst);
+    await reader.write(repeatFrame(ask, 100));
     await new Promise((r) => setTimeout(r, 500));
     await Promise.all([...server.sessions].map((s) => s.idle()));
     const growthMb = (Deno.memoryUsage().rss - rssBefore) / 2 ** 20;

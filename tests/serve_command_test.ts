@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { rtvi } from "../src/protocol/messages.ts";
+import { spawnServe } from "./_serve_process.ts";
 import { RawClient } from "./_wire.ts";
 
 const ENV =
@@ -11,35 +12,11 @@ const ENV =
 const PERMS = ["--allow-read", "--allow-net=127.0.0.1", `--allow-env=${ENV}`];
 
 /** Starts `cli.ts serve` and waits for the URL it prints. */
-async function startServe(args: string[], env: Record<string, string> = {}) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMS, "cli.ts", "serve", "--port", "0", ...args],
+function startServe(args: string[], env: Record<string, string> = {}) {
+  return spawnServe(["run", ...PERMS, "cli.ts", "serve", "--port", "0", ...args], {
+    env,
     stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", ...env },
-  }).spawn();
-  const lines: string[] = [];
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let url: string | undefined;
-  while (url === undefined) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    lines.push(...parts);
-    url = lines.map((l) => /listening on (ws:\/\/\S+)/.exec(l)?.[1]).find(Boolean);
-  }
-  const rest = (async () => {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-    }
-    return lines.concat(buffer.split("\n")).filter(Boolean);
-  })();
-  return { child, url, stderr: rest, stdout: new Response(child.stdout).text() };
+  });
 }
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -94,6 +71,41 @@ Deno.test("serve on a port in use names the port in one line and exits 2", async
   } finally {
     taken.close();
   }
+});
+
+Deno.test("serve on an address it may not use (bare or bracketed), or one this machine lacks, says so in one line (exit 2)", async () => {
+  // 192.0.2.1 is a documentation address (RFC 5737): never this machine's.
+  const host = ["serve", "--host", "192.0.2.1", "--token", "t", "--port", "0"];
+  const denied = await cli(host);
+  assert.equal(denied.code, 2, denied.stderr);
+  assert.equal(
+    denied.stderr.trim(),
+    "this run may not listen on 192.0.2.1:0 " +
+      "(run it with --allow-net for that address (deno task serve allows loopback))",
+  );
+  // An IPv6 address as a URL writes it, bracketed.
+  const bracketed = await cli(["serve", "--host", "[::1]", "--port", "0"]);
+  assert.equal(bracketed.code, 2, bracketed.stderr);
+  assert.match(bracketed.stderr, /^this run may not listen on \[::1\]:0 /);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-net=127.0.0.1,192.0.2.1",
+      `--allow-env=${ENV}`,
+      "cli.ts",
+      ...host,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  assert.equal(out.code, 2);
+  assert.equal(
+    new TextDecoder().decode(out.stderr).trim(),
+    'field "--host": cannot listen on 192.0.2.1:0: no such address on this machine',
+  );
 });
 
 Deno.test("serve refuses a blank token, from the flag or the environment (exit 2)", async () => {
@@ -195,26 +207,20 @@ Deno.test("serve --audio under the serve task's own permissions speaks flite aud
   const perms = words.slice(words.indexOf("run") + 1, words.indexOf("cli.ts"));
   assert.ok(perms.every((p) => p.startsWith("--allow-") && p !== "--allow-all"), perms.join(" "));
   assert.ok(!perms.includes("--allow-write"), "unbounded write");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...perms, "cli.ts", "serve", "--port", "0", "--agent", "noop", "--audio"],
-    stdout: "null",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let url: string | undefined;
-  while (url === undefined) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-    url = /listening on (ws:\/\/\S+) \(audio\)/.exec(text)?.[1];
-  }
-  const rest = (async () => {
-    while (!(await reader.read()).done) { /* drain */ }
-  })();
+  const { child, url, seen, stderr } = await spawnServe([
+    "run",
+    ...perms,
+    "cli.ts",
+    "serve",
+    "--port",
+    "0",
+    "--agent",
+    "noop",
+    "--audio",
+  ]);
   try {
-    assert.ok(url, text);
+    assert.ok(url, seen);
+    assert.match(seen, /listening on \S+ \(audio\)\n/);
     const client = new RawClient(url);
     await client.opened;
     client.send(rtvi("client-ready", { version: "2.1.0" }, "r1"));
@@ -228,7 +234,7 @@ Deno.test("serve --audio under the serve task's own permissions speaks flite aud
   } finally {
     child.kill("SIGTERM");
     await child.status;
-    await rest;
+    await stderr;
   }
 });
 

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { spawnCapture } from "./_cli.ts";
+import { spawnServe } from "./_serve_process.ts";
 import { tasks } from "./_tasks.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -45,31 +46,18 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
     assert.equal(await gitStatus("schemas"), before, "schemas/ is stale: run deno task schema");
   },
   async serve() {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["task", "-q", "serve", "--port", "0", "--agent", "noop"],
-      cwd: ROOT,
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).spawn();
-    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    let text = "";
-    let url: string | undefined;
-    while (url === undefined) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
-      url = /listening on ws:\/\/(\S+)\/ws/.exec(text)?.[1];
-    }
+    const { child, url, seen, cancel } = await spawnServe(
+      ["task", "-q", "serve", "--port", "0", "--agent", "noop"],
+      { cwd: ROOT },
+    );
     try {
-      assert.ok(url, text);
-      const health = await fetch(`http://${url}/health`);
+      assert.ok(url, seen);
+      const health = await fetch(url.replace(/^ws/, "http").replace(/\/ws$/, "/health"));
       assert.equal(health.status, 200);
       await health.body?.cancel();
     } finally {
       child.kill("SIGTERM");
-      await reader.cancel();
+      await cancel();
       await child.status;
     }
   },

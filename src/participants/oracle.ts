@@ -18,6 +18,9 @@ import {
 import type { ReferenceAction } from "../scenario/scenario.ts";
 import { formatPhoneStep } from "./phone_step.ts";
 
+/** What it says first: opening the call, or answering a kick. */
+const GREETING = "Thank you for calling. How can I help you today?";
+
 export class OracleAgent implements Participant {
   readonly info: ParticipantInfo = { kind: "oracle" };
   readonly #actions: readonly ReferenceAction[];
@@ -48,10 +51,10 @@ export class OracleAgent implements Participant {
       this.#waiter?.();
       return;
     }
-    if (event.type === "call_start" && event.you_speak_first) {
-      this.#say("Thank you for calling. How can I help you today?");
+    if (event.type === "call_start") {
+      this.#greeted = event.you_speak_first;
+      if (event.you_speak_first) this.#say(GREETING);
     }
-    if (event.type === "call_start") this.#greeted = event.you_speak_first;
     if (
       event.type === "speech_start" && this.#saying !== undefined && event.at < this.#sayingEnd()
     ) {
@@ -71,7 +74,7 @@ export class OracleAgent implements Participant {
       // A runner's kick is no request: the oracle greets and waits for the caller.
       if (!this.#started && !this.#greeted) {
         this.#greeted = true;
-        this.#say("Thank you for calling. How can I help you today?");
+        this.#say(GREETING);
       }
       return;
     }

@@ -296,12 +296,15 @@ export function socketTrouble(event: Event): string {
     : "connection closed after a WebSocket protocol error from the client";
 }
 
-/** Bytes sent on a socket and not yet written out: serve's `ws` sockets, a WebSocket. */
+/**
+ * Bytes sent on a socket and not yet written out: serve's sockets count them
+ * (`queuedBytes`); a WebSocket, Deno's or the `ws` one of `@hono/node-ws`, has
+ * `bufferedAmount`.
+ */
 function queuedBytes(raw: unknown): number {
-  if (typeof raw === "object" && raw !== null && "queuedBytes" in raw) {
-    return Number((raw as { queuedBytes: number }).queuedBytes);
-  }
-  if (typeof WebSocket !== "undefined" && raw instanceof WebSocket) return raw.bufferedAmount;
+  if (typeof raw !== "object" || raw === null) return 0;
+  if ("queuedBytes" in raw) return Number(raw.queuedBytes);
+  if ("bufferedAmount" in raw) return Number(raw.bufferedAmount);
   return 0;
 }
 

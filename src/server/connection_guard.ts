@@ -118,7 +118,7 @@ export class ConnectionGuard {
   #cancelHandshake: () => void = () => {};
   #cancelIdle: () => void = () => {};
   /** Refused frames so far. */
-  refused = 0;
+  #refused = 0;
 
   constructor(clock: Clock, limits: ConnectionLimits, violated: (v: Violation) => void) {
     this.#clock = clock;
@@ -167,12 +167,12 @@ export class ConnectionGuard {
 
   /** A frame is refused; false once refusals are past their bound (the client is cut off). */
   refuse(): boolean {
-    this.refused++;
+    this.#refused++;
     if (this.#done) return false;
     if (this.#refusals.take(1, this.#clock.now())) return true;
     this.#violate({
       code: 1008,
-      reason: `too many refused frames (${this.refused}; at most ${this.#limits.refusalBurst} ` +
+      reason: `too many refused frames (${this.#refused}; at most ${this.#limits.refusalBurst} ` +
         `at once, then ${this.#limits.refusalsPerSecond}/s)`,
     });
     return false;

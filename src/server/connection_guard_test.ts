@@ -140,3 +140,43 @@ Deno.test("a client sending more bytes than the inbound bound is cut off (1008)"
   assert.deepEqual(fatal(out), ["more than 0.01 MiB at once, then 0 MiB/s, sent"]);
   assert.equal(closedWith(s.socket)?.code, 1008);
 });
+
+Deno.test("replies past the reply byte rate are refused until the rate allows them again", async () => {
+  const s = openSession({ limits: { replyBurstBytes: 300, replyBytesPerSecond: 100 } });
+  await s.raw(READY);
+  const ask = () => s.request("get_context_history", {});
+  const first = await ask();
+  // Each reply is 117 bytes: 300 at once answer three (the third into debt), not a fourth.
+  assert.equal(JSON.stringify(first).length, 117);
+  const next = [await ask(), await ask(), await ask()];
+  assert.deepEqual(next.map((m) => m.type), [
+    "server-response",
+    "server-response",
+    "error-response",
+  ]);
+  assert.deepEqual(next[2]!.data, {
+    error: "too many reply bytes asked for of late; ask again later",
+  });
+  // 51 bytes in debt, 100 more a second: still refused after 0.5 s, answered after 1 s.
+  await s.clock.advance(500);
+  assert.equal((await ask()).type, "error-response");
+  await s.clock.advance(500);
+  assert.equal((await ask()).type, "server-response");
+  assert.equal(closedWith(s.socket), undefined);
+});
+
+Deno.test("past 256 messages waiting to be handled, more are refused at once", async () => {
+  const s = openSession();
+  await s.raw(READY);
+  for (let i = 0; i < 300; i++) {
+    s.session.receive(
+      JSON.stringify(rtvi("client-message", { t: "get_context_history", d: {} }, `q${i}`)),
+    );
+  }
+  await s.session.idle();
+  const out = s.socket.take();
+  const refused = out.filter((m) => m.type === "error-response");
+  assert.deepEqual(refused.map((m) => m.id), Array.from({ length: 44 }, (_, i) => `q${256 + i}`));
+  assert.deepEqual(refused[0]!.data, { error: "too many messages waiting (256)" });
+  assert.equal(out.filter((m) => m.type === "server-response").length, 256);
+});

@@ -1,8 +1,7 @@
 /**
- * The bot server on a socket: the only listening server of the project, a `node:http`
- * server whose WebSocket upgrades go through `ws` (src/server/ws_upgrade.ts: a frame
- * over the frame limit is refused from its header, a client that does not read is not
- * read either). Loopback by default; binding any other address needs a bearer token.
+ * The bot server on a socket: a `node:http` server whose WebSocket upgrades go through
+ * `ws` (src/server/ws_upgrade.ts: a frame over the frame limit is refused from its
+ * header, a client that does not read is not read either). Loopback by default; binding any other address needs a bearer token.
  *
  * @module
  */
@@ -106,7 +105,8 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
       socket.destroy();
     });
   });
-  const addr = await listen(server, options.hostname, options.port);
+  // An IPv6 address may come bracketed, as in a URL ("[::1]"); listen takes it bare.
+  const addr = await listen(server, options.hostname.replace(/^\[(.*)\]$/, "$1"), options.port);
   const host = addr.address.includes(":") ? `[${addr.address}]` : addr.address;
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -151,6 +151,16 @@ async function answer(
 }
 
 async function listen(server: Server, hostname: string, port: number): Promise<AddressInfo> {
+  const where = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+  // node:http meets a missing permission on a later tick, where nothing can catch it:
+  // asked first (a prompt where Deno would prompt).
+  if ((await Deno.permissions.request({ name: "net", host: where })).state !== "granted") {
+    throw new InputError({
+      code: "listen_not_permitted",
+      message: `this run may not listen on ${where}`,
+      hint: "grant network access to that address",
+    });
+  }
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -161,9 +171,10 @@ async function listen(server: Server, hostname: string, port: number): Promise<A
     });
     return server.address() as AddressInfo;
   } catch (e) {
-    const where = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    // node:http errors carry the system's code; Deno's node:net reports an address
+    // that is not on this machine as EINVAL.
     const code = (e as { code?: string }).code;
-    if (e instanceof Deno.errors.AddrInUse || code === "EADDRINUSE") {
+    if (code === "EADDRINUSE") {
       throw new InputError({
         option: "port",
         code: "port_in_use",
@@ -171,20 +182,13 @@ async function listen(server: Server, hostname: string, port: number): Promise<A
         hint: "stop what holds it or pick another port; port 0 picks a free one",
       });
     }
-    if (e instanceof Deno.errors.AddrNotAvailable || code === "EADDRNOTAVAIL") {
+    if (code === "EADDRNOTAVAIL" || code === "EINVAL") {
       throw new InputError({
         option: "host",
         message: `cannot listen on ${where}: no such address on this machine`,
       });
     }
-    if (e instanceof Deno.errors.NotCapable) {
-      throw new InputError({
-        code: "listen_not_permitted",
-        message: `this run may not listen on ${where}`,
-        hint: "grant network access to that address",
-      });
-    }
-    if (e instanceof Deno.errors.PermissionDenied || code === "EACCES") {
+    if (code === "EACCES") {
       throw new InputError({
         option: "port",
         message: `not allowed to listen on ${where}`,

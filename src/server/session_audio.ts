@@ -240,8 +240,11 @@ export class SessionAudio {
     return this.#wordBytes;
   }
 
-  /** The client's words for the turn in progress (or the next one); `bytes` their size. */
-  words(text: string, bytes = text.length): void {
+  /**
+   * The client's words for the turn in progress (or the next one); `bytes` their size
+   * as `pendingWordBytes` counts it (UTF-8, JSON-escaped).
+   */
+  words(text: string, bytes: number): void {
     const t = text.trim();
     if (!t) return;
     this.#words.push(t);

@@ -9,26 +9,10 @@ import { builtinFactory } from "../commands/serve.ts";
 import { rtvi, type RtviMessage } from "../protocol/messages.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../scenario/data_root.ts";
 import type { Domain } from "../domains/domain.ts";
+import { unhandledRejections } from "../testing/unhandled_rejections.ts";
 import { openSession } from "./_session_harness.ts";
 import { TOY_DOMAIN, toyDomains } from "./_fake_socket.ts";
 import type { HostedParticipantFactory, SessionOptions } from "./session.ts";
-
-/** Collects every unhandled rejection while `fn` runs (and a few turns after). */
-async function unhandledRejections(fn: () => Promise<void>): Promise<unknown[]> {
-  const seen: unknown[] = [];
-  const onRejection = (e: PromiseRejectionEvent) => {
-    e.preventDefault();
-    seen.push(e.reason);
-  };
-  globalThis.addEventListener("unhandledrejection", onRejection);
-  try {
-    await fn();
-    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
-  } finally {
-    globalThis.removeEventListener("unhandledrejection", onRejection);
-  }
-  return seen;
-}
 
 /** A session hosting the participant `factory` makes, named "oracle", domains unless given. */
 const open = (factory: HostedParticipantFactory, options: Partial<SessionOptions> = {}) =>

@@ -18,9 +18,9 @@ import { defineWebSocketHelper, type UpgradeWebSocket, WSContext, type WSEvents 
 import { type WebSocket, WebSocketServer } from "ws";
 
 /** How long a closing handshake may take before the socket is cut, ms. */
-export const CLOSE_TIMEOUT_MS = 2_000;
-/** Bytes queued for a client past which the server stops reading it. */
-export const DEFAULT_HIGH_WATER_BYTES = 4 * 2 ** 20;
+const CLOSE_TIMEOUT_MS = 2_000;
+/** Bytes queued for a client past which the server stops reading it (resumed at half). */
+const HIGH_WATER_BYTES = 4 * 2 ** 20;
 
 /** The socket the app sees (`ws.raw`): the `ws` socket and what was queued for it. */
 export interface UpgradedSocket {
@@ -43,10 +43,7 @@ export interface WsUpgrader {
 }
 
 /** Upgrades whose messages are at most `maxPayload` bytes. */
-export function wsUpgrader(
-  options: { maxPayload: number; highWaterBytes?: number },
-): WsUpgrader {
-  const highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
+export function wsUpgrader(options: { maxPayload: number }): WsUpgrader {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxPayload,
@@ -85,13 +82,13 @@ export function wsUpgrader(
       send: (data) => {
         const bytes = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
         queued += bytes;
-        if (!paused && queued > highWater) {
+        if (!paused && queued > HIGH_WATER_BYTES) {
           paused = true;
           ws.pause();
         }
         ws.send(data as string | ArrayBuffer | Uint8Array, (e?: Error) => {
           queued -= bytes;
-          if (!e && paused && queued <= highWater / 2) {
+          if (!e && paused && queued <= HIGH_WATER_BYTES / 2) {
             paused = false;
             ws.resume();
           }
