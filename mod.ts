@@ -98,6 +98,12 @@ export {
   type ParticipantOptions,
 } from "./src/participants/registry.ts";
 export { type RealtimeOptions, WIRE_FRAMINGS, type WireFraming } from "./src/transport/mapping.ts";
+export {
+  REALTIME_AUDIO_FORMATS,
+  REALTIME_TURN_DETECTIONS,
+  type RealtimeAudioFormat,
+  type RealtimeTurnDetection,
+} from "./src/protocol/openai_realtime.ts";
 export type { ParticipantFactory } from "./src/participants/participant_factory.ts";
 
 // Running, scoring and reporting.

@@ -10,7 +10,7 @@ import {
 } from "../cli/args.ts";
 import { readVerdicts } from "../score/read_records.ts";
 import { runFile } from "../cli/run_file.ts";
-import { VerdictSchema } from "../score/verdict.ts";
+import { VerdictWithoutTranscriptSchema } from "../score/verdict.ts";
 import { configurationOf, type ReportedVerdict, VerdictSet } from "../report/summary.ts";
 import { compareRuns, type Comparison } from "../report/compare.ts";
 import { renderComparisonHtml, renderComparisonMarkdown } from "../report/compare_render.ts";
@@ -67,7 +67,6 @@ Flags:
 ${flagRows(FLAGS)}`;
 
 const FORMATS = ["json", "md", "html"] as const;
-const VerdictWithoutTurns = VerdictSchema.omit({ turns: true, tool_calls: true });
 
 export const command: Command = {
   summary: "two runs side by side: deltas, significance, flipped scenarios",
@@ -165,7 +164,7 @@ export function regressionLines(c: Comparison): string[] {
 /** Verdicts (trial records scored on the way), the newest of each trial key. */
 async function _read(files: string[], io: Io): Promise<ReportedVerdict[]> {
   const set = new VerdictSet<ReportedVerdict>();
-  for await (const { record } of readVerdicts(files, io.stdin, VerdictWithoutTurns)) {
+  for await (const { record } of readVerdicts(files, io.stdin, VerdictWithoutTranscriptSchema)) {
     set.add(record);
   }
   return set.sorted();

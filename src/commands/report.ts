@@ -8,7 +8,7 @@ import {
   intFlag,
   parseFlags,
 } from "../cli/args.ts";
-import { VerdictSchema } from "../score/verdict.ts";
+import { VerdictSchema, VerdictWithoutTranscriptSchema } from "../score/verdict.ts";
 import { readRecords } from "../score/read_records.ts";
 import {
   configurationOf,
@@ -85,9 +85,6 @@ ${flagRows(FLAGS)}`;
 
 const FORMATS = ["json", "md", "html"] as const;
 
-/** Without the transcript (turns, tool calls): what json and md need, lighter to hold. */
-const VerdictWithoutTurns = VerdictSchema.omit({ turns: true, tool_calls: true });
-
 export const command: Command = {
   summary: "verdicts in, a summary out (json, md, html)",
   help,
@@ -98,7 +95,7 @@ export const command: Command = {
     const minRate = fractionFlag("min-success-rate", values["min-success-rate"]);
     const maxChars = intFlag("max-chars", values["max-chars"], 60_000, 0);
 
-    const schema = format === "html" ? VerdictSchema : VerdictWithoutTurns;
+    const schema = format === "html" ? VerdictSchema : VerdictWithoutTranscriptSchema;
     const set = new VerdictSet<ReportedVerdict>();
     for await (const { record } of readRecords(positionals, io.stdin, schema, "verdict")) {
       set.add(record);

@@ -4,14 +4,13 @@
  */
 import { generatedTrials } from "../score/_generated_trials.ts";
 import { scoreTrial } from "../score/score_trial.ts";
-import { VerdictSchema } from "../score/verdict.ts";
+import { VerdictSchema, VerdictWithoutTranscriptSchema } from "../score/verdict.ts";
 import { renderHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { summarize, VerdictSet } from "./summary.ts";
 
 const verdicts = generatedTrials(100_000).map((r) => scoreTrial(r));
 const thousand = verdicts.slice(0, 1000).map((v) => JSON.parse(JSON.stringify(v)));
-const withoutTurns = VerdictSchema.omit({ turns: true, tool_calls: true });
 const report = summarize(verdicts);
 
 Deno.bench("VerdictSchema.safeParse of 1000 verdicts", { group: "validate" }, () => {
@@ -19,7 +18,7 @@ Deno.bench("VerdictSchema.safeParse of 1000 verdicts", { group: "validate" }, ()
 });
 
 Deno.bench("the same without turns (json, md)", { group: "validate" }, () => {
-  for (const v of thousand) withoutTurns.safeParse(v);
+  for (const v of thousand) VerdictWithoutTranscriptSchema.safeParse(v);
 });
 
 Deno.bench("VerdictSet of 100 000 verdicts, sorted", { group: "report", n: 5 }, () => {

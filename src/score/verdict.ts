@@ -309,3 +309,9 @@ export const VerdictSchema = z.object({
 });
 /** One trial's verdict (see `VerdictSchema`). */
 export type Verdict = z.infer<typeof VerdictSchema>;
+
+/**
+ * A verdict read without its transcript (turns, tool calls): what summaries need,
+ * lighter to hold for a whole run.
+ */
+export const VerdictWithoutTranscriptSchema = VerdictSchema.omit({ turns: true, tool_calls: true });
