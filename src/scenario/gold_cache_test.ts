@@ -54,6 +54,16 @@ function keyFileFor(cacheDir: string): string {
   return `${cacheDir}.key`;
 }
 
+/** A retail root and a cache holding the entry of its first scenario: its path and text. */
+async function oneCachedEntry() {
+  const rootDir = await retailCopy();
+  const cacheDir = await Deno.makeTempDir({ prefix: "callbench-gold-cache-" });
+  const first = await fresh(rootDir, cacheDir);
+  const truth = await first.suite.gold(first.root, first.scenarios[0]!);
+  const [file] = entries(cacheDir);
+  return { rootDir, cacheDir, truth, file: file!, good: Deno.readTextFileSync(file!) };
+}
+
 /**
  * A fresh process finds the bad entry in `file`: it is discarded with a warning
  * naming `why`, replayed, and `good` (the entry it replaces) is written again.
@@ -101,12 +111,7 @@ Deno.test("gold cache: a second process reads every gold from disk and replays n
 });
 
 Deno.test("gold cache: a corrupt or foreign entry is recomputed and overwritten, never trusted", async () => {
-  const rootDir = await retailCopy();
-  const cacheDir = await Deno.makeTempDir({ prefix: "callbench-gold-cache-" });
-  const first = await fresh(rootDir, cacheDir);
-  const truth = await first.suite.gold(first.root, first.scenarios[0]!);
-  const [file] = entries(cacheDir);
-  const good = Deno.readTextFileSync(file!);
+  const { rootDir, cacheDir, truth, file, good } = await oneCachedEntry();
   const entry = JSON.parse(good.slice(good.indexOf("\n") + 1));
   // Signed with the right secret, so only the checks after the MAC can refuse them.
   const sign = (payload: unknown) => {
@@ -132,8 +137,8 @@ Deno.test("gold cache: a corrupt or foreign entry is recomputed and overwritten,
       ],
     ]
   ) {
-    Deno.writeTextFileSync(file!, bad!);
-    await assertRecomputed(rootDir, cacheDir, file!, good, truth, why!);
+    Deno.writeTextFileSync(file, bad!);
+    await assertRecomputed(rootDir, cacheDir, file, good, truth, why!);
   }
 });
 
@@ -213,12 +218,7 @@ Deno.test("gold cache: with no folder (no permission, null), gold is computed ev
 });
 
 Deno.test("gold cache: an entry edited without the secret is discarded with a warning, never trusted", async () => {
-  const rootDir = await retailCopy();
-  const cacheDir = await Deno.makeTempDir({ prefix: "callbench-gold-cache-" });
-  const first = await fresh(rootDir, cacheDir);
-  const truth = await first.suite.gold(first.root, first.scenarios[0]!);
-  const [file] = entries(cacheDir);
-  const good = Deno.readTextFileSync(file!);
+  const { rootDir, cacheDir, truth, file, good } = await oneCachedEntry();
   const newline = good.indexOf("\n");
   const payload = JSON.parse(good.slice(newline + 1));
   const forged = JSON.stringify({
@@ -233,8 +233,8 @@ Deno.test("gold cache: an entry edited without the secret is discarded with a wa
       forged, // no MAC at all
     ]
   ) {
-    Deno.writeTextFileSync(file!, bad);
-    await assertRecomputed(rootDir, cacheDir, file!, good, truth, "its MAC does not verify");
+    Deno.writeTextFileSync(file, bad);
+    await assertRecomputed(rootDir, cacheDir, file, good, truth, "its MAC does not verify");
   }
 
   // Another secret (another machine's, or a lost one) trusts nothing it did not write.
@@ -246,29 +246,24 @@ Deno.test("gold cache: an entry edited without the secret is discarded with a wa
 });
 
 Deno.test("gold cache: a FIFO, a link to a device and an oversized file are refused unread", async () => {
-  const rootDir = await retailCopy();
-  const cacheDir = await Deno.makeTempDir({ prefix: "callbench-gold-cache-" });
-  const first = await fresh(rootDir, cacheDir);
-  const truth = await first.suite.gold(first.root, first.scenarios[0]!);
-  const [file] = entries(cacheDir);
-  const good = Deno.readTextFileSync(file!);
+  const { rootDir, cacheDir, truth, file, good } = await oneCachedEntry();
   const makers: [string, () => void][] = [
     ["not a regular file", () => {
-      const r = new Deno.Command("mkfifo", { args: [file!] }).outputSync();
+      const r = new Deno.Command("mkfifo", { args: [file] }).outputSync();
       equal(r.code, 0);
     }],
-    ["not a regular file", () => Deno.symlinkSync("/dev/zero", file!)],
+    ["not a regular file", () => Deno.symlinkSync("/dev/zero", file)],
     [`${MAX_ENTRY_BYTES + 1} bytes, over ${MAX_ENTRY_BYTES}`, () => {
-      const f = Deno.openSync(file!, { write: true, create: true });
+      const f = Deno.openSync(file, { write: true, create: true });
       f.truncateSync(MAX_ENTRY_BYTES + 1); // sparse: costs no disk
       f.close();
     }],
   ];
   for (const [why, make] of makers) {
-    Deno.removeSync(file!);
+    Deno.removeSync(file);
     make();
     // Replaced by a regular entry again (a FIFO that was opened would hang here).
-    await assertRecomputed(rootDir, cacheDir, file!, good, truth, why);
+    await assertRecomputed(rootDir, cacheDir, file, good, truth, why);
   }
 });
 
