@@ -130,6 +130,7 @@ Deno.test("fuzz: random and truncated events never throw; the call takes them or
     onUsage: () => {},
     trace: () => {},
     fail: (p) => problems.push(p),
+    onBound: (what) => problems.push(what),
   });
   call.begin(false);
   let refused = 0;
