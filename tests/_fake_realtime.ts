@@ -86,6 +86,12 @@ export interface FakeRealtimeLog {
   producedV2vMs: number[];
   /** Caller turns the server heard end. */
   callerTurns: number;
+  /**
+   * Per caller cut-in while it spoke: ms from the caller's onset (its first non-silent
+   * chunk, on the caller's schedule) to the `speech_started` it sent, after which it sent
+   * no more audio of that response.
+   */
+  producedYieldMs: number[];
   /** `mcp`: the tools it listed, what each call returned, and a forged token's HTTP status. */
   mcp: { listed: string[]; results: unknown[]; forgedStatus?: number };
   responses: number;
@@ -110,6 +116,7 @@ export function fakeRealtime(options: FakeRealtimeOptions) {
     truncates: [],
     producedV2vMs: [],
     callerTurns: 0,
+    producedYieldMs: [],
     mcp: { listed: [], results: [] },
     responses: 0,
   };
@@ -351,7 +358,10 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
       if (!turnDetection) continue;
       if (e.type === "start") {
         send({ type: "input_audio_buffer.speech_started", audio_start_ms: e.atMs, item_id: "u" });
-        if (responding) cancelled = true;
+        if (responding) {
+          cancelled = true;
+          log.producedYieldMs.push(performance.now() - utterance.atMs);
+        }
       } else {
         send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: e.atMs, item_id: "u" });
         send({ type: "input_audio_buffer.committed", item_id: "u", previous_item_id: null });

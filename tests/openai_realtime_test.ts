@@ -22,6 +22,7 @@ import { toolSpecs } from "../src/bridge/tool_specs.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { selectScenarios } from "../src/scenario/suites.ts";
 import { transcriptName } from "../src/runner/runner.ts";
+import { measureAudio } from "../src/runner/audio_metrics.ts";
 import { cli } from "./_cli.ts";
 import { FAKE_USAGE, fakeRealtime, type FakeRealtimeOptions } from "./_fake_realtime.ts";
 
@@ -47,7 +48,10 @@ function setup(): CallSetup {
 }
 
 /** One call through the bridge: the scripted caller against the fake realtime model. */
-async function call(options: FakeRealtimeOptions, extra: { maxDurationMs?: number } = {}) {
+async function call(
+  options: FakeRealtimeOptions,
+  extra: { maxDurationMs?: number; bargeIns?: { agentUtterance: number; atMs: number }[] } = {},
+) {
   const server = fakeRealtime({ key: KEY, ...options });
   const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
     today: "2024-05-15",
@@ -62,7 +66,11 @@ async function call(options: FakeRealtimeOptions, extra: { maxDurationMs?: numbe
     const out = await runCall({
       env,
       agent: remote,
-      user: new ScriptedUser({ opening: "Please add five.", hangUpAfterMs: 1500 }),
+      user: new ScriptedUser({
+        opening: "Please add five.",
+        hangUpAfterMs: 1500,
+        ...(extra.bargeIns ? { bargeIns: extra.bargeIns } : {}),
+      }),
       agentSetup: setup(),
       userSetup: { ...setup(), side: "user", tools: [] },
       clock: new RealClock(),
@@ -145,6 +153,47 @@ Deno.test("openai-realtime: a call with a realtime model: session, caller audio,
   // The goodbye played to its end before the call ended.
   const goodbye = agentAudio[1]!;
   assert.ok(out.durationMs >= goodbye.end_ms - 5, `${out.durationMs} vs ${goodbye.end_ms}`);
+});
+
+Deno.test("openai-realtime: the caller cuts in where the scenario says, while the model speaks: the server hears it, the response is cut and truncated, the yield is what the server produced within 20 ms", async () => {
+  const { out, server } = await call(
+    {
+      script: [
+        {
+          tools: [{ name: "add", arguments: { n: 5 } }],
+          say: "Done. Let me read you the whole policy on counters, from the start.",
+          ms: 4000,
+        },
+        { say: "Goodbye.", after: [{ name: "end_conversation", arguments: {} }] },
+      ],
+    },
+    // The scenario's barge-in (`user.barge_in`): 700 ms into the model's first reply.
+    { bargeIns: [{ agentUtterance: 1, atMs: 700 }], maxDurationMs: 20_000 },
+  );
+  assert.equal(out.error, undefined, out.error?.message);
+  assert.equal(out.stopReason, "agent_end");
+  // The caller heard the model start as it played, so it could cut in mid-response.
+  const cut = out.turns.find((t) => t.speaker === "agent");
+  assert.ok(cut, JSON.stringify(out.turns));
+  assert.ok(cut.end_ms - cut.start_ms < 1500, `the 4 s reply was cut: ${JSON.stringify(cut)}`);
+  assert.equal(server.log.producedYieldMs.length, 1, "the server heard one cut-in");
+  assert.equal(server.log.truncates.length, 1, "and was told how much was heard");
+  const block = await measureAudio(out, {
+    tts: { provider: "fake", voices: { agent: null, user: null } },
+    stt: "transcript",
+    dtmf: "event",
+    sample_rate: 24000,
+  });
+  assert.equal(block.barge_ins.length, 1, JSON.stringify(block.barge_ins));
+  const b = block.barge_ins[0]!;
+  assert.equal(b.source, "agent_audio");
+  assert.equal(b.yielded, true);
+  const produced = server.log.producedYieldMs[0]!;
+  assert.ok(
+    Math.abs(b.yield_ms - produced) <= 20,
+    `yield recorded ${b.yield_ms} ms, produced ${produced.toFixed(1)} ms`,
+  );
+  console.log(`yield recorded ${b.yield_ms} ms, produced ${produced.toFixed(1)} ms`);
 });
 
 Deno.test("openai-realtime: a refused session.update is a protocol_error with the server's words", async () => {

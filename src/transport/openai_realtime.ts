@@ -177,6 +177,10 @@ export class RealtimeParticipant implements Participant {
       runTool: (name, args) => line.callTool(name, args),
       endsCall: (name) => this.#ending.has(name),
       onTurn: (turn) => this.#heard(turn),
+      onSpeechStart: (atMs) => {
+        line.trace({ type: "agent_speech_start", at: atMs });
+        line.startedSpeaking?.();
+      },
       onUsage: (usage) => this.#addUsage(usage),
       trace: (entry) => line.trace(entry),
       fail: (problem) => this.#garbage(problem),

@@ -11,7 +11,8 @@
  * - In: each response's audio (`response.output_audio.delta`, or the beta
  *   `response.audio.delta`) is queued and played out at its own rate, however fast it
  *   arrives; a response is one agent turn, handed over once its audio has played, with
- *   the call time its first sample played, what played, and its transcript.
+ *   the call time its first sample played, what played, and its transcript. Its start
+ *   is told as its first sample plays (`onSpeechStart`), so the caller can cut in.
  * - Tools: `response.function_call_arguments.done` runs the tool (the harness's
  *   world), the result goes back as a `function_call_output` item, and once the
  *   response is done, `response.create`. A tool that ends the call runs once the audio
@@ -99,6 +100,11 @@ export interface RealtimeCallOptions {
   endsCall: (name: string) => boolean;
   /** A response whose audio played (or was cut). */
   onTurn: (turn: RealtimeTurn) => void;
+  /**
+   * A response's first sample played, at `atMs`: the caller hears the agent start as it
+   * plays (so it can cut in), not once the whole response has played.
+   */
+  onSpeechStart?: (atMs: number) => void;
   /** A response's token counts. */
   onUsage: (usage: RealtimeUsage) => void;
   /** A trace entry for the record. */
@@ -454,7 +460,10 @@ export class RealtimeCall {
       const lo = Math.max(from, r.first);
       const hi = Math.min(from + n, r.end);
       if (hi <= lo) continue;
-      r.playStartMs ??= chunk.sentAt + ((lo - from) * 1000) / this.sampleRate;
+      if (r.playStartMs === undefined) {
+        r.playStartMs = chunk.sentAt + ((lo - from) * 1000) / this.sampleRate;
+        this.#o.onSpeechStart?.(r.playStartMs);
+      }
       r.played.push(chunk.samples.slice(lo - from, hi - from));
       if (r.played.length * PLAY_CHUNK_MS > MAX_TURN_AUDIO_MS) {
         return this.#bound(TURN_AUDIO_EXCEEDED);

@@ -27,6 +27,7 @@ function setup(
   const failures: string[] = [];
   const bounds: string[] = [];
   const usage: unknown[] = [];
+  const started: number[] = [];
   const format = options.format ?? "pcm16";
   const call = new RealtimeCall({
     clock,
@@ -43,6 +44,7 @@ function setup(
     },
     endsCall: (name) => name === "end_conversation",
     onTurn: (t) => turns.push(t),
+    onSpeechStart: (at) => started.push(at),
     onUsage: (u) => usage.push(u),
     trace: () => {},
     fail: (p) => failures.push(p),
@@ -79,6 +81,7 @@ function setup(
     failures,
     bounds,
     usage,
+    started,
     call,
     receive,
     audio,
@@ -153,12 +156,14 @@ Deno.test("RealtimeCall without turn detection sends speech only, then commit an
 });
 
 Deno.test("RealtimeCall plays a response at its own rate, however fast it came, and hands it over once played", async () => {
-  const { clock, call, receive, audio, done, turns, usage } = setup();
+  const { clock, call, receive, audio, done, turns, usage, started } = setup();
   call.begin(false);
   await clock.advance(1000);
   receive({ type: "response.created", response: { id: "r1" } });
   // 2 s of audio arrives at once (far faster than real time).
   for (let i = 0; i < 10; i++) audio("r1", 200, i);
+  // The caller hears it start as its first sample plays, once (so it can cut in).
+  assert.deepEqual(started, [1000]);
   receive({
     type: "response.output_audio_transcript.done",
     response_id: "r1",
@@ -179,6 +184,7 @@ Deno.test("RealtimeCall plays a response at its own rate, however fast it came, 
   assert.equal(t.startMs, 1000, "placed where its first sample played");
   assert.equal(t.samples.length, 48000, "all of it played");
   assert.equal(t.interrupted, false);
+  assert.deepEqual(started, [1000], "one start per response");
   // The first 10 ms went out the moment it came.
   assert.equal(call.stats.max_queued_ms, 1990);
   call.end();
