@@ -15,7 +15,7 @@ import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
 import { RealClock } from "../src/clock/clock.ts";
 import { Environment } from "../src/env/environment.ts";
 import { RemoteParticipant } from "../src/participants/remote.ts";
-import { ScriptedUser } from "../src/participants/scripted_user.ts";
+import { BARGE_IN_TEXT, ScriptedUser } from "../src/participants/scripted_user.ts";
 import type { TtsProvider } from "../src/speech/speech.ts";
 import { counterDomain } from "../src/testing/counter_domain.ts";
 import { toolSpecs } from "../src/bridge/tool_specs.ts";
@@ -176,6 +176,12 @@ Deno.test("openai-realtime: the caller cuts in where the scenario says, while th
   const cut = out.turns.find((t) => t.speaker === "agent");
   assert.ok(cut, JSON.stringify(out.turns));
   assert.ok(cut.end_ms - cut.start_ms < 1500, `the 4 s reply was cut: ${JSON.stringify(cut)}`);
+  // The caller asked to hear it again, so it waits for the model instead of answering the
+  // words it cut off.
+  const speakers = out.turns.map((t) => `${t.speaker}: ${t.text}`);
+  const asked = out.turns.findIndex((t) => t.text === BARGE_IN_TEXT);
+  assert.ok(asked > 0, speakers.join(" | "));
+  assert.equal(out.turns[asked + 1]?.speaker, "agent", speakers.join(" | "));
   assert.equal(server.log.producedYieldMs.length, 1, "the server heard one cut-in");
   assert.equal(server.log.truncates.length, 1, "and was told how much was heard");
   const block = await measureAudio(out, {

@@ -246,6 +246,8 @@ function withGain(audio: Pcm16, db: number): Pcm16 {
 }
 
 const EXIT_IN_TEXT = /<exit>([\s\S]*?)<\/exit>/;
+/** The other end starting this long before a turn's end spoke over it (one 20 ms frame). */
+const SPOKEN_OVER_MS = 20;
 
 /** Runs one call to its end. Never throws: failures end the call with an error. */
 export function runCall(spec: CallSpec): Promise<CallOutcome> {
@@ -613,8 +615,11 @@ class Call {
   }
 
   /** An utterance ends, whole or cut off: the listener hears the words. */
-  #finished(side: Side, u: LineUtterance, interrupted: boolean): void {
+  #finished(side: Side, u: LineUtterance, cut: boolean): void {
     const now = this.#now();
+    // A remote end's own audio is never cut by the line, but the other end speaking over
+    // it interrupted it all the same: its listener hears it as interrupted.
+    const interrupted = cut || (this.#received.has(u.utterance) && this.#spokenOver(side, u.turn));
     this.#armSilence();
     if (side === "user") this.#awaitingResponseSince = now;
     const stt = this.#spec.speech?.stt;
@@ -654,6 +659,18 @@ class Call {
       ...(u.utterance.voice ? { voice: u.utterance.voice } : {}),
       ...(interrupted ? { interrupted: true } : {}),
     });
+  }
+
+  /**
+   * Whether the other end began a turn inside `turn`, at least {@link SPOKEN_OVER_MS}
+   * before its end (a boundary that merely touches is no interruption).
+   */
+  #spokenOver(side: Side, turn: Turn): boolean {
+    const other = this.#other(side);
+    return this.#outcome.turns.some((t) =>
+      t.speaker === other && t.start_ms > turn.start_ms &&
+      turn.end_ms - t.start_ms >= SPOKEN_OVER_MS
+    );
   }
 
   #stopSpeaking(side: Side): void {
