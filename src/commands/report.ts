@@ -122,12 +122,13 @@ export const command: Command = {
 
     if (minRate !== undefined) {
       // Each configuration is held to the bar: a pooled rate could hide a bad one.
-      const groups = report.configurations.length > 1
-        ? report.configurations.map((c) => ({
-          name: ` of configuration ${c.label ?? c.config_hash}`,
+      const several = report.configurations.length > 1;
+      const groups = report.configurations.length === 0
+        ? [{ name: "", rate: null }]
+        : report.configurations.map((c) => ({
+          name: several ? ` of configuration ${c.label ?? c.config_hash}` : "",
           rate: c.overall.success.rate,
-        }))
-        : [{ name: "", rate: report.overall.success.rate }];
+        }));
       let below = false;
       for (const { name, rate } of groups) {
         if (rate !== null && rate >= minRate) continue;

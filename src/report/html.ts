@@ -18,16 +18,26 @@ import { type Histogram, histogram } from "./latency_stats.ts";
 import { AUDIO_METRICS, audioClockNote, audioScopes, percent, ratio } from "./markdown.ts";
 import { escapeHtml as _esc } from "./text.ts";
 import type { LatencyStats } from "./latency_stats.ts";
-import { type Aggregate, type Report, type ReportedVerdict, trialKeyOf } from "./summary.ts";
+import {
+  type Aggregate,
+  aggregate,
+  type Configuration,
+  type Report,
+  type ReportedVerdict,
+  trialKeyOf,
+} from "./summary.ts";
 import { failureNotes } from "./failure_notes.ts";
 
 /** Renders the report; `verdicts` (with turns) supply the transcripts. */
 export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[]): string {
-  const o = report.overall;
+  const only = _only(report);
+  const o = only.overall;
   const transcripts = _transcripts(report, verdicts);
   const several = report.configurations.length > 1;
+  const scenarios = new Set(report.scenarios.map((s) => s.scenario)).size;
+  const trials = report.configurations.reduce((n, c) => n + c.overall.trials, 0);
   const body = [
-    `<header><h1>callbench report</h1><p>${o.scenarios} scenarios · ${o.trials} trials` +
+    `<header><h1>callbench report</h1><p>${scenarios} scenarios · ${trials} trials` +
     (several ? ` · ${report.configurations.length} configurations, never pooled` : "") +
     (report.exclude_errors ? ` · ${report.input.excluded_errors} error trials excluded` : "") +
     (report.input.duplicates ? ` · ${report.input.duplicates} duplicates replaced` : "") +
@@ -38,7 +48,7 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
           _esc(c.config_hash)
         }</span></h2>${_cards(c.overall, c.k_max, c.overall.errors)}</section>`
       ).join("")
-      : _cards(o, report.k_max, report.input.errors),
+      : _cards(o, only.k_max, report.input.errors),
     _configurationTable(report),
     _baselineSection(report),
     `<section class="charts">`,
@@ -55,7 +65,7 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
         simulatedClock(o)
           ? "Agent response latency (simulated clock: every response at 0 ms)"
           : "Agent response latency",
-        latencyHistogramChart(report.latency_histogram),
+        latencyHistogramChart(only.latency_histogram),
       )]),
     _figure("Success by suite", suiteSuccessChart(report)),
     `</section>`,
@@ -190,13 +200,15 @@ export function latencyHistogramChart(hist: Histogram | null): string {
 /** One horizontal bar per suite (and configuration, when there are several): its success rate. */
 export function suiteSuccessChart(report: Report): string {
   const several = report.configurations.length > 1;
-  const bars: [string, string, Aggregate, number][] = several
-    ? Object.keys(report.by_suite).flatMap((suite) =>
-      report.configurations.flatMap((c, i) =>
-        c.by_suite[suite] ? [[suite, _configName(c), c.by_suite[suite]!, i] as const] : []
-      )
-    ).map(([a, b, c, d]) => [a, b, c, d])
-    : Object.entries(report.by_suite).map(([suite, a]) => [suite, "", a, 0]);
+  const suites = [...new Set(report.configurations.flatMap((c) => Object.keys(c.by_suite)))]
+    .sort();
+  const bars: [string, string, Aggregate, number][] = suites.flatMap((suite) =>
+    report.configurations.flatMap((c, i) =>
+      c.by_suite[suite]
+        ? [[suite, several ? _configName(c) : "", c.by_suite[suite]!, i] as const]
+        : []
+    )
+  ).map(([a, b, c, d]) => [a, b, c, d]);
   const row = 26, left = 150, right = 60, top = 8;
   const w = 440, h = Math.max(60, top * 2 + bars.length * row);
   const parts = [_svgOpen("suite-success", w, h, "success rate by suite")];
@@ -285,7 +297,7 @@ function _audioSection(report: Report, verdicts: readonly ReportedVerdict[]): st
         (v.label ?? null) === c.label && v.config_hash === c.config_hash
       ),
     }))
-    : [{ name: "", scope: report, verdicts }];
+    : [{ name: "", scope: _only(report), verdicts }];
   const blocks = groups.filter((g) => g.scope.overall.audio).map((g) => _audioBlock(g));
   if (blocks.length === 0) return "";
   const defs = AUDIO_METRICS.map((m) => `<dt>${_esc(m.name)}</dt><dd>${_esc(m.definition)}</dd>`)
@@ -295,7 +307,7 @@ function _audioSection(report: Report, verdicts: readonly ReportedVerdict[]): st
 
 function _audioBlock(g: {
   name: string;
-  scope: Pick<Report, "overall" | "by_suite">;
+  scope: Pick<Configuration, "overall" | "by_suite">;
   verdicts: readonly ReportedVerdict[];
 }): string {
   const o = g.scope.overall.audio!;
@@ -401,7 +413,7 @@ function _histogramChart(
 function _signalsTable(report: Report): string {
   const groups = report.configurations.length > 1
     ? report.configurations.map((c) => ({ name: _configName(c), o: c.overall }))
-    : [{ name: "", o: report.overall }];
+    : [{ name: "", o: _only(report).overall }];
   const shown = SIGNALS.filter((s) => groups.some((g) => g.o.signals[s]!.total > 0));
   const head = groups.length > 1
     ? groups.map((g) => `<th>${_esc(g.name)}</th>`).join("")
@@ -465,7 +477,8 @@ function _latencies(
 }
 
 function _scenarioTable(report: Report, index: Map<string, number>): string {
-  const k = report.k_max;
+  const only = _only(report);
+  const k = only.k_max;
   const several = report.configurations.length > 1;
   const head = [
     ["scenario", "text"],
@@ -475,7 +488,7 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
     ["successes", "num"],
     ["rate", "num"],
     [several ? "pass^k (its K)" : k > 0 ? `pass^${k}` : "pass^k", "num"],
-    [simulatedClock(report.overall) ? "p50 ms (sim. clock)" : "p50 ms", "num"],
+    [simulatedClock(only.overall) ? "p50 ms (sim. clock)" : "p50 ms", "num"],
     ["errors", "num"],
     ["trials (click for transcript)", ""],
   ];
@@ -547,6 +560,15 @@ function _participantsText(p: Report["configurations"][number]["participants"]):
   // An audio agent that was told the caller's words is not measured on audio alone.
   const given = p.agent.settings?.transcripts === true ? " (agent given transcripts)" : "";
   return ` · agent ${one(p.agent)}${given} · caller ${one(p.user)}`;
+}
+
+/** The one configuration of a report (an empty one when nothing was read). */
+function _only(report: Report): Pick<
+  Configuration,
+  "overall" | "by_suite" | "k_max" | "latency_histogram"
+> {
+  return report.configurations[0] ??
+    { overall: aggregate([]), by_suite: {}, k_max: 0, latency_histogram: null };
 }
 
 /** With several configurations, each one's own figures (pass^k is never pooled). */
