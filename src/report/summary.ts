@@ -112,12 +112,14 @@ export const AggregateSchema = z.object({
   audio: AudioAggregateSchema.optional().describe(
     "Audio calls' figures (eval --audio); absent when no trial of the group has them.",
   ),
-  /** Audio calls' interaction metrics, mean and 95% CI (src/report/interaction_summary.ts). */
+  /** Audio calls: success by the caller's voice; absent when no trial names one. */
   by_voice: z.record(z.string(), Rate).optional().describe(
     "Audio calls: success by the caller's voice (a run spread over voices); absent when no trial names one",
   ),
+  /** Audio calls' interaction metrics, mean and bootstrap 95% CI (src/report/interaction_summary.ts). */
   interaction: InteractionAggregateSchema.optional().describe(
-    "Audio calls' interaction metrics, each a mean with a 95% CI; absent when no trial has them.",
+    "Audio calls' interaction metrics, each a mean with a bootstrap 95% CI over scenarios; absent " +
+      "when no trial has them.",
   ),
 });
 export type Aggregate = z.infer<typeof AggregateSchema>;
@@ -398,7 +400,7 @@ export function aggregate(verdicts: readonly ReportedVerdict[], seed = 1): Aggre
 
   const counts = [..._scenarioCounts(verdicts).values()];
   const audio = audioAggregate(verdicts);
-  const interaction = interactionAggregate(verdicts.map((v) => v.metrics.interaction));
+  const interaction = interactionAggregate(verdicts, { seed });
   const byVoice: Record<string, Rate> = {};
   for (const v of verdicts) {
     const voice = v.metrics.audio?.user_voice;
