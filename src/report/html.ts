@@ -27,6 +27,7 @@ import {
   trialKeyOf,
 } from "./summary.ts";
 import { failureNotes } from "./failure_notes.ts";
+import { metricDelta, metricValue } from "./compare_render.ts";
 
 /** Renders the report; `verdicts` (with turns) supply the transcripts. */
 export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[]): string {
@@ -440,15 +441,8 @@ function _baselineSection(report: Report): string {
   const blocks = report.baseline.comparisons.map((c) => {
     const scope = c.scopes.find((s) => s.scope === "overall");
     const rows = (scope?.metrics ?? []).map((m) => {
-      const rate = m.metric === "success" || m.metric.startsWith("pass^");
-      const v = (x: number | null) =>
-        x === null ? "–" : rate ? `${(x * 100).toFixed(1)}%` : String(Math.round(x));
-      const d = (x: number | null) =>
-        x === null
-          ? "–"
-          : rate
-          ? `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)} pt`
-          : String(Math.round(x));
+      const v = (x: number | null) => metricValue(m, x);
+      const d = (x: number | null) => metricDelta(m, x);
       return `<tr class="${m.change}"><td>${_esc(m.metric)}</td><td>${v(m.a)}</td><td>${v(m.b)}` +
         `</td><td>${d(m.delta)}</td><td>${m.ci95 ? `${d(m.ci95[0])} … ${d(m.ci95[1])}` : "–"}` +
         `</td><td>${m.p_holm === null ? "–" : m.p_holm.toPrecision(2)}</td><td>${
