@@ -167,10 +167,18 @@ function againstBaseline(
   const [baseKey, baseVerdicts] = base[0]!;
   return {
     label,
-    comparisons: [...groups.entries()].filter(([key]) => key !== baseKey).map(([, vs]) =>
+    // In the report's order of configurations: by label, then config hash.
+    comparisons: [...groups.entries()].filter(([key]) => key !== baseKey).sort(([, x], [, y]) =>
+      _order(x[0]!.label ?? "", y[0]!.label ?? "") ||
+      _order(x[0]!.config_hash, y[0]!.config_hash)
+    ).map(([, vs]) =>
       compareRuns(baseVerdicts, vs, {
         names: [label, vs[0]!.label ?? `config ${vs[0]!.config_hash}`],
       })
     ),
   };
+}
+
+function _order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
