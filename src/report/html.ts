@@ -28,6 +28,7 @@ import {
 } from "./summary.ts";
 import { failureNotes } from "./failure_notes.ts";
 import { metricDelta, metricValue } from "./compare_render.ts";
+import { interactionSection, LATENCY_KEYS } from "./interaction_charts.ts";
 
 /** Renders the report; `verdicts` (with turns) supply the transcripts. */
 export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[]): string {
@@ -71,6 +72,7 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
     _figure("Success by suite", suiteSuccessChart(report)),
     `</section>`,
     _audioSection(report, verdicts),
+    _interactionSection(report, verdicts),
     _signalsTable(report),
     _scenarioTable(report, transcripts.index),
     `<dialog id="transcript"><form method="dialog"><button class="close">Close</button></form>` +
@@ -556,6 +558,23 @@ function _participantsText(p: Report["configurations"][number]["participants"]):
   return ` · agent ${one(p.agent)}${given} · caller ${one(p.user)}`;
 }
 
+/** Interaction plots, one series per configuration (`interaction_charts.ts`). */
+function _interactionSection(report: Report, verdicts: readonly ReportedVerdict[]): string {
+  return interactionSection(report.configurations.map((c, i) => {
+    const own = verdicts.filter((v) =>
+      (v.label ?? null) === c.label && v.config_hash === c.config_hash
+    );
+    return {
+      name: _configName(c),
+      colour: SERIES_COLOURS[i % SERIES_COLOURS.length]!,
+      aggregate: c.overall.interaction,
+      samples: Object.fromEntries(
+        LATENCY_KEYS.map((k) => [k, own.flatMap((v) => v.metrics.interaction?.[k] ?? [])]),
+      ) as Record<(typeof LATENCY_KEYS)[number], number[]>,
+    };
+  }));
+}
+
 /** The one configuration of a report (an empty one when nothing was read). */
 function _only(report: Report): Pick<
   Configuration,
@@ -597,8 +616,11 @@ interface TranscriptEntry {
   wav?: string;
   /** Why it failed: per failed signal, its summary and evidence lines. */
   why: [string, string, string[]][];
-  /** [kind, side, text, at_ms]: keys, beeps, flow nodes, voicemail, the end, barge-ins */
-  events: [string, string, string, number][];
+  /**
+   * [kind, side, text, at_ms, end_ms]: keys, beeps, flow nodes, holds (with their end),
+   * voicemail, the end, barge-ins; `end_ms` is null but for holds.
+   */
+  events: [string, string, string, number, number | null][];
   /** The call's length, ms (the recording's timeline, for the barge-in marks). */
   duration_ms: number;
 }
@@ -646,7 +668,9 @@ function _transcripts(report: Report, verdicts: readonly ReportedVerdict[]) {
       ]),
       ...(playableWav(v.metrics.audio?.wav) ? { wav: v.metrics.audio!.wav } : {}),
       why: failureNotes(v).map((n) => [n.signal, n.summary, n.details]),
-      events: (v.events ?? []).map((e) => [e.kind, e.side ?? "", e.text, e.at_ms]),
+      events: (v.events ?? []).map((
+        e,
+      ) => [e.kind, e.side ?? "", e.text, e.at_ms, e.end_ms ?? null]),
       duration_ms: v.metrics.duration_ms,
     });
   }
@@ -747,8 +771,13 @@ dialog li.event{color:#4a5568;font-size:13px}dialog li.event .who{color:#975a16}
 dialog li.event.node .who,dialog li.event.end .who{color:#2c7a7b}
 dialog details.long summary{cursor:pointer;font:12px/1.4 ui-monospace,monospace;color:#4a5568;overflow-wrap:anywhere}
 .timeline{position:relative;height:12px;margin:2px 0 4px;background:#eceff3;border-radius:3px}
-.timeline .barge{position:absolute;top:0;width:4px;height:12px;margin-left:-2px;padding:0;border:0;background:#c05621;cursor:pointer}
+.timeline .barge{position:absolute;top:0;width:4px;height:12px;margin-left:-2px;padding:0;border:0;background:#c05621;cursor:pointer;z-index:1}
+.timeline .hold{position:absolute;top:2px;height:8px;min-width:2px;padding:0;border:0;background:#805ad5;opacity:.6;cursor:pointer}
+dialog li.event.hold .who{color:#6b46c1}
 .mark{stroke:#c53030;stroke-width:1.5;stroke-dasharray:3 2}.mark.p50{stroke:#2f855a}
+#interaction .mark.p50{stroke-dasharray:none}#interaction .whisker line{stroke:#1a202c;stroke-width:1.5}
+.legend-list{list-style:none;margin:4px 0 0;padding:0;font-size:12px;max-width:440px}
+.legend-list li{overflow-wrap:anywhere}.swatch{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 .config-headline h2 .hash{font-weight:400;color:#8a93a3;font-size:13px}
 .wide{max-width:100%;overflow-x:auto}
 @media (max-width:900px){body{margin:12px}th,td{padding:4px 6px}
@@ -818,13 +847,17 @@ const SCRIPT = `
       }
       return [at, li];
     });
-    const NAMES = { keys: "keys", beep: "beep", node: "flow node", voicemail: "voicemail",
-      end: "flow end", barge_in: "barge-in" };
-    const events = t.events.map(([kind, side, text, at]) => {
+    const NAMES = { keys: "keys", beep: "beep", node: "flow node", hold: "hold",
+      voicemail: "voicemail", end: "flow end", barge_in: "barge-in" };
+    const seconds = (ms) => (ms / 1000).toFixed(1) + " s";
+    const holdText = (text, at, end) =>
+      "on hold at " + text + " for " + seconds(end - at) + " (until " + fmt(end) + ")";
+    const events = t.events.map(([kind, side, text, at, end]) => {
       const li = document.createElement("li");
       li.className = "event " + kind;
       li.append(el("span", "who", (side ? side + " " : "") + (NAMES[kind] || kind)),
-        el("span", "t", fmt(at)), document.createTextNode(text));
+        el("span", "t", kind === "hold" && end !== null ? fmt(at) + "–" + fmt(end) : fmt(at)),
+        document.createTextNode(kind === "hold" && end !== null ? holdText(text, at, end) : text));
       return [at, li];
     });
     // Why it failed, beside the transcript: each failed signal and its evidence.
@@ -840,17 +873,25 @@ const SCRIPT = `
       }
       return box;
     }));
-    // Barge-ins on the recording's timeline: a mark at each, seeking there on a click.
-    if (player && t.duration_ms > 0 && t.events.some((e) => e[0] === "barge_in")) {
+    // Barge-ins and holds on the recording's timeline: a mark at each barge-in, a band
+    // over each hold, seeking there on a click.
+    const marked = (e) => e[0] === "barge_in" || (e[0] === "hold" && e[4] !== null);
+    if (player && t.duration_ms > 0 && t.events.some(marked)) {
       const line = document.createElement("div");
       line.className = "timeline";
-      for (const [kind, , text, at] of t.events) {
-        if (kind !== "barge_in") continue;
+      const pct = (ms) => (100 * Math.min(1, Math.max(0, ms / t.duration_ms))).toFixed(2) + "%";
+      for (const [kind, , text, at, end] of t.events) {
+        if (!marked([kind, "", text, at, end])) continue;
         const mark = document.createElement("button");
         mark.type = "button";
-        mark.className = "barge";
-        mark.title = "barge-in at " + fmt(at) + ": " + text;
-        mark.style.left = (100 * Math.min(1, at / t.duration_ms)).toFixed(2) + "%";
+        mark.className = kind === "hold" ? "hold" : "barge";
+        mark.title = kind === "hold"
+          ? "hold " + fmt(at) + "–" + fmt(end) + ": " + holdText(text, at, end)
+          : "barge-in at " + fmt(at) + ": " + text;
+        mark.style.left = pct(at);
+        if (kind === "hold") {
+          mark.style.width = (100 * Math.min(1, Math.max(0, end - at) / t.duration_ms)).toFixed(2) + "%";
+        }
         mark.addEventListener("click", () => { player.currentTime = at / 1000; player.play(); });
         line.append(mark);
       }

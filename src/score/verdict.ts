@@ -152,9 +152,14 @@ export type VerdictToolCall = z.infer<typeof VerdictToolCallSchema>;
  */
 export const VerdictEventSchema = z.object({
   at_ms: z.number().describe("ms since the call started"),
-  kind: z.enum(["keys", "beep", "node", "voicemail", "end", "barge_in"]),
+  kind: z.enum(["keys", "beep", "node", "hold", "voicemail", "end", "barge_in"]),
   side: z.enum(["agent", "user"]).optional().describe("who pressed, beeped or barged in"),
-  text: z.string().describe("the keys, the node's name, the box, or the end and its reason"),
+  text: z.string().describe(
+    "the keys, the node's name (a hold's too), the box, or the end and its reason",
+  ),
+  end_ms: z.number().optional().describe(
+    "a hold: when it ended (the next node entered, or the call's end), ms since the call started",
+  ),
 });
 export type VerdictEvent = z.infer<typeof VerdictEventSchema>;
 
