@@ -114,7 +114,10 @@ Deno.test({
       equal(count(passK, /<circle class="point"/g), report.configurations[0]!.k_max);
       ok(passK.includes('<polyline class="series hat"'));
       const hist = element(dom, "svg", "latency-histogram");
-      equal(count(hist, /<rect class="bar"/g), report.configurations[0]!.latency_histogram!.counts.length);
+      equal(
+        count(hist, /<rect class="bar"/g),
+        report.configurations[0]!.latency_histogram!.counts.length,
+      );
       const bars = element(dom, "svg", "suite-success");
       assertEquals(
         [...bars.matchAll(/data-suite="([^"]+)"/g)].map((m) => m[1]),

@@ -114,7 +114,7 @@ export function latencyHistogram(key: LatencyKey, series: readonly InteractionSe
       const bh = (c / max) * plotH;
       const from = i * width;
       parts.push(
-        `<rect class="bar" data-config="${_esc(s.name)}" fill="${s.colour}" x="${
+        `<rect class="bar" data-config="${_esc(s.name)}" style="fill:${s.colour}" x="${
           _n(left + i * group + 1 + j * bw)
         }" y="${_n(top + plotH - bh)}" width="${_n(bw)}" height="${_n(bh)}"><title>${
           _esc(s.name)
@@ -186,7 +186,7 @@ export function rateBars(
       parts.push(
         `<rect class="bar rate" data-metric="${k}" data-config="${
           _esc(s.name)
-        }" fill="${s.colour}" ` +
+        }" style="fill:${s.colour}" ` +
           `x="${left}" y="${y + 3}" width="${_n(x(m.mean) - left)}" height="${row - 6}">` +
           `<title>${title}</title></rect>`,
       );
