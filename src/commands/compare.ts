@@ -63,7 +63,8 @@ must be one configuration.
 Over the scenarios both runs scored, per suite and overall: success, pass^k for
 k = 1..K, latency p50/p95 (and, when both have them, the audio figures and the
 interaction metrics: response and yield latency p50, turn-taking score, yield rate,
-agent interruptions per turn, the selectivities), each as A, B and
+agent interruptions per turn, the selectivities; and the line's SNR and frames lost or
+late, which describe the condition, so they get an interval and no test), each as A, B and
 B − A with a 95% interval (paired bootstrap over scenarios, seeded), a p-value (success:
 McNemar's exact test on trials paired by scenario and trial index; the rest: the
 bootstrap's) and its significance after Holm-Bonferroni over every test shown; then

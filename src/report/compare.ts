@@ -13,7 +13,9 @@
  *   audio figures, the interaction metrics, each an entry of `SAMPLE_METRICS`) are
  *   tested by the bootstrap.
  * - A change is a regression when it is significant and in the worse direction (lower
- *   success or pass^k, higher latency).
+ *   success or pass^k, higher latency). The line's own figures (SNR, frames lost or
+ *   late) describe the condition compared, not the agent: they get an interval but no
+ *   test.
  *
  * @module
  */
@@ -46,6 +48,24 @@ export interface SampleMetric {
    * mean (the report's interaction figures: rates one sample per trial, scores per turn).
    */
   at: number | "mean";
+  /**
+   * A figure of the condition, not of the agent (the line's SNR and lost frames): shown
+   * with its interval but not tested (no p, outside the Holm-Bonferroni family), so a
+   * sweep's harder line is never called the agent's regression.
+   */
+  condition?: true;
+}
+
+/**
+ * An audio trial's share of the caller's line frames lost or late, one sample: 0 on a
+ * clean line (no line block: nothing was dropped); none for a text call.
+ */
+function _share(v: ReportedVerdict, which: "lost" | "late"): number[] {
+  const a = v.metrics.audio;
+  if (!a) return [];
+  const f = a.line_frames;
+  if (!f) return [0];
+  return f.total > 0 ? [f[which] / f.total] : [];
 }
 
 /** A trial's samples of one interaction metric (none without `metrics.interaction`). */
@@ -92,6 +112,31 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
     unit: "ms",
     samples: (v) => (v.metrics.audio?.ttfa_ms != null ? [v.metrics.audio.ttfa_ms] : []),
     at: 0.5,
+  },
+  // The line (audio.line): what the agent heard of the caller.
+  {
+    name: "line SNR p50 dB",
+    condition: true,
+    better: "higher",
+    unit: "number",
+    samples: (v) => v.metrics.audio?.line_snr_db ?? [],
+    at: 0.5,
+  },
+  {
+    name: "frames lost",
+    condition: true,
+    better: "lower",
+    unit: "share",
+    samples: (v) => _share(v, "lost"),
+    at: "mean",
+  },
+  {
+    name: "frames late",
+    condition: true,
+    better: "lower",
+    unit: "share",
+    samples: (v) => _share(v, "late"),
+    at: "mean",
   },
   // The interaction metrics (metrics.interaction, audio calls).
   {
@@ -174,7 +219,9 @@ export const MetricComparisonSchema = z.object({
   test: z.enum(["mcnemar", "bootstrap"]).describe(
     "mcnemar: exact test on paired trial outcomes; bootstrap: two-sided bootstrap p",
   ),
-  p: z.number().nullable(),
+  p: z.number().nullable().describe(
+    "the test's p (null: not tested, as the line's own figures, which describe the condition)",
+  ),
   p_holm: z.number().nullable().describe("p adjusted by Holm-Bonferroni over the comparison"),
   significant: z.boolean().describe("p_holm <= alpha"),
   change: z.enum(["regression", "improvement", "none"]).describe(
@@ -331,6 +378,7 @@ function _metrics(
     value: (side: 0 | 1, idx: ArrayLike<number>) => number,
     test: "mcnemar" | "bootstrap",
     mcnemarP?: number,
+    tested = true,
   ) => {
     const all = pairs.map((_, i) => i);
     const a = value(0, all);
@@ -345,7 +393,7 @@ function _metrics(
       delta: _finite(b - a),
       ci95: e.ci95,
       test,
-      p: test === "mcnemar" ? mcnemarP! : e.p,
+      p: !tested ? null : test === "mcnemar" ? mcnemarP! : e.p,
       p_holm: null,
       significant: false,
       change: "none",
@@ -404,6 +452,8 @@ function _metrics(
       m.unit,
       (side, idx) => at === "mean" ? pooled[side]!.mean(idx) : pooled[side]!.at(idx, at),
       "bootstrap",
+      undefined,
+      m.condition !== true,
     );
   }
   return out;

@@ -1,5 +1,5 @@
 import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
-import { trialRecord } from "../score/_trial_fixture.ts";
+import { audioBlock, trialRecord } from "../score/_trial_fixture.ts";
 import { scoreTrial } from "../score/score_trial.ts";
 import { compareRuns } from "./compare.ts";
 import { bootstrap, holmBonferroni } from "./stats.ts";
@@ -122,4 +122,36 @@ Deno.test("compareRuns() compares the interaction metrics: A, B, delta, bootstra
   for (const m of [rl, yr]) {
     equal(m.change, m.significant ? "regression" : "none");
   }
+});
+
+Deno.test("compareRuns() shows the line's own figures with an interval but tests none of them", () => {
+  const side = (cfg: string, lost: number[] | null) =>
+    [0, 1, 2].map((i) => {
+      const v = scoreTrial(trialRecord({
+        key: { scenario: `s__${i}`, trial: 0, config_hash: cfg },
+        audio: audioBlock(),
+      }));
+      const audio = {
+        ...v.metrics.audio!,
+        ...(lost
+          ? { line_snr_db: [10 + i], line_frames: { total: 100, lost: lost[i]!, late: 0 } }
+          : {}),
+      };
+      return { ...v, metrics: { ...v.metrics, audio } };
+    });
+  // A clean line (no line block) against one that lost 3, 5 and 10 of 100 frames.
+  const c = compareRuns(side("clean", null), side("lossy", [3, 5, 10]), { seed: 2 });
+  const metrics = c.scopes[0]!.metrics;
+  const lost = metrics.find((m) => m.metric === "frames lost")!;
+  ok(close(lost.a!, 0) && close(lost.b!, 0.06) && close(lost.delta!, 0.06), JSON.stringify(lost));
+  equal(lost.unit, "share");
+  ok(
+    lost.ci95 !== null && lost.ci95[0] >= 0.03 - 1e-12 && lost.ci95[1] <= 0.1 + 1e-12,
+    JSON.stringify(lost.ci95),
+  );
+  // Not tested: the condition's figure is no regression of the agent's.
+  assertEquals([lost.p, lost.p_holm, lost.significant, lost.change], [null, null, false, "none"]);
+  assertEquals(c.regressions, []);
+  // SNR is compared only where both sides have it (a clean line has no noise bed).
+  equal(metrics.some((m) => m.metric === "line SNR p50 dB"), false);
 });

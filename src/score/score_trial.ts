@@ -192,7 +192,17 @@ export function audioMetrics(a: AudioBlock): VerdictAudio {
     barge_ins_yielded: a.barge_ins.filter((b) => ownYield(b) && b.yielded).length,
     talk_over_ms: a.talk_over_ms,
     user_voice: a.tts.voices.user,
-    ...(a.line ? { line: a.line.preset } : {}),
+    ...(a.line
+      ? {
+        line: a.line.preset,
+        line_snr_db: a.line.snr_db.filter((x): x is number => x !== null),
+        line_frames: {
+          total: a.line.frames_total,
+          lost: a.line.frames_lost,
+          late: a.line.frames_late,
+        },
+      }
+      : {}),
     ...(a.wav !== undefined ? { wav: a.wav } : {}),
   };
 }

@@ -229,6 +229,14 @@ export const VerdictAudioSchema = z.object({
     "The caller's TTS voice (null: the provider's default); the report breaks success down by it",
   ),
   line: z.string().optional().describe("The phone line the caller's audio crossed, as given"),
+  line_snr_db: z.array(z.number()).optional().describe(
+    "The line's SNR measured on each caller utterance with a noise bed, dB (the record's audio.line.snr_db)",
+  ),
+  line_frames: z.object({
+    total: z.number().int().nonnegative(),
+    lost: z.number().int().nonnegative(),
+    late: z.number().int().nonnegative(),
+  }).optional().describe("The caller's 20 ms frames on the line: all, lost, late (audio.line)"),
   wav: z.string().optional().describe(
     "The stereo recording, relative to the eval --out folder (audio/<trial>.wav)",
   ),
