@@ -75,7 +75,9 @@ latencies, time to first audio and barge-in yield time (p50/p90/p95). Written in
 eval --out folder (report --format html > OUT/report.html), the HTML page plays each
 trial's recording (OUT/audio/<trial>.wav) beside its transcript.
 Verdicts are grouped by configuration (eval --label and config hash): each gets its own
-headline and figures, and nothing (pass^k least of all) is pooled across configurations.
+headline and figures, and nothing (pass^k least of all) is pooled across configurations;
+the JSON has every figure under configurations[] (label, config_hash, overall, by_suite).
+Audio runs' interaction metrics are means with a bootstrap 95% interval over scenarios.
 A failed trial is listed with its first failing signal and what shows it (the paths
 where the world differs from the expected one, the unmet assertion, the missing
 reference action, where a flow left its path).

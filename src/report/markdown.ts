@@ -652,7 +652,8 @@ function interactionLines(o: Aggregate, name: string): string[] {
       : []),
     `### Interaction${of}`,
     "",
-    `${x.trials} audio calls. Definitions and τ-voice's names: PROTOCOL.md, "Interaction metrics".`,
+    `${x.trials} audio calls. Definitions and τ-voice's names: PROTOCOL.md, "Interaction metrics"; ` +
+    "the interval is a bootstrap over scenarios.",
     "",
     ...table(
       ["metric", "n", "mean", "95% CI"],
