@@ -132,3 +132,22 @@ Deno.test("eval --line sweep: an empty or repeated line is an input error", asyn
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /hiss/);
 });
+
+Deno.test("eval --line sweep with --label: each configuration is LABEL/line", async () => {
+  const r = await cli([
+    "eval",
+    "--domain",
+    "eva_airline",
+    "--agent",
+    "oracle",
+    "--audio",
+    "--label",
+    "v2",
+    "--line",
+    "clean,phone",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const records = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual([...new Set(records.map((x) => x.label))], ["v2/clean", "v2/phone"]);
+  assert.equal(new Set(records.map((x) => x.key.config_hash)).size, 2);
+});
