@@ -38,7 +38,7 @@ Deno.test("eval --resume into a pipe re-emits the folder's records, so score | r
   const scored = await cli(["score"], resumed.stdout);
   const report = await cli(["report", "--format", "json"], scored.stdout);
   assert.equal(report.code, 0, report.stderr);
-  assert.equal(JSON.parse(report.stdout).overall.trials, 6);
+  assert.equal(JSON.parse(report.stdout).configurations[0].overall.trials, 6);
 });
 
 Deno.test("eval: with stderr not a terminal, plain progress lines say done, failed and errors", async () => {

@@ -101,6 +101,20 @@ Deno.test("README: the pipeline runs as written, against a served agent and the 
     }
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, ""); // the served oracle passes all
+    // The report's jq line: one line per configuration, its own success rate.
+    const reportLine = block(
+      "sh",
+      "deno task -q cli score runs/today/trials.jsonl | deno task -q cli report",
+    );
+    const [reportArgs, reportFilter] = reportLine.trim().split(/ \| jq -r /);
+    const [, reportStage] = stages(reportArgs!);
+    const report = await cli(reportStage!, scored.stdout);
+    assert.equal(report.code, 0, report.stderr);
+    const perConfig = await spawnCapture("jq", ["-r", reportFilter!.replace(/^'|'$/g, "")], {
+      stdin: report.stdout,
+    });
+    assert.equal(perConfig.code, 0, perConfig.stderr);
+    assert.match(perConfig.stdout, /^\S+ 1\n$/);
   } finally {
     await server.shutdown();
     await Deno.remove(dir, { recursive: true });

@@ -111,10 +111,13 @@ Deno.test({
       equal(dump.code, 0);
       const dom = dump.stdout;
       const passK = element(dom, "svg", "pass-k-chart");
-      equal(count(passK, /<circle class="point"/g), report.k_max);
+      equal(count(passK, /<circle class="point"/g), report.configurations[0]!.k_max);
       ok(passK.includes('<polyline class="series hat"'));
       const hist = element(dom, "svg", "latency-histogram");
-      equal(count(hist, /<rect class="bar"/g), report.latency_histogram!.counts.length);
+      equal(
+        count(hist, /<rect class="bar"/g),
+        report.configurations[0]!.latency_histogram!.counts.length,
+      );
       const bars = element(dom, "svg", "suite-success");
       assertEquals(
         [...bars.matchAll(/data-suite="([^"]+)"/g)].map((m) => m[1]),
@@ -339,7 +342,7 @@ Deno.test({
     try {
       const all = toolVerdicts(1, true);
       const report = summarize(all);
-      equal(report.k_max, 1);
+      equal(report.configurations[0]!.k_max, 1);
       const page = `${dir}/report.html`;
       await Deno.writeTextFile(page, renderHtml(report, all));
       const dom = await dumpDom({ width: 800, height: 1400, profile: `${dir}/profile` }, page);

@@ -32,10 +32,10 @@ Deno.test("cli: score | report gives the run's summary", async () => {
   const reported = await run(["report"], scored.stdout);
   assert.equal(reported.code, 0, reported.stderr);
   const summary = JSON.parse(reported.stdout);
-  assert.deepEqual(summary.overall.success, { passed: 3, total: 4, rate: 0.75 });
-  assert.equal(summary.k_max, 4);
+  assert.deepEqual(summary.configurations[0].overall.success, { passed: 3, total: 4, rate: 0.75 });
+  assert.equal(summary.configurations[0].k_max, 4);
   // One scenario, 3 of 4: pass^2 = C(3,2)/C(4,2) = 3/6.
-  assert.equal(summary.overall.pass_hat_k[1].pass_hat_k, 0.5);
+  assert.equal(summary.configurations[0].overall.pass_hat_k[1].pass_hat_k, 0.5);
 
   const gated = await run(["report", "--min-success-rate", "0.8"], scored.stdout);
   assert.equal(gated.code, 1);

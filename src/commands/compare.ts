@@ -13,7 +13,11 @@ import { runFile } from "../cli/run_file.ts";
 import { VerdictWithoutTranscriptSchema } from "../score/verdict.ts";
 import { configurationOf, type ReportedVerdict, VerdictSet } from "../report/summary.ts";
 import { compareRuns, type Comparison } from "../report/compare.ts";
-import { renderComparisonHtml, renderComparisonMarkdown } from "../report/compare_render.ts";
+import {
+  metricValue,
+  renderComparisonHtml,
+  renderComparisonMarkdown,
+} from "../report/compare_render.ts";
 
 const FLAGS = {
   in: {
@@ -57,7 +61,10 @@ verdicts in the --in files, or on stdin ("cat all.jsonl | cli.ts compare v1 v2")
 must be one configuration.
 
 Over the scenarios both runs scored, per suite and overall: success, pass^k for
-k = 1..K, latency p50/p95 (and the audio figures when both have them), each as A, B and
+k = 1..K, latency p50/p95 (and, when both have them, the audio figures and the
+interaction metrics: response and yield latency p50, turn-taking score, yield rate,
+agent interruptions per turn, the selectivities; and the line's SNR and frames lost or
+late, which describe the condition, so they get an interval and no test), each as A, B and
 B − A with a 95% interval (paired bootstrap over scenarios, seeded), a p-value (success:
 McNemar's exact test on trials paired by scenario and trial index; the rest: the
 bootstrap's) and its significance after Holm-Bonferroni over every test shown; then
@@ -151,9 +158,8 @@ export const command: Command = {
 export function regressionLines(c: Comparison): string[] {
   return c.scopes.flatMap((s) =>
     s.metrics.filter((m) => m.change === "regression").map((m) => {
-      const rate = m.metric === "success" || m.metric.startsWith("pass^");
       const v = (x: number | null) =>
-        x === null ? "–" : rate ? `${(x * 100).toFixed(1)}%` : `${Math.round(x)} ms`;
+        x === null ? "–" : metricValue(m, x) + (m.unit === "ms" ? " ms" : "");
       return `${s.scope} ${m.metric}: ${v(m.a)} → ${v(m.b)} (p ${
         m.p_holm === null ? "–" : m.p_holm.toPrecision(2)
       } after Holm-Bonferroni)`;

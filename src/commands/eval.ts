@@ -306,7 +306,9 @@ const AUDIO_FLAGS = {
     description: "the phone line the caller's audio crosses (default clean, or the\n" +
       "scenario's user.line): clean phone noisy-cafe street car office babble\n" +
       "white@SNR loss@P[/BURST][/repeat] jitter@MS volume@dB muffled clip,\n" +
-      "joined by + (phone+street@10+loss@3%); seeded from each trial's seed",
+      "joined by + (phone+street@10+loss@3%); seeded from each trial's seed. A sweep,\n" +
+      "clean,phone,street@10, runs each line as its own configuration, labelled by\n" +
+      "its line (LABEL/line with --label), one after the other into the same output",
   },
   "line-both": {
     type: "boolean",
@@ -451,7 +453,10 @@ export const command: Command = {
       await ScriptAgent.fromFile(path);
       script = sha256Hex(await Deno.readTextFile(path));
     }
-    const speech = speechFromFlags(values, io);
+    // A --line sweep (clean,phone,street@10): one configuration per line, run one after
+    // the other into the same output, each labelled by its line (LABEL/line with --label).
+    const sweep = lineSweep(values.line);
+    const speech = speechFromFlags({ ...values, line: sweep?.[0] ?? values.line }, io);
     // The same options in-process and on Workers (audio, barge-in and behaviours included).
     const participantOpts = {
       ...participants,
@@ -478,20 +483,25 @@ export const command: Command = {
       });
     }
 
-    const config = configHash({
-      // Without secrets: a rotated key is the same configuration, and no hash is taken of it.
-      agent: redactUrl(participants.agent),
-      user: redactUrl(participants.user),
-      agent_model: modelConfig(participants.agentModel),
-      user_model: modelConfig(participants.userModel),
-      limits,
-      ...(script ? { script } : {}),
-      ...(participants.kick !== undefined ? { kick: participants.kick } : {}),
-      ...(framing !== undefined ? { framing } : {}),
-      ...(realtime ? { realtime } : {}),
-      ...(label !== undefined ? { label } : {}),
-      ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
-      ...(speech ? { speech: speechConfig(speech) } : {}),
+    const configurations = (sweep ?? [undefined]).map((line) => {
+      const l = line === undefined ? label : label !== undefined ? `${label}/${line}` : line;
+      const s = line === undefined ? speech : speechFromFlags({ ...values, line }, io);
+      const hash = configHash({
+        // Without secrets: a rotated key is the same configuration, and no hash is taken of it.
+        agent: redactUrl(participants.agent),
+        user: redactUrl(participants.user),
+        agent_model: modelConfig(participants.agentModel),
+        user_model: modelConfig(participants.userModel),
+        limits,
+        ...(script ? { script } : {}),
+        ...(participants.kick !== undefined ? { kick: participants.kick } : {}),
+        ...(framing !== undefined ? { framing } : {}),
+        ...(realtime ? { realtime } : {}),
+        ...(l !== undefined ? { label: l } : {}),
+        ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
+        ...(s ? { speech: speechConfig(s) } : {}),
+      });
+      return { label: l, speech: s, configHash: hash };
     });
     // Real-time audio calls to a remote agent: as many at once as the machine holds at
     // the pacers' lateness bound (at most --concurrency), and none started while late.
@@ -544,61 +554,90 @@ export const command: Command = {
         ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
       })
       : undefined;
-    const run = runTrials({
-      scenarios: sel.scenarios,
-      root,
-      participants: factory,
-      configHash: config,
-      ...(label !== undefined ? { label } : {}),
-      trials,
-      concurrency,
-      ...(realTime ? { admit: realTime.admit } : {}),
-      ...(workers > 1
-        ? {
-          workers: {
-            count: workers,
-            participants: participantOpts,
-            ...(autoWorkers ? { auto: true } : {}),
-          },
-        }
-        : {}),
-      shard,
-      out,
-      resume: values.resume,
-      retryErrors: values["retry-errors"] ?? false,
-      append: values.append ?? false,
-      // A pipe downstream (score | report) sees the whole run, not only what ran now.
-      ...(values.resume && !io.outIsTerminal
-        ? {
-          onExisting: (line: string) => void emit(line),
-        }
-        : {}),
-      limits,
-      ...(toolsServer ? { toolsServer } : {}),
-      signal: stop.signal,
-      onRecord: (r) => {
-        written++;
-        if (r.status === "error") {
-          const kind = r.error?.kind ?? "harness_error";
-          const seen = errors.get(kind);
-          if (seen) seen.count++;
-          else errors.set(kind, { count: 1, message: r.error?.message ?? "" });
-        }
-        if (emit(JSON.stringify(r))) printed++;
-      },
-      ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
-      ...(agentWorld === "self" ? { agentWorld: "self" as const } : {}),
-      ...(speech ? { speech } : {}),
-      onProgress: (done, total, record) => {
-        if (done === 0) toRun = total;
-        bar?.(done, total, record);
-        if (lines) {
-          if (record?.status === "error") errorTrials++;
-          else if (record && scoreTrial(record).is_successful === false) failedTrials++;
-          lines.update({ done, total: toRun, failed: failedTrials, errors: errorTrials });
-        }
-      },
-    });
+    let before = 0;
+    let lastDone = 0;
+    const runOne = (
+      c: (typeof configurations)[number],
+      index: number,
+    ) =>
+      runTrials({
+        scenarios: sel.scenarios,
+        root,
+        participants: factory,
+        configHash: c.configHash,
+        ...(c.label !== undefined ? { label: c.label } : {}),
+        trials,
+        concurrency,
+        ...(realTime ? { admit: realTime.admit } : {}),
+        ...(workers > 1
+          ? {
+            workers: {
+              count: workers,
+              participants: participantOpts,
+              ...(autoWorkers ? { auto: true } : {}),
+            },
+          }
+          : {}),
+        shard,
+        out,
+        resume: values.resume,
+        retryErrors: values["retry-errors"] ?? false,
+        // A sweep's later lines join the folder its first one opened (resumed: all of them).
+        append: (values.append ?? false) || index > 0 || (sweep !== undefined && !!values.resume),
+        // A pipe downstream (score | report) sees the whole run, not only what ran now
+        // (each line of a sweep re-emits its own planned trials).
+        ...(values.resume && !io.outIsTerminal
+          ? {
+            onExisting: (line: string) => void emit(line),
+          }
+          : {}),
+        limits,
+        ...(toolsServer ? { toolsServer } : {}),
+        signal: stop.signal,
+        onRecord: (r) => {
+          written++;
+          if (r.status === "error") {
+            const kind = r.error?.kind ?? "harness_error";
+            const seen = errors.get(kind);
+            if (seen) seen.count++;
+            else errors.set(kind, { count: 1, message: r.error?.message ?? "" });
+          }
+          if (emit(JSON.stringify(r))) printed++;
+        },
+        ...(minAgentTurns !== undefined ? { minAgentTurns } : {}),
+        ...(agentWorld === "self" ? { agentWorld: "self" as const } : {}),
+        ...(c.speech ? { speech: c.speech } : {}),
+        // A sweep's progress counts on over its lines (each plans as many trials).
+        onProgress: (done, total, record) => {
+          if (done === 0) toRun = before + total * (configurations.length - index);
+          lastDone = done;
+          bar?.(before + done, toRun, record);
+          if (lines) {
+            if (record?.status === "error") errorTrials++;
+            else if (record && scoreTrial(record).is_successful === false) failedTrials++;
+            lines.update({
+              done: before + done,
+              total: toRun,
+              failed: failedTrials,
+              errors: errorTrials,
+            });
+          }
+        },
+      });
+    const run = (async () => {
+      const total = { planned: 0, skipped: 0, run: 0, errors: 0 };
+      for (const [i, c] of configurations.entries()) {
+        if (stop.signal.aborted) break;
+        lastDone = 0;
+        const one = await runOne(c, i);
+        before += lastDone;
+        total.planned += one.planned;
+        total.skipped += one.skipped;
+        total.run += one.run;
+        total.errors += one.errors;
+      }
+      return total;
+    })();
     run.catch(() => {}); // awaited below unless the run is stopped
     let summary: Awaited<typeof run> | undefined;
     try {
@@ -856,6 +895,27 @@ const AUDIO_ONLY = [
   "caller-behaviour",
   "voices",
 ] as const;
+
+/**
+ * The lines of a `--line` sweep (`clean,phone,street@10`), each its own configuration;
+ * undefined for one line (or none).
+ */
+export function lineSweep(line: string | undefined): string[] | undefined {
+  if (line === undefined || !line.includes(",")) return undefined;
+  const lines = line.split(",").map((l) => l.trim());
+  if (lines.some((l) => l === "")) {
+    throw new InputError({
+      field: "--line",
+      message: `empty line in the sweep "${line}"`,
+      hint: "lines joined by commas: clean,phone,street@10",
+    });
+  }
+  const twice = lines.find((l, i) => lines.indexOf(l) !== i);
+  if (twice !== undefined) {
+    throw new InputError({ field: "--line", message: `"${twice}" is in the sweep twice` });
+  }
+  return lines;
+}
 
 /** `--audio` and its flags as speech options (undefined without `--audio`). */
 export function speechFromFlags(

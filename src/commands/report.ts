@@ -75,7 +75,9 @@ latencies, time to first audio and barge-in yield time (p50/p90/p95). Written in
 eval --out folder (report --format html > OUT/report.html), the HTML page plays each
 trial's recording (OUT/audio/<trial>.wav) beside its transcript.
 Verdicts are grouped by configuration (eval --label and config hash): each gets its own
-headline and figures, and nothing (pass^k least of all) is pooled across configurations.
+headline and figures, and nothing (pass^k least of all) is pooled across configurations;
+the JSON has every figure under configurations[] (label, config_hash, overall, by_suite).
+Audio runs' interaction metrics are means with a bootstrap 95% interval over scenarios.
 A failed trial is listed with its first failing signal and what shows it (the paths
 where the world differs from the expected one, the unmet assertion, the missing
 reference action, where a flow left its path).
@@ -122,12 +124,13 @@ export const command: Command = {
 
     if (minRate !== undefined) {
       // Each configuration is held to the bar: a pooled rate could hide a bad one.
-      const groups = report.configurations.length > 1
-        ? report.configurations.map((c) => ({
-          name: ` of configuration ${c.label ?? c.config_hash}`,
+      const several = report.configurations.length > 1;
+      const groups = report.configurations.length === 0
+        ? [{ name: "", rate: null }]
+        : report.configurations.map((c) => ({
+          name: several ? ` of configuration ${c.label ?? c.config_hash}` : "",
           rate: c.overall.success.rate,
-        }))
-        : [{ name: "", rate: report.overall.success.rate }];
+        }));
       let below = false;
       for (const { name, rate } of groups) {
         if (rate !== null && rate >= minRate) continue;
@@ -166,10 +169,18 @@ function againstBaseline(
   const [baseKey, baseVerdicts] = base[0]!;
   return {
     label,
-    comparisons: [...groups.entries()].filter(([key]) => key !== baseKey).map(([, vs]) =>
+    // In the report's order of configurations: by label, then config hash.
+    comparisons: [...groups.entries()].filter(([key]) => key !== baseKey).sort(([, x], [, y]) =>
+      _order(x[0]!.label ?? "", y[0]!.label ?? "") ||
+      _order(x[0]!.config_hash, y[0]!.config_hash)
+    ).map(([, vs]) =>
       compareRuns(baseVerdicts, vs, {
         names: [label, vs[0]!.label ?? `config ${vs[0]!.config_hash}`],
       })
     ),
   };
+}
+
+function _order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -14,7 +14,7 @@ Deno.test("report prints a JSON summary that matches its schema", async () => {
   const io = memoryIo(lines(verdict(0, true), verdict(1, false)));
   equal(await command.main([], io), 0);
   const report = ReportSchema.parse(JSON.parse(io.stdout.join("\n")));
-  assertEquals(report.overall.success, { passed: 1, total: 2, rate: 0.5 });
+  assertEquals(report.configurations[0]!.overall.success, { passed: 1, total: 2, rate: 0.5 });
 });
 
 Deno.test("report merges shards: the last verdict of a trial key wins", async () => {
@@ -25,7 +25,7 @@ Deno.test("report merges shards: the last verdict of a trial key wins", async ()
     const io = memoryIo();
     await command.main([`${dir}/a.jsonl`, `${dir}/b.jsonl`], io);
     const report = JSON.parse(io.stdout.join("\n"));
-    assertEquals(report.overall.success, { passed: 2, total: 2, rate: 1 });
+    assertEquals(report.configurations[0]!.overall.success, { passed: 2, total: 2, rate: 1 });
     assertEquals(report.input.duplicates, 1);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -49,11 +49,11 @@ Deno.test("report --exclude-errors leaves infrastructure errors out of the rates
   const input = lines(verdict(0, true), error);
   const all = memoryIo(input);
   await command.main([], all);
-  assertEquals(JSON.parse(all.stdout.join("\n")).overall.success.rate, 0.5);
+  assertEquals(JSON.parse(all.stdout.join("\n")).configurations[0].overall.success.rate, 0.5);
   const io = memoryIo(input);
   await command.main(["--exclude-errors"], io);
   const report = JSON.parse(io.stdout.join("\n"));
-  assertEquals(report.overall.success.rate, 1);
+  assertEquals(report.configurations[0]!.overall.success.rate, 1);
   assertEquals(report.input.errors, { agent_unreachable: 1 });
 });
 

@@ -54,7 +54,14 @@ export const FlowTraceSchema = z.object({
   /** The scenario's start node, or `(persona)` for a persona call. */
   start: z.string(),
   /** Nodes entered, in order (built-ins are not nodes: see `end`). */
-  nodes: z.array(z.object({ name: z.string(), at_ms: z.number() })),
+  nodes: z.array(z.object({
+    name: z.string(),
+    at_ms: z.number(),
+    /** A hold (`say` + `timeout` only): the caller waits there until the timeout. */
+    hold: z.literal(true).optional().describe(
+      "a hold (say + timeout only): the agent waits there until the timeout",
+    ),
+  })),
   /** The agent's keys, grouped by the node that received them. */
   keys: z.array(z.object({ keys: z.string(), at_ms: z.number(), node: z.string() })),
   voicemail: VoicemailBoxSchema.extend({

@@ -267,7 +267,10 @@ export class FlowCaller implements Participant {
     }
     this.#current = name;
     const at_ms = this.#clock!.now();
-    this.#trace.nodes.push({ name, at_ms });
+    // A hold is `say` + `timeout` only (flows.md): marked so the transcript can show it.
+    const hold = node.timeout !== undefined && node.routes === undefined &&
+      node.then === undefined && node.instructions === undefined;
+    this.#trace.nodes.push({ name, at_ms, ...(hold ? { hold: true as const } : {}) });
     line.trace({ event: "node", name });
     if (node.say !== undefined) {
       this.#history.push({ speaker: "far_end", text: node.say });

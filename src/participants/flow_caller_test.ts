@@ -139,7 +139,8 @@ const holdNodes = {
 
 Deno.test("FlowCaller leaves a hold once the agent has been silent for the timeout after the prompt", async () => {
   const { trace } = await simulateFlowCall(flowScenario(holdNodes, "hold"), new TimedAgent());
-  assert.deepEqual(trace.nodes, [{ name: "hold", at_ms: 0 }, {
+  // The hold is marked as one (the transcript shows it); the desk, an announcement, is not.
+  assert.deepEqual(trace.nodes, [{ name: "hold", at_ms: 0, hold: true }, {
     name: "desk",
     at_ms: d(HOLD) + 4000,
   }]);

@@ -10,9 +10,12 @@
  * - Success is the pooled rate over trials; its test is McNemar's exact test on the
  *   trials paired by scenario and trial index. pass^k (k = 1..K, K the fewest trials of
  *   any compared scenario in either run) and the sample figures (latency p50/p95, the
- *   audio figures, each an entry of `SAMPLE_METRICS`) are tested by the bootstrap.
+ *   audio figures, the interaction metrics, each an entry of `SAMPLE_METRICS`) are
+ *   tested by the bootstrap.
  * - A change is a regression when it is significant and in the worse direction (lower
- *   success or pass^k, higher latency).
+ *   success or pass^k, higher latency). The line's own figures (SNR, frames lost or
+ *   late) describe the condition compared, not the agent: they get an interval but no
+ *   test.
  *
  * @module
  */
@@ -21,19 +24,53 @@ import type { ReportedVerdict } from "./summary.ts";
 import { passHatK } from "./pass_hat_k.ts";
 import { bootstrap, type BootstrapOptions, holmBonferroni, mcnemarExact } from "./stats.ts";
 import { firstFailure } from "./failure_notes.ts";
+import { type InteractionKey, interactionSamples } from "./interaction_summary.ts";
 
 export const COMPARISON_SCHEMA = "callbench.comparison/1";
 
-/** A figure measured per trial as samples, pooled over a group and read at a quantile. */
+/** How a figure's values read: a share (shown as %), milliseconds, or a plain number. */
+export type MetricUnit = "share" | "ms" | "number";
+
+/**
+ * A figure measured per trial as samples, pooled over a group and read at a quantile
+ * or as their mean.
+ */
 export interface SampleMetric {
   /** The figure's name in the comparison (`latency p50 ms`). */
   name: string;
   /** Which way is better. */
   better: "higher" | "lower";
+  unit: MetricUnit;
   /** A trial's samples (none: the trial does not count). */
   samples: (v: ReportedVerdict) => readonly number[];
-  /** The pooled samples' quantile (the report's rule `sorted[floor(n · q)]`). */
-  at: number;
+  /**
+   * The pooled samples' quantile (the report's rule `sorted[floor(n · q)]`), or their
+   * mean (the report's interaction figures: rates one sample per trial, scores per turn).
+   */
+  at: number | "mean";
+  /**
+   * A figure of the condition, not of the agent (the line's SNR and lost frames): shown
+   * with its interval but not tested (no p, outside the Holm-Bonferroni family), so a
+   * sweep's harder line is never called the agent's regression.
+   */
+  condition?: true;
+}
+
+/**
+ * An audio trial's share of the caller's line frames lost or late, one sample: 0 on a
+ * clean line (no line block: nothing was dropped); none for a text call.
+ */
+function _share(v: ReportedVerdict, which: "lost" | "late"): number[] {
+  const a = v.metrics.audio;
+  if (!a) return [];
+  const f = a.line_frames;
+  if (!f) return [0];
+  return f.total > 0 ? [f[which] / f.total] : [];
+}
+
+/** A trial's samples of one interaction metric (none without `metrics.interaction`). */
+function _interaction(key: InteractionKey): (v: ReportedVerdict) => readonly number[] {
+  return (v) => (v.metrics.interaction ? interactionSamples(v.metrics.interaction, key) : []);
 }
 
 /**
@@ -41,25 +78,129 @@ export interface SampleMetric {
  * samples of it. A new figure is one more entry here.
  */
 export const SAMPLE_METRICS: readonly SampleMetric[] = [
-  { name: "latency p50 ms", better: "lower", samples: (v) => v.metrics.latency_ms, at: 0.5 },
-  { name: "latency p95 ms", better: "lower", samples: (v) => v.metrics.latency_ms, at: 0.95 },
+  {
+    name: "latency p50 ms",
+    better: "lower",
+    unit: "ms",
+    samples: (v) => v.metrics.latency_ms,
+    at: 0.5,
+  },
+  {
+    name: "latency p95 ms",
+    better: "lower",
+    unit: "ms",
+    samples: (v) => v.metrics.latency_ms,
+    at: 0.95,
+  },
   {
     name: "voice-to-voice p50 ms",
     better: "lower",
+    unit: "ms",
     samples: (v) => v.metrics.audio?.v2v_ms ?? [],
     at: 0.5,
   },
   {
     name: "voice-to-voice p95 ms",
     better: "lower",
+    unit: "ms",
     samples: (v) => v.metrics.audio?.v2v_ms ?? [],
     at: 0.95,
   },
   {
     name: "time to first audio p50 ms",
     better: "lower",
+    unit: "ms",
     samples: (v) => (v.metrics.audio?.ttfa_ms != null ? [v.metrics.audio.ttfa_ms] : []),
     at: 0.5,
+  },
+  // The line (audio.line): what the agent heard of the caller.
+  {
+    name: "line SNR p50 dB",
+    condition: true,
+    better: "higher",
+    unit: "number",
+    samples: (v) => v.metrics.audio?.line_snr_db ?? [],
+    at: 0.5,
+  },
+  {
+    name: "frames lost",
+    condition: true,
+    better: "lower",
+    unit: "share",
+    samples: (v) => _share(v, "lost"),
+    at: "mean",
+  },
+  {
+    name: "frames late",
+    condition: true,
+    better: "lower",
+    unit: "share",
+    samples: (v) => _share(v, "late"),
+    at: "mean",
+  },
+  // The interaction metrics (metrics.interaction, audio calls).
+  {
+    name: "response latency p50 ms",
+    better: "lower",
+    unit: "ms",
+    samples: _interaction("response_latency_ms"),
+    at: 0.5,
+  },
+  {
+    name: "turn-taking score",
+    better: "higher",
+    unit: "number",
+    samples: _interaction("turn_taking_score"),
+    at: "mean",
+  },
+  {
+    name: "yield latency p50 ms",
+    better: "lower",
+    unit: "ms",
+    samples: _interaction("yield_latency_ms"),
+    at: 0.5,
+  },
+  {
+    name: "yield rate",
+    better: "higher",
+    unit: "share",
+    samples: _interaction("yield_rate"),
+    at: "mean",
+  },
+  {
+    name: "agent interruptions per turn",
+    better: "lower",
+    unit: "number",
+    samples: _interaction("agent_interruptions_per_turn"),
+    at: "mean",
+  },
+  {
+    name: "backchannel selectivity",
+    better: "higher",
+    unit: "share",
+    samples: _interaction("backchannel_selectivity"),
+    at: "mean",
+  },
+  {
+    name: "vocal tic selectivity",
+    better: "higher",
+    unit: "share",
+    samples: _interaction("vocal_tic_selectivity"),
+    at: "mean",
+  },
+  {
+    name: "non-directed selectivity",
+    better: "higher",
+    unit: "share",
+    samples: _interaction("non_directed_selectivity"),
+    at: "mean",
+  },
+  {
+    name: "pause selectivity",
+    better: "higher",
+    unit: "share",
+    samples: _interaction("pause_selectivity"),
+    at: "mean",
   },
 ];
 
@@ -68,6 +209,9 @@ const Interval = z.tuple([z.number(), z.number()]);
 export const MetricComparisonSchema = z.object({
   metric: z.string().describe("success, pass^k, or a sample figure such as latency p50 ms"),
   better: z.enum(["higher", "lower"]),
+  unit: z.enum(["share", "ms", "number"]).describe(
+    "how a, b and delta read: share (0 to 1, shown as %), ms, or a plain number",
+  ),
   a: z.number().nullable(),
   b: z.number().nullable(),
   delta: z.number().nullable().describe("b − a"),
@@ -75,7 +219,9 @@ export const MetricComparisonSchema = z.object({
   test: z.enum(["mcnemar", "bootstrap"]).describe(
     "mcnemar: exact test on paired trial outcomes; bootstrap: two-sided bootstrap p",
   ),
-  p: z.number().nullable(),
+  p: z.number().nullable().describe(
+    "the test's p (null: not tested, as the line's own figures, which describe the condition)",
+  ),
   p_holm: z.number().nullable().describe("p adjusted by Holm-Bonferroni over the comparison"),
   significant: z.boolean().describe("p_holm <= alpha"),
   change: z.enum(["regression", "improvement", "none"]).describe(
@@ -228,9 +374,11 @@ function _metrics(
   const row = (
     metric: string,
     better: "higher" | "lower",
+    unit: MetricUnit,
     value: (side: 0 | 1, idx: ArrayLike<number>) => number,
     test: "mcnemar" | "bootstrap",
     mcnemarP?: number,
+    tested = true,
   ) => {
     const all = pairs.map((_, i) => i);
     const a = value(0, all);
@@ -239,12 +387,13 @@ function _metrics(
     out.push({
       metric,
       better,
+      unit,
       a: _finite(a),
       b: _finite(b),
       delta: _finite(b - a),
       ci95: e.ci95,
       test,
-      p: test === "mcnemar" ? mcnemarP! : e.p,
+      p: !tested ? null : test === "mcnemar" ? mcnemarP! : e.p,
       p_holm: null,
       significant: false,
       change: "none",
@@ -265,6 +414,7 @@ function _metrics(
   row(
     "success",
     "higher",
+    "share",
     (side, idx) => {
       let c = 0;
       let n = 0;
@@ -280,7 +430,7 @@ function _metrics(
   );
 
   for (let j = 1; j <= k; j++) {
-    row(`pass^${j}`, "higher", (side, idx) => {
+    row(`pass^${j}`, "higher", "share", (side, idx) => {
       let sum = 0;
       for (let i = 0; i < idx.length; i++) {
         const s = pairs[idx[i]!]![side];
@@ -295,7 +445,16 @@ function _metrics(
       new _Pooled(pairs.map((p) => _samples(p[side], m)))
     );
     if (pooled[0]!.size === 0 || pooled[1]!.size === 0) continue;
-    row(m.name, m.better, (side, idx) => pooled[side]!.at(idx, m.at), "bootstrap");
+    const at = m.at;
+    row(
+      m.name,
+      m.better,
+      m.unit,
+      (side, idx) => at === "mean" ? pooled[side]!.mean(idx) : pooled[side]!.at(idx, at),
+      "bootstrap",
+      undefined,
+      m.condition !== true,
+    );
   }
   return out;
 }
@@ -310,20 +469,34 @@ class _Pooled {
   readonly #values: Float64Array;
   readonly #unit: Int32Array;
   readonly #counts: Int32Array;
+  readonly #sums: Float64Array;
   readonly #weights: Int32Array;
 
   constructor(units: readonly number[][]) {
     const all: [number, number][] = [];
     this.#counts = new Int32Array(units.length);
+    this.#sums = new Float64Array(units.length);
     units.forEach((xs, u) => {
       for (const x of xs) all.push([x, u]);
       this.#counts[u] = xs.length;
+      this.#sums[u] = xs.reduce((a, b) => a + b, 0);
     });
     all.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     this.size = all.length;
     this.#values = Float64Array.from(all, (e) => e[0]);
     this.#unit = Int32Array.from(all, (e) => e[1]);
     this.#weights = new Int32Array(units.length);
+  }
+
+  /** The mean of the drawn units' pooled samples; NaN when none. */
+  mean(idx: ArrayLike<number>): number {
+    let sum = 0;
+    let n = 0;
+    for (let i = 0; i < idx.length; i++) {
+      sum += this.#sums[idx[i]!]!;
+      n += this.#counts[idx[i]!]!;
+    }
+    return n === 0 ? NaN : sum / n;
   }
 
   /** The pooled samples of the drawn units at a quantile; NaN when none. */

@@ -154,21 +154,24 @@ function _runText(r: Comparison["a"]): string {
   return `${r.name}: ${configs || "no verdicts"}, ${r.trials} trials`;
 }
 
-function _isRate(m: MetricComparison): boolean {
-  return m.metric === "success" || m.metric.startsWith("pass^");
-}
-
-function _value(m: MetricComparison, x: number | null): string {
+/** A figure's value as shown: a share as a percentage, ms rounded, a number to 3 places. */
+export function metricValue(m: Pick<MetricComparison, "unit">, x: number | null): string {
   if (x === null) return "–";
-  return _isRate(m) ? `${(x * 100).toFixed(1)}%` : String(Math.round(x));
+  if (m.unit === "share") return `${(x * 100).toFixed(1)}%`;
+  return m.unit === "ms" ? String(Math.round(x)) : x.toFixed(3);
 }
 
-function _delta(m: MetricComparison, x: number | null): string {
+/** A difference of a figure as shown, signed: points for shares. */
+export function metricDelta(m: Pick<MetricComparison, "unit">, x: number | null): string {
   if (x === null) return "–";
   const sign = x > 0 ? "+" : x < 0 ? "−" : "±";
   const abs = Math.abs(x);
-  return _isRate(m) ? `${sign}${(abs * 100).toFixed(1)} pt` : `${sign}${Math.round(abs)}`;
+  if (m.unit === "share") return `${sign}${(abs * 100).toFixed(1)} pt`;
+  return m.unit === "ms" ? `${sign}${Math.round(abs)}` : `${sign}${abs.toFixed(3)}`;
 }
+
+const _value = metricValue;
+const _delta = metricDelta;
 
 function _p(p: number | null): string {
   if (p === null) return "–";

@@ -1,8 +1,11 @@
 import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
-import { trialRecord } from "../score/_trial_fixture.ts";
+import { audioBlock, trialRecord } from "../score/_trial_fixture.ts";
 import { scoreTrial } from "../score/score_trial.ts";
 import { compareRuns } from "./compare.ts";
-import { bootstrap } from "./stats.ts";
+import { bootstrap, holmBonferroni } from "./stats.ts";
+import type { InteractionMetrics } from "../score/interaction.ts";
+
+const close = (a: number, b: number) => Math.abs(a - b) < 1e-12;
 
 /** One trial of `scenario` in configuration `cfg`: its success and its response latencies. */
 function trial(cfg: string, scenario: string, t: number, success: boolean, latency: number[]) {
@@ -50,4 +53,105 @@ Deno.test("compareRuns() pairs scenarios present in both and lists the rest", ()
   assertEquals(c.unpaired, { a_only: ["x__1"], b_only: ["x__3"] });
   equal(c.scopes[0]!.scenarios, 1);
   ok(c.scopes.length === 1, "one suite: its figures are the overall ones");
+});
+
+/** An interaction block with these response latencies and this yield rate (the rest null). */
+function interaction(latencies: number[], yieldRate: number | null): InteractionMetrics {
+  return {
+    response_latency_ms: latencies,
+    turn_taking_scores: latencies.map((ms) => (ms <= 2000 ? 1 : 0)),
+    turn_taking_score: null,
+    interruptions: yieldRate === null ? 0 : 2,
+    yield_latency_ms: [],
+    yield_rate: yieldRate,
+    agent_interruptions_per_turn: 0.5,
+    backchannel_selectivity: null,
+    vocal_tic_selectivity: null,
+    non_directed_selectivity: null,
+    pause_selectivity: null,
+    events: { backchannel: 0, filler: 0, side: 0, pause: 0 },
+  };
+}
+
+Deno.test("compareRuns() compares the interaction metrics: A, B, delta, bootstrap CI and Holm with the others", () => {
+  const lat = { a: [[500, 700], [600], [800]], b: [[1500], [1600, 1700], [1800]] };
+  const rates = { a: [1, 1, 0.5], b: [0, 0.5, 0] };
+  const side = (cfg: "a" | "b") =>
+    [0, 1, 2].map((i) => {
+      const v = trial(cfg, `s__${i}`, 0, true, [100]);
+      return {
+        ...v,
+        metrics: { ...v.metrics, interaction: interaction(lat[cfg][i]!, rates[cfg][i]!) },
+      };
+    });
+  const c = compareRuns(side("a"), side("b"), { seed: 3 });
+  const metrics = c.scopes[0]!.metrics;
+  const of = (name: string) => metrics.find((m) => m.metric === name)!;
+
+  // Response latency p50: A pooled 500 600 700 800 -> sorted[2] = 700; B 1500..1800 -> 1700.
+  const rl = of("response latency p50 ms");
+  assertEquals([rl.a, rl.b, rl.delta, rl.unit, rl.better], [700, 1700, 1000, "ms", "lower"]);
+  // Yield rate: the mean of the trials' rates, 2.5/3 and 0.5/3.
+  const yr = of("yield rate");
+  ok(
+    close(yr.a!, 2.5 / 3) && close(yr.b!, 0.5 / 3) && close(yr.delta!, -2 / 3),
+    JSON.stringify(yr),
+  );
+  equal(yr.unit, "share");
+  // Its interval: the paired bootstrap over scenarios of the mean difference, by hand.
+  const naive = bootstrap(3, (idx) => {
+    const xs = Array.from(idx);
+    const mean = (v: number[]) => xs.reduce((s, i) => s + v[i]!, 0) / xs.length;
+    return mean(rates.b) - mean(rates.a);
+  }, { seed: 3 });
+  assertEquals(yr.ci95!.map((x) => x.toFixed(12)), naive.ci95!.map((x) => x.toFixed(12)));
+  equal(yr.p, naive.p);
+  // Turn-taking score (per turn): A all 1, B all 1 as well (every latency within 2000 ms).
+  assertEquals([of("turn-taking score").a, of("turn-taking score").delta], [1, 0]);
+  // Interruptions per turn: 0.5 both sides, no change.
+  equal(of("agent interruptions per turn").change, "none");
+  // Selectivities nobody measured are not compared.
+  equal(metrics.some((m) => m.metric === "backchannel selectivity"), false);
+  // One Holm-Bonferroni family: every figure of the comparison, interaction ones included.
+  const holm = holmBonferroni(metrics.map((m) => m.p ?? NaN));
+  assertEquals(
+    metrics.map((m) => m.p_holm),
+    holm.adjusted.map((p) => (Number.isNaN(p) ? null : p)),
+  );
+  // Both got worse in B; whether significant, the family decides (three scenarios: p >= 2/2001).
+  for (const m of [rl, yr]) {
+    equal(m.change, m.significant ? "regression" : "none");
+  }
+});
+
+Deno.test("compareRuns() shows the line's own figures with an interval but tests none of them", () => {
+  const side = (cfg: string, lost: number[] | null) =>
+    [0, 1, 2].map((i) => {
+      const v = scoreTrial(trialRecord({
+        key: { scenario: `s__${i}`, trial: 0, config_hash: cfg },
+        audio: audioBlock(),
+      }));
+      const audio = {
+        ...v.metrics.audio!,
+        ...(lost
+          ? { line_snr_db: [10 + i], line_frames: { total: 100, lost: lost[i]!, late: 0 } }
+          : {}),
+      };
+      return { ...v, metrics: { ...v.metrics, audio } };
+    });
+  // A clean line (no line block) against one that lost 3, 5 and 10 of 100 frames.
+  const c = compareRuns(side("clean", null), side("lossy", [3, 5, 10]), { seed: 2 });
+  const metrics = c.scopes[0]!.metrics;
+  const lost = metrics.find((m) => m.metric === "frames lost")!;
+  ok(close(lost.a!, 0) && close(lost.b!, 0.06) && close(lost.delta!, 0.06), JSON.stringify(lost));
+  equal(lost.unit, "share");
+  ok(
+    lost.ci95 !== null && lost.ci95[0] >= 0.03 - 1e-12 && lost.ci95[1] <= 0.1 + 1e-12,
+    JSON.stringify(lost.ci95),
+  );
+  // Not tested: the condition's figure is no regression of the agent's.
+  assertEquals([lost.p, lost.p_holm, lost.significant, lost.change], [null, null, false, "none"]);
+  assertEquals(c.regressions, []);
+  // SNR is compared only where both sides have it (a clean line has no noise bed).
+  equal(metrics.some((m) => m.metric === "line SNR p50 dB"), false);
 });

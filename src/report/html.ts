@@ -18,16 +18,28 @@ import { type Histogram, histogram } from "./latency_stats.ts";
 import { AUDIO_METRICS, audioClockNote, audioScopes, percent, ratio } from "./markdown.ts";
 import { escapeHtml as _esc } from "./text.ts";
 import type { LatencyStats } from "./latency_stats.ts";
-import { type Aggregate, type Report, type ReportedVerdict, trialKeyOf } from "./summary.ts";
+import {
+  type Aggregate,
+  aggregate,
+  type Configuration,
+  type Report,
+  type ReportedVerdict,
+  trialKeyOf,
+} from "./summary.ts";
 import { failureNotes } from "./failure_notes.ts";
+import { metricDelta, metricValue } from "./compare_render.ts";
+import { interactionSection, LATENCY_KEYS } from "./interaction_charts.ts";
 
 /** Renders the report; `verdicts` (with turns) supply the transcripts. */
 export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[]): string {
-  const o = report.overall;
+  const only = _only(report);
+  const o = only.overall;
   const transcripts = _transcripts(report, verdicts);
   const several = report.configurations.length > 1;
+  const scenarios = new Set(report.scenarios.map((s) => s.scenario)).size;
+  const trials = report.configurations.reduce((n, c) => n + c.overall.trials, 0);
   const body = [
-    `<header><h1>callbench report</h1><p>${o.scenarios} scenarios · ${o.trials} trials` +
+    `<header><h1>callbench report</h1><p>${scenarios} scenarios · ${trials} trials` +
     (several ? ` · ${report.configurations.length} configurations, never pooled` : "") +
     (report.exclude_errors ? ` · ${report.input.excluded_errors} error trials excluded` : "") +
     (report.input.duplicates ? ` · ${report.input.duplicates} duplicates replaced` : "") +
@@ -38,7 +50,7 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
           _esc(c.config_hash)
         }</span></h2>${_cards(c.overall, c.k_max, c.overall.errors)}</section>`
       ).join("")
-      : _cards(o, report.k_max, report.input.errors),
+      : _cards(o, only.k_max, report.input.errors),
     _configurationTable(report),
     _baselineSection(report),
     `<section class="charts">`,
@@ -55,11 +67,12 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
         simulatedClock(o)
           ? "Agent response latency (simulated clock: every response at 0 ms)"
           : "Agent response latency",
-        latencyHistogramChart(report.latency_histogram),
+        latencyHistogramChart(only.latency_histogram),
       )]),
     _figure("Success by suite", suiteSuccessChart(report)),
     `</section>`,
     _audioSection(report, verdicts),
+    _interactionSection(report, verdicts),
     _signalsTable(report),
     _scenarioTable(report, transcripts.index),
     `<dialog id="transcript"><form method="dialog"><button class="close">Close</button></form>` +
@@ -190,13 +203,15 @@ export function latencyHistogramChart(hist: Histogram | null): string {
 /** One horizontal bar per suite (and configuration, when there are several): its success rate. */
 export function suiteSuccessChart(report: Report): string {
   const several = report.configurations.length > 1;
-  const bars: [string, string, Aggregate, number][] = several
-    ? Object.keys(report.by_suite).flatMap((suite) =>
-      report.configurations.flatMap((c, i) =>
-        c.by_suite[suite] ? [[suite, _configName(c), c.by_suite[suite]!, i] as const] : []
-      )
-    ).map(([a, b, c, d]) => [a, b, c, d])
-    : Object.entries(report.by_suite).map(([suite, a]) => [suite, "", a, 0]);
+  const suites = [...new Set(report.configurations.flatMap((c) => Object.keys(c.by_suite)))]
+    .sort();
+  const bars: [string, string, Aggregate, number][] = suites.flatMap((suite) =>
+    report.configurations.flatMap((c, i) =>
+      c.by_suite[suite]
+        ? [[suite, several ? _configName(c) : "", c.by_suite[suite]!, i] as const]
+        : []
+    )
+  ).map(([a, b, c, d]) => [a, b, c, d]);
   const row = 26, left = 150, right = 60, top = 8;
   const w = 440, h = Math.max(60, top * 2 + bars.length * row);
   const parts = [_svgOpen("suite-success", w, h, "success rate by suite")];
@@ -285,7 +300,7 @@ function _audioSection(report: Report, verdicts: readonly ReportedVerdict[]): st
         (v.label ?? null) === c.label && v.config_hash === c.config_hash
       ),
     }))
-    : [{ name: "", scope: report, verdicts }];
+    : [{ name: "", scope: _only(report), verdicts }];
   const blocks = groups.filter((g) => g.scope.overall.audio).map((g) => _audioBlock(g));
   if (blocks.length === 0) return "";
   const defs = AUDIO_METRICS.map((m) => `<dt>${_esc(m.name)}</dt><dd>${_esc(m.definition)}</dd>`)
@@ -295,7 +310,7 @@ function _audioSection(report: Report, verdicts: readonly ReportedVerdict[]): st
 
 function _audioBlock(g: {
   name: string;
-  scope: Pick<Report, "overall" | "by_suite">;
+  scope: Pick<Configuration, "overall" | "by_suite">;
   verdicts: readonly ReportedVerdict[];
 }): string {
   const o = g.scope.overall.audio!;
@@ -401,7 +416,7 @@ function _histogramChart(
 function _signalsTable(report: Report): string {
   const groups = report.configurations.length > 1
     ? report.configurations.map((c) => ({ name: _configName(c), o: c.overall }))
-    : [{ name: "", o: report.overall }];
+    : [{ name: "", o: _only(report).overall }];
   const shown = SIGNALS.filter((s) => groups.some((g) => g.o.signals[s]!.total > 0));
   const head = groups.length > 1
     ? groups.map((g) => `<th>${_esc(g.name)}</th>`).join("")
@@ -428,15 +443,8 @@ function _baselineSection(report: Report): string {
   const blocks = report.baseline.comparisons.map((c) => {
     const scope = c.scopes.find((s) => s.scope === "overall");
     const rows = (scope?.metrics ?? []).map((m) => {
-      const rate = m.metric === "success" || m.metric.startsWith("pass^");
-      const v = (x: number | null) =>
-        x === null ? "–" : rate ? `${(x * 100).toFixed(1)}%` : String(Math.round(x));
-      const d = (x: number | null) =>
-        x === null
-          ? "–"
-          : rate
-          ? `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)} pt`
-          : String(Math.round(x));
+      const v = (x: number | null) => metricValue(m, x);
+      const d = (x: number | null) => metricDelta(m, x);
       return `<tr class="${m.change}"><td>${_esc(m.metric)}</td><td>${v(m.a)}</td><td>${v(m.b)}` +
         `</td><td>${d(m.delta)}</td><td>${m.ci95 ? `${d(m.ci95[0])} … ${d(m.ci95[1])}` : "–"}` +
         `</td><td>${m.p_holm === null ? "–" : m.p_holm.toPrecision(2)}</td><td>${
@@ -465,7 +473,8 @@ function _latencies(
 }
 
 function _scenarioTable(report: Report, index: Map<string, number>): string {
-  const k = report.k_max;
+  const only = _only(report);
+  const k = only.k_max;
   const several = report.configurations.length > 1;
   const head = [
     ["scenario", "text"],
@@ -475,7 +484,7 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
     ["successes", "num"],
     ["rate", "num"],
     [several ? "pass^k (its K)" : k > 0 ? `pass^${k}` : "pass^k", "num"],
-    [simulatedClock(report.overall) ? "p50 ms (sim. clock)" : "p50 ms", "num"],
+    [simulatedClock(only.overall) ? "p50 ms (sim. clock)" : "p50 ms", "num"],
     ["errors", "num"],
     ["trials (click for transcript)", ""],
   ];
@@ -549,6 +558,32 @@ function _participantsText(p: Report["configurations"][number]["participants"]):
   return ` · agent ${one(p.agent)}${given} · caller ${one(p.user)}`;
 }
 
+/** Interaction plots, one series per configuration (`interaction_charts.ts`). */
+function _interactionSection(report: Report, verdicts: readonly ReportedVerdict[]): string {
+  return interactionSection(report.configurations.map((c, i) => {
+    const own = verdicts.filter((v) =>
+      (v.label ?? null) === c.label && v.config_hash === c.config_hash
+    );
+    return {
+      name: _configName(c),
+      colour: SERIES_COLOURS[i % SERIES_COLOURS.length]!,
+      aggregate: c.overall.interaction,
+      samples: Object.fromEntries(
+        LATENCY_KEYS.map((k) => [k, own.flatMap((v) => v.metrics.interaction?.[k] ?? [])]),
+      ) as Record<(typeof LATENCY_KEYS)[number], number[]>,
+    };
+  }));
+}
+
+/** The one configuration of a report (an empty one when nothing was read). */
+function _only(report: Report): Pick<
+  Configuration,
+  "overall" | "by_suite" | "k_max" | "latency_histogram"
+> {
+  return report.configurations[0] ??
+    { overall: aggregate([]), by_suite: {}, k_max: 0, latency_histogram: null };
+}
+
 /** With several configurations, each one's own figures (pass^k is never pooled). */
 function _configurationTable(report: Report): string {
   if (report.configurations.length < 2) return "";
@@ -581,8 +616,11 @@ interface TranscriptEntry {
   wav?: string;
   /** Why it failed: per failed signal, its summary and evidence lines. */
   why: [string, string, string[]][];
-  /** [kind, side, text, at_ms]: keys, beeps, flow nodes, voicemail, the end, barge-ins */
-  events: [string, string, string, number][];
+  /**
+   * [kind, side, text, at_ms, end_ms]: keys, beeps, flow nodes, holds (with their end),
+   * voicemail, the end, barge-ins; `end_ms` is null but for holds.
+   */
+  events: [string, string, string, number, number | null][];
   /** The call's length, ms (the recording's timeline, for the barge-in marks). */
   duration_ms: number;
 }
@@ -630,7 +668,9 @@ function _transcripts(report: Report, verdicts: readonly ReportedVerdict[]) {
       ]),
       ...(playableWav(v.metrics.audio?.wav) ? { wav: v.metrics.audio!.wav } : {}),
       why: failureNotes(v).map((n) => [n.signal, n.summary, n.details]),
-      events: (v.events ?? []).map((e) => [e.kind, e.side ?? "", e.text, e.at_ms]),
+      events: (v.events ?? []).map((
+        e,
+      ) => [e.kind, e.side ?? "", e.text, e.at_ms, e.end_ms ?? null]),
       duration_ms: v.metrics.duration_ms,
     });
   }
@@ -731,8 +771,13 @@ dialog li.event{color:#4a5568;font-size:13px}dialog li.event .who{color:#975a16}
 dialog li.event.node .who,dialog li.event.end .who{color:#2c7a7b}
 dialog details.long summary{cursor:pointer;font:12px/1.4 ui-monospace,monospace;color:#4a5568;overflow-wrap:anywhere}
 .timeline{position:relative;height:12px;margin:2px 0 4px;background:#eceff3;border-radius:3px}
-.timeline .barge{position:absolute;top:0;width:4px;height:12px;margin-left:-2px;padding:0;border:0;background:#c05621;cursor:pointer}
+.timeline .barge{position:absolute;top:0;width:4px;height:12px;margin-left:-2px;padding:0;border:0;background:#c05621;cursor:pointer;z-index:1}
+.timeline .hold{position:absolute;top:2px;height:8px;min-width:2px;padding:0;border:0;background:#805ad5;opacity:.6;cursor:pointer}
+dialog li.event.hold .who{color:#6b46c1}
 .mark{stroke:#c53030;stroke-width:1.5;stroke-dasharray:3 2}.mark.p50{stroke:#2f855a}
+#interaction .mark.p50{stroke-dasharray:none}#interaction .whisker line{stroke:#1a202c;stroke-width:1.5}
+.legend-list{list-style:none;margin:4px 0 0;padding:0;font-size:12px;max-width:440px}
+.legend-list li{overflow-wrap:anywhere}.swatch{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 .config-headline h2 .hash{font-weight:400;color:#8a93a3;font-size:13px}
 .wide{max-width:100%;overflow-x:auto}
 @media (max-width:900px){body{margin:12px}th,td{padding:4px 6px}
@@ -802,13 +847,17 @@ const SCRIPT = `
       }
       return [at, li];
     });
-    const NAMES = { keys: "keys", beep: "beep", node: "flow node", voicemail: "voicemail",
-      end: "flow end", barge_in: "barge-in" };
-    const events = t.events.map(([kind, side, text, at]) => {
+    const NAMES = { keys: "keys", beep: "beep", node: "flow node", hold: "hold",
+      voicemail: "voicemail", end: "flow end", barge_in: "barge-in" };
+    const seconds = (ms) => (ms / 1000).toFixed(1) + " s";
+    const holdText = (text, at, end) =>
+      "on hold at " + text + " for " + seconds(end - at) + " (until " + fmt(end) + ")";
+    const events = t.events.map(([kind, side, text, at, end]) => {
       const li = document.createElement("li");
       li.className = "event " + kind;
       li.append(el("span", "who", (side ? side + " " : "") + (NAMES[kind] || kind)),
-        el("span", "t", fmt(at)), document.createTextNode(text));
+        el("span", "t", kind === "hold" && end !== null ? fmt(at) + "–" + fmt(end) : fmt(at)),
+        document.createTextNode(kind === "hold" && end !== null ? holdText(text, at, end) : text));
       return [at, li];
     });
     // Why it failed, beside the transcript: each failed signal and its evidence.
@@ -824,17 +873,25 @@ const SCRIPT = `
       }
       return box;
     }));
-    // Barge-ins on the recording's timeline: a mark at each, seeking there on a click.
-    if (player && t.duration_ms > 0 && t.events.some((e) => e[0] === "barge_in")) {
+    // Barge-ins and holds on the recording's timeline: a mark at each barge-in, a band
+    // over each hold, seeking there on a click.
+    const marked = (e) => e[0] === "barge_in" || (e[0] === "hold" && e[4] !== null);
+    if (player && t.duration_ms > 0 && t.events.some(marked)) {
       const line = document.createElement("div");
       line.className = "timeline";
-      for (const [kind, , text, at] of t.events) {
-        if (kind !== "barge_in") continue;
+      const pct = (ms) => (100 * Math.min(1, Math.max(0, ms / t.duration_ms))).toFixed(2) + "%";
+      for (const [kind, , text, at, end] of t.events) {
+        if (!marked([kind, "", text, at, end])) continue;
         const mark = document.createElement("button");
         mark.type = "button";
-        mark.className = "barge";
-        mark.title = "barge-in at " + fmt(at) + ": " + text;
-        mark.style.left = (100 * Math.min(1, at / t.duration_ms)).toFixed(2) + "%";
+        mark.className = kind === "hold" ? "hold" : "barge";
+        mark.title = kind === "hold"
+          ? "hold " + fmt(at) + "–" + fmt(end) + ": " + holdText(text, at, end)
+          : "barge-in at " + fmt(at) + ": " + text;
+        mark.style.left = pct(at);
+        if (kind === "hold") {
+          mark.style.width = (100 * Math.min(1, Math.max(0, end - at) / t.duration_ms)).toFixed(2) + "%";
+        }
         mark.addEventListener("click", () => { player.currentTime = at / 1000; player.play(); });
         line.append(mark);
       }

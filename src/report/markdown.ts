@@ -2,8 +2,8 @@
  * The report as Markdown tables, ready for a pull-request comment: the summary, pass^k,
  * per suite, signals, latency, tokens, and the per-scenario table folded in a
  * `<details>` block. The configuration (label, config hash, participants) is named at
- * the top; several are listed side by side, each with its own pass^k, and the pooled
- * tables below then show none.
+ * the top; several are listed side by side, each with its own figures: no table pools
+ * configurations.
  *
  * @module
  */
@@ -12,7 +12,14 @@ import { SIGNALS } from "../scenario/scenario.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import { markdownTable as table, markdownText } from "./text.ts";
 import { comparisonTable } from "./compare_render.ts";
-import type { Aggregate, AudioAggregate, Configuration, Rate, Report } from "./summary.ts";
+import {
+  type Aggregate,
+  aggregate,
+  type AudioAggregate,
+  type Configuration,
+  type Rate,
+  type Report,
+} from "./summary.ts";
 
 /** How `renderMarkdown` shapes the report. */
 export interface MarkdownOptions {
@@ -47,13 +54,13 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
       bySuite: c.by_suite,
       k: c.k_max,
     }))
-    : [{ name: "", overall: report.overall, bySuite: report.by_suite, k: report.k_max }];
+    : [_only(report)];
   const lines: string[] = ["## callbench report", ""];
   const excluded = report.exclude_errors
     ? ` · ${report.input.excluded_errors} error trials excluded`
     : "";
   if (!several) {
-    const o = report.overall;
+    const o = columns[0]!.overall;
     lines.push(
       `**Success ${ratio(o.success)}** · task success ${ratio(o.task_success)} · ` +
         `${o.scenarios} scenarios, ${o.trials} trials${excluded}`,
@@ -210,7 +217,7 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
               ),
             ];
           }
-          const r = report.overall.signals[s]!;
+          const r = columns[0]!.overall.signals[s]!;
           return [s, String(r.passed), String(r.total), percent(r.rate)];
         }),
       ),
@@ -314,6 +321,7 @@ function _bounded(
   options: MarkdownOptions,
 ): string {
   const failures = failureItems(report);
+  const k = several ? 0 : (report.configurations[0]?.k_max ?? 0);
   const rows = report.scenarios.filter((s) =>
     !options.failuresOnly || s.successes < s.scored || s.errors > 0
   );
@@ -352,7 +360,7 @@ function _bounded(
         "trials",
         "successes",
         "rate",
-        several ? "pass^k (its K)" : report.k_max > 0 ? `pass^${report.k_max}` : "pass^k",
+        several ? "pass^k (its K)" : k > 0 ? `pass^${k}` : "pass^k",
         "failed signals",
         "errors",
       ],
@@ -462,7 +470,7 @@ export const AUDIO_METRICS: readonly {
 
 /** Audio figures by scope: `overall`, then each suite that has audio calls. */
 export function audioScopes(
-  report: Pick<Report, "overall" | "by_suite">,
+  report: Pick<Configuration, "overall" | "by_suite">,
 ): [string, AudioAggregate][] {
   const out: [string, AudioAggregate][] = [];
   if (report.overall.audio) out.push(["overall", report.overall.audio]);
@@ -553,6 +561,14 @@ function configurationLines(report: Report): string[] {
   ];
 }
 
+/** The one configuration's figures as a column (an empty one when nothing was read). */
+function _only(report: Report): Column {
+  const c = report.configurations[0];
+  return c
+    ? { name: "", overall: c.overall, bySuite: c.by_suite, k: c.k_max }
+    : { name: "", overall: aggregate([]), bySuite: {}, k: 0 };
+}
+
 /** `**label** (config abc123)`, or the config hash alone. */
 function configurationName(c: Pick<Configuration, "label" | "config_hash">): string {
   const hash = markdownText(c.config_hash);
@@ -636,7 +652,8 @@ function interactionLines(o: Aggregate, name: string): string[] {
       : []),
     `### Interaction${of}`,
     "",
-    `${x.trials} audio calls. Definitions and τ-voice's names: PROTOCOL.md, "Interaction metrics".`,
+    `${x.trials} audio calls. Definitions and τ-voice's names: PROTOCOL.md, "Interaction metrics"; ` +
+    "the interval is a bootstrap over scenarios.",
     "",
     ...table(
       ["metric", "n", "mean", "95% CI"],

@@ -13,10 +13,11 @@
  *   too few agent turns and error trials (their signals are not the agent's doing), as
  *   the reference leaves out stalled scenarios (reference-harness §3.5).
  * - pass^k per `pass_hat_k.ts`; latency and time to first token pool every sample.
- * - Configurations (label + config hash) are never pooled into one pass^k: each gets
- *   its own aggregate in `configurations`, each scenario row is one configuration's,
- *   and when verdicts of more than one configuration are read, the pooled `overall`
- *   and `by_suite` aggregates carry no pass^k (empty curve, no interval, `k_max` 0).
+ * - Configurations (label + config hash) are never pooled: every figure is one
+ *   configuration's, in `configurations` (its headline `overall`, its `by_suite`, its
+ *   pass^k at its own K, its latency histogram), and each scenario row is one
+ *   configuration's. Nothing in the report mixes two configurations; `input` only
+ *   counts the verdicts read.
  *
  * @module
  */
@@ -30,7 +31,7 @@ import { firstFailure } from "./failure_notes.ts";
 import { ComparisonSchema } from "./compare.ts";
 import { bootstrapPass1, passHatK, passHatKCurve, type ScenarioCount } from "./pass_hat_k.ts";
 
-export const REPORT_SCHEMA = "callbench.report/1";
+export const REPORT_SCHEMA = "callbench.report/2";
 
 const Rate = z.object({
   passed: z.number().int().nonnegative(),
@@ -111,12 +112,14 @@ export const AggregateSchema = z.object({
   audio: AudioAggregateSchema.optional().describe(
     "Audio calls' figures (eval --audio); absent when no trial of the group has them.",
   ),
-  /** Audio calls' interaction metrics, mean and 95% CI (src/report/interaction_summary.ts). */
+  /** Audio calls: success by the caller's voice; absent when no trial names one. */
   by_voice: z.record(z.string(), Rate).optional().describe(
     "Audio calls: success by the caller's voice (a run spread over voices); absent when no trial names one",
   ),
+  /** Audio calls' interaction metrics, mean and bootstrap 95% CI (src/report/interaction_summary.ts). */
   interaction: InteractionAggregateSchema.optional().describe(
-    "Audio calls' interaction metrics, each a mean with a 95% CI; absent when no trial has them.",
+    "Audio calls' interaction metrics, each a mean with a bootstrap 95% CI over scenarios; absent " +
+      "when no trial has them.",
   ),
 });
 export type Aggregate = z.infer<typeof AggregateSchema>;
@@ -179,10 +182,15 @@ export const ConfigurationSchema = z.object({
     .nullable(),
   /** This configuration's K of pass^k. */
   k_max: z.number().int().nonnegative().describe("This configuration's K of pass^k."),
-  overall: AggregateSchema,
+  /** This configuration's headline figures. */
+  overall: AggregateSchema.describe("This configuration's headline figures."),
   /** This configuration's aggregate per suite (pass^k at the configuration's own K). */
   by_suite: z.record(z.string(), AggregateSchema).describe(
     "This configuration's aggregate per suite (pass^k at the configuration's own K).",
+  ),
+  /** This configuration's agent response latencies, binned (`null`: none). */
+  latency_histogram: HistogramSchema.nullable().describe(
+    "This configuration's agent response latencies, binned (null: none).",
   ),
 });
 export type Configuration = z.infer<typeof ConfigurationSchema>;
@@ -204,17 +212,14 @@ export const ReportSchema = z.object({
       "Infrastructure-error trials by kind, excluded or not.",
     ),
   }),
-  /** The K of pass^k: the fewest scored trials of any scenario (0 over configurations). */
-  k_max: z.number().int().nonnegative().describe(
-    "The K of pass^k: the fewest scored trials of any scenario (0 over configurations).",
-  ),
-  /** Each configuration read, by label then config hash. */
+  /**
+   * Each configuration read, by label then config hash, with all its figures: the
+   * report's headline is per configuration, and no figure pools two of them.
+   */
   configurations: z.array(ConfigurationSchema).describe(
-    "Each configuration read, by label then config hash.",
+    "Each configuration read, by label then config hash, with all its figures: the report's " +
+      "headline is per configuration, and no figure pools two of them.",
   ),
-  overall: AggregateSchema,
-  latency_histogram: HistogramSchema.nullable(),
-  by_suite: z.record(z.string(), AggregateSchema),
   scenarios: z.array(ScenarioRowSchema),
   /** With a baseline configuration: each other configuration compared against it. */
   baseline: z.object({
@@ -285,9 +290,6 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
     _compare(a[0]!.label ?? "", b[0]!.label ?? "") ||
     _compare(a[0]!.config_hash, b[0]!.config_hash)
   );
-  // pass^k is a property of one configuration: never computed across them.
-  const single = byConfiguration.length <= 1;
-  const k = single ? _kMax(verdicts) : 0;
   const errors: Record<string, number> = {};
   for (const v of all) {
     if (v.status === "error") {
@@ -295,9 +297,6 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
       errors[kind] = (errors[kind] ?? 0) + 1;
     }
   }
-
-  const latencies: number[] = [];
-  for (const v of verdicts) for (const ms of v.metrics.latency_ms) latencies.push(ms);
 
   return {
     schema: REPORT_SCHEMA,
@@ -308,18 +307,15 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
       excluded_errors: excluded,
       errors: _sortedCounts(errors),
     },
-    k_max: k,
     configurations: byConfiguration.map((vs) => ({
       label: vs[0]!.label ?? null,
       config_hash: vs[0]!.config_hash,
       participants: vs[0]!.participants ?? null,
       k_max: _kMax(vs),
       overall: aggregate(vs, options.seed),
-      by_suite: _bySuite(vs, options.seed, true),
+      by_suite: _bySuite(vs, options.seed),
+      latency_histogram: histogram(vs.flatMap((v) => v.metrics.latency_ms)),
     })),
-    overall: aggregate(verdicts, options.seed, { passHatK: single }),
-    latency_histogram: histogram(latencies),
-    by_suite: _bySuite(verdicts, options.seed, single),
     scenarios: byConfiguration.flatMap((vs) => _scenarioRows(vs, _kMax(vs))).sort((a, b) =>
       _compare(a.scenario, b.scenario) || _compare(a.label ?? "", b.label ?? "") ||
       _compare(a.config_hash, b.config_hash)
@@ -327,15 +323,8 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
   };
 }
 
-/**
- * The aggregate of one group of verdicts. `passHatK: false` leaves pass^k out (a group
- * that mixes configurations).
- */
-export function aggregate(
-  verdicts: readonly ReportedVerdict[],
-  seed = 1,
-  options: { passHatK?: boolean } = {},
-): Aggregate {
+/** The aggregate of one group of verdicts, all of one configuration. */
+export function aggregate(verdicts: readonly ReportedVerdict[], seed = 1): Aggregate {
   const success = _rate();
   const task = _rate();
   const signals = Object.fromEntries(SIGNALS.map((s) => [s, _rate()])) as Record<Signal, Rate>;
@@ -409,9 +398,9 @@ export function aggregate(
     }
   }
 
-  const counts = options.passHatK === false ? [] : [..._scenarioCounts(verdicts).values()];
+  const counts = [..._scenarioCounts(verdicts).values()];
   const audio = audioAggregate(verdicts);
-  const interaction = interactionAggregate(verdicts.map((v) => v.metrics.interaction));
+  const interaction = interactionAggregate(verdicts, { seed });
   const byVoice: Record<string, Rate> = {};
   for (const v of verdicts) {
     const voice = v.metrics.audio?.user_voice;
@@ -565,11 +554,10 @@ function _scenarioRows(verdicts: readonly ReportedVerdict[], k: number): Scenari
 function _bySuite(
   verdicts: readonly ReportedVerdict[],
   seed: number | undefined,
-  passHatK: boolean,
 ): Record<string, Aggregate> {
   const groups = Map.groupBy(verdicts, (v) => v.suite);
   return Object.fromEntries(
-    [...groups.keys()].sort().map((s) => [s, aggregate(groups.get(s)!, seed, { passHatK })]),
+    [...groups.keys()].sort().map((s) => [s, aggregate(groups.get(s)!, seed)]),
   );
 }
 

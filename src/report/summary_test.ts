@@ -2,7 +2,7 @@ import { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
 import { audioBlock, trialRecord } from "../score/_trial_fixture.ts";
 import { scoreTrial } from "../score/score_trial.ts";
 import type { Verdict } from "../score/verdict.ts";
-import { ReportSchema, summarize, VerdictSet } from "./summary.ts";
+import { type Report, ReportSchema, summarize, VerdictSet } from "./summary.ts";
 
 /** A verdict of `scenario` trial `trial`: success when the agent exited cleanly. */
 function verdict(scenario: string, trial: number, success: boolean, extra = {}): Verdict {
@@ -25,25 +25,31 @@ function known(): Verdict[] {
   return outcomes.flatMap(([s, xs]) => xs.map((ok, i) => verdict(s, i, ok)));
 }
 
+/** The one configuration of a report. */
+function only(r: Report): Report["configurations"][number] {
+  equal(r.configurations.length, 1);
+  return r.configurations[0]!;
+}
+
 const close = (a: number, b: number) => Math.abs(a - b) < 1e-12;
 
 Deno.test("summarize() computes success rate and pass^k as by hand", () => {
   const r = summarize(known());
   assertEquals(ReportSchema.safeParse(r).success, true);
-  assertEquals([r.overall.scenarios, r.overall.trials], [3, 10]);
-  assertEquals(r.overall.success, { passed: 6, total: 10, rate: 0.6 });
+  assertEquals([only(r).overall.scenarios, only(r).overall.trials], [3, 10]);
+  assertEquals(only(r).overall.success, { passed: 6, total: 10, rate: 0.6 });
   // Task success ignores clean_exit, the only gating signal here: all succeed.
-  assertEquals(r.overall.task_success, { passed: 10, total: 10, rate: 1 });
-  assertEquals(r.k_max, 3);
-  const hat = r.overall.pass_hat_k.map((p) => p.pass_hat_k);
+  assertEquals(only(r).overall.task_success, { passed: 10, total: 10, rate: 1 });
+  assertEquals(only(r).k_max, 3);
+  const hat = only(r).overall.pass_hat_k.map((p) => p.pass_hat_k);
   // k=1: (2/4 + 1 + 1/3)/3 = 11/18; k=2: (1/6 + 1 + 0)/3 = 7/18; k=3: (0 + 1 + 0)/3 = 1/3.
   ok(close(hat[0]!, 11 / 18) && close(hat[1]!, 7 / 18) && close(hat[2]!, 1 / 3), String(hat));
-  ok(r.overall.pass_1_ci95![0] <= 11 / 18 && 11 / 18 <= r.overall.pass_1_ci95![1]);
+  ok(only(r).overall.pass_1_ci95![0] <= 11 / 18 && 11 / 18 <= only(r).overall.pass_1_ci95![1]);
   // Per suite: air = A and B, K = 3 there too: pass^3 = (0 + 1)/2.
-  assertEquals(Object.keys(r.by_suite), ["air", "shop"]);
-  ok(close(r.by_suite.air!.pass_hat_k[2]!.pass_hat_k, 0.5));
+  assertEquals(Object.keys(only(r).by_suite), ["air", "shop"]);
+  ok(close(only(r).by_suite.air!.pass_hat_k[2]!.pass_hat_k, 0.5));
   // shop has one scenario with 1 of 3: pass^2 = 0.
-  assertEquals(r.by_suite.shop!.pass_hat_k.map((p) => p.pass_hat_k), [1 / 3, 0, 0]);
+  assertEquals(only(r).by_suite.shop!.pass_hat_k.map((p) => p.pass_hat_k), [1 / 3, 0, 0]);
   const a = r.scenarios.find((s) => s.scenario === "air__a")!;
   assertEquals([a.trials, a.successes, a.success_rate], [4, 2, 0.5]);
   assertEquals(a.pass_hat_k, 0); // C(2,3)/C(4,3)
@@ -52,12 +58,16 @@ Deno.test("summarize() computes success rate and pass^k as by hand", () => {
 
 Deno.test("summarize() pools latency and sums tokens per side", () => {
   const r = summarize(known());
-  assertEquals(r.overall.latency.count, 10);
-  assertEquals(r.overall.latency.p50_ms, 600);
-  assertEquals(r.overall.ttft.p95_ms, 250);
-  assertEquals(r.overall.usage.agent, { calls: 20, prompt_tokens: 10_000, completion_tokens: 500 });
-  assertEquals(r.overall.usage.user.calls, 10);
-  assertEquals(r.latency_histogram!.counts.reduce((x, y) => x + y, 0), 10);
+  assertEquals(only(r).overall.latency.count, 10);
+  assertEquals(only(r).overall.latency.p50_ms, 600);
+  assertEquals(only(r).overall.ttft.p95_ms, 250);
+  assertEquals(only(r).overall.usage.agent, {
+    calls: 20,
+    prompt_tokens: 10_000,
+    completion_tokens: 500,
+  });
+  assertEquals(only(r).overall.usage.user.calls, 10);
+  assertEquals(only(r).latency_histogram!.counts.reduce((x, y) => x + y, 0), 10);
 });
 
 Deno.test("summarize() does not depend on the order of its input", () => {
@@ -75,7 +85,7 @@ Deno.test("VerdictSet keeps the last verdict of each trial key, so shards merge"
   const kept = set.sorted();
   assertEquals(kept.map((v) => [v.trial, v.is_successful]), [[0, true], [1, true], [2, true]]);
   const r = summarize(kept, { read: set.read, duplicates: set.duplicates });
-  assertEquals(r.overall.success, { passed: 3, total: 3, rate: 1 });
+  assertEquals(only(r).overall.success, { passed: 3, total: 3, rate: 1 });
   assertEquals(r.input, { verdicts: 4, duplicates: 1, excluded_errors: 0, errors: {} });
 });
 
@@ -94,14 +104,14 @@ Deno.test("summarize() counts error trials as failures, by kind, or leaves them 
   });
   const verdicts = [...known(), error];
   const r = summarize(verdicts);
-  assertEquals(r.overall.success, { passed: 6, total: 11, rate: 6 / 11 });
-  assertEquals(r.overall.errors, { agent_unreachable: 1 });
+  assertEquals(only(r).overall.success, { passed: 6, total: 11, rate: 6 / 11 });
+  assertEquals(only(r).overall.errors, { agent_unreachable: 1 });
   assertEquals(r.input.errors, { agent_unreachable: 1 });
   // An error trial's signals are not the agent's: left out of per-signal rates.
-  assertEquals(r.overall.signals.clean_exit.total, 10);
+  assertEquals(only(r).overall.signals.clean_exit.total, 10);
   const x = summarize(verdicts, { excludeErrors: true });
-  assertEquals(x.overall.success, { passed: 6, total: 10, rate: 0.6 });
-  assertEquals(x.overall.errors, {});
+  assertEquals(only(x).overall.success, { passed: 6, total: 10, rate: 0.6 });
+  assertEquals(only(x).overall.errors, {});
   assertEquals([x.input.excluded_errors, x.input.errors], [1, { agent_unreachable: 1 }]);
   assertEquals(x.exclude_errors, true);
 });
@@ -113,9 +123,9 @@ Deno.test("summarize() leaves N/A trials out of rates and pass^k", () => {
     expect: { success_signals: ["is_action_match"] },
   }));
   const r = summarize([...known(), na]);
-  assertEquals(r.overall.not_applicable, 1);
-  assertEquals(r.overall.success.total, 10);
-  assertEquals(r.k_max, 3);
+  assertEquals(only(r).overall.not_applicable, 1);
+  assertEquals(only(r).overall.success.total, 10);
+  assertEquals(only(r).k_max, 3);
   assertEquals(r.scenarios.find((s) => s.scenario === "misc__x")!.success_rate, null);
 });
 
@@ -125,16 +135,15 @@ Deno.test("summarize() leaves too-few-turn trials out of per-signal rates only",
     { minAgentTurns: 5 },
   );
   const r = summarize([...known(), short]);
-  assertEquals(r.overall.insufficient_agent_turns, 1);
-  assertEquals(r.overall.success.total, 11);
-  assertEquals(r.overall.signals.clean_exit, { passed: 6, total: 10, rate: 0.6 });
+  assertEquals(only(r).overall.insufficient_agent_turns, 1);
+  assertEquals(only(r).overall.success.total, 11);
+  assertEquals(only(r).overall.signals.clean_exit, { passed: 6, total: 10, rate: 0.6 });
 });
 
 Deno.test("summarize() of nothing is empty, not an error", () => {
   const r = summarize([]);
-  assertEquals([r.k_max, r.overall.success.rate, r.overall.pass_1_ci95], [0, null, null]);
-  assertEquals(r.overall.pass_hat_k, []);
-  assertEquals(r.latency_histogram, null);
+  assertEquals(r.configurations, []);
+  assertEquals(r.scenarios, []);
   assertEquals(ReportSchema.safeParse(r).success, true);
 });
 
@@ -170,11 +179,7 @@ Deno.test("summarize() never computes pass^k across configurations; each gets it
   );
   assertEquals(r.configurations[1]!.overall.pass_hat_k.map((p) => p.pass_hat_k), [1, 1]);
   assertEquals(r.configurations[0]!.overall.pass_hat_k.map((p) => p.pass_hat_k), [0, 0]);
-  // Pooled figures carry no pass^k (a pooled pass^2 would be 0 here, meaning nothing).
-  assertEquals(r.k_max, 0);
-  assertEquals(r.overall.pass_hat_k, []);
-  equal(r.overall.pass_1_ci95, null);
-  assertEquals(r.by_suite.air!.pass_hat_k, []);
+  assertEquals(r.configurations[1]!.by_suite.air!.pass_hat_k.map((p) => p.pass_hat_k), [1, 1]);
   // One row per scenario and configuration, each with its own pass^k.
   assertEquals(
     r.scenarios.map((s) => [s.scenario, s.label, s.trials, s.pass_hat_k]),
@@ -187,7 +192,8 @@ Deno.test("summarize() never computes pass^k across configurations; each gets it
   );
   // One configuration: as before, and named.
   const one = summarize(of("oracle", "cfg-o", true));
-  assertEquals([one.k_max, one.overall.pass_hat_k.length, one.configurations.length], [2, 2, 1]);
+  assertEquals(one.configurations.length, 1);
+  assertEquals([only(one).k_max, only(one).overall.pass_hat_k.length], [2, 2]);
 });
 
 Deno.test("summarize(): a retried trial's newest verdict wins over its error", () => {
@@ -200,8 +206,8 @@ Deno.test("summarize(): a retried trial's newest verdict wins over its error", (
   );
   set.add(verdict("air__a", 0, true));
   const r = summarize(set.sorted(), { read: set.read, duplicates: set.duplicates });
-  assertEquals(r.overall.success, { passed: 1, total: 1, rate: 1 });
-  assertEquals(r.overall.errors, {});
+  assertEquals(only(r).overall.success, { passed: 1, total: 1, rate: 1 });
+  assertEquals(only(r).overall.errors, {});
   equal(r.input.duplicates, 1);
 });
 
@@ -241,7 +247,7 @@ Deno.test("summarize() gives p50/p90/p95 of voice-to-voice latency, TTFA and bar
     verdict("shop__d", 0, true),
   ]);
   assertEquals(ReportSchema.safeParse(r).success, true);
-  const o = r.overall.audio!;
+  const o = only(r).overall.audio!;
   equal(o.trials, 3);
   // 10 v2v samples sorted 100..500, 1000..1400: p50 = sorted[5], p90 = sorted[9], p95 = sorted[9].
   assertEquals([o.v2v.count, o.v2v.p50_ms, o.v2v.p90_ms, o.v2v.p95_ms], [10, 1000, 1400, 1400]);
@@ -252,10 +258,10 @@ Deno.test("summarize() gives p50/p90/p95 of voice-to-voice latency, TTFA and bar
   assertEquals([o.ttfa.count, o.ttfa.p50_ms, o.ttfa.max_ms], [2, 250, 250]);
   assertEquals([o.barge_in_yield.count, o.barge_in_yield.p50_ms], [3, 30]);
   assertEquals(o.barge_ins, { count: 3, yielded: 2 });
-  const air = r.by_suite.air!.audio!;
+  const air = only(r).by_suite.air!.audio!;
   assertEquals([air.v2v.count, air.v2v.p50_ms, air.v2v.p90_ms], [5, 300, 500]);
   assertEquals([air.ttfa.p50_ms, air.barge_in_yield.p95_ms], [250, 900]);
-  const shop = r.by_suite.shop!.audio!;
+  const shop = only(r).by_suite.shop!.audio!;
   assertEquals([shop.trials, shop.v2v.p50_ms, shop.ttfa.count], [1, 1200, 0]);
   equal(shop.ttfa.p50_ms, null);
   assertEquals(shop.barge_ins, { count: 0, yielded: 0 });
@@ -263,7 +269,42 @@ Deno.test("summarize() gives p50/p90/p95 of voice-to-voice latency, TTFA and bar
 
 Deno.test("summarize() of text calls only has no audio figures", () => {
   const r = summarize(known());
-  equal("audio" in r.overall, false);
-  equal(Object.values(r.by_suite).some((a) => "audio" in a), false);
+  equal("audio" in only(r).overall, false);
+  equal(Object.values(only(r).by_suite).some((a) => "audio" in a), false);
   assertEquals(ReportSchema.safeParse(r).success, true);
+});
+
+Deno.test("summarize() of two configurations has no pooled figure: every rate is one configuration's", () => {
+  const of = (label: string, config: string, success: boolean) =>
+    ["air__a", "air__b"].map((s) =>
+      scoreTrial(trialRecord({
+        key: { scenario: s, trial: 0, config_hash: config },
+        label,
+        suite: "air",
+        clean_exit: success,
+      }))
+    );
+  const r = summarize([...of("oracle", "cfg-o", true), ...of("noop", "cfg-n", false)]);
+  ok(ReportSchema.safeParse(r).success);
+  // The headline is per configuration (label + config hash)...
+  assertEquals(
+    r.configurations.map((c) => [c.label, c.config_hash, c.overall.success.rate]),
+    [["noop", "cfg-n", 0], ["oracle", "cfg-o", 1]],
+  );
+  // ...and outside the configurations nothing is a rate, a pass^k or a latency.
+  const { configurations: _, scenarios: __, ...rest } = r;
+  const keys: string[] = [];
+  const walk = (x: unknown) => {
+    if (x === null || typeof x !== "object") return;
+    for (const [k, v] of Object.entries(x)) {
+      keys.push(k);
+      walk(v);
+    }
+  };
+  walk(rest);
+  for (
+    const pooled of ["overall", "by_suite", "success", "rate", "pass_hat_k", "latency", "k_max"]
+  ) {
+    ok(!keys.includes(pooled), `the report pools "${pooled}" across configurations`);
+  }
 });

@@ -154,7 +154,14 @@ export function lineEvents(record: TrialRecord): VerdictEvent[] {
   const flow = FlowTraceSchema.safeParse(record.flow);
   if (record.flow && flow.success) {
     const trace = flow.data;
-    for (const n of trace.nodes) events.push({ at_ms: n.at_ms, kind: "node", text: n.name });
+    trace.nodes.forEach((n, i) => {
+      events.push({ at_ms: n.at_ms, kind: "node", text: n.name });
+      // A hold lasts until the next node is entered, or the flow ends.
+      if (n.hold) {
+        const end = trace.nodes[i + 1]?.at_ms ?? trace.end.at_ms;
+        events.push({ at_ms: n.at_ms, kind: "hold", text: n.name, end_ms: end });
+      }
+    });
     const box = trace.voicemail;
     if (box) {
       const first = box.takes[0]?.start_ms ?? trace.end.at_ms;
@@ -185,7 +192,17 @@ export function audioMetrics(a: AudioBlock): VerdictAudio {
     barge_ins_yielded: a.barge_ins.filter((b) => ownYield(b) && b.yielded).length,
     talk_over_ms: a.talk_over_ms,
     user_voice: a.tts.voices.user,
-    ...(a.line ? { line: a.line.preset } : {}),
+    ...(a.line
+      ? {
+        line: a.line.preset,
+        line_snr_db: a.line.snr_db.filter((x): x is number => x !== null),
+        line_frames: {
+          total: a.line.frames_total,
+          lost: a.line.frames_lost,
+          late: a.line.frames_late,
+        },
+      }
+      : {}),
     ...(a.wav !== undefined ? { wav: a.wav } : {}),
   };
 }

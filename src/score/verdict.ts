@@ -152,9 +152,14 @@ export type VerdictToolCall = z.infer<typeof VerdictToolCallSchema>;
  */
 export const VerdictEventSchema = z.object({
   at_ms: z.number().describe("ms since the call started"),
-  kind: z.enum(["keys", "beep", "node", "voicemail", "end", "barge_in"]),
+  kind: z.enum(["keys", "beep", "node", "hold", "voicemail", "end", "barge_in"]),
   side: z.enum(["agent", "user"]).optional().describe("who pressed, beeped or barged in"),
-  text: z.string().describe("the keys, the node's name, the box, or the end and its reason"),
+  text: z.string().describe(
+    "the keys, the node's name (a hold's too), the box, or the end and its reason",
+  ),
+  end_ms: z.number().optional().describe(
+    "a hold: when it ended (the next node entered, or the call's end), ms since the call started",
+  ),
 });
 export type VerdictEvent = z.infer<typeof VerdictEventSchema>;
 
@@ -224,6 +229,14 @@ export const VerdictAudioSchema = z.object({
     "The caller's TTS voice (null: the provider's default); the report breaks success down by it",
   ),
   line: z.string().optional().describe("The phone line the caller's audio crossed, as given"),
+  line_snr_db: z.array(z.number()).optional().describe(
+    "The line's SNR measured on each caller utterance with a noise bed, dB (the record's audio.line.snr_db)",
+  ),
+  line_frames: z.object({
+    total: z.number().int().nonnegative(),
+    lost: z.number().int().nonnegative(),
+    late: z.number().int().nonnegative(),
+  }).optional().describe("The caller's 20 ms frames on the line: all, lost, late (audio.line)"),
   wav: z.string().optional().describe(
     "The stereo recording, relative to the eval --out folder (audio/<trial>.wav)",
   ),
