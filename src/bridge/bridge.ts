@@ -617,8 +617,8 @@ class Call {
   /** An utterance ends, whole or cut off: the listener hears the words. */
   #finished(side: Side, u: LineUtterance, cut: boolean): void {
     const now = this.#now();
-    // A remote end's own audio is never cut by the line, but the other end speaking over
-    // it interrupted it all the same: its listener hears it as interrupted.
+    // A remote end's own audio is never cut by the line, but if it stopped while the other
+    // end spoke over it, it was interrupted all the same: its listener hears it so.
     const interrupted = cut || (this.#received.has(u.utterance) && this.#spokenOver(side, u.turn));
     this.#armSilence();
     if (side === "user") this.#awaitingResponseSince = now;
@@ -662,14 +662,16 @@ class Call {
   }
 
   /**
-   * Whether the other end began a turn inside `turn`, at least {@link SPOKEN_OVER_MS}
-   * before its end (a boundary that merely touches is no interruption).
+   * Whether `turn` stopped while the other end was speaking over it: the other end began
+   * a turn inside it, at least {@link SPOKEN_OVER_MS} before its end (a boundary that
+   * merely touches is no interruption), and `turn` ended before that one did (a speaker
+   * who talked on to the end was heard whole).
    */
   #spokenOver(side: Side, turn: Turn): boolean {
     const other = this.#other(side);
     return this.#outcome.turns.some((t) =>
       t.speaker === other && t.start_ms > turn.start_ms &&
-      turn.end_ms - t.start_ms >= SPOKEN_OVER_MS
+      turn.end_ms - t.start_ms >= SPOKEN_OVER_MS && turn.end_ms <= t.end_ms
     );
   }
 
