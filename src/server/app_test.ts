@@ -122,7 +122,8 @@ Deno.test("/health shows how late the process's paced audio went out, measured o
   assert.ok(late.max >= 59, `max ${late.max} ms, the chunk due at 20 ms waited out the 80 ms hold`);
   // Wide for a loaded machine, still well below a missed second hold.
   assert.ok(late.max < 60 + 150, `max ${late.max} ms`);
-  assert.ok(late.p50 <= late.p99 && late.p99 <= late.max);
+  // Percentiles are histogram bins' upper edges (1 ms wide past 50 ms).
+  assert.ok(late.p50 <= late.p99 && late.p99 <= late.max + 1, JSON.stringify(late));
   realTimeLateness.reset();
 });
 
