@@ -14,8 +14,9 @@
  * `ws`; `./ws_client_bench.ts`). What `ws` costs more is small: an audio frame sent and
  * received takes it 2 to 6 µs longer in the bench, 0.02 to 0.06 cores at 200 calls'
  * 10,000 frames a second. `ws` sets no-delay on its sockets. It reads
- * `WS_NO_BUFFER_UTIL` and `WS_NO_UTF_8_VALIDATE` when loaded, so every task that connects allows those two variables; it is loaded
- * on the first connection, so commands that never connect do not pay for it.
+ * `WS_NO_BUFFER_UTIL` and `WS_NO_UTF_8_VALIDATE` when loaded, so every task that
+ * connects allows those two variables; it is loaded on the first connection, so
+ * commands that never connect do not pay for it.
  *
  * @module
  */
