@@ -8,7 +8,10 @@
  * call (p50/p99/max; the goal is p99 < 5 ms), the chunks the pacers sent against the
  * chunks their grids made due (100% is the goal), the chunks the stand-in heard, the
  * cores callbench used (its CPU time over the row's wall time; goal < 1.2) and its CPU
- * per chunk sent (what a shared machine distorts least), and the load average.
+ * per chunk sent (what a shared machine distorts least), the load average, and the
+ * share of the row's wall time some task on the machine waited for a CPU (Linux's
+ * `/proc/pressure/cpu`; a late chunk on a machine near 100% is the machine's, not
+ * callbench's cost).
  *
  *   deno task bench:audio:realtime [--calls 10,50,100,200] [--seconds 20]
  *     [--framing protobuf,json,twilio] [--workers W] [--json]
@@ -68,6 +71,18 @@ interface Row {
   cpu_us_per_chunk: number;
   wall_s: number;
   load_average: number[];
+  /** Share of the wall time some task waited for a CPU (Linux PSI), when readable. */
+  cpu_pressure: number | null;
+}
+
+/** Linux's cumulative CPU-pressure stall time, µs (null where there is none). */
+function cpuStallUs(): number | null {
+  try {
+    const m = /some .*total=(\d+)/.exec(Deno.readTextFileSync("/proc/pressure/cpu"));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A share of the calls on a Worker of its own (its own pacers, ticker and sockets). */
@@ -90,6 +105,7 @@ async function row(framing: BenchFraming, calls: number): Promise<Row> {
   const standin = await spawnStandin({ lines });
   const url = framing === "twilio" ? standin.twilioUrl : standin.url;
   const cpu0 = process.cpuUsage();
+  const stall0 = cpuStallUs();
   const wall0 = performance.now();
   // The calls in this thread, or shared out over Workers.
   const shares = workers === 1 ? [calls] : Array.from(
@@ -105,6 +121,7 @@ async function row(framing: BenchFraming, calls: number): Promise<Row> {
   const done = await Promise.all(jobs.map((j) => workers === 1 ? runCalls(j) : onWorker(j)));
   const wallS = (performance.now() - wall0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  const stall1 = cpuStallUs();
   const pooled = new LatenessMeter({ recent: false });
   for (const d of done) pooled.addTotals(d.late);
   const late = pooled.summary();
@@ -129,6 +146,9 @@ async function row(framing: BenchFraming, calls: number): Promise<Row> {
     cpu_us_per_chunk: Math.round((cpuS * 1e6) / Math.max(1, late.count)),
     wall_s: Math.round(wallS * 10) / 10,
     load_average: Deno.loadavg().map((x) => Math.round(x * 10) / 10),
+    cpu_pressure: stall0 === null || stall1 === null
+      ? null
+      : Math.round((stall1 - stall0) / (wallS * 1e4)) / 100,
   };
 }
 
@@ -138,7 +158,7 @@ if (!values.json) {
       "pacer lateness pooled over every chunk of callbench's pacers; stand-in bot in its own process",
   );
   console.log(
-    "framing   calls  p50 ms  p99 ms  max ms  sent/due          heard    err  cores  µs CPU/chunk  load",
+    "framing   calls  p50 ms  p99 ms  max ms  sent/due          heard    err  cores  µs CPU/chunk  CPU wait  load",
   );
 }
 for (const framing of framings) {
@@ -161,6 +181,7 @@ for (const framing of framings) {
         String(r.errors).padStart(5),
         r.cores.toFixed(2).padStart(6),
         String(r.cpu_us_per_chunk).padStart(13),
+        (r.cpu_pressure === null ? "-" : `${Math.round(r.cpu_pressure * 100)}%`).padStart(9),
         ` ${r.load_average.join(" ")}`,
       ].join(" "),
     );

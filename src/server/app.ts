@@ -26,6 +26,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { UpgradeWebSocket, WSContext } from "hono/ws";
 import type { Clock } from "../bridge/call.ts";
 import type { Side } from "../domains/domain.ts";
+import { realTimeLateness } from "../audio/pacer.ts";
 import { PROTOCOL_VERSION } from "../protocol/messages.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import {
@@ -98,14 +99,18 @@ export function createApp(options: AppOptions): Hono {
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const app = new Hono();
 
-  // With a token, only a caller holding it sees the internals (sessions, memory).
+  // With a token, only a caller holding it sees the internals (sessions, memory, and
+  // how late the sessions' audio went out: every chunk paced on the real clock in this
+  // process since it started, the bound a real-time agent is held to).
   app.get("/health", (c) => {
     const open = { status: "ok", protocol: PROTOCOL_VERSION };
     if (options.token !== undefined && !authorized(c.req.raw, options.token)) return c.json(open);
+    const late = realTimeLateness.summary();
     return c.json({
       ...open,
       sessions: sessions.size,
       rss_mb: Math.round(memoryUsage().rss / 2 ** 20),
+      pacer_late_ms: { chunks: late.count, p50: late.p50, p99: late.p99, max: late.max },
     });
   });
 

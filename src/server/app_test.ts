@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { defineWebSocketHelper, WSContext, type WSEvents } from "hono/ws";
-import { settle } from "../clock/clock.ts";
+import { Pacer, realTimeLateness } from "../audio/pacer.ts";
+import { RealClock, settle } from "../clock/clock.ts";
 import { readFrame, writeFrame } from "../protocol/framing.ts";
 import { parseMessage, rtvi, type RtviMessage } from "../protocol/messages.ts";
 import { EchoParticipant } from "./_echo_participant.ts";
@@ -71,11 +72,16 @@ Deno.test("/health reports the protocol, the live session count and the memory i
   const res = await app.request("/health");
   assert.equal(res.status, 200);
   const body = await res.json();
-  assert.deepEqual({ ...body, rss_mb: typeof body.rss_mb }, {
+  assert.deepEqual({
+    ...body,
+    rss_mb: typeof body.rss_mb,
+    pacer_late_ms: typeof body.pacer_late_ms,
+  }, {
     status: "ok",
     protocol: "2.1.0",
     sessions: 0,
     rss_mb: "number",
+    pacer_late_ms: "object",
   });
 });
 
@@ -90,6 +96,35 @@ Deno.test("/health with a token shows its internals only to a caller holding it"
   })).json();
   assert.equal(full.sessions, 0);
   assert.equal(typeof full.rss_mb, "number");
+});
+
+Deno.test("/health shows how late the process's paced audio went out, measured on the real clock", async () => {
+  // Ground truth: a pacer on the real clock whose thread is held for 80 ms right after
+  // its first chunk; the chunk due at 20 ms goes out about 60 ms late, and every chunk
+  // the pacer sent is counted.
+  realTimeLateness.reset();
+  const { app } = setup();
+  let sent = 0;
+  const pacer = new Pacer({
+    clock: new RealClock(),
+    sampleRate: 16000,
+    chunkMs: 20,
+    onChunk: () => sent++,
+  });
+  pacer.start();
+  const held = performance.now();
+  while (performance.now() - held < 80) { /* the event loop is blocked */ }
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  pacer.stop();
+  const late = (await (await app.request("/health")).json()).pacer_late_ms;
+  assert.equal(late.chunks, sent);
+  assert.ok(sent >= 5, `${sent} chunks`);
+  assert.ok(late.max >= 59, `max ${late.max} ms, the chunk due at 20 ms waited out the 80 ms hold`);
+  // Wide for a loaded machine, still well below a missed second hold.
+  assert.ok(late.max < 60 + 150, `max ${late.max} ms`);
+  // Percentiles are histogram bins' upper edges (1 ms wide past 50 ms).
+  assert.ok(late.p50 <= late.p99 && late.p99 <= late.max + 1, JSON.stringify(late));
+  realTimeLateness.reset();
 });
 
 Deno.test("a socket error is one short log line naming the session, not the runtime's text", async () => {

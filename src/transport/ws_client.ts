@@ -9,10 +9,14 @@
  * The socket is the `ws` package's client, not Deno's built-in `WebSocket`: Deno's
  * client leaves Nagle's algorithm on (`TCP_NODELAY` 0) and writes a frame's header and
  * payload separately, so every frame between about 1.4 KB and 64 KB (tool results,
- * `update_system_prompt`) waits out the peer's delayed ACK, about 40 ms. `ws` sets
- * no-delay on its sockets. It reads `WS_NO_BUFFER_UTIL` and `WS_NO_UTF_8_VALIDATE`
- * when loaded, so every task that connects allows those two variables; it is loaded
- * on the first connection, so commands that never connect do not pay for it.
+ * `update_system_prompt`) waits out the peer's delayed ACK, about 40 ms (still so on
+ * Deno 2.9.6: a 10 KB frame's loopback round trip is 44 ms against 0.07 to 0.15 ms with
+ * `ws`; `./ws_client_bench.ts`). What `ws` costs more is small: an audio frame sent and
+ * received takes it 2 to 6 µs longer in the bench, 0.02 to 0.06 cores at 200 calls'
+ * 10,000 frames a second. `ws` sets no-delay on its sockets. It reads
+ * `WS_NO_BUFFER_UTIL` and `WS_NO_UTF_8_VALIDATE` when loaded, so every task that
+ * connects allows those two variables; it is loaded on the first connection, so
+ * commands that never connect do not pay for it.
  *
  * @module
  */
@@ -290,7 +294,7 @@ let _wsModule: Promise<WsModule> | undefined;
  * The `ws` client (loaded on first use; see the module doc for why `ws`). Its sockets
  * refuse frames over `maxPayload` themselves.
  */
-async function wsConnector(): Promise<Connector> {
+export async function wsConnector(): Promise<Connector> {
   let ws: WsModule;
   try {
     ws = await (_wsModule ??= import("ws") as Promise<WsModule>);
