@@ -262,3 +262,49 @@ Deno.test("noise beds are seamless loops at unit power", () => {
     assert.ok(Math.abs(x[0]! - x[x.length - 1]!) <= step, bed);
   }
 });
+
+/** sha256 of each line's bytes for fixed utterances, seeds and call times (hex, first 16). */
+async function lineDigest(text: string, rate: number, seed: number): Promise<string> {
+  const line = new Line(parseLine(text), seed);
+  const parts: Int16Array[] = [];
+  for (const [ms, at] of [[1500, 400], [900, 2300], [2600, 9100], [700, 17_000]] as const) {
+    parts.push(line.apply(pcm16(speechLike(rate, ms), rate), at).samples);
+  }
+  const fill = new Int16Array(rate * 2);
+  line.fill(fill, 10, 12_345, rate);
+  parts.push(fill);
+  const bytes = new Uint8Array(parts.reduce((t, p) => t + p.byteLength, 0));
+  let o = 0;
+  for (const p of parts) {
+    bytes.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
+    o += p.byteLength;
+  }
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...hash.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// The bytes a line gives for one seed are part of its contract (trials re-run alike):
+// a change to them must be deliberate, and then these digests change with a reason.
+Deno.test("a line's bytes for a fixed seed are the recorded ones (speed work keeps them bit for bit)", async () => {
+  const got: Record<string, string> = {};
+  for (
+    const [text, rate] of [
+      ["phone+street@10+loss@3%", 16000],
+      ["phone+street@10+loss@3%", 8000],
+      ["noisy-cafe@5+phone+loss@5%/3/repeat+jitter@30", 16000],
+      ["car@15+muffled+volume@-6", 16000],
+      ["office+clip+phone", 16000],
+      ["babble@10", 24000],
+    ] as const
+  ) got[`${text} ${rate}`] = await lineDigest(text, rate, seedFrom(`${text}|${rate}`));
+  assert.deepEqual(got, LINE_DIGESTS);
+});
+
+const LINE_DIGESTS: Record<string, string> = {
+  "phone+street@10+loss@3% 16000": "b76b8201f71566c9",
+  "phone+street@10+loss@3% 8000": "88b152df9ac2fb12",
+  "noisy-cafe@5+phone+loss@5%/3/repeat+jitter@30 16000": "8aba502d981f5287",
+  "car@15+muffled+volume@-6 16000": "0196d056831b1532",
+  "office+clip+phone 16000": "c53eadf2ff9a2df9",
+  "babble@10 24000": "f25307eb8d71e877",
+};
