@@ -26,7 +26,7 @@
  */
 import { mulberry32 } from "../../random/mulberry32.ts";
 import { mulawDecode, mulawEncode } from "../mulaw.ts";
-import { clip16, type Pcm16, pcm16, toMono } from "../pcm.ts";
+import { clip16, type Pcm16, toMono } from "../pcm.ts";
 import { resample } from "../resample.ts";
 import { BED_VARIANTS, noiseBed } from "./beds.ts";
 import { Biquad, cascade, power } from "./filters.ts";
@@ -68,6 +68,8 @@ export function g711RoundTrip(samples8k: Int16Array): Int16Array {
 interface Loops {
   /** The noise beds mixed at their levels (the room, before the device). */
   room: Float32Array;
+  /** Running sums of the room's squares (`squares[i]`: samples before i), for the SNR reference. */
+  squares: Float64Array;
   /** The same after the device and codec (what the line carries when the caller is silent). */
   heard: Int16Array;
   /** The same after the linear stages only, at the codec's rate (the fast path). */
@@ -147,7 +149,11 @@ export class Line {
       : undefined;
   }
 
-  /** What the listener hears of `audio` said at call time `startMs`. */
+  /**
+   * What the listener hears of `audio` said at call time `startMs`. Its SNR is known at
+   * once (`snrDb`); its samples are worked out when first read (an in-process listener
+   * that never reads them costs nothing), the same bytes whenever that is.
+   */
   apply(audio: Pcm16, startMs: number): Pcm16 {
     if (this.clean) return audio;
     const mono = toMono(audio);
@@ -164,14 +170,34 @@ export class Line {
       // noise most): the bed's level is set again on each utterance's active frames.
       const local = activeNoise(
         sp.active,
-        loops.room,
+        loops.squares,
         this.#position(startMs, rate, loops.room.length),
-        rate,
       );
       c = local > 0 ? Math.sqrt(this.#noisePower / local) : 0;
       if (local > 0) snr = Math.round(10 * Math.log10(NOMINAL_POWER / (c * c * local)) * 100) / 100;
     }
     this.snrDb.push(snr);
+    let heard: Int16Array | undefined;
+    const hear = () => heard ??= this.#heard(mono.samples, sp, g, loops, c, startMs, rate);
+    return {
+      get samples() {
+        return hear();
+      },
+      sampleRate: rate,
+      channels: 1,
+    };
+  }
+
+  /** The samples `apply` promised. */
+  #heard(
+    samples: Int16Array,
+    sp: SpeechPart,
+    g: number,
+    loops: Loops | undefined,
+    c: number,
+    startMs: number,
+    rate: number,
+  ): Int16Array {
     let out: Int16Array;
     if (sp.linear) {
       // Everything before the codec's quantization is linear: the speech's part is worked
@@ -185,11 +211,11 @@ export class Line {
         c,
         pre ? this.#position(startMs, this.#codecRate(rate), pre.length) : 0,
         rate,
-        mono.samples.length,
+        samples.length,
       );
     } else {
       // Clipping between the linear stages (or an uncommon rate): the whole chain here.
-      const x = Float32Array.from(mono.samples, (v) => v * g);
+      const x = Float32Array.from(samples, (v) => v * g);
       if (loops && c > 0) {
         const room = loops.room;
         for (let i = 0, j = this.#position(startMs, rate, room.length); i < x.length; i++) {
@@ -200,7 +226,7 @@ export class Line {
       out = this.#codec(this.#device(x, rate), rate);
     }
     this.#network(out, startMs, rate);
-    return pcm16(out, rate);
+    return out;
   }
 
   /** Whether the fast path applies: no clipping between the linear stages, a rate it knows. */
@@ -358,7 +384,9 @@ export class Line {
         pre = this.#linearPart(x, rate).slice(w, w + Math.round((room.length * cr) / rate));
         heard = this.#decode(pre, 1, undefined, 0, 0, rate, room.length);
       } else heard = this.#codec(this.#device(x, rate), rate).slice(warm);
-      l = { room, heard, ...(pre ? { pre } : {}) };
+      const squares = new Float64Array(room.length + 1);
+      for (let i = 0; i < room.length; i++) squares[i + 1] = squares[i]! + room[i]! * room[i]!;
+      l = { room, squares, heard, ...(pre ? { pre } : {}) };
       if (loops.size >= MAX_LOOPS) loops.delete(loops.keys().next().value!);
       loops.set(key, l);
     }
@@ -454,20 +482,20 @@ function activeFrames(x: Float32Array, rate: number): ActiveFrames {
   };
 }
 
-/** The noise loop's power over the speech's active frames, from loop position `at` (the SNR's denominator). */
-function activeNoise(active: ActiveFrames, loop: Float32Array, at: number, _rate: number): number {
+/**
+ * The noise loop's power over the speech's active frames, from loop position `at` (the
+ * SNR's denominator), from the loop's running sums of squares.
+ */
+function activeNoise(active: ActiveFrames, squares: Float64Array, at: number): number {
+  const len = squares.length - 1;
   let sum = 0;
   let n = 0;
-  const len = loop.length;
   for (const i of active.starts) {
-    const end = Math.min(active.length, i + active.frame);
-    let k = (at + i) % len;
-    for (let j = i; j < end; j++) {
-      const v = loop[k]!;
-      sum += v * v;
-      if (++k === len) k = 0;
-    }
-    n += end - i;
+    const m = Math.min(active.length, i + active.frame) - i;
+    const s = (at + i) % len;
+    const e = s + m;
+    sum += e <= len ? squares[e]! - squares[s]! : squares[len]! - squares[s]! + squares[e - len]!;
+    n += m;
   }
   return n === 0 ? 0 : sum / n;
 }

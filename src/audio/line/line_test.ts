@@ -217,6 +217,24 @@ Deno.test("the same seed gives the same bytes, whatever order the audio is asked
   assert.notDeepEqual(run(seedFrom("trial-1"), false), run(seedFrom("trial-2"), false));
 });
 
+Deno.test("heard audio read late, twice or out of order is the bytes read at once", () => {
+  const rate = 16000;
+  const a = pcm16(speechLike(rate, 1500), rate);
+  const b = pcm16(speechLike(rate, 800), rate);
+  const spec = parseLine("phone+street@10+loss@3%/2/repeat");
+  const eager = new Line(spec, 7);
+  const ea = eager.apply(a, 1000).samples.slice();
+  const eb = eager.apply(b, 4000).samples.slice();
+  const lazy = new Line(spec, 7);
+  const la = lazy.apply(a, 1000);
+  const lb = lazy.apply(b, 4000);
+  lazy.fill(new Int16Array(rate), 0, 9000, rate); // frames far ahead asked first
+  assert.deepEqual(lazy.snrDb, eager.snrDb); // the SNR is known before the samples
+  assert.deepEqual(lb.samples, eb);
+  assert.deepEqual(la.samples, ea);
+  assert.equal(la.samples, la.samples); // worked out once
+});
+
 Deno.test("the line's noise fills silence at the bed's level; a clean line and a noiseless one add nothing", () => {
   const rate = 16000;
   const silent = () => new Int16Array(rate);
