@@ -106,7 +106,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     const so = plan.speech;
     const providers = so ? await openSpeech(so) : undefined;
     const clock = simulated ? new SimClock() : new RealClock();
-    const lines = so ? trialLines(so, scenario.user.line, key.seed) : undefined;
+    const lines = so ? await trialLines(so, scenario.user.line, key.seed) : undefined;
     const userVoice = so ? trialVoice(so, key.seed) : undefined;
     const outcome = await runCall({
       env,

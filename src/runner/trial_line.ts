@@ -14,6 +14,7 @@ import { isClean, parseLine } from "../audio/line/spec.ts";
 import type { SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
 import { FLITE_PERSONAS } from "../speech/_flite_wasi.ts";
+import { prepareLineBeds } from "../speech/babble.ts";
 
 /** A trial's lines and how to report them. */
 export interface TrialLines {
@@ -21,16 +22,20 @@ export interface TrialLines {
   block(outcome: CallOutcome): NonNullable<AudioBlock["line"]>;
 }
 
-/** The trial's lines, or undefined on a clean line both ways. */
-export function trialLines(
+/**
+ * The trial's lines, or undefined on a clean line both ways; what their noise beds need
+ * is made first (the babble's flite talkers, once per thread).
+ */
+export async function trialLines(
   speech: SpeechOptions,
   scenarioLine: string | undefined,
   seed: string,
-): TrialLines | undefined {
+): Promise<TrialLines | undefined> {
   const preset = speech.line?.preset ?? scenarioLine;
   if (preset === undefined) return undefined;
   const spec = parseLine(preset);
   if (isClean(spec)) return undefined;
+  await prepareLineBeds(spec);
   const both = speech.line?.both ?? false;
   const user = new Line(spec, seedFrom(`${seed}\nline\nuser`));
   const line: Partial<Record<Side, Line>> = { user };
