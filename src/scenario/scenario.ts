@@ -98,6 +98,26 @@ function isLineText(text: string): boolean {
   }
 }
 
+const RATE = "expected a speaking rate from 0.5 to 2 (1 is the voice's own)";
+const PITCH = "expected a pitch from 50 to 400 Hz";
+/** A scenario's caller voice (audio calls): a voice, and flite's speaking rate and pitch. */
+export const UserVoiceSchema = z.object({
+  name: z.string().min(1).optional().describe(
+    "The TTS voice (flite: slt, rms, awb, kal16 or kal; openai: its voice name); absent: the run's",
+  ),
+  rate: z.number().min(0.5, RATE).max(2, RATE).optional().describe(
+    "flite: speaking rate, 1 is the voice's own, 1.2 is 20% faster (0.5 to 2)",
+  ),
+  pitch: z.number().min(50, PITCH).max(400, PITCH).optional().describe(
+    "flite: the mean pitch in Hz (50 to 400), e.g. 190 for a higher voice",
+  ),
+}).strict().refine(
+  (v) => v.name !== undefined || v.rate !== undefined || v.pitch !== undefined,
+  "expected at least one of name, rate and pitch",
+);
+/** A scenario's caller voice. */
+export type UserVoice = z.infer<typeof UserVoiceSchema>;
+
 export const BargeInSchema = z.object({
   agent_utterance: z.number().int().positive().describe(
     "Which of the agent's utterances to interrupt, counting from 1 (its greeting, when it speaks first, is 1)",
@@ -163,6 +183,10 @@ export const ScenarioSchema = z.object({
         "Audio calls (eval --audio): the phone line the caller's audio crosses, a preset or presets " +
           "joined by + (phone+street@10+loss@3%); a run's own line overrides it; ignored in text calls",
       ),
+    voice: UserVoiceSchema.optional().describe(
+      "Audio calls: this caller's voice, {name, rate, pitch}; it wins over the run's --user-voice " +
+        "and --voices spreading (the record's audio.tts.user_voice_from says which chose)",
+    ),
     language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().describe(
       "Audio calls: the caller's language (ISO 639-1, e.g. en, es), passed to TTS and STT requests",
     ),
