@@ -188,7 +188,9 @@ export const ScenarioSchema = z.object({
         "and --voices spreading (the record's audio.tts.user_voice_from says which chose)",
     ),
     language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().describe(
-      "Audio calls: the caller's language (ISO 639-1, e.g. en, es), passed to TTS and STT requests",
+      "Audio calls: the call's language (BCP 47: en, en-GB, es-MX): TTS speaks it (flite only English: " +
+        "another language is a tts_error, never English speech), STT requests pass its ISO 639-1 " +
+        "code, and a flow's per-language prompts (say: {en: ..., es: ...}) are played in it",
     ),
     behaviour: CallerBehaviourSchema.optional().describe(
       "Audio calls (eval --audio): the caller's full-duplex behaviours, each a chance per opportunity " +
