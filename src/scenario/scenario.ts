@@ -184,8 +184,8 @@ export const ScenarioSchema = z.object({
           "joined by + (phone+street@10+loss@3%); a run's own line overrides it; ignored in text calls",
       ),
     voice: UserVoiceSchema.optional().describe(
-      "Audio calls: this caller's voice, {name, rate, pitch}; it wins over the run's --user-voice " +
-        "and --voices spreading (the record's audio.tts.user_voice_from says which chose)",
+      "Audio calls: this caller's voice, {name, rate, pitch}; it wins over the run's caller voice " +
+        "and voice spread (the record's audio.tts.user_voice_from says which chose)",
     ),
     language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().describe(
       "Audio calls: the call's language (BCP 47: en, en-GB, es-MX): TTS speaks it (flite only English: " +

@@ -102,7 +102,7 @@ export class FliteTts implements TtsProvider {
       return Promise.resolve(ttsError(
         "flite",
         `flite speaks English only, and this call's language is "${request.language}": ` +
-          "use a TTS that speaks it (--tts openai) or set the scenario's user.language to en",
+          "use a TTS that speaks it (openai) or set the scenario's user.language to en",
       ));
     }
     const rate = this.#rate ?? fliteVoiceRate(voice);
