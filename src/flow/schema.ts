@@ -41,7 +41,11 @@ export const SayFileSchema = z.union([
     z.string().regex(LANGUAGE_TAG, "expected a language tag such as en, es or es-MX"),
     z.string(),
   ),
-]);
+], {
+  error: (issue) =>
+    "expected a text, or a text per language ({en: ..., es: ...}, each key a tag such as es-MX)" +
+    (Array.isArray(issue.input) ? ", got a list" : ""),
+});
 
 /** The text of a per-language `say` for `language` (undefined: it has none in it). */
 export function sayIn(
