@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { UserVoiceSchema } from "../speech/user_voice.ts";
 
 /** Deterministic expectations on a flow trial (flows.md "Scoring a flow"). */
 export const FlowExpectSchema = z.object({
@@ -91,6 +92,8 @@ export const FlowFileScenarioSchema = z.object({
   tags: z.array(z.string()).optional(),
   agent_expectations: z.string().optional(),
   expect: FlowExpectSchema.optional(),
+  /** The caller's voice (audio calls), as a scenario's `user.voice`. */
+  voice: UserVoiceSchema.optional(),
   /** The call's language (BCP 47): which of the nodes' per-language `say` it hears. */
   language: z.string().regex(LANGUAGE_TAG, "expected a language tag such as en, es or es-MX")
     .optional(),

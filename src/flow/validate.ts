@@ -26,6 +26,7 @@ import {
   zodProblems,
 } from "../schema/zod_problems.ts";
 import type { FlowExpect } from "./schema.ts";
+import type { UserVoice } from "../speech/user_voice.ts";
 import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import { keyPatternProblem } from "./key_pattern.ts";
 import {
@@ -60,6 +61,8 @@ export interface FlowGroupScenario {
   expect?: FlowExpect;
   /** The call's language (BCP 47). */
   language?: string;
+  /** The caller's voice. */
+  voice?: UserVoice;
 }
 
 /** A valid group: compiled nodes and its scenarios. */
@@ -467,6 +470,7 @@ class _Validation {
       ...(s.agent_expectations !== undefined ? { agent_expectations: s.agent_expectations } : {}),
       ...(s.expect ? { expect: s.expect } : {}),
       ...(s.language !== undefined ? { language: s.language } : {}),
+      ...(s.voice !== undefined ? { voice: s.voice } : {}),
     };
   }
 

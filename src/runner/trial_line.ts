@@ -14,7 +14,7 @@ import { isClean, parseLine } from "../audio/line/spec.ts";
 import type { SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
 import { FLITE_PERSONAS, parseFliteVoice } from "../speech/_flite_wasi.ts";
-import type { UserVoice } from "../scenario/scenario.ts";
+import type { UserVoice } from "../speech/user_voice.ts";
 import { prepareLineBeds } from "../speech/babble.ts";
 
 /** A trial's lines and how to report them. */

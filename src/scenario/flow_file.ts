@@ -124,6 +124,7 @@ function _scenario(
     },
     user: {
       ...(s.language !== undefined ? { language: s.language } : {}),
+      ...(s.voice !== undefined ? { voice: s.voice } : {}),
       ...(s.start !== undefined ? { start: s.start } : {}),
       ...(s.instructions !== undefined ? { instructions: s.instructions } : {}),
     },

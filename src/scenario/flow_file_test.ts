@@ -172,7 +172,7 @@ nodes:
     then: livekit/hangup
 scenarios:
   - { label: english, start: front, expect: { end: livekit/hangup } }
-  - { label: mexico, start: front, language: es-MX, expect: { end: livekit/hangup } }
+  - { label: mexico, start: front, language: es-MX, voice: { pitch: 210 }, expect: { end: livekit/hangup } }
   - { label: british, start: front, language: en-GB, expect: { end: livekit/hangup } }
 `;
 
@@ -186,6 +186,7 @@ Deno.test("a flow's per-language say is played in the scenario's language (es-MX
   assert.equal(front(gb), front(en));
   assert.equal(es!.user.language, "es-MX");
   assert.equal(en!.user.language, undefined);
+  assert.deepEqual(es!.user.voice, { pitch: 210 });
   // What a call in es-MX plays to the agent, end to end.
   const { simulateFlowCall, TimedAgent } = await import("../flow/_sim_call.ts");
   const { agentSaw } = await simulateFlowCall(es!, new TimedAgent([]));
