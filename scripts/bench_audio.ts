@@ -2,7 +2,8 @@
  * Audio-mode throughput: every eva and tau2 scenario of a data root played by the
  * oracle agent against the scripted caller on the simulated clock, in text mode and in
  * audio mode (flite TTS, VAD measures, in-band keys), and the flite Worker's
- * real-time factor.
+ * real-time factor; and audio mode again over a phone line (`phone+street@10+loss@3%`: the
+ * perturbations' cost, target within 20% of clean audio).
  *
  * Each mode runs in a fresh process of its own (`--child text|audio`), the two in
  * alternating order over the repeats, and each process makes two passes over the
@@ -19,7 +20,8 @@
  *
  *   deno task bench:audio [--repeats N]   (EVAL_DATA_ROOT, else ../shared/datasets, else fixtures)
  *
- * Target: warm audio mode at least a third of warm text mode's trials/s.
+ * Targets: warm audio mode at least a third of warm text mode's trials/s; warm audio
+ * over the line at least 0.8 of warm clean audio's.
  *
  * @module
  */
@@ -98,9 +100,14 @@ async function run(label: string, speech?: SpeechOptions) {
   return records.length / seconds;
 }
 
+/** The line whose cost the `line` mode measures. */
+const LINE = "phone+street@10+loss@3%";
+const MODES = ["text", "audio", "line"] as const;
+type Mode = (typeof MODES)[number];
+
 /** What one child process measured. */
 interface ChildResult {
-  mode: "text" | "audio";
+  mode: Mode;
   trials: number;
   cold: number;
   warm: number;
@@ -113,9 +120,10 @@ const { values } = parseArgs({
   options: { child: { type: "string" }, repeats: { type: "string", default: "3" } },
 });
 
-if (values.child === "text" || values.child === "audio") {
-  const mode = values.child;
-  const speech = mode === "audio" ? defaultSpeechOptions() : undefined;
+if ((MODES as readonly string[]).includes(values.child ?? "")) {
+  const mode = values.child as Mode;
+  const speech = mode === "text" ? undefined : defaultSpeechOptions();
+  if (speech && mode === "line") speech.line = { preset: LINE, text: LINE, both: false };
   const quiet = { log: console.log };
   console.log = console.error; // the pass lines go to stderr; stdout is the one result
   const cold = await run(`${mode} cold`, speech);
@@ -138,7 +146,7 @@ if (values.child === "text" || values.child === "audio") {
 }
 
 /** Runs one mode in a fresh process. */
-async function child(mode: "text" | "audio"): Promise<ChildResult> {
+async function child(mode: Mode): Promise<ChildResult> {
   const out = await new Deno.Command("deno", {
     args: [
       "run",
@@ -166,7 +174,7 @@ console.log(
 );
 const results: ChildResult[] = [];
 for (let i = 0; i < repeats; i++) {
-  const order: ("text" | "audio")[] = i % 2 === 0 ? ["text", "audio"] : ["audio", "text"];
+  const order: Mode[] = i % 2 === 0 ? [...MODES] : [...MODES].reverse();
   for (const mode of order) results.push(await child(mode));
 }
 const median = (xs: number[]) => {
@@ -180,15 +188,23 @@ const figure = (xs: number[], digits = 1) =>
 const of = (mode: string, pass: "cold" | "warm") =>
   results.filter((r) => r.mode === mode).map((r) => r[pass]);
 console.log("trials/s, median (min–max)     cold (fresh process)   warm (second pass)");
-for (const mode of ["text", "audio"]) {
+for (const mode of MODES) {
+  const name = mode === "line" ? `audio over ${LINE}` : mode;
   console.log(
-    `${mode.padEnd(30)} ${figure(of(mode, "cold")).padEnd(22)} ${figure(of(mode, "warm"))}`,
+    `${name.padEnd(30)} ${figure(of(mode, "cold")).padEnd(22)} ${figure(of(mode, "warm"))}`,
   );
 }
-const ratio = (pass: "cold" | "warm") => median(of("audio", pass)) / median(of("text", pass));
+const ratio = (a: Mode, b: Mode, pass: "cold" | "warm") =>
+  median(of(a, pass)) / median(of(b, pass));
 console.log(
-  `audio/text: cold ${ratio("cold").toFixed(2)}, warm ${ratio("warm").toFixed(2)} ` +
-    "(target warm >= 0.33)",
+  `audio/text: cold ${ratio("audio", "text", "cold").toFixed(2)}, warm ${
+    ratio("audio", "text", "warm").toFixed(2)
+  } (target warm >= 0.33)`,
+);
+console.log(
+  `line/audio (the perturbations' cost): cold ${ratio("line", "audio", "cold").toFixed(2)}, warm ${
+    ratio("line", "audio", "warm").toFixed(2)
+  } (target warm >= 0.80)`,
 );
 const audio = results.filter((r) => r.mode === "audio");
 console.log(

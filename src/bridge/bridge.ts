@@ -108,7 +108,7 @@ export interface CallSpeech {
    * noise for its silences (`LineAudio.fill`). A side without one is clean.
    */
   line?: Partial<Record<Side, Line>>;
-  /** The call's language (ISO 639-1; the scenario's caller's): passed to TTS and STT requests. */
+  /** The call's language (BCP 47; the scenario's caller's): passed to TTS and STT requests. */
   language?: string;
 }
 

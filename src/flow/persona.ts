@@ -11,6 +11,8 @@ export interface PersonaSpeaker {
   reply(input: {
     instructions: string;
     userdata?: Record<string, unknown>;
+    /** The call's language (BCP 47), when the scenario gives one: the persona speaks it. */
+    language?: string;
     history: { speaker: "agent" | "far_end"; text: string }[];
   }): Promise<string>;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { UserVoiceSchema } from "../speech/user_voice.ts";
 
 /** Deterministic expectations on a flow trial (flows.md "Scoring a flow"). */
 export const FlowExpectSchema = z.object({
@@ -27,6 +28,36 @@ export function isBuiltIn(name: string): name is BuiltIn {
 /** Node names and scenario labels. */
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 
+/** A BCP 47 language tag as flows and scenarios write it: `en`, `en-GB`, `es-MX`. */
+export const LANGUAGE_TAG = /^[a-zA-Z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+/**
+ * A node's `say`: one text, or one per language (`{en: ..., es: ...}`): a scenario
+ * hears the one of its `language` (an exact tag, else its primary subtag: `es-MX`
+ * takes `es`); a scenario with no language, `en`, else the first given.
+ */
+export const SayFileSchema = z.union([
+  z.string(),
+  z.record(
+    z.string().regex(LANGUAGE_TAG, "expected a language tag such as en, es or es-MX"),
+    z.string(),
+  ),
+], {
+  error: (issue) =>
+    "expected a text, or a text per language ({en: ..., es: ...}, each key a tag such as es-MX)" +
+    (Array.isArray(issue.input) ? ", got a list" : ""),
+});
+
+/** The text of a per-language `say` for `language` (undefined: it has none in it). */
+export function sayIn(
+  says: Readonly<Record<string, string>>,
+  language: string | undefined,
+): string | undefined {
+  if (language === undefined) return says.en ?? Object.values(says)[0];
+  const lower = Object.fromEntries(Object.entries(says).map(([k, v]) => [k.toLowerCase(), v]));
+  return lower[language.toLowerCase()] ?? lower[language.split("-")[0]!.toLowerCase()];
+}
+
 /** The longest node timeout, ms. */
 export const MAX_TIMEOUT_MS = 20_000;
 
@@ -43,7 +74,7 @@ export const TimeoutFileSchema = z.object({
 }).strict();
 
 export const FlowFileNodeSchema = z.object({
-  say: z.string().optional(),
+  say: SayFileSchema.optional(),
   instructions: z.string().optional(),
   /** `MACHINE` or `VOICE`, any case; default `VOICE`. */
   speaker: z.string().optional(),
@@ -61,6 +92,11 @@ export const FlowFileScenarioSchema = z.object({
   tags: z.array(z.string()).optional(),
   agent_expectations: z.string().optional(),
   expect: FlowExpectSchema.optional(),
+  /** The caller's voice (audio calls), as a scenario's `user.voice`. */
+  voice: UserVoiceSchema.optional(),
+  /** The call's language (BCP 47): which of the nodes' per-language `say` it hears. */
+  language: z.string().regex(LANGUAGE_TAG, "expected a language tag such as en, es or es-MX")
+    .optional(),
 }).strict();
 export type FlowFileScenario = z.infer<typeof FlowFileScenarioSchema>;
 
@@ -74,7 +110,10 @@ export type FlowGroup = z.infer<typeof FlowGroupSchema>;
 
 /** A node as the simulator runs it: speaker resolved, timeout in milliseconds. */
 export const FlowNodeSchema = z.object({
+  /** The text played (for a per-language `say`, the group's default: `en`, else the first). */
   say: z.string().optional(),
+  /** A per-language `say` as the file gave it (a scenario's compiled nodes have none). */
+  say_languages: z.record(z.string(), z.string()).optional(),
   instructions: z.string().optional(),
   speaker: z.enum(["MACHINE", "VOICE"]),
   routes: z.array(z.object({ match: z.string().min(1), to: z.string() }).strict()).min(1)

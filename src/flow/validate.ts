@@ -26,6 +26,7 @@ import {
   zodProblems,
 } from "../schema/zod_problems.ts";
 import type { FlowExpect } from "./schema.ts";
+import type { UserVoice } from "../speech/user_voice.ts";
 import { DTMF_KEYS, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import { keyPatternProblem } from "./key_pattern.ts";
 import {
@@ -40,6 +41,7 @@ import {
   isBuiltIn,
   MAX_TIMEOUT_MS,
   NAME_PATTERN,
+  sayIn,
 } from "./schema.ts";
 
 /** A path into the file's value: keys and list indices. */
@@ -57,6 +59,10 @@ export interface FlowGroupScenario {
   tags: string[];
   agent_expectations?: string;
   expect?: FlowExpect;
+  /** The call's language (BCP 47). */
+  language?: string;
+  /** The caller's voice. */
+  voice?: UserVoice;
 }
 
 /** A valid group: compiled nodes and its scenarios. */
@@ -155,6 +161,7 @@ class _Validation {
     this.checkAnnouncementLoops(parsed);
 
     const scenarios = rawScenarios.map((raw, i) => this.checkScenario(raw, i, targets));
+    for (const s of scenarios) if (s) this.checkLanguages(s, nodes);
     const starts = rawScenarios.flatMap((s) =>
       _isObject(s) && typeof s.start === "string" ? [s.start] : []
     );
@@ -316,8 +323,14 @@ class _Validation {
       }
     }
     if (this.problems.length > before) return undefined;
+    const say = n.say;
+    if (typeof say === "object" && Object.keys(say).length === 0) {
+      this.problem(at("say"), where, "say", 'an empty "say": give a text, or one per language');
+      return undefined;
+    }
     return {
-      ...(n.say !== undefined ? { say: n.say } : {}),
+      ...(typeof say === "string" ? { say } : {}),
+      ...(typeof say === "object" ? { say: sayIn(say, undefined)!, say_languages: say } : {}),
       ...(n.instructions !== undefined ? { instructions: n.instructions } : {}),
       speaker,
       ...(n.routes ? { routes: n.routes.map((r) => ({ match: r.match!, to: r.to })) } : {}),
@@ -456,7 +469,25 @@ class _Validation {
       tags: s.tags ?? [],
       ...(s.agent_expectations !== undefined ? { agent_expectations: s.agent_expectations } : {}),
       ...(s.expect ? { expect: s.expect } : {}),
+      ...(s.language !== undefined ? { language: s.language } : {}),
+      ...(s.voice !== undefined ? { voice: s.voice } : {}),
     };
+  }
+
+  /** Every per-language `say` of the group speaks the scenario's language. */
+  checkLanguages(s: FlowGroupScenario, nodes: FlowNodes): void {
+    if (s.language === undefined) return;
+    for (const [name, node] of Object.entries(nodes)) {
+      if (!node.say_languages || sayIn(node.say_languages, s.language) !== undefined) continue;
+      this.problem(
+        ["nodes", name, "say"],
+        `scenario "${s.label}"`,
+        "language",
+        `node "${name}" has no "say" in ${s.language} (it has ${
+          Object.keys(node.say_languages).join(", ")
+        }): add one, or set the scenario's language to one of those`,
+      );
+    }
   }
 
   checkLabel(label: string, base: ValuePath, where: string): void {

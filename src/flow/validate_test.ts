@@ -283,7 +283,7 @@ Deno.test("validate: an unknown field does not hide the node's other problems", 
       edit({ 3: "    say: [Press 1 for help.]", 6: "    timeout: { after: 30s, to: menu }" }),
     ),
     [
-      'f.yaml:3: node "menu": field "say": expected a string, got a list',
+      'f.yaml:3: node "menu": field "say": expected a text, or a text per language ({en: ..., es: ...}, each key a tag such as es-MX), got a list',
       'f.yaml:6: node "menu": field "timeout.after": "after" must be at most 20 s, got "30s"',
     ],
   );

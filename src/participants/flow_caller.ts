@@ -78,6 +78,8 @@ export class FlowCaller implements Participant {
   readonly #routes = new Map<string, CompiledRoutes>();
   readonly #start: string;
   readonly #userdata?: Record<string, unknown>;
+  /** The call's language (the scenario's `user.language`): the persona speaks it. */
+  readonly #language?: string;
   readonly #persona?: PersonaSpeaker;
   readonly #box?: VoicemailBox;
 
@@ -157,6 +159,7 @@ export class FlowCaller implements Participant {
     }
     this.#nodes = nodes;
     this.#userdata = scenario.agent.userdata;
+    this.#language = scenario.user.language;
     this.#persona = options.persona;
     this.#box = options.voicemailBox;
     this.info = { kind: "flow", settings: { persona: options.persona ? "model" : "stand-in" } };
@@ -378,6 +381,7 @@ export class FlowCaller implements Participant {
     this.#persona.reply({
       instructions: node.instructions,
       ...(this.#userdata ? { userdata: this.#userdata } : {}),
+      ...(this.#language ? { language: this.#language } : {}),
       history: this.#history.map((h) => ({ ...h })),
     }).then(
       (text) => {

@@ -45,12 +45,13 @@ export function llmPersonaSpeaker(
   if (options.maxTokens !== undefined) sampling.max_tokens = options.maxTokens;
   if (options.seed !== undefined) sampling.seed = options.seed;
   return {
-    async reply({ instructions, userdata, history }) {
+    async reply({ instructions, userdata, language, history }) {
       const known = userdata && Object.keys(userdata).length > 0
         ? `\n\n# What you know\n${JSON.stringify(userdata, null, 2)}`
         : "";
+      const speak = language ? ` Speak only the language ${language} (BCP 47).` : "";
       const messages: ChatMessage[] = [
-        { role: "system", content: `${instructions}${known}\n\n${PHONE_STYLE}` },
+        { role: "system", content: `${instructions}${known}\n\n${PHONE_STYLE}${speak}` },
       ];
       for (const turn of history) {
         const role = turn.speaker === "agent" ? "user" : "assistant";

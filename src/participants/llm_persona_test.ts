@@ -61,3 +61,19 @@ Deno.test("llmPersonaSpeaker() rejects with user_error when the model fails", as
       /HTTP 401.*bad key/.test(e.message),
   );
 });
+
+Deno.test("llmPersonaSpeaker() tells the persona the call's language", async () => {
+  await using fake = startFakeOpenAI({
+    replies: [{ content: "Sí, soy Kim." }, { content: "Yes." }],
+  });
+  const speaker = llmPersonaSpeaker(clientFor(fake.baseUrl));
+  await speaker.reply({
+    instructions: "You are the receptionist.",
+    language: "es-MX",
+    history: [],
+  });
+  await speaker.reply({ instructions: "You are the receptionist.", history: [] });
+  const system = (i: number) => String(fake.requests[i]!.body.messages[0]!.content);
+  assert.ok(system(0).endsWith("Speak only the language es-MX (BCP 47)."), system(0));
+  assert.ok(!system(1).includes("Speak only the language"), system(1));
+});

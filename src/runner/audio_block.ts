@@ -21,6 +21,10 @@ export const AudioBlockSchema = z.object({
       agent: z.string().nullable().describe("The agent's voice (null: the provider's default)"),
       user: z.string().nullable().describe("The caller's voice"),
     }),
+    user_voice_from: z.enum(["scenario", "spread", "run"]).optional().describe(
+      "Who chose the caller's voice: the scenario's user.voice (it wins), the run's voice " +
+        "spread, or the run's caller voice (else the default)",
+    ),
   }).describe("Text to speech used for both sides"),
   stt: z.string().describe('Speech to text of the agent\'s audio: "transcript" or "openai"'),
   dtmf: z.enum(["inband", "event"]).describe("How keys and beeps travelled"),

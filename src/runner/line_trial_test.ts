@@ -159,3 +159,33 @@ Deno.test("a scenario's user.line applies when no line is given; the given one o
     await closeSpeech();
   }
 });
+
+Deno.test("audio trial: a scenario's user.voice is the caller's voice, over --voices spreading, and the record says who chose it", async () => {
+  const s = counterScenario();
+  s.user.voice = { name: "awb", rate: 1.2 };
+  const run = async (scenario: typeof s, speech: SpeechOptions) =>
+    await runTrial({
+      scenario,
+      key: trialKey(scenario.name, 0, "c"),
+      root,
+      participants: oracle,
+      limits,
+      speech,
+    });
+  const spread = { ...defaultSpeechOptions(), voice_spread: 4 };
+  const r = await run(s, spread);
+  assert.equal(r.status, "completed", r.error?.message);
+  assert.equal(r.audio!.tts.voices.user, "awb:rate=1.2");
+  assert.equal(r.audio!.tts.user_voice_from, "scenario");
+  const plain = await run(counterScenario(), spread);
+  assert.equal(plain.audio!.tts.user_voice_from, "spread");
+  // A faster voice says the same words in less time.
+  const said = (x: typeof r) =>
+    x.turns.filter((t) => t.speaker === "user").reduce((a, t) => a + t.end_ms - t.start_ms, 0);
+  const slt = await run(counterScenario(), defaultSpeechOptions());
+  assert.equal(slt.audio!.tts.user_voice_from, "run");
+  s.user.voice = { name: "slt", rate: 1.5 };
+  const fast = await run(s, defaultSpeechOptions());
+  assert.ok(said(fast) < 0.8 * said(slt), `${said(fast)} vs ${said(slt)} ms`);
+  await closeSpeech();
+});

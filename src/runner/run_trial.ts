@@ -106,8 +106,9 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
     const so = plan.speech;
     const providers = so ? await openSpeech(so) : undefined;
     const clock = simulated ? new SimClock() : new RealClock();
-    const lines = so ? trialLines(so, scenario.user.line, key.seed) : undefined;
-    const userVoice = so ? trialVoice(so, key.seed) : undefined;
+    const lines = so ? await trialLines(so, scenario.user.line, key.seed) : undefined;
+    const chosen = so ? trialVoice(so, key.seed, scenario.user.voice) : undefined;
+    const userVoice = chosen?.voice;
     const outcome = await runCall({
       env,
       agent,
@@ -143,6 +144,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
           provider: providers.tts.info.provider,
           ...(providers.tts.info.model ? { model: providers.tts.info.model } : {}),
           voices: { agent: so.voices.agent ?? null, user: userVoice ?? null },
+          ...(chosen ? { user_voice_from: chosen.from } : {}),
         },
         stt: so.stt.provider,
         dtmf: so.dtmf,

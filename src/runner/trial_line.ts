@@ -13,7 +13,9 @@ import { Line, seedFrom } from "../audio/line/line.ts";
 import { isClean, parseLine } from "../audio/line/spec.ts";
 import type { SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
-import { FLITE_PERSONAS } from "../speech/_flite_wasi.ts";
+import { FLITE_PERSONAS, parseFliteVoice } from "../speech/_flite_wasi.ts";
+import type { UserVoice } from "../speech/user_voice.ts";
+import { prepareLineBeds } from "../speech/babble.ts";
 
 /** A trial's lines and how to report them. */
 export interface TrialLines {
@@ -21,16 +23,20 @@ export interface TrialLines {
   block(outcome: CallOutcome): NonNullable<AudioBlock["line"]>;
 }
 
-/** The trial's lines, or undefined on a clean line both ways. */
-export function trialLines(
+/**
+ * The trial's lines, or undefined on a clean line both ways; what their noise beds need
+ * is made first (the babble's flite talkers, once per thread).
+ */
+export async function trialLines(
   speech: SpeechOptions,
   scenarioLine: string | undefined,
   seed: string,
-): TrialLines | undefined {
+): Promise<TrialLines | undefined> {
   const preset = speech.line?.preset ?? scenarioLine;
   if (preset === undefined) return undefined;
   const spec = parseLine(preset);
   if (isClean(spec)) return undefined;
+  await prepareLineBeds(spec);
   const both = speech.line?.both ?? false;
   const user = new Line(spec, seedFrom(`${seed}\nline\nuser`));
   const line: Partial<Record<Side, Line>> = { user };
@@ -54,12 +60,34 @@ export function trialLines(
   };
 }
 
+/** Who chose a trial's caller voice. */
+export type VoiceChoice = "scenario" | "spread" | "run";
+
 /**
- * The caller's voice in this trial: with a voice spread of N, one of the first N flite
- * personas, picked from the trial's seed; else the configured one.
+ * The caller's voice in this trial, and who chose it: the scenario's `user.voice` (its
+ * name, else the voice the run would give, with its rate and pitch for flite) wins; else,
+ * with a voice spread of N, one of the first N flite personas, picked from the trial's
+ * seed; else the configured one.
  */
-export function trialVoice(speech: SpeechOptions, seed: string): string | undefined {
+export function trialVoice(
+  speech: SpeechOptions,
+  seed: string,
+  persona?: UserVoice,
+): { voice: string | undefined; from: VoiceChoice } {
   const n = Math.min(speech.voice_spread ?? 0, FLITE_PERSONAS.length);
-  if (n < 1 || speech.tts.provider !== "flite") return speech.voices.user;
-  return FLITE_PERSONAS[seedFrom(`${seed}\nvoice`) % n];
+  const spread = n >= 1 && speech.tts.provider === "flite";
+  const run = spread ? FLITE_PERSONAS[seedFrom(`${seed}\nvoice`) % n] : speech.voices.user;
+  if (!persona) return { voice: run, from: spread ? "spread" : "run" };
+  if (speech.tts.provider !== "flite") return { voice: persona.name ?? run, from: "scenario" };
+  const base = parseFliteVoice(run ?? "slt");
+  const name = persona.name ?? base?.name ?? "slt";
+  // A persona's own rate and pitch, else those of the voice it takes its name from.
+  const rate = persona.rate ?? (persona.name ? undefined : base?.rate);
+  const pitch = persona.pitch ?? (persona.name ? undefined : base?.pitch);
+  return {
+    voice: `${name}${rate !== undefined ? `:rate=${rate}` : ""}${
+      pitch !== undefined ? `:pitch=${pitch}` : ""
+    }`,
+    from: "scenario",
+  };
 }

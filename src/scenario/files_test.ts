@@ -236,3 +236,44 @@ Deno.test("a scenario file over 8 MB is refused before it is parsed, naming the 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a scenario's user.voice loads, and a bad one is located by file, line and field", async () => {
+  const good = await loadScenarioText(
+    "voice.yaml",
+    `name: demo__voice
+domain: eva_airline
+success_signals: [clean_exit]
+user:
+  voice: { name: awb, rate: 1.1, pitch: 120 }
+  language: en-GB
+`,
+  );
+  assert.deepEqual(good.problems, []);
+  assert.deepEqual(good.scenarios[0]!.user.voice, { name: "awb", rate: 1.1, pitch: 120 });
+  const bad = await loadScenarioText(
+    "voice.yaml",
+    `name: demo__voice
+domain: eva_airline
+success_signals: [clean_exit]
+user:
+  voice:
+    name: awb
+    rate: 3
+    pich: 120
+`,
+  );
+  assert.deepEqual(bad.scenarios, []);
+  assert.deepEqual(
+    bad.problems.map((p) => [p.file, p.line, p.field, p.message, p.hint]),
+    [
+      [
+        "voice.yaml",
+        7,
+        "user.voice.rate",
+        "expected a speaking rate from 0.5 to 2 (1 is the voice's own)",
+        undefined,
+      ],
+      ["voice.yaml", 8, "user.voice.pich", 'unknown field "pich"', 'did you mean "pitch"?'],
+    ],
+  );
+});

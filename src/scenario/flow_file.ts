@@ -29,7 +29,7 @@ import {
 } from "yaml";
 import { fieldText, type Problem } from "../problem/problem.ts";
 import { type Scenario, ScenarioSchema, type Signal } from "./scenario.ts";
-import { type FlowNodes, isBuiltIn } from "../flow/schema.ts";
+import { type FlowNodes, isBuiltIn, sayIn } from "../flow/schema.ts";
 import {
   type FlowGroupScenario,
   validateFlowGroup,
@@ -107,7 +107,9 @@ function _scenario(
   if (s.agent_expectations !== undefined) signals.push("nl_assertion");
   // Neither: validation warned; the verdict is "N/A" rather than a made-up pass.
   if (signals.length === 0) signals.push("flow_expectation");
-  const flow = s.start !== undefined ? reachableNodes(group.nodes, s.start) : undefined;
+  const flow = s.start !== undefined
+    ? inLanguage(reachableNodes(group.nodes, s.start), s.language)
+    : undefined;
   return ScenarioSchema.parse({
     name: `flow__${slug}__${s.label}`,
     domain: "flow",
@@ -121,6 +123,8 @@ function _scenario(
       ...(s.userdata ? { userdata: s.userdata } : {}),
     },
     user: {
+      ...(s.language !== undefined ? { language: s.language } : {}),
+      ...(s.voice !== undefined ? { voice: s.voice } : {}),
       ...(s.start !== undefined ? { start: s.start } : {}),
       ...(s.instructions !== undefined ? { instructions: s.instructions } : {}),
     },
@@ -134,6 +138,17 @@ function _scenario(
 }
 
 /** The nodes a call from `start` can reach: all a scenario needs to carry. */
+/** The nodes as a call in `language` hears them: each per-language `say` resolved (validated). */
+function inLanguage(nodes: FlowNodes, language: string | undefined): FlowNodes {
+  return Object.fromEntries(
+    Object.entries(nodes).map(([name, node]) => {
+      if (!node.say_languages) return [name, node];
+      const { say_languages, ...rest } = node;
+      return [name, { ...rest, say: sayIn(say_languages, language) ?? rest.say }];
+    }),
+  );
+}
+
 export function reachableNodes(nodes: FlowNodes, start: string): FlowNodes {
   const out: FlowNodes = {};
   const queue = [start];

@@ -158,3 +158,57 @@ Deno.test("isFlowDocument tells a flow group from a plain scenario file", () => 
   assert.equal(isFlowDocument({ name: "s", domain: "d" }), false);
   assert.equal(isFlowDocument([]), false);
 });
+
+const LANGUAGES = `name: Clinic
+nodes:
+  front:
+    say:
+      en: "You have reached the clinic. Press 1 for the desk."
+      es: "Ha llamado a la clínica. Pulse 1 para la recepción."
+    speaker: machine
+    routes: [{ match: "1", to: desk }]
+  desk:
+    say: { en: "Front desk.", es: "Recepción." }
+    then: livekit/hangup
+scenarios:
+  - { label: english, start: front, expect: { end: livekit/hangup } }
+  - { label: mexico, start: front, language: es-MX, voice: { pitch: 210 }, expect: { end: livekit/hangup } }
+  - { label: british, start: front, language: en-GB, expect: { end: livekit/hangup } }
+`;
+
+Deno.test("a flow's per-language say is played in the scenario's language (es-MX takes es; none takes en)", async () => {
+  const r = loadFlowFile("flows/clinic.yaml", LANGUAGES);
+  assert.deepEqual(r.problems, []);
+  const [en, es, gb] = r.scenarios;
+  const front = (s: typeof en) => (s!.flow as Record<string, { say?: string }>).front!.say;
+  assert.equal(front(en), "You have reached the clinic. Press 1 for the desk.");
+  assert.equal(front(es), "Ha llamado a la clínica. Pulse 1 para la recepción.");
+  assert.equal(front(gb), front(en));
+  assert.equal(es!.user.language, "es-MX");
+  assert.equal(en!.user.language, undefined);
+  assert.deepEqual(es!.user.voice, { pitch: 210 });
+  // What a call in es-MX plays to the agent, end to end.
+  const { simulateFlowCall, TimedAgent } = await import("../flow/_sim_call.ts");
+  const { agentSaw } = await simulateFlowCall(es!, new TimedAgent([]));
+  const heard = agentSaw.flatMap((e) => e.type === "speech" ? [e.text] : []);
+  assert.deepEqual(heard.slice(0, 1), ["Ha llamado a la clínica. Pulse 1 para la recepción."]);
+  assert.ok(!heard.some((t) => /clinic\b|desk/i.test(t)), heard.join(" | "));
+});
+
+Deno.test("a flow scenario whose language a node's say lacks is refused, naming the node, the line and the languages", () => {
+  const r = loadFlowFile(
+    "flows/clinic.yaml",
+    LANGUAGES.replace("language: es-MX", "language: fr-CA"),
+  );
+  assert.deepEqual(r.scenarios, []);
+  assert.deepEqual(r.problems.map(formatProblem), [
+    'flows/clinic.yaml:4: scenario "mexico": field "language": node "front" has no "say" in fr-CA (it has en, es): add one, or set the scenario\'s language to one of those',
+    'flows/clinic.yaml:10: scenario "mexico": field "language": node "desk" has no "say" in fr-CA (it has en, es): add one, or set the scenario\'s language to one of those',
+  ]);
+  const bad = loadFlowFile("flows/x.yaml", LANGUAGES.replace("es-MX", "spanish!"));
+  assert.equal(bad.problems.length, 1);
+  assert.match(
+    formatProblem(bad.problems[0]!),
+    /:14: .*expected a language tag such as en, es or es-MX/,
+  );
+});

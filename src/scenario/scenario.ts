@@ -9,6 +9,9 @@ import { z } from "zod";
 import { FlowExpectSchema } from "../flow/schema.ts";
 import { parseLine } from "../audio/line/spec.ts";
 import { CallerBehaviourSchema } from "../speech/behaviour.ts";
+import { UserVoiceSchema } from "../speech/user_voice.ts";
+
+export { type UserVoice, UserVoiceSchema } from "../speech/user_voice.ts";
 
 export { FlowExpectSchema };
 export type { FlowExpect } from "../flow/schema.ts";
@@ -163,8 +166,14 @@ export const ScenarioSchema = z.object({
         "Audio calls (eval --audio): the phone line the caller's audio crosses, a preset or presets " +
           "joined by + (phone+street@10+loss@3%); a run's own line overrides it; ignored in text calls",
       ),
+    voice: UserVoiceSchema.optional().describe(
+      "Audio calls: this caller's voice, {name, rate, pitch}; it wins over the run's caller voice " +
+        "and voice spread (the record's audio.tts.user_voice_from says which chose)",
+    ),
     language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).optional().describe(
-      "Audio calls: the caller's language (ISO 639-1, e.g. en, es), passed to TTS and STT requests",
+      "Audio calls: the call's language (BCP 47: en, en-GB, es-MX): TTS speaks it (flite only English: " +
+        "another language is a tts_error, never English speech), STT requests pass its ISO 639-1 " +
+        "code, and a flow's per-language prompts (say: {en: ..., es: ...}) are played in it",
     ),
     behaviour: CallerBehaviourSchema.optional().describe(
       "Audio calls (eval --audio): the caller's full-duplex behaviours, each a chance per opportunity " +

@@ -44,10 +44,19 @@ export interface TtsRequest {
   text: string;
   /** The provider's default voice unless given (one voice per participant). */
   voice?: string;
-  /** The speaker's language (ISO 639-1), when known; a provider that cannot use it ignores it. */
+  /**
+   * The speaker's language (BCP 47: `en`, `en-GB`, `es-MX`), when known. A provider that
+   * cannot speak it answers a `tts_error` saying so (never another language's speech);
+   * one whose voices speak any language (openai) goes by the text.
+   */
   language?: string;
   /** Stops the synthesis (the result is then a `tts_error`). */
   signal?: AbortSignal;
+}
+
+/** The primary language subtag of a BCP 47 tag, lowercased (`en-GB` -> `en`): ISO 639's code. */
+export function primaryLanguage(tag: string): string {
+  return tag.split("-")[0]!.toLowerCase();
 }
 
 /** Text to speech. `synthesize` never throws: failures are `{ ok: false }`. */

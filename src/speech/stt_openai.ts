@@ -17,6 +17,7 @@ import { toMono } from "../audio/pcm.ts";
 import { encodeWav } from "../audio/wav.ts";
 import { describeFailure, describeThrown, endpointUrl, requestSignal } from "./_http.ts";
 import {
+  primaryLanguage,
   type SpeechProviderInfo,
   sttError,
   type SttProvider,
@@ -66,8 +67,9 @@ export class OpenAiStt implements SttProvider {
     );
     form.append("model", this.#o.model);
     form.append("response_format", "json");
+    // The API takes ISO 639-1 (`es`), a call's language is BCP 47 (`es-MX`).
     const language = request.language ?? this.#o.language;
-    if (language) form.append("language", language);
+    if (language) form.append("language", primaryLanguage(language));
     if (request.prompt) form.append("prompt", request.prompt);
     let response: Response;
     let text: string;

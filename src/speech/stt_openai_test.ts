@@ -9,7 +9,7 @@ const turn = pcm16(sine(16000, 300, 250), 16000);
 Deno.test("OpenAiStt posts the turn as a mono WAV with model and hints, and returns the text", async () => {
   await using fake = startFakeSpeechServer(() => Response.json({ text: " Your code is K7Q2. " }));
   const stt = new OpenAiStt({ baseUrl: fake.baseUrl, apiKey: "secret", model: "whisper-x" });
-  const r = await stt.transcribe({ audio: turn, language: "en", prompt: "K7Q2" });
+  const r = await stt.transcribe({ audio: turn, language: "en-GB", prompt: "K7Q2" });
   assert.deepEqual(r, { ok: true, text: "Your code is K7Q2." });
   const req = fake.requests[0]!;
   assert.equal(req.path, "/v1/audio/transcriptions");
@@ -17,7 +17,7 @@ Deno.test("OpenAiStt posts the turn as a mono WAV with model and hints, and retu
   const form = req.form!;
   assert.equal(form.get("model"), "whisper-x");
   assert.equal(form.get("response_format"), "json");
-  assert.equal(form.get("language"), "en");
+  assert.equal(form.get("language"), "en", "ISO 639-1, from the call's BCP 47 en-GB");
   assert.equal(form.get("prompt"), "K7Q2");
   const file = form.get("file") as File;
   assert.equal(file.name, "audio.wav");

@@ -23,7 +23,13 @@ import { resample } from "../audio/resample.ts";
 import { trimSilence } from "../audio/energy.ts";
 import { FLITE_VOICES, type FliteVoice, fliteVoiceRate, isFliteVoice } from "./_flite_wasi.ts";
 import type { FliteAnswer, FliteJob } from "./tts_flite_worker.ts";
-import { type SpeechProviderInfo, ttsError, type TtsProvider, type TtsRequest } from "./speech.ts";
+import {
+  primaryLanguage,
+  type SpeechProviderInfo,
+  ttsError,
+  type TtsProvider,
+  type TtsRequest,
+} from "./speech.ts";
 import type { TtsResult } from "./speech.ts";
 import { TtsCache } from "./tts_cache.ts";
 
@@ -91,6 +97,13 @@ export class FliteTts implements TtsProvider {
           `Unknown flite voice "${voice}" (${Object.keys(FLITE_VOICES).join(", ")})`,
         ),
       );
+    }
+    if (request.language !== undefined && primaryLanguage(request.language) !== "en") {
+      return Promise.resolve(ttsError(
+        "flite",
+        `flite speaks English only, and this call's language is "${request.language}": ` +
+          "use a TTS that speaks it (openai) or set the scenario's user.language to en",
+      ));
     }
     const rate = this.#rate ?? fliteVoiceRate(voice);
     const text = request.text.trim();

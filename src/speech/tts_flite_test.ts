@@ -78,6 +78,29 @@ Deno.test("FliteTts answers an unknown voice or an aborted request with a tts_er
   }
 });
 
+Deno.test("FliteTts speaks English (en, en-GB) and answers another language with a tts_error naming it, never English speech", async () => {
+  const tts = new FliteTts();
+  try {
+    for (const language of ["en", "en-GB", "EN-us"]) {
+      const r = await tts.synthesize({ text: "Hi there.", language });
+      assert.ok(r.ok && r.audio.samples.length > 0, language);
+    }
+    for (const language of ["es", "es-MX", "fr-CA"]) {
+      const r = await tts.synthesize({ text: "Hola.", language });
+      assert.ok(!r.ok, language);
+      assert.equal(r.error.kind, "tts_error");
+      assert.match(r.error.message, new RegExp(`English only.*"${language}"`));
+    }
+    assert.equal(
+      tts.stats.synthesized,
+      1,
+      "one English text, synthesized once; none of the others",
+    );
+  } finally {
+    await tts.close();
+  }
+});
+
 Deno.test("FliteTts answers a temp dir it cannot write with a tts_error", async () => {
   const tts = new FliteTts({ tempDir: "./definitely/not/here" });
   const r = await tts.synthesize({ text: "Hello." });

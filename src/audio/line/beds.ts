@@ -5,14 +5,16 @@
  * envelopes:
  *
  * - `white`, `pink` (a three-pole approximation of 1/f), `brown` (leaky integration);
- * - `babble`: eight talkers of speech-shaped noise (200–3000 Hz, peak near 500 Hz), each
- *   in talk spurts of 1–3 s with pauses, modulated at a syllable rate of 3–6 Hz;
+ * - `babble`: six flite voices saying seeded sentences (made once per thread by
+ *   `prepareBabble`, src/speech/babble.ts, and handed over with {@link setBabbleTalkers}),
+ *   each at a seeded offset and a level within 6 dB of the others;
  * - `street`: traffic rumble (brown noise below 800 Hz), pink hiss and vehicles passing
  *   (a slow ±3 dB swell);
  * - `car`: engine and road rumble below 250 Hz with engine harmonics near 35 Hz, and
  *   tyre hiss;
- * - `noisy-cafe`: twelve-talker babble, pink noise and the clatter of dishes (short
- *   decaying bursts near 3 kHz);
+ * - `noisy-cafe`: twelve talkers of speech-shaped noise (200–3000 Hz, peak near 500 Hz,
+ *   in talk spurts of 1–3 s with pauses, modulated at a syllable rate of 3–6 Hz), pink
+ *   noise and the clatter of dishes (short decaying bursts near 3 kHz);
  * - `office`: ventilation (pink below 4 kHz), mains hum at 50 Hz and harmonics,
  *   keyboard clicks and three distant talkers.
  *
@@ -22,7 +24,8 @@
  * @module
  */
 import { mulberry32 } from "../../random/mulberry32.ts";
-import { Biquad, cascade, normalize } from "./filters.ts";
+import { resample } from "../resample.ts";
+import { Biquad, cascade, normalize, power } from "./filters.ts";
 import type { NoiseBed } from "./spec.ts";
 
 /** Seconds in a bed's loop. */
@@ -106,6 +109,43 @@ function babble(n: number, rate: number, rand: Rand, talkers: number): Float32Ar
   return normalize(out);
 }
 
+let babbleTalkers: { tracks: readonly Int16Array[]; rate: number } | undefined;
+
+/** Hands the `babble` bed its talkers: one track of speech per talker, at `rate`. */
+export function setBabbleTalkers(tracks: readonly Int16Array[], rate: number): void {
+  babbleTalkers = { tracks, rate };
+  for (const key of [...cache.keys()]) if (key.startsWith("babble|")) cache.delete(key);
+}
+
+/** Whether the `babble` bed has its talkers. */
+export function hasBabbleTalkers(): boolean {
+  return babbleTalkers !== undefined;
+}
+
+/** The talkers mixed: each at unit power times a level of 0 to −6 dB, from a seeded offset. */
+function talkers(n: number, rate: number, rand: Rand): Float32Array {
+  if (!babbleTalkers) {
+    throw new Error(
+      "The babble bed is made of flite voices: await prepareLineBeds(spec) " +
+        "(src/speech/babble.ts) before the line is used",
+    );
+  }
+  const out = new Float32Array(n);
+  for (const t of babbleTalkers.tracks) {
+    const track = Float32Array.from(
+      rate === babbleTalkers.rate ? t : resample(t, babbleTalkers.rate, rate),
+    );
+    const p = power(track);
+    if (p === 0) continue;
+    const gain = 10 ** (-6 * rand() / 20) / Math.sqrt(p);
+    for (let i = 0, j = Math.floor(rand() * track.length); i < n; i++) {
+      out[i] = out[i]! + gain * track[j]!;
+      if (++j === track.length) j = 0;
+    }
+  }
+  return normalize(out);
+}
+
 function add(into: Float32Array, x: Float32Array, gain: number): Float32Array {
   for (let i = 0; i < into.length; i++) into[i] = into[i]! + gain * x[i]!;
   return into;
@@ -163,7 +203,7 @@ function generate(bed: NoiseBed, n: number, rate: number, rand: Rand): Float32Ar
     case "brown":
       return brown(n, rand);
     case "babble":
-      return babble(n, rate, rand, 8);
+      return talkers(n, rate, rand);
     case "street": {
       const x = cascade(brown(n, rand), [Biquad.lowPass(800, rate)]);
       normalize(x);

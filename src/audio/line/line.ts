@@ -26,7 +26,7 @@
  */
 import { mulberry32 } from "../../random/mulberry32.ts";
 import { mulawDecode, mulawEncode } from "../mulaw.ts";
-import { clip16, type Pcm16, pcm16, toMono } from "../pcm.ts";
+import { clip16, type Pcm16, toMono } from "../pcm.ts";
 import { resample } from "../resample.ts";
 import { BED_VARIANTS, noiseBed } from "./beds.ts";
 import { Biquad, cascade, power } from "./filters.ts";
@@ -68,6 +68,8 @@ export function g711RoundTrip(samples8k: Int16Array): Int16Array {
 interface Loops {
   /** The noise beds mixed at their levels (the room, before the device). */
   room: Float32Array;
+  /** Running sums of the room's squares (`squares[i]`: samples before i), for the SNR reference. */
+  squares: Float64Array;
   /** The same after the device and codec (what the line carries when the caller is silent). */
   heard: Int16Array;
   /** The same after the linear stages only, at the codec's rate (the fast path). */
@@ -84,6 +86,24 @@ interface SpeechPart {
 
 /** Each utterance audio's part per line (TTS-cached audio is shared between trials). */
 const speechCache = new WeakMap<Int16Array, Map<string, SpeechPart>>();
+
+let roundTrip: Int16Array | undefined;
+/** G.711's round trip of every int16 value, by value + 32768 (one look-up per sample). */
+function mulawRoundTrip(): Int16Array {
+  if (!roundTrip) {
+    const all = new Int16Array(65536);
+    for (let i = 0; i < all.length; i++) all[i] = i - 32768;
+    roundTrip = g711RoundTrip(all);
+  }
+  return roundTrip;
+}
+
+let scratchBuf = new Int16Array(0);
+/** A reused array of at least `n` samples (the 8 kHz stage; never returned). */
+function scratch(n: number): Int16Array {
+  if (scratchBuf.length < n) scratchBuf = new Int16Array(Math.max(n, 2 * scratchBuf.length));
+  return scratchBuf;
+}
 
 /** The phone's band: 300–3400 Hz, fourth order each side. */
 function PHONE_BAND(rate: number): Biquad[] {
@@ -129,7 +149,11 @@ export class Line {
       : undefined;
   }
 
-  /** What the listener hears of `audio` said at call time `startMs`. */
+  /**
+   * What the listener hears of `audio` said at call time `startMs`. Its SNR is known at
+   * once (`snrDb`); its samples are worked out when first read (an in-process listener
+   * that never reads them costs nothing), the same bytes whenever that is.
+   */
   apply(audio: Pcm16, startMs: number): Pcm16 {
     if (this.clean) return audio;
     const mono = toMono(audio);
@@ -146,35 +170,52 @@ export class Line {
       // noise most): the bed's level is set again on each utterance's active frames.
       const local = activeNoise(
         sp.active,
-        loops.room,
+        loops.squares,
         this.#position(startMs, rate, loops.room.length),
-        rate,
       );
       c = local > 0 ? Math.sqrt(this.#noisePower / local) : 0;
       if (local > 0) snr = Math.round(10 * Math.log10(NOMINAL_POWER / (c * c * local)) * 100) / 100;
     }
     this.snrDb.push(snr);
+    let heard: Int16Array | undefined;
+    const hear = () => heard ??= this.#heard(mono.samples, sp, g, loops, c, startMs, rate);
+    return {
+      get samples() {
+        return hear();
+      },
+      sampleRate: rate,
+      channels: 1,
+    };
+  }
+
+  /** The samples `apply` promised. */
+  #heard(
+    samples: Int16Array,
+    sp: SpeechPart,
+    g: number,
+    loops: Loops | undefined,
+    c: number,
+    startMs: number,
+    rate: number,
+  ): Int16Array {
     let out: Int16Array;
     if (sp.linear) {
       // Everything before the codec's quantization is linear: the speech's part is worked
-      // out once per utterance audio, the noise's once per loop; here they are summed.
-      const lin = sp.linear;
-      const y = new Float32Array(lin.length);
+      // out once per utterance audio, the noise's once per loop; here they are summed,
+      // quantized and decoded in one pass with no array in between.
       const pre = loops?.pre;
-      if (pre && c > 0) {
-        for (
-          let k = 0, j = this.#position(startMs, this.#codecRate(rate), pre.length);
-          k < y.length;
-          k++
-        ) {
-          y[k] = g * lin[k]! + c * pre[j]!;
-          if (++j === pre.length) j = 0;
-        }
-      } else for (let k = 0; k < y.length; k++) y[k] = g * lin[k]!;
-      out = this.#decode(y, rate, mono.samples.length);
+      out = this.#decode(
+        sp.linear,
+        g,
+        pre && c > 0 ? pre : undefined,
+        c,
+        pre ? this.#position(startMs, this.#codecRate(rate), pre.length) : 0,
+        rate,
+        samples.length,
+      );
     } else {
       // Clipping between the linear stages (or an uncommon rate): the whole chain here.
-      const x = Float32Array.from(mono.samples, (v) => v * g);
+      const x = Float32Array.from(samples, (v) => v * g);
       if (loops && c > 0) {
         const room = loops.room;
         for (let i = 0, j = this.#position(startMs, rate, room.length); i < x.length; i++) {
@@ -185,7 +226,7 @@ export class Line {
       out = this.#codec(this.#device(x, rate), rate);
     }
     this.#network(out, startMs, rate);
-    return pcm16(out, rate);
+    return out;
   }
 
   /** Whether the fast path applies: no clipping between the linear stages, a rate it knows. */
@@ -208,21 +249,52 @@ export class Line {
     return Float32Array.from(resample(i16, rate, 8000));
   }
 
-  /** Quantization and back to the line's rate: µ-law and linear interpolation (phone), or int16. */
-  #decode(y: Float32Array, rate: number, length: number): Int16Array {
-    const q = new Int16Array(y.length);
-    for (let i = 0; i < y.length; i++) {
-      const v = Math.round(y[i]!);
-      q[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+  /**
+   * The fast path's last stages in one pass: `g·speech + c·noise` (the noise loop read
+   * from `at`, wrapping; each sum rounded to float32, the linear stages' type), quantized
+   * to int16, then µ-law and back with linear interpolation to the line's rate (phone)
+   * or as it is.
+   */
+  #decode(
+    speech: Float32Array,
+    g: number,
+    noise: Float32Array | undefined,
+    c: number,
+    at: number,
+    rate: number,
+    length: number,
+  ): Int16Array {
+    const n = speech.length;
+    const phone = this.spec.phone === true;
+    const q = phone && rate !== 8000 ? scratch(n) : new Int16Array(n);
+    const rt = phone ? mulawRoundTrip() : undefined;
+    for (let k = 0, j = at; k < n; k++) {
+      let y: number;
+      if (noise) {
+        y = Math.fround(g * speech[k]! + c * noise[j]!);
+        if (++j === noise.length) j = 0;
+      } else y = Math.fround(g * speech[k]!);
+      // Math.round(y), exactly for a float32 y, and several times faster in V8.
+      const v = Math.floor(y + 0.5);
+      const s = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
+      q[k] = rt ? rt[s + 32768]! : s;
     }
-    if (!this.spec.phone) return q;
-    const coded = g711RoundTrip(q);
-    if (rate === 8000) return coded;
+    if (!phone || rate === 8000) return q;
+    // 8 kHz to 16 kHz: each sample, then the mean of it and the next (the last repeated).
     const out = new Int16Array(length);
-    for (let i = 0; i < length; i++) {
+    const last = n - 1;
+    const pairs = Math.min(last, length >> 1);
+    let a = q[0]!;
+    for (let k = 0, i = 0; k < pairs; k++) {
+      const b = q[k + 1]!;
+      out[i++] = a;
+      out[i++] = (a + b) >> 1;
+      a = b;
+    }
+    for (let i = 2 * pairs; i < length; i++) {
       const k = i >> 1;
-      const a = coded[Math.min(k, coded.length - 1)]!;
-      out[i] = i & 1 ? (a + coded[Math.min(k + 1, coded.length - 1)]!) >> 1 : a;
+      const a = q[Math.min(k, last)]!;
+      out[i] = i & 1 ? (a + q[Math.min(k + 1, last)]!) >> 1 : a;
     }
     return out;
   }
@@ -310,9 +382,11 @@ export class Line {
         const cr = this.#codecRate(rate);
         const w = Math.round((warm * cr) / rate);
         pre = this.#linearPart(x, rate).slice(w, w + Math.round((room.length * cr) / rate));
-        heard = this.#decode(pre, rate, room.length);
+        heard = this.#decode(pre, 1, undefined, 0, 0, rate, room.length);
       } else heard = this.#codec(this.#device(x, rate), rate).slice(warm);
-      l = { room, heard, ...(pre ? { pre } : {}) };
+      const squares = new Float64Array(room.length + 1);
+      for (let i = 0; i < room.length; i++) squares[i + 1] = squares[i]! + room[i]! * room[i]!;
+      l = { room, squares, heard, ...(pre ? { pre } : {}) };
       if (loops.size >= MAX_LOOPS) loops.delete(loops.keys().next().value!);
       loops.set(key, l);
     }
@@ -408,17 +482,20 @@ function activeFrames(x: Float32Array, rate: number): ActiveFrames {
   };
 }
 
-/** The noise loop's power over the speech's active frames, from loop position `at` (the SNR's denominator). */
-function activeNoise(active: ActiveFrames, loop: Float32Array, at: number, _rate: number): number {
+/**
+ * The noise loop's power over the speech's active frames, from loop position `at` (the
+ * SNR's denominator), from the loop's running sums of squares.
+ */
+function activeNoise(active: ActiveFrames, squares: Float64Array, at: number): number {
+  const len = squares.length - 1;
   let sum = 0;
   let n = 0;
   for (const i of active.starts) {
-    const end = Math.min(active.length, i + active.frame);
-    for (let j = i; j < end; j++) {
-      const v = loop[(at + j) % loop.length]!;
-      sum += v * v;
-    }
-    n += end - i;
+    const m = Math.min(active.length, i + active.frame) - i;
+    const s = (at + i) % len;
+    const e = s + m;
+    sum += e <= len ? squares[e]! - squares[s]! : squares[len]! - squares[s]! + squares[e - len]!;
+    n += m;
   }
   return n === 0 ? 0 : sum / n;
 }

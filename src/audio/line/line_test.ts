@@ -13,6 +13,7 @@ import {
   seedFrom,
 } from "./line.ts";
 import { LineSyntaxError, lineText, NOISE_BEDS, parseLine } from "./spec.ts";
+import { prepareBabble } from "../../speech/babble.ts";
 
 /** A speech-like test signal: a 200 Hz buzz with harmonics, in syllables, with a pause. */
 function speechLike(rate: number, ms: number): Int16Array {
@@ -60,7 +61,8 @@ Deno.test("parseLine() reads presets and compositions; lineText() is the same fo
   }
 });
 
-Deno.test("every noise bed mixes at the SNR asked, measured on the utterance within 0.5 dB", () => {
+Deno.test("every noise bed mixes at the SNR asked, measured on the utterance within 0.5 dB", async () => {
+  await prepareBabble();
   const rate = 16000;
   const speech = pcm16(speechLike(rate, 2500), rate);
   for (const bed of NOISE_BEDS) {
@@ -217,6 +219,24 @@ Deno.test("the same seed gives the same bytes, whatever order the audio is asked
   assert.notDeepEqual(run(seedFrom("trial-1"), false), run(seedFrom("trial-2"), false));
 });
 
+Deno.test("heard audio read late, twice or out of order is the bytes read at once", () => {
+  const rate = 16000;
+  const a = pcm16(speechLike(rate, 1500), rate);
+  const b = pcm16(speechLike(rate, 800), rate);
+  const spec = parseLine("phone+street@10+loss@3%/2/repeat");
+  const eager = new Line(spec, 7);
+  const ea = eager.apply(a, 1000).samples.slice();
+  const eb = eager.apply(b, 4000).samples.slice();
+  const lazy = new Line(spec, 7);
+  const la = lazy.apply(a, 1000);
+  const lb = lazy.apply(b, 4000);
+  lazy.fill(new Int16Array(rate), 0, 9000, rate); // frames far ahead asked first
+  assert.deepEqual(lazy.snrDb, eager.snrDb); // the SNR is known before the samples
+  assert.deepEqual(lb.samples, eb);
+  assert.deepEqual(la.samples, ea);
+  assert.equal(la.samples, la.samples); // worked out once
+});
+
 Deno.test("the line's noise fills silence at the bed's level; a clean line and a noiseless one add nothing", () => {
   const rate = 16000;
   const silent = () => new Int16Array(rate);
@@ -249,7 +269,8 @@ Deno.test("volume, muffled and clip do what they say", () => {
   assert.ok(clipped.filter((v) => v === 32767 || v === -32768).length > clipped.length / 2);
 });
 
-Deno.test("noise beds are seamless loops at unit power", () => {
+Deno.test("noise beds are seamless loops at unit power", async () => {
+  await prepareBabble();
   for (const bed of NOISE_BEDS) {
     const x = noiseBed(bed, 16000, 0);
     assert.equal(x.length, BED_LOOP_S * 16000);
@@ -262,3 +283,51 @@ Deno.test("noise beds are seamless loops at unit power", () => {
     assert.ok(Math.abs(x[0]! - x[x.length - 1]!) <= step, bed);
   }
 });
+
+/** sha256 of each line's bytes for fixed utterances, seeds and call times (hex, first 16). */
+async function lineDigest(text: string, rate: number, seed: number): Promise<string> {
+  const line = new Line(parseLine(text), seed);
+  const parts: Int16Array[] = [];
+  for (const [ms, at] of [[1500, 400], [900, 2300], [2600, 9100], [700, 17_000]] as const) {
+    parts.push(line.apply(pcm16(speechLike(rate, ms), rate), at).samples);
+  }
+  const fill = new Int16Array(rate * 2);
+  line.fill(fill, 10, 12_345, rate);
+  parts.push(fill);
+  const bytes = new Uint8Array(parts.reduce((t, p) => t + p.byteLength, 0));
+  let o = 0;
+  for (const p of parts) {
+    bytes.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
+    o += p.byteLength;
+  }
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...hash.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// The bytes a line gives for one seed are part of its contract (trials re-run alike):
+// a change to them must be deliberate, and then these digests change with a reason.
+Deno.test("a line's bytes for a fixed seed are the recorded ones (speed work keeps them bit for bit)", async () => {
+  await prepareBabble();
+  const got: Record<string, string> = {};
+  for (
+    const [text, rate] of [
+      ["phone+street@10+loss@3%", 16000],
+      ["phone+street@10+loss@3%", 8000],
+      ["noisy-cafe@5+phone+loss@5%/3/repeat+jitter@30", 16000],
+      ["car@15+muffled+volume@-6", 16000],
+      ["office+clip+phone", 16000],
+      ["babble@10", 24000],
+    ] as const
+  ) got[`${text} ${rate}`] = await lineDigest(text, rate, seedFrom(`${text}|${rate}`));
+  assert.deepEqual(got, LINE_DIGESTS);
+});
+
+const LINE_DIGESTS: Record<string, string> = {
+  "phone+street@10+loss@3% 16000": "b76b8201f71566c9",
+  "phone+street@10+loss@3% 8000": "88b152df9ac2fb12",
+  "noisy-cafe@5+phone+loss@5%/3/repeat+jitter@30 16000": "8aba502d981f5287",
+  "car@15+muffled+volume@-6 16000": "0196d056831b1532",
+  "office+clip+phone 16000": "c53eadf2ff9a2df9",
+  // Changed on purpose: babble became six flite voices (it was speech-shaped noise).
+  "babble@10 24000": "b55fd2f88626c9d4",
+};
