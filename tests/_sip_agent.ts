@@ -105,14 +105,20 @@ export async function startSipAgent(options: SipAgentOptions) {
   const sessions: SipAgentSession[] = [];
   const closers = new Set<() => void>();
   const port = sip.address().port;
-  const send = (text: string | Uint8Array, to: { port: number; address: string }) =>
-    sip.send(typeof text === "string" ? new TextEncoder().encode(text) : text, to.port, to.address);
+  /** Every SIP datagram in and out, as text (PROTOCOL.md's example is recorded from it). */
+  const wire: { dir: "in" | "out"; text: string }[] = [];
+  const send = (text: string | Uint8Array, to: { port: number; address: string }) => {
+    const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
+    wire.push({ dir: "out", text: new TextDecoder().decode(bytes) });
+    sip.send(bytes, to.port, to.address);
+  };
   const calls = new Map<
     string,
     { session: SipAgentSession; hangUp: () => void; end: () => void }
   >();
 
   sip.on("message", async (msg, rinfo) => {
+    wire.push({ dir: "in", text: new TextDecoder().decode(msg) });
     const read = parseSip(new Uint8Array(msg));
     if (!read.ok || read.message.kind !== "request") return;
     const req = read.message;
@@ -209,6 +215,7 @@ export async function startSipAgent(options: SipAgentOptions) {
     uri: `sip:agent@127.0.0.1:${port}`,
     port,
     sessions,
+    wire,
     async close() {
       for (const c of closers) c();
       await new Promise<void>((r) => sip.close(() => r()));

@@ -187,7 +187,6 @@ export class SipParticipant implements Participant {
         ...(this.#media ? { codec: this.#media.codec } : {}),
         stt: stt?.info.provider ?? "none",
         ...(stt ? {} : { words_unknown: true }),
-        ...(this.#toolsUrl ? { tools_server: this.#toolsUrl } : {}),
       },
     };
   }
