@@ -54,6 +54,11 @@ export interface SipAgentOptions {
   endSilenceMs?: number;
   /** Only the first call misbehaves (the next trial gets a good agent). */
   misbehaveOnce?: boolean;
+  /**
+   * Its own backend, run once the call is up with the INVITE's `X-Callbench-Tools` URL
+   * (undefined without one); the agent sends BYE when it is done.
+   */
+  backend?: (toolsUrl: string | undefined) => Promise<void>;
 }
 
 export interface SipAgentSession {
@@ -199,6 +204,11 @@ export async function startSipAgent(options: SipAgentOptions) {
       });
       calls.set(callId, { session, ...call });
       closers.add(call.end);
+      if (o.backend) {
+        void o.backend(headerValue(req, "X-Callbench-Tools")).then(() => {
+          if (!session.byeReceived) call.hangUp();
+        });
+      }
       return;
     }
     const call = calls.get(callId);
