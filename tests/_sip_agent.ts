@@ -21,6 +21,7 @@
  */
 import dgram from "node:dgram";
 import { mulawDecode, mulawEncode } from "../src/audio/mulaw.ts";
+import { dtmfTones } from "../src/audio/dtmf.ts";
 import { alawDecode, alawEncode } from "../src/audio/alaw.ts";
 import {
   headerValue,
@@ -59,6 +60,8 @@ export interface SipAgentOptions {
    * (undefined without one); the agent sends BYE when it is done.
    */
   backend?: (toolsUrl: string | undefined) => Promise<void>;
+  /** Its keys as in-band tones in its audio instead of telephone-events. */
+  inbandKeys?: boolean;
 }
 
 export interface SipAgentSession {
@@ -300,6 +303,22 @@ function runMedia(
     at(speechAt, tick);
   };
   const pressKeys = (keys: string, startAt: number) => {
+    if (o.inbandKeys) {
+      const tones = dtmfTones(keys, { sampleRate: rate });
+      let k = 0;
+      const frames = Math.ceil(tones.length / 160);
+      const tick = () => {
+        while (k < frames && startAt + k * 20 <= performance.now()) {
+          const payload = new Uint8Array(160).fill(pcma ? 0xd5 : 0xff);
+          payload.set(encode(tones.subarray(k * 160, (k + 1) * 160)));
+          out(concat(rtpHeader(pt, seq++, ts, ssrc), payload));
+          ts += 160;
+          k++;
+        }
+        if (k < frames) at(startAt + k * 20, tick);
+      };
+      return at(startAt, tick);
+    }
     [...keys].forEach((key, i) => {
       const code = dtmfEventCode(key)!;
       const t0 = startAt + i * 200;
