@@ -20,8 +20,10 @@
  *   (`--stt`) else {@link WORDS_UNKNOWN}; keys both ways as RFC 4733 events, or as
  *   in-band tones in an `inband` call (and when the agent offered no telephone-event).
  *
- * Sockets are `node:dgram` on the address the agent is reached from (127.0.0.1 for a
- * loopback agent); the participant's settings in the record name the codec agreed.
+ * Sockets are `node:dgram`: on 127.0.0.1 for a loopback agent; otherwise on every
+ * interface, advertising this machine's first external IPv4 address (asking for it needs
+ * `--allow-sys=networkInterfaces`, which the CLI's tasks do not grant: so far the CLI
+ * dials loopback agents). The participant's settings in the record name the codec agreed.
  *
  * @module
  */
@@ -94,6 +96,19 @@ export interface SipParticipantOptions {
   t1Ms?: number;
   /** How long to wait for the final answer once the agent rings (default 30 s). */
   ringTimeoutMs?: number;
+  /** The address a non-loopback agent reaches us at (default: the first external IPv4). */
+  localAddress?: string;
+}
+
+/** The first external IPv4 address of this machine, when the permissions allow asking. */
+function outwardAddress(): string | undefined {
+  try {
+    return Deno.networkInterfaces().find((i) =>
+      i.family === "IPv4" && !i.address.startsWith("127.")
+    )?.address;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether `spec` names a SIP agent. */
@@ -137,6 +152,7 @@ export class SipParticipant implements Participant {
   #sip?: dgram.Socket;
   #rtp?: dgram.Socket;
   #local = { address: "127.0.0.1", sipPort: 0, rtpPort: 0 };
+  #advertised = "127.0.0.1";
   #dialog?: Dialog;
   #media?: NegotiatedMedia;
   #call?: SipCall;
@@ -211,13 +227,21 @@ export class SipParticipant implements Participant {
     }
     const host = this.#uri.host === "localhost" ? "127.0.0.1" : this.#uri.host;
     const loopback = host.startsWith("127.");
+    // What we advertise (Via, Contact, SDP): loopback for a loopback agent, else this
+    // machine's address on the way out, which the option gives or the interfaces tell.
+    const advertised = loopback ? "127.0.0.1" : this.#o.localAddress ?? outwardAddress();
+    if (!advertised) {
+      throw new ParticipantError(
+        "agent_unreachable",
+        `cannot tell this machine's address to dial ${this.#shown} (it needs --allow-sys=networkInterfaces)`,
+      );
+    }
+    this.#advertised = advertised;
     this.#local.address = loopback ? "127.0.0.1" : "0.0.0.0";
     this.#sip = await bind(this.#local.address);
     this.#rtp = await bind(this.#local.address);
     this.#local.sipPort = this.#sip.address().port;
     this.#local.rtpPort = this.#rtp.address().port;
-    // What we advertise: the loopback address, else the one the socket would use.
-    const advertised = loopback ? "127.0.0.1" : host;
     this.#sip.on("message", (msg, rinfo) => {
       try {
         this.#onSip(new Uint8Array(msg), rinfo);
@@ -325,7 +349,7 @@ export class SipParticipant implements Participant {
         "Via",
         formatVia({
           transport: "UDP",
-          host: this.#local.address === "0.0.0.0" ? d.remote.address : "127.0.0.1",
+          host: this.#advertised,
           port: this.#local.sipPort,
           params: { branch, rport: "" },
         }),
