@@ -164,3 +164,39 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
 });
+
+Deno.test("SIP fuzz on the sockets: random datagrams to the signalling port are one protocol_error, to the RTP port ignored and counted; nothing throws", async () => {
+  const { mulberry32 } = await import("../src/random/mulberry32.ts");
+  const { default: dgram } = await import("node:dgram");
+  const rng = mulberry32(19);
+  const agent = await startSipAgent({ delays: [300] });
+  const line = new RecordingLine("agent", new RealClock());
+  const participant = new SipParticipant({ uri: agent.uri });
+  const s = dgram.createSocket("udp4");
+  try {
+    await participant.start(line, SETUP);
+    participant.onEvent({ type: "call_start", at: 0 } as never);
+    await new Promise<void>((r) => s.bind(0, "127.0.0.1", () => r()));
+    const invite = agent.sessions[0]!.invite;
+    const sipPort = Number(
+      /127\.0\.0\.1:(\d+)/.exec(invite.headers.find(([n]) => n === "Via")![1])![1],
+    );
+    const rtpPort = Number(/m=audio (\d+)/.exec(invite.body)![1]);
+    const random = () =>
+      Uint8Array.from({ length: Math.floor(rng() * 300) }, () => Math.floor(rng() * 256));
+    for (let i = 0; i < 200; i++) s.send(random(), rtpPort, "127.0.0.1");
+    await new Promise((r) => setTimeout(r, 300));
+    const stats = participant.stats!;
+    assert.equal(stats.ignoredSource, 200, "from another port: ignored and counted");
+    assert.equal(line.acts.filter((a) => a.act === "fail").length, 0);
+    for (let i = 0; i < 200; i++) s.send(random(), sipPort, "127.0.0.1");
+    const fail = await line.when((a) => a.act === "fail", 3000);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(fail.act === "fail" && fail.kind === "protocol_error", JSON.stringify(fail));
+    assert.equal(line.acts.filter((a) => a.act === "fail").length, 1, "told once");
+  } finally {
+    s.close();
+    await participant.close();
+    await agent.close();
+  }
+});
