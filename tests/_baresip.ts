@@ -11,16 +11,28 @@ import dgram from "node:dgram";
 import { join } from "node:path";
 import { encodeWav } from "../src/audio/wav.ts";
 
-export const BARESIP = "/usr/bin/baresip";
-const MODULES = "/usr/lib/baresip/modules";
+/** The command, found on PATH. */
+export const BARESIP = "baresip";
+/** Where the Debian package (and a source install) put the modules. */
+const MODULE_DIRS = ["/usr/lib/baresip/modules", "/usr/local/lib/baresip/modules"];
+const NEEDED = ["g711", "aufile", "aubridge", "sndfile", "account"];
+
+function moduleDir(): string | undefined {
+  return MODULE_DIRS.find((dir) => {
+    try {
+      for (const m of NEEDED) Deno.statSync(join(dir, `${m}.so`));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** Whether baresip and the modules the tests use are installed. */
 export function baresipInstalled(): boolean {
+  if (!moduleDir()) return false;
   try {
-    Deno.statSync(BARESIP);
-    for (const m of ["g711", "aufile", "aubridge", "sndfile", "account"]) {
-      Deno.statSync(join(MODULES, `${m}.so`));
-    }
+    new Deno.Command(BARESIP, { args: ["-h"], stdout: "null", stderr: "null" }).outputSync();
     return true;
   } catch {
     return false;
@@ -90,7 +102,7 @@ export async function startBaresip(source: Int16Array): Promise<Baresip> {
       `audio_source aufile,${join(dir, "source.wav")}`,
       "audio_player aubridge,sink",
       "audio_alert aubridge,sink",
-      `module_path ${MODULES}`,
+      `module_path ${moduleDir()}`,
       "module g711.so",
       "module aufile.so",
       "module aubridge.so",
