@@ -146,12 +146,24 @@ const FLAGS = {
     value: "M",
     description: "model of --stt openai (default whisper-1)",
   },
+  "tools-server": {
+    type: "boolean",
+    description: "also serve each session's tools over MCP (Streamable HTTP), for a\n" +
+      "client whose agent calls its tools itself: bot-ready names the session's\n" +
+      "own endpoint; the calls run as the hosted participant's own do",
+  },
+  "tools-host": {
+    type: "string",
+    value: "HOST",
+    description: "where --tools-server listens (default 127.0.0.1)",
+  },
 } as const satisfies FlagTable;
 
 const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
 Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
                     [--audio [--voice V] [--audio-rate HZ] [--tts flite|openai] [--stt openai]]
+                    [--tools-server [--tools-host H]]
 
 Each session hosts one participant: ?agent=NAME (noop, oracle, navigator, llm) or
 ?user=NAME (scripted, llm) picks it, else --agent; ?scenario=NAME is the scenario it
@@ -161,7 +173,8 @@ out), resumes its prompt, tools, world, context and actions, as the reference's 
 keep theirs across reconnects. JSON text and pipecat protobuf frames are both
 understood and answered in kind. Tool calls go back to the client
 (llm-function-call-in-progress), unless the client loaded a world into the session
-with apply_initialization.
+with apply_initialization. With --tools-server each session also gets its own MCP
+endpoint for its tools, named in bot-ready (tools_server: {url, token}).
 
 Flags:
 ${flagRows(FLAGS)}
@@ -365,6 +378,9 @@ export async function runServe(
     apiKeyEnv: values["api-key-env"],
   }, env);
   const speech = audioServing(values, speechModel);
+  if (values["tools-host"] !== undefined && !values["tools-server"]) {
+    throw new InputError({ field: "--tools-host", message: "needs --tools-server" });
+  }
   const idle = values["session-idle"] === undefined
     ? DEFAULT_SESSION_IDLE_MS / 1000
     : Number(values["session-idle"]);
@@ -377,6 +393,11 @@ export async function runServe(
     idleTimeoutMs: seconds(values["idle-timeout"], "--idle-timeout") ??
       DEFAULT_CONNECTION_LIMITS.idleTimeoutMs,
   };
+  const toolsServer = values["tools-server"]
+    ? (await loadToolsServer()).ToolsServer.start({
+      ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
+    })
+    : undefined;
   const server = await serve({
     hostname: values.host ?? "127.0.0.1",
     port,
@@ -406,10 +427,17 @@ export async function runServe(
       }, env),
     ),
     audio: speech.audio,
-    session: { limits },
+    session: { limits, ...(toolsServer ? { tools: toolsServer } : {}) },
     log: (line) => io.err(line),
+  }).catch(async (e) => {
+    await toolsServer?.close();
+    throw e;
   });
-  io.err(`callbench serve: listening on ${server.url}${speech.audio.enabled ? " (audio)" : ""}`);
+  io.err(
+    `callbench serve: listening on ${server.url}${speech.audio.enabled ? " (audio)" : ""}${
+      toolsServer ? ` (session tools over MCP at ${toolsServer.baseUrl})` : ""
+    }`,
+  );
   const stopped = new Promise<void>((resolve) => {
     if (stop.aborted) resolve();
     stop.addEventListener("abort", () => resolve(), { once: true });
@@ -417,8 +445,15 @@ export async function runServe(
   await Promise.race([stopped, server.finished]);
   io.err("callbench serve: stopping");
   await server.shutdown();
+  await toolsServer?.close();
   await speech.close();
   return 0;
+}
+
+/** The MCP tools server, loaded only when asked for (its package is large). */
+function loadToolsServer(): Promise<typeof import("../tools_server/tools_server.ts")> {
+  const path = ["..", "tools_server", "tools_server.ts"].join("/");
+  return import(path);
 }
 
 /** A flag of seconds >= 0 as ms; undefined when not given. */
