@@ -161,13 +161,14 @@ const FLAGS = {
 
 const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
-Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
+Usage: cli.ts serve [FILE.yaml...] [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
                     [--audio [--voice V] [--audio-rate HZ] [--tts flite|openai] [--stt openai]]
                     [--tools-server [--tools-host H]]
 
 Each session hosts one participant: ?agent=NAME (noop, oracle, navigator, llm) or
-?user=NAME (scripted, llm) picks it, else --agent; ?scenario=NAME is the scenario it
-plays when update_system_prompt names none. A session outlives its client: the next
+?user=NAME (scripted, llm, flow) picks it, else --agent; ?scenario=NAME is the scenario it
+plays when update_system_prompt names none, found in the scenario files given
+(flow files, say) or else in the data root. A session outlives its client: the next
 connection with the same ?session=NAME, or without one the same URL (its token left
 out), resumes its prompt, tools, world, context and actions, as the reference's bots
 keep theirs across reconnects. JSON text and pipecat protobuf frames are both
@@ -287,17 +288,8 @@ export function builtinFactory(
   root: DataRoot,
   llm: HostedLlm = {},
   userLlm: HostedLlm = llm,
+  lookUp: (name: string) => Promise<Scenario> = scenarioLookup(root),
 ): HostedParticipantFactory {
-  const scenarios = new Map<string, Promise<Scenario>>();
-  const lookUp = (name: string) => {
-    let found = scenarios.get(name);
-    if (!found) {
-      found = selectScenarios(root, { scenarios: [name] }).then((r) => r.scenarios[0]!);
-      found.catch(() => scenarios.delete(name));
-      scenarios.set(name, found);
-    }
-    return found;
-  };
   return async (name, setup) => {
     let kind;
     try {
@@ -345,20 +337,42 @@ export function builtinFactory(
   };
 }
 
+/**
+ * Finds a scenario by name, in the scenario files given (`serve FILE.yaml...`: flow
+ * files, say) and else in the data root; each name is looked up once.
+ */
+export function scenarioLookup(
+  root: DataRoot,
+  files: readonly string[] = [],
+): (name: string) => Promise<Scenario> {
+  const scenarios = new Map<string, Promise<Scenario>>();
+  return (name: string) => {
+    let found = scenarios.get(name);
+    if (!found) {
+      found = selectScenarios(root, {
+        scenarios: [name],
+        ...(files.length ? { files: [...files] } : {}),
+      }).then((r) => r.scenarios[0]!);
+      found.catch(() => scenarios.delete(name));
+      scenarios.set(name, found);
+    }
+    return found;
+  };
+}
+
 /** Runs the server until `stop` is aborted (SIGINT or SIGTERM, in the command). */
 export async function runServe(
   args: string[],
   io: Io,
-  factory: (root: DataRoot, llm: HostedLlm, userLlm: HostedLlm) => HostedParticipantFactory,
+  factory: (
+    root: DataRoot,
+    llm: HostedLlm,
+    userLlm: HostedLlm,
+    lookUp: (name: string) => Promise<Scenario>,
+  ) => HostedParticipantFactory,
   stop: AbortSignal,
 ): Promise<number> {
-  const { values, positionals } = parseFlags(args, FLAGS);
-  if (positionals.length > 0) {
-    throw new InputError({
-      message: `unexpected argument "${positionals[0]}"`,
-      hint: "see --help",
-    });
-  }
+  const { values, positionals: files } = parseFlags(args, FLAGS);
   const port = intFlag("port", values.port, 8765, 0);
   if (port > 65535) {
     throw new InputError({ field: "--port", message: `port out of range: ${port}` });
@@ -372,6 +386,12 @@ export async function runServe(
     throw cliError(e, { token: values.token !== undefined ? "--token" : "CALLBENCH_TOKEN" });
   }
   const dataRoot = openDataRoot(values["data-root"], io);
+  if (files.length > 0) {
+    // The files are the user's own input: a problem in one is an error now, not on a call.
+    const loaded = await selectScenarios(dataRoot, { files });
+    if (loaded.fileProblems.length > 0) throw new InputError(loaded.fileProblems);
+  }
+  const lookUp = scenarioLookup(dataRoot, files);
   const env = envWithKey(io, values["api-key-env"], "--api-key-env");
   const speechModel = modelSettings("agent", {
     baseUrl: values["base-url"],
@@ -425,6 +445,7 @@ export async function runServe(
         baseUrl: values["base-url"],
         apiKeyEnv: values["api-key-env"],
       }, env),
+      lookUp,
     ),
     audio: speech.audio,
     session: { limits, ...(toolsServer ? { tools: toolsServer } : {}) },

@@ -1,0 +1,281 @@
+/**
+ * One SIP call answered by `serve --sip`, on a hosted session: the call drives an
+ * ordinary audio `Session` (src/server/session.ts) in-process, as an RTVI client would,
+ * so a SIP call gets the same participants, world, bounds and tools endpoint as a
+ * WebSocket one. It sends `client-ready`, then sets the session up from the scenario the
+ * call named (`update_system_prompt` with its prompt and tools, `apply_initialization`
+ * with its world), and starts the call with the answering side speaking first. The far
+ * end's audio (8 kHz, from RTP) goes in as `raw-audio`, its keys (RFC 4733) as `dtmf`;
+ * the session's speech (`bot-tts-audio`, paced in 20 ms chunks at 8 kHz by the session)
+ * goes out to the media, its keys (`send_dtmf`) as telephone events, and its end of the
+ * call (`server-message` end or exit, a fatal `error`, a closed socket) becomes a BYE.
+ *
+ * The media (RTP, SIP) are outside: this file sees only `SipCallMedia`.
+ *
+ * @module
+ */
+import type { CallSetup } from "../bridge/call.ts";
+import type { Side } from "../domains/domain.ts";
+import { pcm16FromBytes, pcm16ToBytes } from "../audio/pcm.ts";
+import {
+  decodeBotTtsAudio,
+  rawAudioMessage,
+  rtvi,
+  type RtviMessage,
+} from "../protocol/messages.ts";
+import { writeFrame } from "../protocol/framing.ts";
+import type { Scenario } from "../scenario/scenario.ts";
+import { type HostedParticipantFactory, Session, type SessionOptions } from "./session.ts";
+import type { SessionAudioOptions } from "./session_audio.ts";
+
+/** The rate of a G.711 call. */
+export const SIP_AUDIO_RATE = 8000;
+
+/** What a hosted call needs of its SIP dialog and RTP stream. */
+export interface SipCallMedia {
+  /** One chunk of the session's speech, 8 kHz mono PCM, as it is due (RTP out). */
+  sendAudio(samples: Int16Array): void;
+  /** Keys the participant pressed (RFC 4733 out); resolves once they are sent. */
+  sendKeys(keys: string): Promise<void>;
+  /** The session ended the call: a BYE (`reason` for the log). */
+  hangUp(reason: string): void;
+}
+
+/** How one SIP call is hosted. */
+export interface SipHostedCallOptions {
+  /** The participant hosted, its side, and the scenario it plays (if any). */
+  participant: { name: string; side: Side; scenario?: Scenario };
+  factory: HostedParticipantFactory;
+  /** The session's audio: its TTS (and STT); the output rate is made 8 kHz. */
+  audio: SessionAudioOptions;
+  media: SipCallMedia;
+  /** The seed of the call's world (ids minted in it). */
+  seed?: string;
+  /** Passed to the session: data root, limits, tools registry, clock... */
+  session?: Omit<SessionOptions, "factory" | "participant" | "audio" | "log">;
+  log?: (line: string) => void;
+}
+
+/** A SIP call on a hosted session. */
+export class SipHostedCall {
+  readonly #o: SipHostedCallOptions;
+  readonly #session: Session;
+  readonly #waiting = new Map<string, (m: RtviMessage) => void>();
+  #nextId = 0;
+  #ended = false;
+
+  constructor(options: SipHostedCallOptions) {
+    this.#o = options;
+    const { participant } = options;
+    this.#session = new Session({
+      send: (data) => this.#fromSession(data),
+      close: (_code, reason) => this.#end(reason ?? "the session closed"),
+    }, {
+      ...options.session,
+      factory: options.factory,
+      participant: {
+        name: participant.name,
+        side: participant.side,
+        ...(participant.scenario ? { scenario: participant.scenario.name } : {}),
+      },
+      audio: { ...options.audio, outputRate: SIP_AUDIO_RATE, chunkMs: 20 },
+      log: (line) => options.log?.(line),
+    });
+  }
+
+  /** The session's MCP endpoint, when the server serves tools (`X-Callbench-Tools`). */
+  get toolsServer(): { url: string; token: string } | undefined {
+    return this.#session.toolsServer;
+  }
+
+  /** Whether the call is over (hung up by either end). */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /**
+   * Sets the session up and starts the call: the hosted participant answers and speaks
+   * first. Rejects with the session's words when it refuses the setup.
+   */
+  async start(): Promise<void> {
+    const ready = await this.#request(rtvi("client-ready", { version: "2.1.0" }));
+    if (ready.type !== "bot-ready") throw new Error(`the session did not get ready: ${ready.type}`);
+    const { participant } = this.#o;
+    const scenario = participant.scenario;
+    if (scenario) {
+      const side = participant.side;
+      const part = side === "agent" ? scenario.agent : scenario.user;
+      await this.#handler("update_system_prompt", {
+        prompt: part.prompt || (side === "agent" ? "You are the agent." : "You are the caller."),
+        tools: JSON.stringify(Object.fromEntries(part.tools.map((t) => [t, {}]))),
+        add_suffix: false,
+        tool_domain: scenario.domain,
+        scenario: scenario.name,
+        side,
+        seed: this.#o.seed ?? "0",
+        ...(userdataOf(scenario, side) ? { userdata: userdataOf(scenario, side) } : {}),
+      });
+      const source = side === "agent" ? scenario.world.db : scenario.world.user_db;
+      if (source) {
+        const world = "path" in source ? { db_path: source.path } : { db: source.inline };
+        await this.#handler("apply_initialization", {
+          domain: scenario.domain,
+          shared_state_init: JSON.stringify({ ...world, today: scenario.today }),
+          actions: scenario.initialization_actions.filter((a) => a.side === side),
+        }).then((d) => {
+          const r = d as { success?: boolean; errors?: string[] };
+          if (r.success !== true) {
+            throw new Error(`the scenario's world did not load: ${(r.errors ?? []).join("; ")}`);
+          }
+        });
+      }
+    }
+    await this.#handler("call_event", { type: "call_start", at: 0, you_speak_first: true });
+  }
+
+  /** 8 kHz mono audio the far end sent (decoded RTP, in order). */
+  hear(samples: Int16Array): void {
+    if (this.#ended || samples.length === 0) return;
+    const message = rawAudioMessage({
+      pcm: pcm16ToBytes(samples),
+      sampleRate: SIP_AUDIO_RATE,
+      numChannels: 1,
+    });
+    this.#session.receive(writeFrame(message, "json") as string);
+  }
+
+  /** Keys the far end pressed (RFC 4733 events, one per key). */
+  keys(keys: string): void {
+    if (this.#ended) return;
+    this.#session.receive(writeFrame(rtvi("dtmf", { buttons: [...keys] }), "json") as string);
+  }
+
+  /** The far end hung up (its BYE): the session's call ends and the session is freed. */
+  async farEndHungUp(reason = "the far end hung up"): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#o.log?.(reason);
+    await this.#session.closed();
+  }
+
+  /** Frees the session without a BYE (server shutdown sends its own). */
+  async close(): Promise<void> {
+    this.#ended = true;
+    await this.#session.closed();
+  }
+
+  // ---- the session's side ---------------------------------------------------------
+
+  #fromSession(data: string | Uint8Array): void {
+    if (typeof data !== "string") return;
+    let message: RtviMessage;
+    try {
+      message = JSON.parse(data) as RtviMessage;
+    } catch {
+      return;
+    }
+    if (message.id !== undefined) {
+      const waiter = this.#waiting.get(message.id);
+      if (waiter) {
+        this.#waiting.delete(message.id);
+        return waiter(message);
+      }
+    }
+    switch (message.type) {
+      case "bot-tts-audio": {
+        const audio = decodeBotTtsAudio(message.data);
+        if (!audio.ok || audio.value.sampleRate !== SIP_AUDIO_RATE) return;
+        const samples = pcm16FromBytes(audio.value.pcm);
+        if (samples.ok && !this.#ended) this.#o.media.sendAudio(samples.samples);
+        return;
+      }
+      case "llm-function-call-in-progress":
+        return void this.#toolCall(message.data as ToolCallData);
+      case "server-message": {
+        const d = (message.data ?? {}) as { type?: string; text?: string; reason?: string };
+        if (d.type === "end") return this.#end(d.reason ?? "hangup");
+        if (typeof d.text === "string" && /<exit>/.test(d.text)) return this.#end("exit");
+        return;
+      }
+      case "error": {
+        const d = (message.data ?? {}) as { error?: string; fatal?: boolean };
+        this.#o.log?.(`session error: ${d.error ?? ""}`);
+        if (d.fatal) this.#end(d.error ?? "fatal error");
+        return;
+      }
+    }
+  }
+
+  /**
+   * A tool call the session left to its client: keys go out as telephone events; any
+   * other tool (a scenario without a world) has nothing to run on.
+   */
+  async #toolCall(data: ToolCallData): Promise<void> {
+    let result: unknown;
+    if (data.function_name === "send_dtmf") {
+      const keys = String((data.arguments as { keys?: unknown } | undefined)?.keys ?? "");
+      await this.#o.media.sendKeys(keys);
+      result = { status: "success", message: `Pressed ${keys}` };
+    } else if (data.function_name === "end_conversation") {
+      result = { status: "success" };
+    } else {
+      result = {
+        status: "error",
+        error_type: "no_world",
+        message: `No world on this call runs ${data.function_name}.`,
+      };
+    }
+    this.#session.receive(
+      writeFrame(
+        rtvi("llm-function-call-result", {
+          function_name: data.function_name,
+          tool_call_id: data.tool_call_id,
+          arguments: data.arguments ?? {},
+          result,
+        }),
+        "json",
+      ) as string,
+    );
+  }
+
+  #end(reason: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#o.media.hangUp(reason);
+    void this.#session.closed();
+  }
+
+  /** Sends a request to the session and waits for the reply with its id. */
+  #request(message: RtviMessage): Promise<RtviMessage> {
+    const id = `sip_${++this.#nextId}`;
+    message.id = id;
+    return new Promise<RtviMessage>((resolve) => {
+      this.#waiting.set(id, resolve);
+      this.#session.receive(writeFrame(message, "json") as string);
+    });
+  }
+
+  /** A `client-message` handler's reply data, or its refusal as an error. */
+  async #handler(t: string, d: unknown): Promise<unknown> {
+    const reply = await this.#request(rtvi("client-message", { t, d }));
+    if (reply.type === "error-response") {
+      throw new Error(`${t} refused: ${(reply.data as { error?: string })?.error ?? ""}`);
+    }
+    return (reply.data as { d?: unknown } | undefined)?.d;
+  }
+}
+
+interface ToolCallData {
+  tool_call_id: string;
+  function_name: string;
+  arguments?: unknown;
+}
+
+/** The userdata the side's participant plays (the navigator learns its task from it). */
+function userdataOf(scenario: Scenario, side: Side): CallSetup["userdata"] | undefined {
+  if (side !== "agent") return undefined;
+  const data = scenario.agent.userdata;
+  return typeof data === "object" && data !== null && !Array.isArray(data)
+    ? data as Record<string, unknown>
+    : undefined;
+}
