@@ -7,7 +7,7 @@
 import type { Command, Io } from "../cli/io.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { cliError, InputError } from "../cli/problem.ts";
-import { findKind } from "../participants/kinds.ts";
+import { findKind, kindsOf } from "../participants/kinds.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { openDataRoot } from "../cli/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
@@ -15,7 +15,9 @@ import { selectScenarios } from "../scenario/suites.ts";
 import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
 import { DEFAULT_CONNECTION_LIMITS } from "../server/connection_guard.ts";
-import { checkToken, serve } from "../server/serve.ts";
+import { checkToken, isLoopback, serve } from "../server/serve.ts";
+import { DEFAULT_MAX_SIP_CALLS, SipServer } from "../server/sip_server.ts";
+import type { Side } from "../domains/domain.ts";
 import { DEFAULT_MAX_KEPT_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../server/session_store.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
 import { envWithKey } from "../cli/secret_env.ts";
@@ -145,6 +147,25 @@ const FLAGS = {
     type: "string",
     value: "M",
     description: "model of --stt openai (default whisper-1)",
+  },
+  sip: {
+    type: "string",
+    value: "PORT",
+    description: "also answer SIP calls on this UDP port (0: a free one) with the\n" +
+      "hosted participants, in audio (G.711, RFC 4733 keys): the Request-URI's\n" +
+      "user part names the participant (sip:flow@HOST:PORT;scenario=NAME)",
+  },
+  "sip-host": {
+    type: "string",
+    value: "H",
+    description: "address of the SIP and RTP sockets (default 127.0.0.1; any other\n" +
+      "needs a token, sent as X-Callbench-Token or ;token=)",
+  },
+  "sip-max-calls": {
+    type: "string",
+    value: "N",
+    description: "SIP calls at once (more get 486 Busy Here)",
+    default: String(DEFAULT_MAX_SIP_CALLS),
   },
   "tools-server": {
     type: "boolean",
@@ -413,6 +434,25 @@ export async function runServe(
     idleTimeoutMs: seconds(values["idle-timeout"], "--idle-timeout") ??
       DEFAULT_CONNECTION_LIMITS.idleTimeoutMs,
   };
+  if (values.sip === undefined) {
+    for (const flag of ["sip-host", "sip-max-calls"] as const) {
+      if (values[flag] !== undefined) {
+        throw new InputError({ field: `--${flag}`, message: "needs --sip" });
+      }
+    }
+  }
+  const sipPort = values.sip === undefined ? undefined : intFlag("sip", values.sip, 0, 0);
+  if (sipPort !== undefined && sipPort > 65535) {
+    throw new InputError({ field: "--sip", message: `port out of range: ${sipPort}` });
+  }
+  const sipHost = values["sip-host"] ?? "127.0.0.1";
+  if (sipPort !== undefined && !isLoopback(sipHost) && !token) {
+    throw new InputError({
+      field: "--sip-host",
+      message: `binding ${sipHost} (not loopback) needs a token`,
+      hint: "give --token; callers send it as X-Callbench-Token or ;token= on the URI",
+    });
+  }
   const toolsServer = values["tools-server"]
     ? (await loadToolsServer()).ToolsServer.start({
       ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
@@ -454,6 +494,61 @@ export async function runServe(
     await toolsServer?.close();
     throw e;
   });
+  let sip: SipServer | undefined;
+  if (sipPort !== undefined) {
+    const factoryForSip = factory(
+      dataRoot,
+      modelSettings("agent", {
+        model: values["agent-model"],
+        baseUrl: values["base-url"],
+        apiKeyEnv: values["api-key-env"],
+      }, env),
+      modelSettings("user", {
+        model: values["user-model"],
+        baseUrl: values["base-url"],
+        apiKeyEnv: values["api-key-env"],
+      }, env),
+      lookUp,
+    );
+    try {
+      sip = await SipServer.start({
+        hostname: sipHost,
+        port: sipPort,
+        factory: factoryForSip,
+        lookUp,
+        participantOf: hostedParticipant,
+        defaultAgent: agent,
+        audio: () => speech.audio.options(),
+        maxCalls: intFlag("sip-max-calls", values["sip-max-calls"], DEFAULT_MAX_SIP_CALLS),
+        session: {
+          dataRoot,
+          limits,
+          ...(toolsServer ? { tools: toolsServer } : {}),
+        },
+        ...(token ? { token } : {}),
+        log: (line) => io.err(line),
+      });
+    } catch (e) {
+      await server.shutdown();
+      await toolsServer?.close();
+      const code = (e as { code?: string }).code;
+      if (code === "EADDRINUSE") {
+        throw new InputError({
+          field: "--sip",
+          message: `UDP port ${sipPort} on ${sipHost} is already in use`,
+          hint: "stop what holds it or pick another port; 0 picks a free one",
+        });
+      }
+      if (code === "EADDRNOTAVAIL" || code === "EINVAL") {
+        throw new InputError({
+          field: "--sip-host",
+          message: `cannot listen on ${sipHost}: no such address on this machine`,
+        });
+      }
+      throw e;
+    }
+    io.err(`callbench serve: answering SIP calls at ${sip.uri}`);
+  }
   io.err(
     `callbench serve: listening on ${server.url}${speech.audio.enabled ? " (audio)" : ""}${
       toolsServer ? ` (session tools over MCP at ${toolsServer.baseUrl})` : ""
@@ -465,10 +560,25 @@ export async function runServe(
   });
   await Promise.race([stopped, server.finished]);
   io.err("callbench serve: stopping");
+  await sip?.close();
   await server.shutdown();
   await toolsServer?.close();
   await speech.close();
   return 0;
+}
+
+/**
+ * The hosted participant a SIP Request-URI's user part names: `agent.NAME` or
+ * `user.NAME`, else a bare NAME, an agent before a caller (`llm` is the agent).
+ */
+export function hostedParticipant(user: string): { name: string; side: Side } | undefined {
+  const m = /^(agent|user)\.(.+)$/.exec(user);
+  const sides: Side[] = m ? [m[1] as Side] : ["agent", "user"];
+  const name = m ? m[2]! : user;
+  for (const side of sides) {
+    if (kindsOf(side, { hosted: true }).some((k) => k.name === name)) return { name, side };
+  }
+  return undefined;
 }
 
 /** The MCP tools server, loaded only when asked for (its package is large). */

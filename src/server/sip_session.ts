@@ -63,6 +63,7 @@ export class SipHostedCall {
   readonly #waiting = new Map<string, (m: RtviMessage) => void>();
   #nextId = 0;
   #ended = false;
+  #begun = false;
 
   constructor(options: SipHostedCallOptions) {
     this.#o = options;
@@ -93,11 +94,17 @@ export class SipHostedCall {
     return this.#ended;
   }
 
-  /**
-   * Sets the session up and starts the call: the hosted participant answers and speaks
-   * first. Rejects with the session's words when it refuses the setup.
-   */
+  /** Sets the session up and starts the call (`prepare`, then `begin`). */
   async start(): Promise<void> {
+    await this.prepare();
+    await this.begin();
+  }
+
+  /**
+   * Sets the session up for the call (before the answer): its participant, the
+   * scenario's prompt, tools and world. Rejects with the session's words when it refuses.
+   */
+  async prepare(): Promise<void> {
     const ready = await this.#request(rtvi("client-ready", { version: "2.1.0" }));
     if (ready.type !== "bot-ready") throw new Error(`the session did not get ready: ${ready.type}`);
     const { participant } = this.#o;
@@ -130,12 +137,18 @@ export class SipHostedCall {
         });
       }
     }
+  }
+
+  /** The call is on (its ACK came): the hosted participant answers and speaks first. */
+  async begin(): Promise<void> {
+    if (this.#ended || this.#begun) return;
+    this.#begun = true;
     await this.#handler("call_event", { type: "call_start", at: 0, you_speak_first: true });
   }
 
   /** 8 kHz mono audio the far end sent (decoded RTP, in order). */
   hear(samples: Int16Array): void {
-    if (this.#ended || samples.length === 0) return;
+    if (this.#ended || !this.#begun || samples.length === 0) return;
     const message = rawAudioMessage({
       pcm: pcm16ToBytes(samples),
       sampleRate: SIP_AUDIO_RATE,
@@ -146,7 +159,7 @@ export class SipHostedCall {
 
   /** Keys the far end pressed (RFC 4733 events, one per key). */
   keys(keys: string): void {
-    if (this.#ended) return;
+    if (this.#ended || !this.#begun) return;
     this.#session.receive(writeFrame(rtvi("dtmf", { buttons: [...keys] }), "json") as string);
   }
 

@@ -1,0 +1,329 @@
+/**
+ * One answered SIP call's media: its own RTP socket (`node:dgram`), the SDP answer, G.711
+ * audio both ways and RFC 4733 keys both ways.
+ *
+ * - Out: each 20 ms chunk the session paces (src/audio/pacer.ts, in the session) is one
+ *   RTP packet of the negotiated codec, sent as it comes; the timestamp follows the call's
+ *   clock across the silences between utterances, and a talkspurt's first packet has the
+ *   marker bit. Keys are telephone events: 100 ms each (its updates every 20 ms, the end
+ *   packet three times), 60 ms apart.
+ * - In: packets from the address and port the offer named (else from the first source,
+ *   latched) of the negotiated codec are decoded and handed on in sequence order (a
+ *   packet older than the last one handed on is dropped); telephone events give one key
+ *   each, once; anything else is counted and ignored.
+ *
+ * @module
+ */
+import { createSocket, type RemoteInfo, type Socket } from "node:dgram";
+import type { Clock } from "../bridge/call.ts";
+import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
+import {
+  alawDecode,
+  alawEncode,
+  buildRtpPacket,
+  buildTelephoneEvent,
+  negotiateAnswer,
+  parseRtpPacket,
+  parseTelephoneEvent,
+  type SdpAnswer,
+} from "./_sip_stopgap.ts";
+
+/** What the offer and our answer agreed. */
+export interface NegotiatedMedia {
+  codec: "PCMU" | "PCMA";
+  payloadType: number;
+  /** The telephone-event payload type, when the offer had one. */
+  eventPayloadType?: number;
+  /** Where the far end receives RTP (the offer's connection address and port). */
+  remote: { address: string; port: number };
+  /** What the SDP answer needs from the parsed offer. */
+  answer: SdpAnswer;
+}
+
+/** The offer answered, or why it cannot be. */
+export function answerOffer(
+  sdp: string,
+  _host: string,
+): { ok: true; media: NegotiatedMedia } | { ok: false; error: string } {
+  return negotiateAnswer(sdp);
+}
+
+/** Counters of what was refused on receive. */
+export interface MediaCounters {
+  /** Packets sent (audio and events). */
+  sent: number;
+  /** Audio packets handed on. */
+  received: number;
+  /** Audio handed on louder than -40 dBFS, ms (per packet). */
+  voicedMs: number;
+  /** Packets from an address other than the far end's. */
+  foreign: number;
+  /** Packets of a payload type that was not negotiated, or that did not parse. */
+  refused: number;
+  /** Packets older than the last one handed on. */
+  late: number;
+}
+
+const SAMPLES_PER_CHUNK = 160;
+const SILENCE = new Int16Array(SAMPLES_PER_CHUNK);
+/** A silent chunk goes once the session's next one is this late (1.5 chunks). */
+const FILL_AFTER_MS = 30;
+const KEY_MS = 100;
+const KEY_GAP_MS = 60;
+const KEY_CODES = "0123456789*#ABCD";
+
+/** An open RTP stream. */
+export class SipMedia {
+  readonly negotiated: NegotiatedMedia;
+  readonly counters: MediaCounters = {
+    sent: 0,
+    received: 0,
+    voicedMs: 0,
+    foreign: 0,
+    refused: 0,
+    late: 0,
+  };
+  /** The far end's audio, 8 kHz mono, in order. */
+  onAudio: (samples: Int16Array) => void = () => {};
+  /** A key the far end pressed. */
+  onKey: (key: string) => void = () => {};
+  readonly #socket: Socket;
+  readonly #clock: Clock;
+  readonly #log: (line: string) => void;
+  readonly #ssrc = crypto.getRandomValues(new Uint32Array(1))[0]!;
+  #seq = crypto.getRandomValues(new Uint16Array(1))[0]!;
+  #timestamp = crypto.getRandomValues(new Uint32Array(1))[0]!;
+  /** When the last audio packet went, on the clock; undefined before the first. */
+  #lastSentAt?: number;
+  #remote: { address: string; port: number };
+  #latched = false;
+  #lastSeq?: number;
+  #lastEvent?: number;
+  #keys: Promise<void> = Promise.resolve();
+  #stopped = false;
+  #closed = false;
+  #cancelFill?: () => void;
+
+  private constructor(
+    socket: Socket,
+    negotiated: NegotiatedMedia,
+    clock: Clock,
+    log: (line: string) => void,
+  ) {
+    this.#socket = socket;
+    this.negotiated = negotiated;
+    this.#remote = negotiated.remote;
+    this.#clock = clock;
+    this.#log = log;
+  }
+
+  /** Binds the call's RTP socket on `hostname`, a free port. */
+  static async open(options: {
+    hostname: string;
+    negotiated: NegotiatedMedia;
+    clock: Clock;
+    log: (line: string) => void;
+  }): Promise<SipMedia> {
+    const socket = createSocket("udp4");
+    await new Promise<void>((resolve, reject) => {
+      socket.once("error", reject);
+      socket.bind(0, options.hostname, () => {
+        socket.off("error", reject);
+        resolve();
+      });
+    });
+    const media = new SipMedia(socket, options.negotiated, options.clock, options.log);
+    socket.on("message", (data, rinfo) => media.#receive(data, rinfo));
+    socket.on("error", (e) => options.log(`rtp socket: ${e.message}`));
+    return media;
+  }
+
+  /** The RTP port bound. */
+  get port(): number {
+    return this.#socket.address().port;
+  }
+
+  /** The SDP answer: our address and port, the codec, telephone-event when offered. */
+  answerSdp(host: string): string {
+    return this.negotiated.answer.format(host, this.port);
+  }
+
+  /**
+   * Starts the stream: silence until the session speaks, and between its utterances, so
+   * the far end's jitter buffer plays every chunk out (it holds the last few until more
+   * come).
+   */
+  start(): void {
+    if (this.#cancelFill || this.#stopped) return;
+    this.#armFill(0);
+  }
+
+  /** One 20 ms chunk (160 samples at 8 kHz) of the session's speech. */
+  sendAudio(samples: Int16Array): void {
+    if (this.#stopped) return;
+    this.#sendChunk(samples);
+    // Silence only once a chunk is overdue: the session's own pacer keeps speech on time.
+    this.#armFill(FILL_AFTER_MS);
+  }
+
+  /** Silence `after` ms from now, then every 20 ms, until the session speaks again. */
+  #armFill(after: number): void {
+    this.#cancelFill?.();
+    if (this.#stopped) return;
+    this.#cancelFill = this.#clock.timer(after, () => {
+      this.#sendChunk(SILENCE);
+      this.#armFill(20);
+    });
+  }
+
+  #sendChunk(samples: Int16Array): void {
+    const now = this.#clock.now();
+    let marker = false;
+    if (this.#lastSentAt === undefined) marker = true;
+    else {
+      const gapMs = now - this.#lastSentAt;
+      // A talkspurt after a silence: the timestamp moves on by the time that passed.
+      if (gapMs > 40) {
+        marker = true;
+        this.#timestamp = (this.#timestamp + Math.round(gapMs / 20) * SAMPLES_PER_CHUNK) >>> 0;
+      } else this.#timestamp = (this.#timestamp + SAMPLES_PER_CHUNK) >>> 0;
+    }
+    this.#lastSentAt = now;
+    const payload = this.negotiated.codec === "PCMU" ? mulawEncode(samples) : alawEncode(samples);
+    this.#sendPacket(this.negotiated.payloadType, marker, this.#timestamp, payload);
+  }
+
+  /** Keys as telephone events, one after the other; resolves once they are sent. */
+  sendKeys(keys: string): Promise<void> {
+    const pt = this.negotiated.eventPayloadType;
+    const run = async () => {
+      if (pt === undefined) {
+        this.#log(`keys ${keys} not sent: the far end offered no telephone-event`);
+        return;
+      }
+      for (const key of keys) {
+        const event = KEY_CODES.indexOf(key.toUpperCase());
+        if (event < 0 || this.#stopped) continue;
+        const ts = (this.#timestamp = (this.#timestamp + SAMPLES_PER_CHUNK) >>> 0);
+        const steps = KEY_MS / 20;
+        for (let i = 1; i <= steps; i++) {
+          const duration = i * SAMPLES_PER_CHUNK;
+          const end = i === steps;
+          const payload = buildTelephoneEvent({ event, end, volume: 10, duration });
+          for (let copy = 0; copy < (end ? 3 : 1); copy++) {
+            this.#sendPacket(pt, i === 1 && copy === 0, ts, payload);
+          }
+          await this.#wait(20);
+        }
+        this.#timestamp = (this.#timestamp + KEY_MS * 8) >>> 0;
+        await this.#wait(KEY_GAP_MS);
+      }
+    };
+    this.#keys = this.#keys.then(run);
+    return this.#keys;
+  }
+
+  /** No more packets are sent (the call is hanging up); the socket still reads. */
+  stop(): void {
+    this.#stopped = true;
+    this.#cancelFill?.();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.stop();
+    try {
+      this.#socket.close();
+    } catch { /* already closed */ }
+  }
+
+  #wait(ms: number): Promise<void> {
+    return new Promise((resolve) => this.#clock.timer(ms, resolve));
+  }
+
+  #sendPacket(pt: number, marker: boolean, timestamp: number, payload: Uint8Array): void {
+    if (this.#closed) return;
+    const packet = buildRtpPacket({
+      payloadType: pt,
+      marker,
+      sequenceNumber: this.#seq,
+      timestamp,
+      ssrc: this.#ssrc,
+      payload,
+    });
+    this.#seq = (this.#seq + 1) & 0xffff;
+    this.counters.sent++;
+    this.#socket.send(packet, this.#remote.port, this.#remote.address, (e) => {
+      if (e) this.#log(`rtp send failed: ${e.message}`);
+    });
+  }
+
+  #receive(data: Uint8Array, rinfo: RemoteInfo): void {
+    if (this.#closed) return;
+    try {
+      const from = this.#remote;
+      if (rinfo.address !== from.address || rinfo.port !== from.port) {
+        // The offer's address may be a NAT's: the first packet's source is latched once.
+        if (this.#latched || this.#lastSeq !== undefined) {
+          this.counters.foreign++;
+          return;
+        }
+        this.#remote = { address: rinfo.address, port: rinfo.port };
+      }
+      this.#latched = true;
+      const parsed = parseRtpPacket(data);
+      if (!parsed.ok) {
+        this.counters.refused++;
+        return;
+      }
+      const packet = parsed.packet;
+      const pt = packet.payloadType;
+      if (pt === this.negotiated.eventPayloadType) {
+        return this.#event(packet.timestamp, packet.payload);
+      }
+      if (pt !== this.negotiated.payloadType) {
+        this.counters.refused++;
+        return;
+      }
+      if (this.#lastSeq !== undefined) {
+        const ahead = (packet.sequenceNumber - this.#lastSeq) & 0xffff;
+        if (ahead === 0 || ahead > 0x8000) {
+          this.counters.late++;
+          return;
+        }
+      }
+      this.#lastSeq = packet.sequenceNumber;
+      const samples = this.negotiated.codec === "PCMU"
+        ? mulawDecode(packet.payload)
+        : alawDecode(packet.payload);
+      this.counters.received++;
+      if (loud(samples)) this.counters.voicedMs += (samples.length / 8000) * 1000;
+      this.onAudio(samples);
+    } catch (e) {
+      this.counters.refused++;
+      this.#log(`an RTP packet could not be read: ${(e as Error)?.message ?? e}`);
+    }
+  }
+
+  /** A telephone event: its key once, when its first end packet comes. */
+  #event(timestamp: number, payload: Uint8Array): void {
+    const event = parseTelephoneEvent(payload);
+    if (!event.ok) {
+      this.counters.refused++;
+      return;
+    }
+    if (!event.value.end || this.#lastEvent === timestamp) return;
+    this.#lastEvent = timestamp;
+    const key = KEY_CODES[event.value.event];
+    if (key !== undefined) this.onKey(key);
+  }
+}
+
+/** Whether a packet's audio is louder than -40 dBFS. */
+function loud(samples: Int16Array): boolean {
+  if (samples.length === 0) return false;
+  let sum = 0;
+  for (const x of samples) sum += x * x;
+  return Math.sqrt(sum / samples.length) > 32768 * 0.01;
+}
