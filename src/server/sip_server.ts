@@ -31,7 +31,7 @@ import type { Side } from "../domains/domain.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { HostedParticipantFactory, SessionOptions } from "./session.ts";
 import type { SessionAudioOptions } from "./session_audio.ts";
-import { SipHostedCall } from "./sip_session.ts";
+import { type SipCallWorld, SipHostedCall } from "./sip_session.ts";
 import { answerOffer, type NegotiatedMedia, SipMedia } from "./sip_media.ts";
 import {
   formatSipRequest,
@@ -84,6 +84,8 @@ export interface SipCallSummary {
   voicedMsHeard: number;
   /** RTP refused: from elsewhere, of another payload type, out of order. */
   refused: { foreign: number; refused: number; late: number };
+  /** The hosted side's world as the call left it (hash and actions), when it had one. */
+  world?: SipCallWorld;
 }
 
 /** Calls at once by default. */
@@ -477,20 +479,25 @@ export class SipServer {
     const media = dialog.media;
     if (media && dialog.participant && !dialog.reported) {
       dialog.reported = true;
-      this.#o.onCallEnded?.({
-        callId: dialog.callId,
-        participant: dialog.participant,
-        codec: media.negotiated.codec,
-        ended_by: dialog.endedBy ?? "callbench",
-        packets_sent: media.counters.sent,
-        packets_received: media.counters.received,
-        voicedMsHeard: media.counters.voicedMs,
-        refused: {
-          foreign: media.counters.foreign,
-          refused: media.counters.refused,
-          late: media.counters.late,
-        },
-      });
+      const participant = dialog.participant;
+      const report = (world: SipCallWorld | undefined) =>
+        this.#o.onCallEnded?.({
+          callId: dialog.callId,
+          participant,
+          codec: media.negotiated.codec,
+          ended_by: dialog.endedBy ?? "callbench",
+          packets_sent: media.counters.sent,
+          packets_received: media.counters.received,
+          voicedMsHeard: media.counters.voicedMs,
+          refused: {
+            foreign: media.counters.foreign,
+            refused: media.counters.refused,
+            late: media.counters.late,
+          },
+          ...(world && world.db_hash !== null ? { world } : {}),
+        });
+      if (!dialog.call) report(undefined);
+      else void dialog.call.finished.then(report);
     }
     if (this.#dialogs.get(dialog.callId) === dialog) this.#dialogs.delete(dialog.callId);
   }

@@ -56,6 +56,13 @@ export interface SipHostedCallOptions {
   log?: (line: string) => void;
 }
 
+/** The call's world at its end, as `get_scenario_summary` gives it. */
+export interface SipCallWorld {
+  /** The hosted side's database hash; null without a world. */
+  db_hash: string | null;
+  actions: unknown[];
+}
+
 /** A SIP call on a hosted session. */
 export class SipHostedCall {
   readonly #o: SipHostedCallOptions;
@@ -64,6 +71,12 @@ export class SipHostedCall {
   #nextId = 0;
   #ended = false;
   #begun = false;
+  #freeing?: Promise<void>;
+  #finish: (world: SipCallWorld | undefined) => void = () => {};
+  /** Resolves once the session is freed, with its world as the call left it. */
+  readonly finished: Promise<SipCallWorld | undefined> = new Promise((resolve) => {
+    this.#finish = resolve;
+  });
 
   constructor(options: SipHostedCallOptions) {
     this.#o = options;
@@ -168,13 +181,29 @@ export class SipHostedCall {
     if (this.#ended) return;
     this.#ended = true;
     this.#o.log?.(reason);
-    await this.#session.closed();
+    await this.#free();
   }
 
   /** Frees the session without a BYE (server shutdown sends its own). */
   async close(): Promise<void> {
     this.#ended = true;
-    await this.#session.closed();
+    await this.#free();
+  }
+
+  /** Reads the world as the call left it, then frees the session (once). */
+  async #free(): Promise<void> {
+    if (this.#freeing) return await this.#freeing;
+    this.#freeing = (async () => {
+      let world: SipCallWorld | undefined;
+      try {
+        const d = await this.#handler("get_scenario_summary", { include_db: false });
+        const summary = d as Partial<SipCallWorld> | undefined;
+        world = { db_hash: summary?.db_hash ?? null, actions: summary?.actions ?? [] };
+      } catch { /* no summary: none reported */ }
+      await this.#session.closed();
+      this.#finish(world);
+    })();
+    await this.#freeing;
   }
 
   // ---- the session's side ---------------------------------------------------------
@@ -255,7 +284,7 @@ export class SipHostedCall {
     if (this.#ended) return;
     this.#ended = true;
     this.#o.media.hangUp(reason);
-    void this.#session.closed();
+    void this.#free();
   }
 
   /** Sends a request to the session and waits for the reply with its id. */
