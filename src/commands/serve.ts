@@ -184,7 +184,7 @@ const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
 Usage: cli.ts serve [FILE.yaml...] [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
                     [--audio [--voice V] [--audio-rate HZ] [--tts flite|openai] [--stt openai]]
-                    [--tools-server [--tools-host H]]
+                    [--tools-server [--tools-host H]] [--sip PORT [--sip-host H]]
 
 Each session hosts one participant: ?agent=NAME (noop, oracle, navigator, llm) or
 ?user=NAME (scripted, llm, flow) picks it, else --agent; ?scenario=NAME is the scenario it
@@ -197,6 +197,14 @@ understood and answered in kind. Tool calls go back to the client
 (llm-function-call-in-progress), unless the client loaded a world into the session
 with apply_initialization. With --tools-server each session also gets its own MCP
 endpoint for its tools, named in bot-ready (tools_server: {url, token}).
+
+With --sip PORT it also answers SIP calls (UDP, G.711, RFC 4733 keys) with the same
+participants in audio: the Request-URI's user part names the participant (flow,
+navigator, oracle, noop, scripted, llm; callbench: --agent), its ;scenario=NAME
+parameter or an X-Callbench-Scenario header the scenario, e.g.
+sip:flow@127.0.0.1:5060;scenario=NAME. The participant answers and speaks first;
+its hangup is a BYE. With --tools-server the 200 OK names the call's MCP endpoint in
+X-Callbench-Tools.
 
 Flags:
 ${flagRows(FLAGS)}

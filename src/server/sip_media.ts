@@ -2,11 +2,12 @@
  * One answered SIP call's media: its own RTP socket (`node:dgram`), the SDP answer, G.711
  * audio both ways and RFC 4733 keys both ways.
  *
- * - Out: each 20 ms chunk the session paces (src/audio/pacer.ts, in the session) is one
- *   RTP packet of the negotiated codec, sent as it comes; the timestamp follows the call's
- *   clock across the silences between utterances, and a talkspurt's first packet has the
- *   marker bit. Keys are telephone events: 100 ms each (its updates every 20 ms, the end
- *   packet three times), 60 ms apart.
+ * - Out: from the ACK on, a packet every 20 ms: each chunk the session paces
+ *   (src/audio/pacer.ts, in the session) is one RTP packet of the negotiated codec, sent
+ *   as it comes, and silence fills the time between utterances (once a chunk is 30 ms
+ *   overdue), so the far end's jitter buffer plays every chunk out. Keys are telephone
+ *   events, without audio meanwhile: 100 ms each (an update every 20 ms, the end packet
+ *   three times), 60 ms apart.
  * - In: packets from the address and port the offer named (else from the first source,
  *   latched) of the negotiated codec are decoded and handed on in sequence order (a
  *   packet older than the last one handed on is dropped); telephone events give one key
@@ -103,6 +104,8 @@ export class SipMedia {
   #stopped = false;
   #closed = false;
   #cancelFill?: () => void;
+  #started = false;
+  #pressing = false;
 
   private constructor(
     socket: Socket,
@@ -154,7 +157,8 @@ export class SipMedia {
    * come).
    */
   start(): void {
-    if (this.#cancelFill || this.#stopped) return;
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
     this.#armFill(0);
   }
 
@@ -169,7 +173,7 @@ export class SipMedia {
   /** Silence `after` ms from now, then every 20 ms, until the session speaks again. */
   #armFill(after: number): void {
     this.#cancelFill?.();
-    if (this.#stopped) return;
+    if (this.#stopped || this.#pressing || !this.#started) return;
     this.#cancelFill = this.#clock.timer(after, () => {
       this.#sendChunk(SILENCE);
       this.#armFill(20);
@@ -197,6 +201,17 @@ export class SipMedia {
   sendKeys(keys: string): Promise<void> {
     const pt = this.negotiated.eventPayloadType;
     const run = async () => {
+      // No silence between the events: the far end hears the keys alone.
+      this.#pressing = true;
+      this.#cancelFill?.();
+      try {
+        await sendAll();
+      } finally {
+        this.#pressing = false;
+        if (this.#started) this.#armFill(20);
+      }
+    };
+    const sendAll = async () => {
       if (pt === undefined) {
         this.#log(`keys ${keys} not sent: the far end offered no telephone-event`);
         return;
