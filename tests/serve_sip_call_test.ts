@@ -141,52 +141,60 @@ Deno.test("serve --sip: RTP from another port or of another payload type is drop
   }
 });
 
-Deno.test("serve --sip --tools-server: the 200 OK names the call's MCP endpoint; its tools run in the call's world, which ends on the expected hash; the token dies with the call", async () => {
-  const [scenario] = await changingScenarios(root, "eva_airline", 1);
-  assert.ok(scenario?.expect.reference_actions);
-  const tools = ToolsServer.start();
-  const { sip, ended } = await start({ session: { dataRoot: root, tools } });
-  const caller = await SipCaller.open();
-  try {
-    const uri = `sip:navigator@127.0.0.1:${sip.port};scenario=${scenario.name}`;
-    const ok = await caller.call(uri, sip.port);
-    const url = /\r\nX-Callbench-Tools: (\S+)\r\n/.exec(ok)?.[1];
-    assert.ok(url, ok);
-    const backend = new Client({ name: "phone-agent-backend", version: "1" });
-    await backend.connect(new StreamableHTTPClientTransport(new URL(url)));
-    const listed = await backend.listTools();
-    assert.deepEqual(
-      listed.tools.map((t: { name: string }) => t.name).sort(),
-      [...scenario.agent.tools].sort(),
-    );
-    for (const a of scenario.expect.reference_actions!.filter((x) => x.side === "agent")) {
-      const r = await backend.callTool({
-        name: a.name,
-        arguments: a.arguments as Record<string, unknown>,
+for (
+  const [user, world] of [
+    ["scripted", "the scenario's agent world (the far end is the agent under test)"],
+    ["navigator", "the hosted agent's session world"],
+  ] as const
+) {
+  Deno.test(`serve --sip --tools-server, ${user}: the 200 OK names the call's MCP endpoint; the agent tools run in ${world}, which ends on the expected hash; the token dies with the call`, async () => {
+    const [scenario] = await changingScenarios(root, "eva_airline", 1);
+    assert.ok(scenario?.expect.reference_actions);
+    const tools = ToolsServer.start();
+    const { sip, ended } = await start({ session: { dataRoot: root, tools } });
+    const caller = await SipCaller.open();
+    try {
+      const uri = `sip:${user}@127.0.0.1:${sip.port};scenario=${scenario.name}`;
+      const ok = await caller.call(uri, sip.port);
+      const url = /\r\nX-Callbench-Tools: (\S+)\r\n/.exec(ok)?.[1];
+      assert.ok(url, ok);
+      const backend = new Client({ name: "phone-agent-backend", version: "1" });
+      await backend.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const listed = await backend.listTools();
+      assert.deepEqual(
+        listed.tools.map((t: { name: string }) => t.name).sort(),
+        [...scenario.agent.tools].sort(),
+      );
+      for (const a of scenario.expect.reference_actions!.filter((x) => x.side === "agent")) {
+        const r = await backend.callTool({
+          name: a.name,
+          arguments: a.arguments as Record<string, unknown>,
+        });
+        assert.notEqual(r.isError, true, `${a.name}: ${JSON.stringify(r.content)}`);
+      }
+      await backend.close();
+      assert.match(await caller.hangUp(uri), /^SIP\/2\.0 200 /);
+      await until("the call's end", () => ended.length === 1);
+      assert.equal(ended[0]!.world?.db_hash, scenario.expect.db_sha256);
+      assert.ok((ended[0]!.world?.actions.length ?? 0) > 0);
+      const after = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
       });
-      assert.notEqual(r.isError, true, `${a.name}: ${JSON.stringify(r.content)}`);
+      await after.body?.cancel();
+      assert.equal(after.status, 401);
+      assert.equal(tools.open, 0);
+    } finally {
+      caller.close();
+      await sip.close();
+      await tools.close();
     }
-    await backend.close();
-    assert.match(await caller.hangUp(uri), /^SIP\/2\.0 200 /);
-    await until("the call's end", () => ended.length === 1);
-    assert.equal(ended[0]!.world?.db_hash, scenario.expect.db_sha256);
-    assert.ok((ended[0]!.world?.actions.length ?? 0) > 0);
-    const after = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-    });
-    await after.body?.cancel();
-    assert.equal(after.status, 401);
-  } finally {
-    caller.close();
-    await sip.close();
-    await tools.close();
-  }
-});
+  });
+}
 
 Deno.test("serve --sip: a retransmitted INVITE gets the same 200; past the most calls, 486", async () => {
   const { sip } = await start({ maxCalls: 1 });

@@ -343,7 +343,9 @@ export class SipServer {
         hangUp: (reason) => this.#hangUp(dialog, reason),
       },
       seed: dialog.callId,
-      session: { ...this.#o.session, clock: this.#clock },
+      ...(this.#o.session?.tools ? { tools: this.#o.session.tools } : {}),
+      ...(this.#o.session?.dataRoot ? { dataRoot: this.#o.session.dataRoot } : {}),
+      session: { ...this.#o.session, tools: undefined, clock: this.#clock },
       log,
     });
     dialog.call = call;

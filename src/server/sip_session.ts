@@ -14,7 +14,11 @@
  *
  * @module
  */
-import type { CallSetup } from "../bridge/call.ts";
+import type { CallSetup, ToolCallReply } from "../bridge/call.ts";
+import { toolSpecs } from "../bridge/tool_specs.ts";
+import { deliverableResult, type Environment } from "../env/environment.ts";
+import type { DataRoot } from "../scenario/data_root.ts";
+import { openEnvironment, WORLD_SEED } from "../scenario/open_environment.ts";
 import type { Side } from "../domains/domain.ts";
 import { pcm16FromBytes, pcm16ToBytes } from "../audio/pcm.ts";
 import {
@@ -25,7 +29,12 @@ import {
 } from "../protocol/messages.ts";
 import { writeFrame } from "../protocol/framing.ts";
 import type { Scenario } from "../scenario/scenario.ts";
-import { type HostedParticipantFactory, Session, type SessionOptions } from "./session.ts";
+import {
+  type HostedParticipantFactory,
+  Session,
+  type SessionOptions,
+  type SessionToolsRegistry,
+} from "./session.ts";
 import type { SessionAudioOptions } from "./session_audio.ts";
 
 /** The rate of a G.711 call. */
@@ -49,8 +58,16 @@ export interface SipHostedCallOptions {
   /** The session's audio: its TTS (and STT); the output rate is made 8 kHz. */
   audio: SessionAudioOptions;
   media: SipCallMedia;
-  /** The seed of the call's world (ids minted in it). */
+  /** The seed of the call's participant (the world's ids are minted as in gold replays). */
   seed?: string;
+  /**
+   * The call's tools over MCP (`--tools-server`). A hosted agent's are its session's; with
+   * a hosted caller, the far end is the agent under test, and its endpoint serves the
+   * scenario's agent tools on the scenario's agent world, which the call then reports.
+   */
+  tools?: SessionToolsRegistry;
+  /** Where a hosted caller's agent world is read from. */
+  dataRoot?: DataRoot;
   /** Passed to the session: data root, limits, tools registry, clock... */
   session?: Omit<SessionOptions, "factory" | "participant" | "audio" | "log">;
   log?: (line: string) => void;
@@ -72,6 +89,8 @@ export class SipHostedCall {
   #ended = false;
   #begun = false;
   #freeing?: Promise<void>;
+  #agentWorld?: Environment;
+  #agentTools?: { url: string; token: string; close(): void };
   #finish: (world: SipCallWorld | undefined) => void = () => {};
   /** Resolves once the session is freed, with its world as the call left it. */
   readonly finished: Promise<SipCallWorld | undefined> = new Promise((resolve) => {
@@ -81,11 +100,13 @@ export class SipHostedCall {
   constructor(options: SipHostedCallOptions) {
     this.#o = options;
     const { participant } = options;
+    const hostsAgent = participant.side === "agent";
     this.#session = new Session({
       send: (data) => this.#fromSession(data),
       close: (_code, reason) => this.#end(reason ?? "the session closed"),
     }, {
       ...options.session,
+      ...(hostsAgent && options.tools ? { tools: options.tools } : {}),
       factory: options.factory,
       participant: {
         name: participant.name,
@@ -97,9 +118,10 @@ export class SipHostedCall {
     });
   }
 
-  /** The session's MCP endpoint, when the server serves tools (`X-Callbench-Tools`). */
+  /** The call's MCP endpoint, when the server serves tools (`X-Callbench-Tools`). */
   get toolsServer(): { url: string; token: string } | undefined {
-    return this.#session.toolsServer;
+    const own = this.#agentTools;
+    return own ? { url: own.url, token: own.token } : this.#session.toolsServer;
   }
 
   /** Whether the call is over (hung up by either end). */
@@ -118,6 +140,7 @@ export class SipHostedCall {
    * scenario's prompt, tools and world. Rejects with the session's words when it refuses.
    */
   async prepare(): Promise<void> {
+    await this.#serveAgentWorld();
     const ready = await this.#request(rtvi("client-ready", { version: "2.1.0" }));
     if (ready.type !== "bot-ready") throw new Error(`the session did not get ready: ${ready.type}`);
     const { participant } = this.#o;
@@ -132,7 +155,7 @@ export class SipHostedCall {
         tool_domain: scenario.domain,
         scenario: scenario.name,
         side,
-        seed: this.#o.seed ?? "0",
+        seed: WORLD_SEED,
         ...(userdataOf(scenario, side) ? { userdata: userdataOf(scenario, side) } : {}),
       });
       const source = side === "agent" ? scenario.world.db : scenario.world.user_db;
@@ -190,16 +213,67 @@ export class SipHostedCall {
     await this.#free();
   }
 
+  /**
+   * A hosted caller's far end is the agent under test: with a tools registry, its
+   * endpoint runs the scenario's agent tools on the scenario's own agent world.
+   */
+  async #serveAgentWorld(): Promise<void> {
+    const { participant, tools, dataRoot } = this.#o;
+    const scenario = participant.scenario;
+    if (participant.side !== "user" || !tools || !scenario || !dataRoot) return;
+    const { env } = await openEnvironment(dataRoot, scenario, WORLD_SEED);
+    const specs = toolSpecs(env.domain, "agent", scenario.agent.tools);
+    const offered = new Set(specs.map((t) => t.name));
+    this.#agentWorld = env;
+    this.#agentTools = tools.register({
+      tools: specs,
+      callTool: (name, args) => Promise.resolve(this.#runAgentTool(env, offered, name, args)),
+    });
+  }
+
+  #runAgentTool(
+    env: Environment,
+    offered: ReadonlySet<string>,
+    name: string,
+    args: unknown,
+  ): ToolCallReply {
+    if (this.#ended) {
+      return {
+        ok: false,
+        result: { status: "error", error_type: "call_ended", message: "The call has ended." },
+      };
+    }
+    if (!offered.has(name)) {
+      return {
+        ok: false,
+        result: {
+          status: "error",
+          error_type: "unknown_tool",
+          message: `There is no tool named '${name}'. Use one of the available tools.`,
+          available_tools: [...offered].sort(),
+        },
+      };
+    }
+    const r = env.call("agent", name, args);
+    return { ok: r.ok, result: deliverableResult(r.result) };
+  }
+
   /** Reads the world as the call left it, then frees the session (once). */
   async #free(): Promise<void> {
     if (this.#freeing) return await this.#freeing;
     this.#freeing = (async () => {
+      this.#agentTools?.close();
       let world: SipCallWorld | undefined;
-      try {
-        const d = await this.#handler("get_scenario_summary", { include_db: false });
-        const summary = d as Partial<SipCallWorld> | undefined;
-        world = { db_hash: summary?.db_hash ?? null, actions: summary?.actions ?? [] };
-      } catch { /* no summary: none reported */ }
+      const agentWorld = this.#agentWorld;
+      if (agentWorld) {
+        world = { db_hash: agentWorld.hashes().db_sha256, actions: [...agentWorld.actions] };
+      } else {
+        try {
+          const d = await this.#handler("get_scenario_summary", { include_db: false });
+          const summary = d as Partial<SipCallWorld> | undefined;
+          world = { db_hash: summary?.db_hash ?? null, actions: summary?.actions ?? [] };
+        } catch { /* no summary: none reported */ }
+      }
       await this.#session.closed();
       this.#finish(world);
     })();
