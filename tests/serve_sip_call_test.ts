@@ -196,6 +196,40 @@ for (
   });
 }
 
+Deno.test("serve --sip: audio far faster than real time is cut off as on a WebSocket: a BYE ends the call; the server lives on", async () => {
+  const lines: string[] = [];
+  const { sip, ended } = await start({ log: (l) => lines.push(l) });
+  const caller = await SipCaller.open();
+  try {
+    const uri = `sip:flow@127.0.0.1:${sip.port};scenario=${REFILL}`;
+    await caller.call(uri, sip.port);
+    // 20 s of audio in one burst, past the 5 s burst of audio the session takes at once.
+    const packet = new Uint8Array(172);
+    packet[0] = 0x80;
+    const view = new DataView(packet.buffer);
+    for (let i = 0; i < 1000; i++) {
+      view.setUint16(2, i);
+      view.setUint32(4, i * 160);
+      caller.sendRtpBytes(packet.slice());
+      if (i % 100 === 99) await new Promise((r) => setTimeout(r, 1));
+    }
+    await caller.next(/^BYE /, 5000);
+    await until("the call's end", () => ended.length === 1);
+    assert.equal(ended[0]!.ended_by, "callbench");
+    assert.match(lines.join("\n"), /faster than real time|audio/i);
+    // The next call is answered.
+    const next = await SipCaller.open();
+    try {
+      assert.match(await next.call(uri, sip.port), /^SIP\/2\.0 200 /);
+    } finally {
+      next.close();
+    }
+  } finally {
+    caller.close();
+    await sip.close();
+  }
+});
+
 Deno.test("serve --sip: a retransmitted INVITE gets the same 200; past the most calls, 486", async () => {
   const { sip } = await start({ maxCalls: 1 });
   const first = await SipCaller.open();

@@ -89,6 +89,7 @@ export class SipHostedCall {
   #ended = false;
   #begun = false;
   #freeing?: Promise<void>;
+  #socketClosed = false;
   #agentWorld?: Environment;
   #agentTools?: { url: string; token: string; close(): void };
   #finish: (world: SipCallWorld | undefined) => void = () => {};
@@ -103,7 +104,11 @@ export class SipHostedCall {
     const hostsAgent = participant.side === "agent";
     this.#session = new Session({
       send: (data) => this.#fromSession(data),
-      close: (_code, reason) => this.#end(reason ?? "the session closed"),
+      close: (_code, reason) => {
+        // Cut off (a bound passed): it reads nothing more, so nothing more is asked.
+        this.#socketClosed = true;
+        this.#end(reason ?? "the session closed");
+      },
     }, {
       ...options.session,
       ...(hostsAgent && options.tools ? { tools: options.tools } : {}),
@@ -268,8 +273,14 @@ export class SipHostedCall {
       if (agentWorld) {
         world = { db_hash: agentWorld.hashes().db_sha256, actions: [...agentWorld.actions] };
       } else {
+        // A session that is cutting its socket off sends its last words, then closes it.
+        await Promise.resolve();
+      }
+      if (!agentWorld && !this.#socketClosed) {
         try {
-          const d = await this.#handler("get_scenario_summary", { include_db: false });
+          const d = await this.#withTimeout(
+            this.#handler("get_scenario_summary", { include_db: false }),
+          );
           const summary = d as Partial<SipCallWorld> | undefined;
           world = { db_hash: summary?.db_hash ?? null, actions: summary?.actions ?? [] };
         } catch { /* no summary: none reported */ }
@@ -359,6 +370,24 @@ export class SipHostedCall {
     this.#ended = true;
     this.#o.media.hangUp(reason);
     void this.#free();
+  }
+
+  /** `p`, or a rejection after a second on the call's clock. */
+  #withTimeout<T>(p: Promise<T>): Promise<T> {
+    const clock = this.#o.session?.clock;
+    return new Promise<T>((resolve, reject) => {
+      const fail = () => reject(new Error("the session did not answer"));
+      const cancel = clock
+        ? clock.timer(1000, fail)
+        : ((t) => () => clearTimeout(t))(setTimeout(fail, 1000));
+      p.then((v) => {
+        cancel();
+        resolve(v);
+      }, (e) => {
+        cancel();
+        reject(e);
+      });
+    });
   }
 
   /** Sends a request to the session and waits for the reply with its id. */
