@@ -97,7 +97,12 @@ export class SipCaller {
   }
 
   /** INVITE `uri` at `port`, ACK its 200; resolves with the 200's text. */
-  async call(uri: string, port: number, extra: string[] = []): Promise<string> {
+  async call(
+    uri: string,
+    port: number,
+    extra: string[] = [],
+    options: { ack?: boolean } = {},
+  ): Promise<string> {
     this.#server.port = port;
     const sdp = [
       "v=0",
@@ -119,7 +124,7 @@ export class SipCaller {
     this.#toTag = /\r\nTo:[^\r\n]*;tag=([^;\r\n]+)/i.exec(ok)?.[1] ?? "";
     const m = /\r\nm=audio (\d+) /.exec(ok);
     this.#server.rtpPort = Number(m?.[1] ?? 0);
-    this.#send(this.#request("ACK", uri, "", [], 1));
+    if (options.ack !== false) this.#send(this.#request("ACK", uri, "", [], 1));
     return ok;
   }
 

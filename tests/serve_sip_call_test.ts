@@ -21,6 +21,7 @@ import type { TtsProvider, TtsRequest, TtsResult } from "../src/speech/speech.ts
 import { ToolsServer } from "../src/tools_server/tools_server.ts";
 import { changingScenarios } from "./_serve.ts";
 import { SipCaller } from "./_sip_uac.ts";
+import { SimClock } from "../src/clock/clock.ts";
 
 const root = new DataRoot(BUNDLED_DATA_ROOT);
 const FLOW = new URL("../scenarios/flows/animal_clinic.yaml", import.meta.url).pathname;
@@ -258,6 +259,33 @@ Deno.test("serve --sip: a retransmitted INVITE gets the same 200; past the most 
     first.close();
     second.close();
     third.close();
+    await sip.close();
+  }
+});
+
+Deno.test("serve --sip: a 200 OK without an ACK is sent again at T1, 2 T1, ... then given up with a BYE (on a simulated clock)", async () => {
+  const clock = new SimClock();
+  const { sip } = await start({ clock });
+  const caller = await SipCaller.open();
+  try {
+    const uri = `sip:flow@127.0.0.1:${sip.port};scenario=${REFILL}`;
+    await caller.call(uri, sip.port, [], { ack: false });
+    const oks = () => caller.messages.filter((m) => m.startsWith("SIP/2.0 200 ")).length;
+    assert.equal(oks(), 1);
+    // Retransmissions at 0.5, 1.5, 3.5, 7.5, 11.5 s...: five within 12 s.
+    for (let t = 0; t < 12_000; t += 100) {
+      await clock.advance(100);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await until("the retransmissions", () => oks() >= 6, 2000);
+    assert.equal(caller.messages.some((m) => m.startsWith("BYE ")), false);
+    for (let t = 0; t < 25_000; t += 500) {
+      await clock.advance(500);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await caller.next(/^BYE /, 2000);
+  } finally {
+    caller.close();
     await sip.close();
   }
 });

@@ -364,7 +364,13 @@ export class SipServer {
       body: { type: "application/sdp", text: media.answerSdp(this.#host()) },
     });
     dialog.answer = answer;
-    this.#retransmit(dialog, answer, () => dialog.confirmed || dialog.ended);
+    // No ACK in 64 T1: the call is given up with a BYE (RFC 3261 §13.3.1.4).
+    this.#retransmit(
+      dialog,
+      answer,
+      () => dialog.confirmed || dialog.ended,
+      () => this.#hangUp(dialog, "no ACK for the 200 OK"),
+    );
     log(`answered: ${choice.side} ${choice.name}${scenario ? ` playing ${scenario.name}` : ""}`);
   }
 
