@@ -86,6 +86,14 @@ Deno.test("serve --sip: RFC 4733 keys lead the flow callee to its hangup, a BYE;
       assert.equal(audio[i]!.payload.length, 160);
     }
     const span = audio.at(-1)!.at - audio[0]!.at;
+    const gaps = audio.slice(1).map((p, i) => p.at - audio[i]!.at).sort((x, y) => x - y);
+    console.log(
+      `RTP out: ${audio.length} packets over ${span.toFixed(1)} ms; gap p50 ${
+        gaps[Math.floor(gaps.length / 2)]!.toFixed(2)
+      } ms, p99 ${gaps[Math.floor(gaps.length * 0.99)]!.toFixed(2)} ms, max ${
+        gaps.at(-1)!.toFixed(2)
+      } ms`,
+    );
     assert.ok(
       Math.abs(span - (audio.length - 1) * 20) < 100,
       `${audio.length} packets over ${span.toFixed(0)} ms`,
