@@ -155,14 +155,26 @@ Deno.test("serve --sip: random, truncated and mangled datagrams get 400 or nothi
       new TextEncoder().encode(`INVITE ${uri} SIP/2.0\r\nContent-Length: 99999\r\n\r\n`),
     );
     datagrams.push(new TextEncoder().encode("SIP/2.0 200 OK\r\n\r\n"));
-    for (const d of datagrams) await c.send(d, sip.port);
+    // Paced a little, so loopback's socket buffers take them all.
+    for (const [i, d] of datagrams.entries()) {
+      await c.send(d, sip.port);
+      if (i % 10 === 9) await new Promise((r) => setTimeout(r, 2));
+    }
     await new Promise((r) => setTimeout(r, 300));
     // Every answer is a status line; none is a 5xx of our own making.
     for (const g of c.got) {
       assert.match(g.split("\r\n")[0]!, /^SIP\/2\.0 [1-6]\d\d /, g);
       assert.doesNotMatch(g.split("\r\n")[0]!, /^SIP\/2\.0 500 /, g);
     }
-    assert.ok(sip.malformed > 0);
+    // Loopback may drop a few under load; the point is what the server made of the rest.
+    assert.ok(
+      sip.datagrams >= datagrams.length * 0.95,
+      `${sip.datagrams} of ${datagrams.length} arrived`,
+    );
+    assert.ok(sip.malformed >= 200, `${sip.malformed} malformed`);
+    // Bad requests are answered 400, but a flood of them only at 20 a second.
+    const refused = c.got.filter((g) => g.startsWith("SIP/2.0 400 ")).length;
+    assert.ok(refused >= 1 && refused <= 40, `${refused} answered 400 of ${sip.malformed}`);
     c.got.length = 0;
     await c.send(request("OPTIONS", uri, c.port), sip.port);
     await c.next(/^SIP\/2\.0 200 /);

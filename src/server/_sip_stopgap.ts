@@ -15,7 +15,7 @@ export type SipMessage =
 /** A parse, or why not (with the headers read so far, when the start line was one). */
 export type ParsedSip =
   | { ok: true; message: SipMessage }
-  | { ok: false; error: string; partial?: { headers: [string, string][] } };
+  | { ok: false; error: string; partial?: { headers: [string, string][]; request: boolean } };
 
 const MAX_MESSAGE = 65_535;
 const MAX_HEADERS = 128;
@@ -42,22 +42,42 @@ export function parseSipMessage(data: Uint8Array): ParsedSip {
       continue;
     }
     const m = /^([A-Za-z0-9!%'*+.^_`|~-]{1,64})[ \t]*:[ \t]*(.*)$/.exec(line);
-    if (!m) return { ok: false, error: `bad header line`, partial: { headers } };
+    if (!m) {
+      return {
+        ok: false,
+        error: `bad header line`,
+        partial: { headers, request: request !== null },
+      };
+    }
     headers.push([m[1]!, m[2]!.trim()]);
     if (headers.length > MAX_HEADERS) return { ok: false, error: "too many headers" };
   }
-  if (end < 0) return { ok: false, error: "no end of headers", partial: { headers } };
+  if (end < 0) {
+    return {
+      ok: false,
+      error: "no end of headers",
+      partial: { headers, request: request !== null },
+    };
+  }
   const lengthText = headers.find(([n]) => /^(content-length|l)$/i.test(n))?.[1];
   const body = text.slice(end + 4);
   let bodyText = body;
   if (lengthText !== undefined) {
     if (!/^\d{1,5}$/.test(lengthText)) {
-      return { ok: false, error: "bad Content-Length", partial: { headers } };
+      return {
+        ok: false,
+        error: "bad Content-Length",
+        partial: { headers, request: request !== null },
+      };
     }
     const length = Number(lengthText);
     const bytes = new TextEncoder().encode(body);
     if (bytes.length < length) {
-      return { ok: false, error: "body shorter than Content-Length", partial: { headers } };
+      return {
+        ok: false,
+        error: "body shorter than Content-Length",
+        partial: { headers, request: request !== null },
+      };
     }
     bodyText = new TextDecoder().decode(bytes.slice(0, length));
   }

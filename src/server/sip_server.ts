@@ -127,10 +127,14 @@ export class SipServer {
   readonly #clock: Clock;
   readonly #socket: Socket;
   readonly #dialogs = new Map<string, Dialog>();
+  /** Datagrams received. */
+  datagrams = 0;
   /** Datagrams that did not parse, and were dropped or answered 400. */
   malformed = 0;
   #port = 0;
   #closed = false;
+  #refusals = 20;
+  #refusedAt = performance.now();
 
   private constructor(options: SipServerOptions, socket: Socket) {
     this.#o = options;
@@ -186,12 +190,16 @@ export class SipServer {
 
   #receive(data: Uint8Array, rinfo: RemoteInfo): void {
     if (this.#closed) return;
+    this.datagrams++;
     try {
       const read = readSip(data);
       if (!read.ok) {
         this.malformed++;
-        // Answerable: enough headers to address a 400 to.
-        if (read.headers) this.#send(formatSipResponse(read.headers, 400, "Bad Request"), rinfo);
+        // Answerable: enough headers to address a 400 to (at most 20 a second, so a
+        // flood of junk is not answered in kind).
+        if (read.headers && this.#mayRefuse()) {
+          this.#send(formatSipResponse(read.headers, 400, "Bad Request"), rinfo);
+        }
         return;
       }
       if (read.kind === "response") return this.#onResponse(read.headers, read.status);
@@ -515,6 +523,16 @@ export class SipServer {
     this.#socket.send(new TextEncoder().encode(text), to.port, to.address, (e) => {
       if (e) this.#o.log?.(`sip send failed: ${e.message}`);
     });
+  }
+
+  /** A token bucket of 400 answers: 20 at once, then 20 a second. */
+  #mayRefuse(): boolean {
+    const now = performance.now();
+    this.#refusals = Math.min(20, this.#refusals + ((now - this.#refusedAt) * 20) / 1000);
+    this.#refusedAt = now;
+    if (this.#refusals < 1) return false;
+    this.#refusals -= 1;
+    return true;
   }
 
   #host(): string {

@@ -50,7 +50,8 @@ export interface SipRefused {
 export function readSip(data: Uint8Array): SipRequest | SipResponse | SipRefused {
   const parsed: ParsedSip = parseSipMessage(data);
   if (!parsed.ok) {
-    const headers = parsed.partial ? dialogHeaders(parsed.partial) : undefined;
+    // Only a request is answered; a bad response is dropped.
+    const headers = parsed.partial?.request ? dialogHeaders(parsed.partial) : undefined;
     return { ok: false, error: parsed.error, ...(headers ? { headers } : {}) };
   }
   const headers = dialogHeaders(parsed.message);
