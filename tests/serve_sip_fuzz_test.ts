@@ -132,7 +132,12 @@ Deno.test("serve --sip: random, truncated and mangled datagrams get 400 or nothi
   const c = await client();
   try {
     const uri = `sip:flow@127.0.0.1:${sip.port}`;
-    const good = request("INVITE", uri, c.port, { sdp: offer(40000, "0") });
+    const good = request(
+      "INVITE",
+      `${uri};scenario=flow__riverside-animal-clinic__refill-by-pet-id`,
+      c.port,
+      { sdp: offer(40000, "0") },
+    );
     const random = mulberry32(19);
     const datagrams: Uint8Array[] = [];
     for (let i = 0; i < 200; i++) {
@@ -189,7 +194,8 @@ Deno.test("serve --sip: no common codec is 488, a BYE for no call 481, an unknow
   const c = await client();
   try {
     const at = (user: string) => `sip:${user}@127.0.0.1:${sip.port}`;
-    await c.send(request("INVITE", at("flow"), c.port, { sdp: offer(40002, "9 111") }), sip.port);
+    const refill = `${at("flow")};scenario=flow__riverside-animal-clinic__refill-by-pet-id`;
+    await c.send(request("INVITE", refill, c.port, { sdp: offer(40002, "9 111") }), sip.port);
     await c.next(/^SIP\/2\.0 100 /);
     await c.next(/^SIP\/2\.0 488 /);
     await c.send(request("BYE", at("flow"), c.port, { callId: "nobody" }), sip.port);
@@ -203,6 +209,14 @@ Deno.test("serve --sip: no common codec is 488, a BYE for no call 481, an unknow
       sip.port,
     );
     await c.next(/^SIP\/2\.0 404 /);
+    const needs = await (async () => {
+      await c.send(request("INVITE", at("oracle"), c.port, { sdp: offer(40008, "0") }), sip.port);
+      return await c.next(/^SIP\/2\.0 404 /);
+    })();
+    assert.match(
+      needs,
+      /\r\nWarning: 399 callbench "oracle plays a scenario: give ;scenario=NAME"\r\n/,
+    );
     await c.send(request("MESSAGE", at("flow"), c.port), sip.port);
     const refused = await c.next(/^SIP\/2\.0 405 /);
     assert.match(refused, /\r\nAllow: INVITE, ACK, BYE, CANCEL, OPTIONS\r\n/i);

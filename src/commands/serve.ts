@@ -579,12 +579,15 @@ export async function runServe(
  * The hosted participant a SIP Request-URI's user part names: `agent.NAME` or
  * `user.NAME`, else a bare NAME, an agent before a caller (`llm` is the agent).
  */
-export function hostedParticipant(user: string): { name: string; side: Side } | undefined {
+export function hostedParticipant(
+  user: string,
+): { name: string; side: Side; needsScenario: boolean } | undefined {
   const m = /^(agent|user)\.(.+)$/.exec(user);
   const sides: Side[] = m ? [m[1] as Side] : ["agent", "user"];
   const name = m ? m[2]! : user;
   for (const side of sides) {
-    if (kindsOf(side, { hosted: true }).some((k) => k.name === name)) return { name, side };
+    const kind = kindsOf(side, { hosted: true }).find((k) => k.name === name);
+    if (kind) return { name, side, needsScenario: kind.needs.includes("scenario") };
   }
   return undefined;
 }

@@ -54,7 +54,9 @@ export interface SipServerOptions {
    * The hosted participant a Request-URI's user part names (`flow`, `user.llm`...);
    * undefined: none that is hosted.
    */
-  participantOf: (user: string) => { name: string; side: Side } | undefined;
+  participantOf: (
+    user: string,
+  ) => { name: string; side: Side; needsScenario?: boolean } | undefined;
   /** The participant of a call whose Request-URI names none. */
   defaultAgent: string;
   /** Each call's audio (its TTS and STT). */
@@ -441,7 +443,18 @@ export class SipServer {
       };
     }
     const scenario = req.headers.get("x-callbench-scenario") ?? params.get("scenario");
-    return { ...participant, ...(scenario ? { scenario } : {}) };
+    if (participant.needsScenario && !scenario) {
+      return {
+        error: `${participant.name} plays a scenario: give ;scenario=NAME`,
+        status: 404,
+        reason: "Not Found",
+      };
+    }
+    return {
+      name: participant.name,
+      side: participant.side,
+      ...(scenario ? { scenario } : {}),
+    };
   }
 
   // ---- sending ---------------------------------------------------------------------
