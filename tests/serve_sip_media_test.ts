@@ -39,7 +39,7 @@ Deno.test("serve --sip media: keys are RFC 4733 events, the end sent three times
   );
   assert.ok(answered.ok);
   assert.equal(answered.media.codec, "PCMA");
-  assert.equal(answered.media.eventPayloadType, 97);
+  assert.equal(answered.media.telephoneEvent, 97);
   const media = await SipMedia.open({
     hostname: "127.0.0.1",
     negotiated: answered.media,

@@ -1,6 +1,7 @@
 /**
  * One answered SIP call's media: its own RTP socket (`node:dgram`), the SDP answer, G.711
- * audio both ways and RFC 4733 keys both ways.
+ * audio both ways and RFC 4733 keys both ways. The SDP, the RTP packets and the telephone
+ * events are those of src/protocol/sdp.ts and src/protocol/rtp.ts.
  *
  * - Out: from the ACK on, a packet every 20 ms: each chunk the session paces
  *   (src/audio/pacer.ts, in the session) is one RTP packet of the negotiated codec, sent
@@ -18,35 +19,26 @@
 import { createSocket, type RemoteInfo, type Socket } from "node:dgram";
 import type { Clock } from "../bridge/call.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
+import { alawDecode, alawEncode } from "../audio/alaw.ts";
 import {
-  alawDecode,
-  alawEncode,
-  buildRtpPacket,
-  buildTelephoneEvent,
-  negotiateAnswer,
-  parseRtpPacket,
-  parseTelephoneEvent,
-  type SdpAnswer,
-} from "./_sip_stopgap.ts";
+  buildRtp,
+  parseRtp,
+  sequenceDelta,
+  telephoneEventPackets,
+  TelephoneEventReceiver,
+} from "../protocol/rtp.ts";
+import { answerOffer as answerSdpOffer, buildSdp, type NegotiatedMedia } from "../protocol/sdp.ts";
 
-/** What the offer and our answer agreed. */
-export interface NegotiatedMedia {
-  codec: "PCMU" | "PCMA";
-  payloadType: number;
-  /** The telephone-event payload type, when the offer had one. */
-  eventPayloadType?: number;
-  /** Where the far end receives RTP (the offer's connection address and port). */
-  remote: { address: string; port: number };
-  /** What the SDP answer needs from the parsed offer. */
-  answer: SdpAnswer;
-}
+export type { NegotiatedMedia };
 
-/** The offer answered, or why it cannot be. */
+/** The offer's media as we answer it (src/protocol/sdp.ts), or why it cannot be answered. */
 export function answerOffer(
   sdp: string,
-  _host: string,
+  host: string,
 ): { ok: true; media: NegotiatedMedia } | { ok: false; error: string } {
-  return negotiateAnswer(sdp);
+  // The port is our RTP socket's, bound once the offer is known to be answerable.
+  const r = answerSdpOffer(sdp, { address: host, port: 9, sessionId: 0 });
+  return r.ok ? { ok: true, media: r.media } : { ok: false, error: r.error.message };
 }
 
 /** Counters of what was refused on receive. */
@@ -71,7 +63,6 @@ const SILENCE = new Int16Array(SAMPLES_PER_CHUNK);
 const FILL_AFTER_MS = 30;
 const KEY_MS = 100;
 const KEY_GAP_MS = 60;
-const KEY_CODES = "0123456789*#ABCD";
 
 /** An open RTP stream. */
 export class SipMedia {
@@ -99,7 +90,8 @@ export class SipMedia {
   #remote: { address: string; port: number };
   #latched = false;
   #lastSeq?: number;
-  #lastEvent?: number;
+  readonly #events = new TelephoneEventReceiver();
+  readonly #sessionId = crypto.getRandomValues(new Uint32Array(1))[0]!;
   #keys: Promise<void> = Promise.resolve();
   #stopped = false;
   #closed = false;
@@ -115,7 +107,7 @@ export class SipMedia {
   ) {
     this.#socket = socket;
     this.negotiated = negotiated;
-    this.#remote = negotiated.remote;
+    this.#remote = { address: negotiated.remoteAddress, port: negotiated.remotePort };
     this.#clock = clock;
     this.#log = log;
   }
@@ -148,7 +140,14 @@ export class SipMedia {
 
   /** The SDP answer: our address and port, the codec, telephone-event when offered. */
   answerSdp(host: string): string {
-    return this.negotiated.answer.format(host, this.port);
+    const event = this.negotiated.telephoneEvent;
+    return buildSdp({
+      address: host,
+      port: this.port,
+      codecs: [this.negotiated.codec],
+      ...(event !== undefined ? { telephoneEvent: event } : {}),
+      sessionId: this.#sessionId,
+    });
   }
 
   /**
@@ -199,7 +198,7 @@ export class SipMedia {
 
   /** Keys as telephone events, one after the other; resolves once they are sent. */
   sendKeys(keys: string): Promise<void> {
-    const pt = this.negotiated.eventPayloadType;
+    const pt = this.negotiated.telephoneEvent;
     const run = async () => {
       // No silence between the events: the far end hears the keys alone.
       this.#pressing = true;
@@ -216,19 +215,16 @@ export class SipMedia {
         this.#log(`keys ${keys} not sent: the far end offered no telephone-event`);
         return;
       }
-      for (const key of keys) {
-        const event = KEY_CODES.indexOf(key.toUpperCase());
-        if (event < 0 || this.#stopped) continue;
+      for (const key of keys.toUpperCase()) {
+        if (this.#stopped) return;
+        const packets = telephoneEventPackets(key, { durationMs: KEY_MS });
+        if (packets.length === 0) continue;
         const ts = (this.#timestamp = (this.#timestamp + SAMPLES_PER_CHUNK) >>> 0);
-        const steps = KEY_MS / 20;
-        for (let i = 1; i <= steps; i++) {
-          const duration = i * SAMPLES_PER_CHUNK;
-          const end = i === steps;
-          const payload = buildTelephoneEvent({ event, end, volume: 10, duration });
-          for (let copy = 0; copy < (end ? 3 : 1); copy++) {
-            this.#sendPacket(pt, i === 1 && copy === 0, ts, payload);
-          }
-          await this.#wait(20);
+        let at = 0;
+        for (const p of packets) {
+          if (p.atMs > at) await this.#wait(p.atMs - at);
+          at = p.atMs;
+          this.#sendPacket(pt, p.marker, ts, p.payload);
         }
         this.#timestamp = (this.#timestamp + KEY_MS * 8) >>> 0;
         await this.#wait(KEY_GAP_MS);
@@ -259,10 +255,10 @@ export class SipMedia {
 
   #sendPacket(pt: number, marker: boolean, timestamp: number, payload: Uint8Array): void {
     if (this.#closed) return;
-    const packet = buildRtpPacket({
+    const packet = buildRtp({
       payloadType: pt,
       marker,
-      sequenceNumber: this.#seq,
+      sequence: this.#seq,
       timestamp,
       ssrc: this.#ssrc,
       payload,
@@ -287,28 +283,27 @@ export class SipMedia {
         this.#remote = { address: rinfo.address, port: rinfo.port };
       }
       this.#latched = true;
-      const parsed = parseRtpPacket(data);
+      const parsed = parseRtp(data);
       if (!parsed.ok) {
         this.counters.refused++;
         return;
       }
       const packet = parsed.packet;
       const pt = packet.payloadType;
-      if (pt === this.negotiated.eventPayloadType) {
-        return this.#event(packet.timestamp, packet.payload);
+      if (pt === this.negotiated.telephoneEvent) {
+        const key = this.#events.push(packet.timestamp, packet.payload);
+        if (key !== undefined) this.onKey(key);
+        return;
       }
       if (pt !== this.negotiated.payloadType) {
         this.counters.refused++;
         return;
       }
-      if (this.#lastSeq !== undefined) {
-        const ahead = (packet.sequenceNumber - this.#lastSeq) & 0xffff;
-        if (ahead === 0 || ahead > 0x8000) {
-          this.counters.late++;
-          return;
-        }
+      if (this.#lastSeq !== undefined && sequenceDelta(packet.sequence, this.#lastSeq) <= 0) {
+        this.counters.late++;
+        return;
       }
-      this.#lastSeq = packet.sequenceNumber;
+      this.#lastSeq = packet.sequence;
       const samples = this.negotiated.codec === "PCMU"
         ? mulawDecode(packet.payload)
         : alawDecode(packet.payload);
@@ -319,19 +314,6 @@ export class SipMedia {
       this.counters.refused++;
       this.#log(`an RTP packet could not be read: ${(e as Error)?.message ?? e}`);
     }
-  }
-
-  /** A telephone event: its key once, when its first end packet comes. */
-  #event(timestamp: number, payload: Uint8Array): void {
-    const event = parseTelephoneEvent(payload);
-    if (!event.ok) {
-      this.counters.refused++;
-      return;
-    }
-    if (!event.value.end || this.#lastEvent === timestamp) return;
-    this.#lastEvent = timestamp;
-    const key = KEY_CODES[event.value.event];
-    if (key !== undefined) this.onKey(key);
   }
 }
 

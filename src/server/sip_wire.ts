@@ -2,12 +2,22 @@
  * What `serve --sip` reads and writes of SIP messages (RFC 3261), as the answering side
  * sees them: a request's method, Request-URI, the dialog's headers (Via, From, To,
  * Call-ID, CSeq, Contact) and body; a response's status; and responses and in-dialog
- * requests built from them. Reading never throws: a message that is not one is a
+ * requests built from them, over src/protocol/sip.ts. Reading never throws: a message that is not one is a
  * refusal, with the headers when there are enough to answer it (`400`).
  *
  * @module
  */
-import { type ParsedSip, parseSipMessage, type SipMessage } from "./_sip_stopgap.ts";
+import {
+  headerValue,
+  headerValues,
+  parseNameAddr,
+  parseSip,
+  responseTo,
+  serializeSip,
+  type SipHeader,
+  type SipMessage,
+  type SipRequest as WireRequest,
+} from "../protocol/sip.ts";
 
 /** The headers a dialog needs, and any other by name. */
 export interface SipHeaders {
@@ -16,9 +26,12 @@ export interface SipHeaders {
   to: string;
   callId: string;
   cseq: string;
+  /** The Contact's URI. */
   contact?: string;
   /** Any header's first value (by its full or compact name, case-insensitive). */
   get(name: string): string | undefined;
+  /** The message as read (src/protocol/sip.ts), which a response copies from. */
+  readonly message: SipMessage;
 }
 
 /** A request received. */
@@ -46,82 +59,57 @@ export interface SipRefused {
   headers?: SipHeaders;
 }
 
-/** Reads one datagram. */
+/** Reads one datagram (src/protocol/sip.ts: bounded, never throws). */
 export function readSip(data: Uint8Array): SipRequest | SipResponse | SipRefused {
-  const parsed: ParsedSip = parseSipMessage(data);
+  const parsed = parseSip(data);
   if (!parsed.ok) {
-    // Only a request is answered; a bad response is dropped.
-    const headers = parsed.partial?.request ? dialogHeaders(parsed.partial) : undefined;
-    return { ok: false, error: parsed.error, ...(headers ? { headers } : {}) };
+    const headers = answerableHead(data);
+    return { ok: false, error: parsed.error.message, ...(headers ? { headers } : {}) };
   }
-  const headers = dialogHeaders(parsed.message);
-  if (!headers) return { ok: false, error: "missing Via, From, To, Call-ID or CSeq" };
   const m = parsed.message;
+  const headers = dialogHeaders(m);
   if (m.kind === "response") return { ok: true, kind: "response", status: m.status, headers };
-  const cseqMethod = /^\d+\s+(\S+)$/.exec(headers.cseq)?.[1];
-  if (cseqMethod !== m.method) {
-    return { ok: false, error: "CSeq names another method", headers };
-  }
   return { ok: true, kind: "request", method: m.method, uri: m.uri, headers, body: m.body };
 }
 
-/** The dialog headers of a message, when it has them all. */
-function dialogHeaders(m: Pick<SipMessage, "headers">): SipHeaders | undefined {
-  const get = (name: string) => m.headers.find(([n]) => sameHeader(n, name))?.[1];
-  const via = m.headers.filter(([n]) => sameHeader(n, "via")).flatMap(([, v]) => splitCommas(v));
-  const from = get("from");
-  const to = get("to");
-  const callId = get("call-id");
-  const cseq = get("cseq");
-  if (via.length === 0 || !from || !to || !callId || !cseq || !/^\d+\s+\S+$/.test(cseq)) {
-    return undefined;
-  }
-  const contact = get("contact");
+/**
+ * The headers of a request that did not parse as a whole, when its head alone does: its
+ * text up to the blank line (or to its last whole line), with no body. A 400 can then be
+ * addressed to it; a response, or a head that does not parse either, is not answered.
+ */
+function answerableHead(data: Uint8Array): SipHeaders | undefined {
+  const text = new TextDecoder().decode(data.subarray(0, 65_507));
+  const end = text.indexOf("\r\n\r\n");
+  const head = end >= 0 ? text.slice(0, end) : text.slice(0, Math.max(0, text.lastIndexOf("\r\n")));
+  if (head.startsWith("SIP/")) return undefined;
+  const lines = head.split("\r\n").filter((l) => !/^(content-length|l)\s*:/i.test(l));
+  const again = parseSip(`${lines.join("\r\n")}\r\nContent-Length: 0\r\n\r\n`);
+  return again.ok && again.message.kind === "request" ? dialogHeaders(again.message) : undefined;
+}
+
+/**
+ * A header the parser does not know by name, matched without regard to case (RFC 3261
+ * §7.3.1: `X-Callbench-Scenario` and `x-callbench-scenario` are one header).
+ */
+function anyCase(m: SipMessage, name: string): string | undefined {
+  const want = name.toLowerCase();
+  return m.headers.find(([n]) => n.toLowerCase() === want)?.[1];
+}
+
+/** The dialog headers of a parsed message (it has them all: the parser requires them). */
+function dialogHeaders(m: SipMessage): SipHeaders {
+  const contact = headerValue(m, "Contact");
+  const contactUri = contact === undefined ? undefined : parseNameAddr(contact)?.uri;
   return {
-    via,
-    from,
-    to,
-    callId,
-    cseq,
-    ...(contact ? { contact: /<([^>]*)>/.exec(contact)?.[1] ?? contact.split(";")[0]! } : {}),
-    get,
+    via: headerValues(m, "Via"),
+    from: headerValue(m, "From") ?? "",
+    to: headerValue(m, "To") ?? "",
+    callId: headerValue(m, "Call-ID") ?? "",
+    cseq: headerValue(m, "CSeq") ?? "",
+    ...(contactUri ? { contact: contactUri } : {}),
+    get: (name) => headerValue(m, name) ?? anyCase(m, name),
+    message: m,
   };
-}
-
-const COMPACT: Record<string, string> = {
-  v: "via",
-  f: "from",
-  t: "to",
-  i: "call-id",
-  m: "contact",
-  l: "content-length",
-  c: "content-type",
-};
-
-function sameHeader(a: string, b: string): boolean {
-  const norm = (s: string) => {
-    const l = s.toLowerCase();
-    return COMPACT[l] ?? l;
-  };
-  return norm(a) === norm(b);
-}
-
-/** A header value's comma-separated parts (outside quotes and angle brackets). */
-function splitCommas(value: string): string[] {
-  const parts: string[] = [];
-  let depth = 0, quoted = false, start = 0;
-  for (let i = 0; i < value.length; i++) {
-    const c = value[i];
-    if (c === '"') quoted = !quoted;
-    else if (!quoted && c === "<") depth++;
-    else if (!quoted && c === ">") depth--;
-    else if (!quoted && depth === 0 && c === ",") {
-      parts.push(value.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  parts.push(value.slice(start).trim());
-  return parts.filter(Boolean);
 }
 
 /** How a response is built. */
@@ -140,19 +128,18 @@ export function formatSipResponse(
   reason: string,
   options: ResponseOptions = {},
 ): string {
-  const to = options.toTag && !/;\s*tag=/i.test(request.to)
-    ? `${request.to};tag=${options.toTag}`
-    : request.to;
-  const lines = [
-    `SIP/2.0 ${status} ${reason}`,
-    ...request.via.map((v) => `Via: ${v}`),
-    `From: ${request.from}`,
-    `To: ${to}`,
-    `Call-ID: ${request.callId}`,
-    `CSeq: ${request.cseq}`,
-    "Server: callbench",
+  const extra: SipHeader[] = [
+    ["Server", "callbench"],
+    ...Object.entries(options.extra ?? {}),
+    ...(options.body ? [["Content-Type", options.body.type] as const] : []),
   ];
-  return finish(lines, options.extra, options.body);
+  return serializeSip(
+    responseTo(request.message as WireRequest, status, reason, {
+      ...(options.toTag ? { toTag: options.toTag } : {}),
+      headers: extra,
+      ...(options.body ? { body: options.body.text } : {}),
+    }),
+  );
 }
 
 /** A request in a dialog of ours (our BYE). */
@@ -161,27 +148,19 @@ export function formatSipRequest(
   uri: string,
   h: { via: string; from: string; to: string; callId: string; cseq: string },
 ): string {
-  const lines = [
-    `${method} ${uri} SIP/2.0`,
-    `Via: ${h.via}`,
-    "Max-Forwards: 70",
-    `From: ${h.from}`,
-    `To: ${h.to}`,
-    `Call-ID: ${h.callId}`,
-    `CSeq: ${h.cseq}`,
-    "User-Agent: callbench",
-  ];
-  return finish(lines, undefined, undefined);
-}
-
-function finish(
-  lines: string[],
-  extra: Record<string, string> | undefined,
-  body: { type: string; text: string } | undefined,
-): string {
-  for (const [name, value] of Object.entries(extra ?? {})) lines.push(`${name}: ${value}`);
-  const text = body?.text ?? "";
-  if (body) lines.push(`Content-Type: ${body.type}`);
-  lines.push(`Content-Length: ${new TextEncoder().encode(text).length}`, "", text);
-  return lines.join("\r\n");
+  return serializeSip({
+    kind: "request",
+    method,
+    uri,
+    headers: [
+      ["Via", h.via],
+      ["Max-Forwards", "70"],
+      ["From", h.from],
+      ["To", h.to],
+      ["Call-ID", h.callId],
+      ["CSeq", h.cseq],
+      ["User-Agent", "callbench"],
+    ],
+    body: "",
+  });
 }
