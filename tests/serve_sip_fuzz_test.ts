@@ -189,7 +189,7 @@ Deno.test("serve --sip: random, truncated and mangled datagrams get 400 or nothi
   }
 });
 
-Deno.test("serve --sip: no common codec is 488, a BYE for no call 481, an unknown participant or scenario 404, MESSAGE 405", async () => {
+Deno.test("serve --sip: no common codec is 488, a BYE for no call 481, an unknown participant or scenario 404, one that cannot start 500, MESSAGE 405", async () => {
   const sip = await startServer();
   const c = await client();
   try {
@@ -217,6 +217,20 @@ Deno.test("serve --sip: no common codec is 488, a BYE for no call 481, an unknow
       needs,
       /\r\nWarning: 399 callbench "oracle plays a scenario: give ;scenario=NAME"\r\n/,
     );
+    // A participant that cannot start (the llm agent without a model): 500, nothing kept.
+    await c.send(
+      request(
+        "INVITE",
+        `${at("llm")};scenario=flow__riverside-animal-clinic__refill-by-pet-id`,
+        c.port,
+        {
+          sdp: offer(40010, "0"),
+        },
+      ),
+      sip.port,
+    );
+    await c.next(/^SIP\/2\.0 500 /);
+    assert.equal(sip.calls, 0);
     await c.send(request("MESSAGE", at("flow"), c.port), sip.port);
     const refused = await c.next(/^SIP\/2\.0 405 /);
     assert.match(refused, /\r\nAllow: INVITE, ACK, BYE, CANCEL, OPTIONS\r\n/i);

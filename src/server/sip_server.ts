@@ -322,6 +322,8 @@ export class SipServer {
       this.#o.log?.(`sip: call ${dialog.callId} could not start: ${(e as Error)?.message ?? e}`);
       if (dialog.answer === undefined) {
         refuse(500, "Server Internal Error", "the call could not start");
+        dialog.ended = true;
+        await dialog.call?.close();
         this.#forget(dialog);
       } else this.#hangUp(dialog, "the call could not start");
     }
