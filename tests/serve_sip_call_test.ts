@@ -17,7 +17,14 @@ import { mulawEncode } from "../src/audio/mulaw.ts";
 import { pcm16 } from "../src/audio/pcm.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
 import { type SipCallSummary, SipServer, type SipServerOptions } from "../src/server/sip_server.ts";
-import type { TtsProvider, TtsRequest, TtsResult } from "../src/speech/speech.ts";
+import type {
+  SttProvider,
+  SttResult,
+  TtsProvider,
+  TtsRequest,
+  TtsResult,
+} from "../src/speech/speech.ts";
+import { voicedSignal } from "../src/audio/_test_signals.ts";
 import { ToolsServer } from "../src/tools_server/tools_server.ts";
 import { changingScenarios } from "./_serve.ts";
 import { SipCaller } from "./_sip_uac.ts";
@@ -110,6 +117,50 @@ Deno.test("serve --sip: RFC 4733 keys lead the flow callee to its hangup, a BYE;
     assert.equal(ended[0]!.ended_by, "callbench");
     assert.equal(ended[0]!.codec, "PCMU");
     assert.equal(sip.calls, 0);
+  } finally {
+    caller.close();
+    await sip.close();
+  }
+});
+
+Deno.test("serve --sip: the navigator hears the menu (STT) and presses its keys as RFC 4733 events", async () => {
+  // What the far end's two turns say: the clinic's menu, then its ID prompt.
+  const said = [
+    "Thank you for calling Riverside Animal Clinic. For appointments, press 1. " +
+    "For prescription refills, press 2.",
+    "Please enter your pet's six-digit ID number, then press pound.",
+  ];
+  const stt: SttProvider = {
+    info: { provider: "script" },
+    transcribe: (): Promise<SttResult> => Promise.resolve({ ok: true, text: said.shift() ?? "" }),
+  };
+  const tts = new ToneTts();
+  const { sip } = await start({ audio: () => ({ tts, stt }) });
+  const caller = await SipCaller.open();
+  try {
+    const uri = `sip:navigator@127.0.0.1:${sip.port};scenario=${REFILL}`;
+    await caller.call(uri, sip.port);
+    const keysHeard = () => {
+      // One key per press: its packets share a timestamp.
+      const seen = new Map<number, number>();
+      for (const p of caller.packets) {
+        if (p.payloadType === 101 && !seen.has(p.timestamp)) seen.set(p.timestamp, p.payload[0]!);
+      }
+      return [...seen.values()].map((e) => "0123456789*#"[e]).join("");
+    };
+    const turn = async () => {
+      // A second of speech, then a second of silence: the VAD's end of the turn.
+      await caller.audio(mulawEncode(voicedSignal(8000, 1000, 3)));
+      await caller.audio(mulawEncode(new Int16Array(8000)));
+    };
+    await turn();
+    await until("the key 2", () => keysHeard() === "2", 8000);
+    await turn();
+    await until("the pet ID", () => keysHeard() === "2004217#", 8000);
+    const ends = () =>
+      caller.packets.filter((p) => p.payloadType === 101 && (p.payload[1]! & 0x80) !== 0);
+    await until("the last press's end", () => ends().length >= 3 * 8);
+    assert.equal(ends().length, 3 * 8, "each press ends with three end packets");
   } finally {
     caller.close();
     await sip.close();
