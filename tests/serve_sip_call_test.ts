@@ -348,3 +348,36 @@ Deno.test("serve --sip: a 200 OK without an ACK is sent again at T1, 2 T1, ... t
     await sip.close();
   }
 });
+
+Deno.test("serve --sip: ten calls at once each get their RTP every 20 ms", async () => {
+  const { sip } = await start();
+  const callers = await Promise.all(Array.from({ length: 10 }, () => SipCaller.open()));
+  try {
+    const uri = `sip:flow@127.0.0.1:${sip.port};scenario=${REFILL}`;
+    await Promise.all(callers.map((c) => c.call(uri, sip.port)));
+    await new Promise((r) => setTimeout(r, 3000));
+    const gaps: number[] = [];
+    for (const c of callers) {
+      const audio = c.packets.filter((p) => p.payloadType === 0);
+      assert.ok(audio.length >= 100, `${audio.length} packets in 3 s`);
+      for (let i = 1; i < audio.length; i++) gaps.push(audio[i]!.at - audio[i - 1]!.at);
+      // Every packet of the stream, none lost or doubled.
+      for (let i = 1; i < audio.length; i++) {
+        assert.equal((audio[i]!.seq - audio[i - 1]!.seq) & 0xffff, 1);
+      }
+    }
+    gaps.sort((a, b) => a - b);
+    const p = (q: number) => gaps[Math.floor(gaps.length * q)]!;
+    const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    console.log(
+      `10 calls: ${gaps.length} RTP gaps, mean ${mean.toFixed(2)} ms, p50 ${p(0.5).toFixed(2)}, ` +
+        `p99 ${p(0.99).toFixed(2)}, max ${gaps.at(-1)!.toFixed(2)} ms`,
+    );
+    assert.ok(Math.abs(mean - 20) < 1, `mean gap ${mean} ms`);
+    // Loose: timers on a shared, loaded machine are late; the mean above is what drifts.
+    assert.ok(p(0.99) < 100, `p99 gap ${p(0.99)} ms`);
+  } finally {
+    for (const c of callers) c.close();
+    await sip.close();
+  }
+});

@@ -98,6 +98,8 @@ export class SipMedia {
   #cancelFill?: () => void;
   #started = false;
   #pressing = false;
+  /** When the next packet is due, on the clock. */
+  #due = 0;
 
   private constructor(
     socket: Socket,
@@ -158,6 +160,7 @@ export class SipMedia {
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
+    this.#due = this.#clock.now();
     this.#armFill(0);
   }
 
@@ -165,17 +168,25 @@ export class SipMedia {
   sendAudio(samples: Int16Array): void {
     if (this.#stopped) return;
     this.#sendChunk(samples);
-    // Silence only once a chunk is overdue: the session's own pacer keeps speech on time.
-    this.#armFill(FILL_AFTER_MS);
+    // The session's pacer keeps speech on its own grid; silence takes over on that grid
+    // once a chunk is overdue by half a chunk.
+    this.#due = this.#clock.now() + 20;
+    this.#armFill(FILL_AFTER_MS - 20);
   }
 
-  /** Silence `after` ms from now, then every 20 ms, until the session speaks again. */
-  #armFill(after: number): void {
+  /**
+   * Silence at the next due time (plus `slack`), then every 20 ms on the grid of due
+   * times (never from when a timer fired, so late timers do not slow the stream down),
+   * until the session speaks again.
+   */
+  #armFill(slack: number): void {
     this.#cancelFill?.();
     if (this.#stopped || this.#pressing || !this.#started) return;
-    this.#cancelFill = this.#clock.timer(after, () => {
+    const wait = Math.max(0, this.#due + slack - this.#clock.now());
+    this.#cancelFill = this.#clock.timer(wait, () => {
       this.#sendChunk(SILENCE);
-      this.#armFill(20);
+      this.#due += 20;
+      this.#armFill(0);
     });
   }
 
@@ -207,7 +218,10 @@ export class SipMedia {
         await sendAll();
       } finally {
         this.#pressing = false;
-        if (this.#started) this.#armFill(20);
+        if (this.#started) {
+          this.#due = this.#clock.now() + 20;
+          this.#armFill(0);
+        }
       }
     };
     const sendAll = async () => {
