@@ -65,6 +65,7 @@ const PARTICIPANT_FLAGS = {
     type: "string",
     value: "A",
     description: "oracle | noop | llm | navigator | script:FILE | ws://HOST:PORT/PATH\n" +
+      "| sip:USER@HOST[:PORT] (a phone agent over SIP/RTP, UDP; needs --audio)\n" +
       "(default: llm when an agent model is configured, else oracle)",
   },
   user: {
@@ -397,6 +398,7 @@ export const command: Command = {
       throw new InputError({ field: "--framing", message: "needs a ws:// agent" });
     }
     const realtime = realtimeFromFlags(values, framing);
+    if (/^sips?:/i.test(values.agent ?? "")) await checkSipAgent(values.agent!, values.audio);
     if (values["tools-host"] !== undefined && !values["tools-server"]) {
       throw new InputError({ field: "--tools-host", message: "needs --tools-server" });
     }
@@ -495,9 +497,12 @@ export const command: Command = {
     });
     // Real-time audio calls to a remote agent: as many at once as the machine holds at
     // the pacers' lateness bound (at most --concurrency), and none started while late.
-    const realTime = speech !== undefined && /^wss?:\/\//.test(participants.agent)
+    const realTime = speech !== undefined && /^(wss?:\/\/|sip:)/.test(participants.agent)
       ? await realTimeRun(
-        framing ?? urlFraming(participants.agent),
+        // SIP's RTP is Twilio's 20 ms G.711 frames both ways: its row of the table.
+        participants.agent.startsWith("sip:")
+          ? "twilio"
+          : framing ?? urlFraming(participants.agent),
         values.concurrency === undefined ? undefined : concurrency,
       )
       : undefined;
@@ -671,6 +676,20 @@ async function realTimeRun(
     }),
     admit: (signal) => gate.admit(signal),
   };
+}
+
+/** `--agent sip:...`: a SIP URI over UDP, in an audio call (a phone line carries audio only). */
+async function checkSipAgent(agent: string, audio: boolean | undefined): Promise<void> {
+  const { parseSipAgent } = await import("../transport/sip.ts");
+  const read = parseSipAgent(agent);
+  if (!read.ok) throw new InputError({ field: "--agent", message: read.message });
+  if (!audio) {
+    throw new InputError({
+      field: "--agent",
+      message: "a SIP agent carries audio only",
+      hint: "add --audio",
+    });
+  }
 }
 
 /** `--workers` omitted: at most one per core (`worker_count.ts` decides how many). */

@@ -185,6 +185,18 @@ export const PARTICIPANT_KINDS: readonly ParticipantKind[] = [
   remoteKind("ws://", "agent"),
   remoteKind("wss://", "agent"),
   {
+    name: "sip:",
+    usage: "sip:USER@HOST[:PORT]",
+    side: "agent",
+    needs: ["url"],
+    hostable: false,
+    deterministic: never,
+    async make(ctx) {
+      const { SipParticipant } = await import("../transport/sip.ts");
+      return new SipParticipant({ uri: ctx.spec, side: "agent" });
+    },
+  },
+  {
     name: "scripted",
     usage: "scripted",
     side: "user",

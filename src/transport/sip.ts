@@ -1,0 +1,664 @@
+/**
+ * A phone agent dialled over SIP (`--agent sip:USER@HOST[:PORT][;transport=udp]`):
+ * callbench is the calling user agent (RFC 3261 over UDP), the agent answers, and the
+ * call's audio is RTP (`./sip_call.ts`). Signalling here:
+ *
+ * - INVITE with an SDP offer (PCMU, PCMA, telephone-event 101; `src/protocol/sdp.ts`),
+ *   retransmitted on the T1 timer (500 ms, doubling to 4 s) until a response, given up
+ *   after 64 × T1 (`agent_unreachable`). 100/180/183 are waited through; 200 is
+ *   ACKed (and ACKed again when it is retransmitted); a 3xx-6xx final answer is ACKed
+ *   and ends the trial: `protocol_error` for an answer that says our request was at
+ *   fault (400, 415, 488, 606), else `agent_unreachable`, the status and reason in the
+ *   message. An answer without a common codec is `protocol_error` too (we hang up).
+ * - With `eval --tools-server`, the INVITE carries the call's MCP endpoint in
+ *   `X-Callbench-Tools` (the URL holds the call's token).
+ * - BYE both ways: ours when the caller hangs up, the agent's ends the call as
+ *   `agent_end` (answered 200). OPTIONS is answered 200; other requests in the call 501.
+ * - A datagram on the signalling port that is not SIP, or a SIP message with a bad
+ *   header, is `protocol_error` naming what was wrong.
+ * - Turns and measures as for Twilio: VAD on the agent's audio, words from the STT
+ *   (`--stt`) else {@link WORDS_UNKNOWN}; keys both ways as RFC 4733 events, or as
+ *   in-band tones in an `inband` call (and when the agent offered no telephone-event).
+ *
+ * Sockets are `node:dgram` on the address the agent is reached from (127.0.0.1 for a
+ * loopback agent); the participant's settings in the record name the codec agreed.
+ *
+ * @module
+ */
+import dgram from "node:dgram";
+import {
+  type CallEvent,
+  type CallLine,
+  type CallSetup,
+  type Participant,
+  ParticipantError,
+  type ParticipantInfo,
+} from "../bridge/call.ts";
+import type { Side } from "../domains/domain.ts";
+import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
+import { resample } from "../audio/resample.ts";
+import { Vad } from "../audio/vad.ts";
+import { dtmfTones } from "../audio/dtmf.ts";
+import { alawDecode, alawEncode } from "../audio/alaw.ts";
+import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
+import {
+  formatNameAddr,
+  formatSipUri,
+  formatVia,
+  headerValue,
+  newBranch,
+  newCallId,
+  newTag,
+  parseCSeq,
+  parseNameAddr,
+  parseSip,
+  parseSipUri,
+  responseTo,
+  serializeSip,
+  type SipHeader,
+  type SipRequest,
+  type SipResponse,
+  type SipUri,
+  tagOf,
+} from "../protocol/sip.ts";
+import {
+  buildSdp,
+  DEFAULT_TELEPHONE_EVENT_PT,
+  type G711Codec,
+  negotiatedFromAnswer,
+  type NegotiatedMedia,
+} from "../protocol/sdp.ts";
+import type { SttProvider, TtsProvider } from "../speech/speech.ts";
+import { type RemoteSpeech, WORDS_UNKNOWN } from "./mapping.ts";
+import { SIP_RATE, SipCall, type SipCallStats, type SipHeardTurn } from "./sip_call.ts";
+
+/** RFC 3261's round-trip estimate, ms. */
+export const SIP_T1_MS = 500;
+/** The longest retransmit interval, ms. */
+export const SIP_T2_MS = 4000;
+/** Header that carries the call's MCP tools endpoint (`eval --tools-server`). */
+export const TOOLS_HEADER = "X-Callbench-Tools";
+/** Statuses that say our request was at fault: `protocol_error`, not `agent_unreachable`. */
+const OUR_FAULT = new Set([400, 415, 488, 606]);
+
+/** How a SIP agent is dialled. */
+export interface SipParticipantOptions {
+  /** `sip:USER@HOST[:PORT][;transport=udp]`. */
+  uri: string;
+  side?: Side;
+  /** Speech for a text call (the caller's words synthesized) and the agent's words (STT). */
+  speech?: RemoteSpeech;
+  /** Codecs offered, in order (default PCMU, PCMA). */
+  codecs?: readonly G711Codec[];
+  /** T1, ms (default 500); the INVITE is given up after 64 × T1. */
+  t1Ms?: number;
+  /** How long to wait for the final answer once the agent rings (default 30 s). */
+  ringTimeoutMs?: number;
+}
+
+/** Whether `spec` names a SIP agent. */
+export function isSipUri(spec: string): boolean {
+  return /^sips?:/i.test(spec);
+}
+
+/** Reads `--agent sip:...`: the URI, or a message saying what is wrong with it. */
+export function parseSipAgent(
+  spec: string,
+): { ok: true; uri: SipUri } | { ok: false; message: string } {
+  const uri = parseSipUri(spec);
+  if (!uri) return { ok: false, message: `"${spec}" is not a SIP URI (sip:USER@HOST[:PORT])` };
+  if (uri.scheme !== "sip") return { ok: false, message: "sips: (SIP over TLS) is not supported" };
+  const transport = uri.params.transport?.toLowerCase() ?? "udp";
+  if (transport !== "udp") {
+    return { ok: false, message: `transport=${transport} is not supported (UDP only)` };
+  }
+  return { ok: true, uri };
+}
+
+interface Dialog {
+  callId: string;
+  fromTag: string;
+  toTag?: string;
+  /** The agent's To (with its tag) and our From, as sent. */
+  from: string;
+  to: string;
+  /** Where in-dialog requests go (the agent's Contact, else its URI). */
+  target: string;
+  remote: { address: string; port: number };
+  cseq: number;
+}
+
+/** A phone agent behind a SIP user agent. */
+export class SipParticipant implements Participant {
+  readonly #o: SipParticipantOptions;
+  readonly #uri: SipUri;
+  readonly #shown: string;
+  #line?: CallLine;
+  #sip?: dgram.Socket;
+  #rtp?: dgram.Socket;
+  #local = { address: "127.0.0.1", sipPort: 0, rtpPort: 0 };
+  #dialog?: Dialog;
+  #media?: NegotiatedMedia;
+  #call?: SipCall;
+  #vad?: Vad;
+  #tts?: TtsProvider;
+  #ownTts = false;
+  #speaking: Promise<void> = Promise.resolve();
+  #turns: Promise<void> = Promise.resolve();
+  /** The INVITE transaction in progress: its branch and how it settles. */
+  #invite?: {
+    branch: string;
+    text: string;
+    resolve: () => void;
+    reject: (e: ParticipantError) => void;
+    stop: () => void;
+  };
+  /** Our BYE waiting for its 200. */
+  #bye?: { branch: string; done: () => void };
+  #toolsUrl?: string;
+  #ended = false;
+  #closing = false;
+  #failed = false;
+  #byeSent = false;
+  #byeDone: Promise<void> = Promise.resolve();
+  #agentHungUp = false;
+  #lastAck?: string;
+
+  constructor(options: SipParticipantOptions) {
+    this.#o = options;
+    const read = parseSipAgent(options.uri);
+    if (!read.ok) throw new ParticipantError("agent_unreachable", read.message);
+    this.#uri = read.uri;
+    this.#shown = formatSipUri({ ...read.uri, params: {} });
+  }
+
+  get #side(): Side {
+    return this.#o.side ?? "agent";
+  }
+
+  /** How the record describes it: the wire, the codec agreed, its STT. */
+  get info(): ParticipantInfo {
+    const stt = this.#stt();
+    return {
+      kind: "remote",
+      url: this.#shown,
+      settings: {
+        framing: "sip",
+        ...(this.#media ? { codec: this.#media.codec } : {}),
+        stt: stt?.info.provider ?? "none",
+        ...(stt ? {} : { words_unknown: true }),
+        ...(this.#toolsUrl ? { tools_server: this.#toolsUrl } : {}),
+      },
+    };
+  }
+
+  #stt(): SttProvider | undefined {
+    return this.#o.speech?.stt ?? this.#line?.audio?.stt;
+  }
+
+  /** The RTP stream's counters (after the call began). */
+  get stats(): SipCallStats | undefined {
+    return this.#call?.stats;
+  }
+
+  async start(line: CallLine, setup: CallSetup): Promise<void> {
+    this.#line = line;
+    this.#vad = await Vad.create({ sampleRate: SIP_RATE, frameMs: 20 });
+    this.#tts = this.#o.speech?.tts;
+    if (!this.#tts && !line.audio) {
+      const { FliteTts } = await import("../speech/tts_flite.ts");
+      this.#tts = new FliteTts({ voice: "kal" });
+      this.#ownTts = true;
+    }
+    const host = this.#uri.host === "localhost" ? "127.0.0.1" : this.#uri.host;
+    const loopback = host.startsWith("127.");
+    this.#local.address = loopback ? "127.0.0.1" : "0.0.0.0";
+    this.#sip = await bind(this.#local.address);
+    this.#rtp = await bind(this.#local.address);
+    this.#local.sipPort = this.#sip.address().port;
+    this.#local.rtpPort = this.#rtp.address().port;
+    // What we advertise: the loopback address, else the one the socket would use.
+    const advertised = loopback ? "127.0.0.1" : host;
+    this.#sip.on("message", (msg, rinfo) => this.#onSip(new Uint8Array(msg), rinfo));
+    this.#rtp.on(
+      "message",
+      (msg, rinfo) =>
+        this.#call?.receive(new Uint8Array(msg), { address: rinfo.address, port: rinfo.port }),
+    );
+    this.#sip.on("error", () => {});
+    this.#rtp.on("error", () => {});
+    if (setup.tools_server) this.#toolsUrl = setup.tools_server.url;
+
+    const fromTag = newTag();
+    const callId = newCallId(advertised);
+    const agentUri = formatSipUri({ ...this.#uri, params: {} });
+    const from = formatNameAddr({
+      display: "callbench",
+      uri: `sip:callbench@${advertised}:${this.#local.sipPort}`,
+      params: { tag: fromTag },
+    });
+    const to = formatNameAddr({ uri: agentUri, params: {} });
+    this.#dialog = {
+      callId,
+      fromTag,
+      from,
+      to,
+      target: agentUri,
+      remote: { address: host, port: this.#uri.port ?? 5060 },
+      cseq: 1,
+    };
+    const offer = buildSdp({
+      address: advertised,
+      port: this.#local.rtpPort,
+      codecs: this.#o.codecs ?? ["PCMU", "PCMA"],
+      telephoneEvent: DEFAULT_TELEPHONE_EVENT_PT,
+      sessionId: Math.floor(Math.random() * 1e9),
+    });
+    const branch = newBranch();
+    const invite: SipRequest = {
+      kind: "request",
+      method: "INVITE",
+      uri: agentUri,
+      headers: [
+        ...this.#baseHeaders(branch, "INVITE", 1),
+        ["Contact", `<sip:callbench@${advertised}:${this.#local.sipPort}>`],
+        ["Content-Type", "application/sdp"],
+        ["Allow", "INVITE, ACK, BYE, OPTIONS"],
+        ["Subject", setup.scenario],
+        ...(this.#toolsUrl ? [[TOOLS_HEADER, this.#toolsUrl] as SipHeader] : []),
+      ],
+      body: offer,
+    };
+    const answered = new Promise<void>((resolve, reject) => {
+      const text = serializeSip(invite);
+      this.#invite = { branch, text, resolve, reject, stop: () => {} };
+      this.#retransmitInvite(text, line);
+    });
+    try {
+      await answered;
+    } finally {
+      this.#invite?.stop();
+      this.#invite = undefined;
+    }
+    const media = this.#media!;
+    this.#call = new SipCall({
+      clock: line.clock,
+      media,
+      ssrc: (Math.random() * 2 ** 32) >>> 0,
+      sequence: Math.floor(Math.random() * 0x10000),
+      timestamp: (Math.random() * 2 ** 32) >>> 0,
+      send: (packet) => this.#rtp?.send(packet, media.remotePort, media.remoteAddress),
+      vad: this.#vad,
+      onSpeechStart: (atMs) => {
+        line.trace({ type: "agent_speech_start", at: atMs });
+        line.startedSpeaking?.();
+      },
+      onSpeaking: () => line.active?.(),
+      onTurn: (turn) => {
+        this.#turns = this.#turns.then(() => this.#heard(turn));
+      },
+      onKey: (key, how) => line.press(key, { inAudio: how === "tone" }),
+      ...(line.audio?.inband ? { inbandKeys: true } : {}),
+      ...(line.audio?.fill ? { fill: line.audio.fill } : {}),
+      onBound: (what) =>
+        this.#fail(
+          new ParticipantError(
+            "protocol_error",
+            `the ${this.#side} at ${this.#shown}: ${this.#side} ${what}`,
+          ),
+        ),
+    });
+  }
+
+  #baseHeaders(branch: string, method: string, cseq: number): SipHeader[] {
+    const d = this.#dialog!;
+    return [
+      [
+        "Via",
+        formatVia({
+          transport: "UDP",
+          host: this.#local.address === "0.0.0.0" ? d.remote.address : "127.0.0.1",
+          port: this.#local.sipPort,
+          params: { branch, rport: "" },
+        }),
+      ],
+      ["Max-Forwards", "70"],
+      ["From", d.from],
+      ["To", d.toTag ? `${d.to};tag=${d.toTag}` : d.to],
+      ["Call-ID", d.callId],
+      ["CSeq", `${cseq} ${method}`],
+      ["User-Agent", "callbench"],
+    ];
+  }
+
+  /** Sends the INVITE on timer A until a response; gives up on timer B (64 × T1). */
+  #retransmitInvite(text: string, line: CallLine): void {
+    const t1 = this.#o.t1Ms ?? SIP_T1_MS;
+    let interval = t1;
+    let cancel = () => {};
+    const send = () => this.#sendSip(text);
+    const tick = () => {
+      send();
+      cancel = line.clock.timer(interval, tick);
+      interval = Math.min(interval * 2, SIP_T2_MS);
+    };
+    tick();
+    const cancelB = line.clock.timer(64 * t1, () => {
+      this.#invite?.reject(
+        new ParticipantError(
+          "agent_unreachable",
+          `the ${this.#side} at ${this.#shown} did not answer the INVITE in ${(64 * t1) / 1000} s`,
+        ),
+      );
+    });
+    this.#invite!.stop = () => {
+      cancel();
+      cancelB();
+    };
+    // A response stops retransmits; a provisional one also stops timer B in favour of the ring timeout.
+    const stopRetransmits = () => cancel();
+    this.#onProvisional = () => {
+      stopRetransmits();
+      cancelB();
+      const ring = line.clock.timer(this.#o.ringTimeoutMs ?? 30_000, () =>
+        this.#invite?.reject(
+          new ParticipantError(
+            "agent_unreachable",
+            `the ${this.#side} at ${this.#shown} rang but did not answer in ${
+              (this.#o.ringTimeoutMs ?? 30_000) / 1000
+            } s`,
+          ),
+        ));
+      const stop = this.#invite!.stop;
+      this.#invite!.stop = () => {
+        stop();
+        ring();
+      };
+      this.#onProvisional = () => {};
+    };
+  }
+
+  #onProvisional: () => void = () => {};
+
+  #sendSip(text: string, to = this.#dialog?.remote): void {
+    if (!to || !this.#sip) return;
+    try {
+      this.#sip.send(new TextEncoder().encode(text), to.port, to.address);
+    } catch {
+      // The socket is closed: the call is over.
+    }
+  }
+
+  #onSip(bytes: Uint8Array, from: { address: string; port: number }): void {
+    const read = parseSip(bytes);
+    if (!read.ok) {
+      return this.#protocolError(
+        `sent a SIP message callbench cannot read (${read.error.code}: ${read.error.message})`,
+      );
+    }
+    const m = read.message;
+    const d = this.#dialog;
+    if (!d || headerValue(m, "Call-ID") !== d.callId) return; // not this call's
+    if (m.kind === "response") return this.#onResponse(m);
+    return this.#onRequest(m, from);
+  }
+
+  #onResponse(r: SipResponse): void {
+    const cseq = parseCSeq(headerValue(r, "CSeq") ?? "");
+    if (!cseq) return;
+    if (cseq.method === "BYE") {
+      if (r.status >= 200) this.#bye?.done();
+      return;
+    }
+    if (cseq.method !== "INVITE") return;
+    const d = this.#dialog!;
+    if (r.status < 200) return this.#onProvisional();
+    if (r.status >= 300) {
+      // A final non-2xx is ACKed in its transaction (same branch), then the trial ends.
+      const branch = this.#invite?.branch ?? newBranch();
+      d.toTag = tagOf(headerValue(r, "To"));
+      this.#sendSip(serializeSip({
+        kind: "request",
+        method: "ACK",
+        uri: formatSipUri({ ...this.#uri, params: {} }),
+        headers: this.#baseHeaders(branch, "ACK", 1),
+        body: "",
+      }));
+      const kind = OUR_FAULT.has(r.status) ? "protocol_error" : "agent_unreachable";
+      const error = new ParticipantError(
+        kind,
+        `the ${this.#side} at ${this.#shown} answered the INVITE with ${r.status} ${r.reason}`
+          .trim(),
+      );
+      if (this.#invite) this.#invite.reject(error);
+      return;
+    }
+    // 2xx: the dialog is up; ACK it (again, for a retransmitted 200).
+    if (this.#lastAck) return this.#sendSip(this.#lastAck);
+    d.toTag = tagOf(headerValue(r, "To"));
+    const contact = parseNameAddr(headerValue(r, "Contact") ?? "");
+    const target = contact ? parseSipUri(contact.uri) : undefined;
+    if (contact && target) {
+      d.target = contact.uri;
+      if (target.host.startsWith("127.") || target.host === this.#uri.host) {
+        d.remote = { address: target.host, port: target.port ?? 5060 };
+      }
+    }
+    this.#lastAck = serializeSip({
+      kind: "request",
+      method: "ACK",
+      uri: d.target,
+      headers: this.#baseHeaders(newBranch(), "ACK", 1),
+      body: "",
+    });
+    this.#sendSip(this.#lastAck);
+    const media = negotiatedFromAnswer(r.body, this.#o.codecs ?? ["PCMU", "PCMA"]);
+    if (!media.ok) {
+      this.#sendBye();
+      this.#invite?.reject(
+        new ParticipantError(
+          "protocol_error",
+          `the ${this.#side} at ${this.#shown} answered with SDP callbench cannot use (${media.error.code}: ${media.error.message})`,
+        ),
+      );
+      return;
+    }
+    this.#media = media.media;
+    this.#invite?.resolve();
+  }
+
+  #onRequest(req: SipRequest, from: { address: string; port: number }): void {
+    const reply = (status: number, reason: string) =>
+      this.#sendSip(serializeSip(responseTo(req, status, reason)), from);
+    switch (req.method) {
+      case "ACK":
+        return;
+      case "OPTIONS":
+        return reply(200, "OK");
+      case "BYE": {
+        reply(200, "OK");
+        if (this.#ended || this.#closing) return;
+        this.#ended = true;
+        this.#agentHungUp = true;
+        this.#call?.end();
+        // Its last turn is said first.
+        void this.#turns.then(() =>
+          this.#line?.hangUp(`the ${this.#side} hung up (BYE)`, { agentEnd: true })
+        );
+        return;
+      }
+      default:
+        return reply(501, "Not Implemented");
+    }
+  }
+
+  onEvent(event: CallEvent): void {
+    const call = this.#call;
+    if (!call) return;
+    switch (event.type) {
+      case "call_start":
+        return call.begin();
+      case "speech_start": {
+        const audio = event.audio;
+        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio, true));
+        return;
+      }
+      case "speech": {
+        if (this.#line?.audio) return;
+        const text = event.text;
+        this.#speaking = this.#speaking.then(() => this.#say(text));
+        return;
+      }
+      case "dtmf":
+        if (this.#line?.audio?.inband) return; // heard as tones (`tone_start`)
+        if (call.canSendEvents) return call.press(event.keys);
+        // The agent took no telephone-event: the keys go as tones in the audio.
+        this.#speaking = this.#speaking.then(() =>
+          this.#play(pcm16(dtmfTones(event.keys, { sampleRate: SIP_RATE }), SIP_RATE))
+        );
+        return;
+      case "tone_start":
+        this.#speaking = this.#speaking.then(() => this.#play(event.audio));
+        return;
+      case "hangup":
+        this.#ended = true;
+        call.end();
+        void this.#sendBye();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Our BYE, retransmitted on T1 until its answer (at most 4 times). */
+  #sendBye(): Promise<void> {
+    const d = this.#dialog;
+    if (this.#byeSent) return this.#byeDone;
+    if (!d || !d.toTag || this.#agentHungUp || !this.#line) return Promise.resolve();
+    this.#byeSent = true;
+    const branch = newBranch();
+    d.cseq++;
+    const text = serializeSip({
+      kind: "request",
+      method: "BYE",
+      uri: d.target,
+      headers: this.#baseHeaders(branch, "BYE", d.cseq),
+      body: "",
+    });
+    const clock = this.#line.clock;
+    this.#byeDone = new Promise<void>((resolve) => {
+      let tries = 0;
+      let cancel = () => {};
+      const done = () => {
+        cancel();
+        this.#bye = undefined;
+        resolve();
+      };
+      this.#bye = { branch, done };
+      const tick = () => {
+        if (tries++ >= 4) return done();
+        this.#sendSip(text);
+        cancel = clock.timer((this.#o.t1Ms ?? SIP_T1_MS) * 2 ** (tries - 1), tick);
+      };
+      tick();
+    });
+    return this.#byeDone;
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    this.#call?.end();
+    if (this.#call) this.#line?.trace({ type: "sip_rtp", ...this.#call.stats });
+    this.#invite?.stop();
+    await this.#sendBye();
+    for (const s of [this.#sip, this.#rtp]) {
+      try {
+        s?.close();
+      } catch {
+        // already closed
+      }
+    }
+    this.#sip = this.#rtp = undefined;
+    this.#vad?.free();
+    if (this.#ownTts) await this.#tts?.close();
+  }
+
+  async #say(text: string): Promise<void> {
+    const result = await this.#tts!.synthesize({
+      text,
+      ...(this.#o.speech?.voice ? { voice: this.#o.speech.voice } : {}),
+    });
+    if (!result.ok) {
+      return this.#fail(
+        new ParticipantError("user_error", `${result.error.provider} TTS: ${result.error.message}`),
+      );
+    }
+    await this.#play(result.audio);
+  }
+
+  /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
+  async #play(audio: Pcm16, report = false): Promise<void> {
+    const mono = toMono(audio);
+    const samples = mono.sampleRate === SIP_RATE
+      ? mono.samples
+      : resample(mono.samples, mono.sampleRate, SIP_RATE);
+    const pcma = this.#media?.codec === "PCMA";
+    // The record measures the caller's speech on what went out: 8 kHz G.711.
+    const onSent = report
+      ? (at: number) =>
+        this.#line?.audioSent?.(
+          audio,
+          at,
+          pcm16(
+            pcma ? alawDecode(alawEncode(samples)) : mulawDecode(mulawEncode(samples)),
+            SIP_RATE,
+          ),
+        )
+      : undefined;
+    await this.#call?.speak(samples, onSent);
+  }
+
+  async #heard(turn: SipHeardTurn): Promise<void> {
+    const line = this.#line!;
+    const stt = this.#stt();
+    let text = WORDS_UNKNOWN;
+    let transcribed = false;
+    const audio = pcm16(turn.samples, SIP_RATE);
+    if (stt) {
+      const result = await stt.transcribe({ audio });
+      if (result.ok && result.text.trim() !== "") {
+        text = result.text.trim();
+        transcribed = true;
+      } else if (!result.ok) line.trace({ type: "stt_error", ...result.error });
+    }
+    line.trace({ type: "agent_turn_audio", start_ms: turn.startMs, end_ms: turn.endMs });
+    if (!line.audio) return void line.say(text);
+    line.say(text, { audio: { pcm: audio, startMs: turn.audioStartMs, transcribed } });
+  }
+
+  #protocolError(what: string): void {
+    const error = new ParticipantError(
+      "protocol_error",
+      `the ${this.#side} at ${this.#shown} ${what}`,
+    );
+    if (this.#invite) return this.#invite.reject(error);
+    this.#fail(error);
+  }
+
+  #fail(error: ParticipantError): void {
+    if (this.#failed || this.#closing) return;
+    this.#failed = true;
+    this.#line?.fail(error);
+  }
+}
+
+function bind(address: string): Promise<dgram.Socket> {
+  return new Promise((resolve, reject) => {
+    const s = dgram.createSocket("udp4");
+    s.once("error", reject);
+    s.bind(0, address, () => {
+      s.off("error", reject);
+      resolve(s);
+    });
+  });
+}
