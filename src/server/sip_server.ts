@@ -354,7 +354,6 @@ export class SipServer {
         sendKeys: (keys) => media.sendKeys(keys),
         hangUp: (reason) => this.#hangUp(dialog, reason),
       },
-      seed: dialog.callId,
       ...(this.#o.session?.tools ? { tools: this.#o.session.tools } : {}),
       ...(this.#o.session?.dataRoot ? { dataRoot: this.#o.session.dataRoot } : {}),
       session: { ...this.#o.session, tools: undefined, clock: this.#clock },

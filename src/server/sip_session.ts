@@ -58,8 +58,6 @@ export interface SipHostedCallOptions {
   /** The session's audio: its TTS (and STT); the output rate is made 8 kHz. */
   audio: SessionAudioOptions;
   media: SipCallMedia;
-  /** The seed of the call's participant (the world's ids are minted as in gold replays). */
-  seed?: string;
   /**
    * The call's tools over MCP (`--tools-server`). A hosted agent's are its session's; with
    * a hosted caller, the far end is the agent under test, and its endpoint serves the
@@ -160,6 +158,7 @@ export class SipHostedCall {
         tool_domain: scenario.domain,
         scenario: scenario.name,
         side,
+        // Ids minted in the world as in gold replays, so the reference calls reach gold.
         seed: WORLD_SEED,
         ...(userdataOf(scenario, side) ? { userdata: userdataOf(scenario, side) } : {}),
       });
