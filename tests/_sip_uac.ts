@@ -75,12 +75,19 @@ export class SipCaller {
   }
 
   /** The first message whose first line matches, waiting up to `ms`. */
-  async next(pattern: RegExp, ms = 5000, method?: string): Promise<string> {
+  async next(
+    pattern: RegExp,
+    ms = 5000,
+    method?: string,
+    also: (m: string) => boolean = () => true,
+  ): Promise<string> {
     const deadline = performance.now() + ms;
     const ofMethod = (m: string) =>
       method === undefined || new RegExp(`\r\nCSeq:\\s*\\d+ ${method}\r\n`, "i").test(m);
     while (true) {
-      const found = this.messages.find((m) => pattern.test(m.split("\r\n")[0]!) && ofMethod(m));
+      const found = this.messages.find((m) =>
+        pattern.test(m.split("\r\n")[0]!) && ofMethod(m) && also(m)
+      );
       if (found) return found;
       if (performance.now() > deadline) {
         throw new Error(
@@ -104,19 +111,7 @@ export class SipCaller {
     options: { ack?: boolean } = {},
   ): Promise<string> {
     this.#server.port = port;
-    const sdp = [
-      "v=0",
-      "o=uac 1 1 IN IP4 127.0.0.1",
-      "s=-",
-      "c=IN IP4 127.0.0.1",
-      "t=0 0",
-      `m=audio ${this.rtpPort} RTP/AVP 0 101`,
-      "a=rtpmap:0 PCMU/8000",
-      "a=rtpmap:101 telephone-event/8000",
-      "a=fmtp:101 0-15",
-      "a=ptime:20",
-      "",
-    ].join("\r\n");
+    const sdp = this.#offer("sendrecv", 1);
     this.#invite = this.#request("INVITE", uri, sdp, extra, 1);
     this.#send(this.#invite);
     const ok = await this.next(/^SIP\/2\.0 [2-6]\d\d /, 5000, "INVITE");
@@ -126,6 +121,41 @@ export class SipCaller {
     this.#server.rtpPort = Number(m?.[1] ?? 0);
     if (options.ack !== false) this.#send(this.#request("ACK", uri, "", [], 1));
     return ok;
+  }
+
+  /** A re-INVITE in the dialog with the same offer in another direction (hold, resume). */
+  async reinvite(
+    uri: string,
+    direction: "sendrecv" | "sendonly" | "inactive",
+  ): Promise<string> {
+    const cseq = ++this.#seq;
+    const version = cseq;
+    this.#send(this.#request("INVITE", uri, this.#offer(direction, version), [], cseq));
+    const ok = await this.next(
+      new RegExp(`^SIP/2\\.0 \\d+ `),
+      5000,
+      "INVITE",
+      (m) => new RegExp(`\r\nCSeq: ${cseq} INVITE\r\n`).test(m),
+    );
+    this.#send(this.#request("ACK", uri, "", [], cseq));
+    return ok;
+  }
+
+  #offer(direction: string, version: number): string {
+    return [
+      "v=0",
+      `o=uac 1 ${version} IN IP4 127.0.0.1`,
+      "s=-",
+      "c=IN IP4 127.0.0.1",
+      "t=0 0",
+      `m=audio ${this.rtpPort} RTP/AVP 0 101`,
+      "a=rtpmap:0 PCMU/8000",
+      "a=rtpmap:101 telephone-event/8000",
+      "a=fmtp:101 0-15",
+      "a=ptime:20",
+      `a=${direction}`,
+      "",
+    ].join("\r\n");
   }
 
   /** Sends the INVITE again, as a retransmission. */

@@ -167,6 +167,30 @@ Deno.test("serve --sip: the navigator hears the menu (STT) and presses its keys 
   }
 });
 
+Deno.test("serve --sip: a re-INVITE to hold is answered recvonly and our RTP stops; resuming answers sendrecv and it flows again", async () => {
+  const { sip } = await start();
+  const caller = await SipCaller.open();
+  try {
+    const uri = `sip:flow@127.0.0.1:${sip.port};scenario=${REFILL}`;
+    await caller.call(uri, sip.port);
+    await until("RTP", () => caller.packets.length > 10);
+    const held = await caller.reinvite(uri, "sendonly");
+    assert.match(held, /^SIP\/2\.0 200 /);
+    assert.match(held, /\r\na=recvonly\r\n/);
+    await new Promise((r) => setTimeout(r, 60));
+    const atHold = caller.packets.length;
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(caller.packets.length, atHold, "nothing is sent on hold");
+    const resumed = await caller.reinvite(uri, "sendrecv");
+    assert.match(resumed, /\r\na=sendrecv\r\n/);
+    await until("RTP again", () => caller.packets.length > atHold + 5);
+    assert.equal(sip.calls, 1);
+  } finally {
+    caller.close();
+    await sip.close();
+  }
+});
+
 Deno.test("serve --sip: RTP from another port or of another payload type is dropped and counted; the call goes on", async () => {
   const { sip, ended } = await start();
   const caller = await SipCaller.open();

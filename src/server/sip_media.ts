@@ -98,6 +98,8 @@ export class SipMedia {
   #cancelFill?: () => void;
   #started = false;
   #pressing = false;
+  #direction: "sendrecv" | "sendonly" | "recvonly" | "inactive" = "sendrecv";
+  #version = 1;
   /** When the next packet is due, on the clock. */
   #due = 0;
 
@@ -143,13 +145,44 @@ export class SipMedia {
   /** The SDP answer: our address and port, the codec, telephone-event when offered. */
   answerSdp(host: string): string {
     const event = this.negotiated.telephoneEvent;
-    return buildSdp({
+    const sdp = buildSdp({
       address: host,
       port: this.port,
       codecs: [this.negotiated.codec],
       ...(event !== undefined ? { telephoneEvent: event } : {}),
       sessionId: this.#sessionId,
+      version: this.#version,
     });
+    return this.#direction === "sendrecv"
+      ? sdp
+      : sdp.replace("\r\na=sendrecv\r\n", `\r\na=${this.#direction}\r\n`);
+  }
+
+  /**
+   * A new offer in the dialog (a re-INVITE): hold (`sendonly` or `inactive`: we answer
+   * `recvonly` or `inactive` and send nothing until resumed), resume, or a new address.
+   */
+  reoffer(
+    offer: {
+      direction: "sendrecv" | "sendonly" | "recvonly" | "inactive";
+      address: string;
+      port: number;
+    },
+  ): void {
+    const answer = {
+      sendrecv: "sendrecv",
+      sendonly: "recvonly",
+      recvonly: "sendonly",
+      inactive: "inactive",
+    } as const;
+    this.#direction = answer[offer.direction];
+    this.#version++;
+    this.#remote = { address: offer.address, port: offer.port };
+  }
+
+  /** Whether the far end takes our audio now (not on hold). */
+  get sending(): boolean {
+    return this.#direction === "sendrecv" || this.#direction === "sendonly";
   }
 
   /**
@@ -268,7 +301,7 @@ export class SipMedia {
   }
 
   #sendPacket(pt: number, marker: boolean, timestamp: number, payload: Uint8Array): void {
-    if (this.#closed) return;
+    if (this.#closed || !this.sending) return;
     const packet = buildRtp({
       payloadType: pt,
       marker,

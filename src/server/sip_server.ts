@@ -8,8 +8,8 @@
  *   8 kHz, 20 ms, and telephone-event when offered), retransmitted until its ACK; an
  *   offer without a common codec gets `488`, an unknown participant or scenario `404`,
  *   a full server `486`, a request that cannot be read but can be answered `400`.
- *   A retransmitted INVITE gets the same answer again; a re-INVITE in the dialog (hold)
- *   gets the same SDP back.
+ *   A retransmitted INVITE gets the same answer again; a re-INVITE in the dialog gets
+ *   the answer to its offer (hold: `recvonly`, and no RTP is sent until resumed).
  * - The participant is the Request-URI's user part (`sip:flow@HOST:PORT`, `navigator`,
  *   `oracle`, `noop`, `scripted`, `llm`; `callbench` or none: the default agent), the
  *   scenario its `;scenario=NAME` parameter or the `X-Callbench-Scenario` header.
@@ -33,6 +33,7 @@ import type { HostedParticipantFactory, SessionOptions } from "./session.ts";
 import type { SessionAudioOptions } from "./session_audio.ts";
 import { type SipCallWorld, SipHostedCall } from "./sip_session.ts";
 import { answerOffer, type NegotiatedMedia, SipMedia } from "./sip_media.ts";
+import { parseSdp } from "../protocol/sdp.ts";
 import {
   formatSipRequest,
   formatSipResponse,
@@ -396,6 +397,23 @@ export class SipServer {
         formatSipResponse(req.headers, 481, "Call/Transaction Does Not Exist"),
         peer,
       );
+    }
+    if (req.body.trim() !== "") {
+      const offer = parseSdp(req.body);
+      if (!offer.ok) {
+        return this.#send(
+          formatSipResponse(req.headers, 488, "Not Acceptable Here", {
+            extra: { Warning: `399 callbench "${offer.error.message.replaceAll('"', "'")}"` },
+          }),
+          peer,
+        );
+      }
+      const audio = offer.sdp.audio;
+      dialog.media.reoffer({
+        direction: audio.direction,
+        address: audio.address,
+        port: audio.port,
+      });
     }
     this.#send(
       formatSipResponse(req.headers, 200, "OK", {
