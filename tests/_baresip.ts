@@ -1,57 +1,31 @@
 /**
- * baresip (the Debian package's `baresip` 1.x) as a real SIP peer for tests, on loopback
- * only: a config folder in a temp dir (G.711 only, no sound card: `aufile` plays a WAV as
- * the microphone, ALSA's `null` device is the speaker, `sndfile` records both directions),
- * one account that answers by itself, and optionally a call dialled on start. It quits
- * after `seconds` (`-t`), hanging up its call with a BYE; what it sent and heard come back
- * as 8 kHz PCM.
+ * baresip (the Debian package) as a real SIP peer for tests, on loopback only: a config
+ * folder made in a temp dir (UDP on a free port, bound to 127.0.0.1, no registration,
+ * auto-answer, PCMU/PCMA), its audio source a WAV file (`aufile`), its player a sink
+ * (`aubridge`) behind the `sndfile` filter, which records what it decoded from us
+ * (`dump-*-dec.wav`) and what it encoded for us (`dump-*-enc.wav`).
  *
- * `baresipInstalled()` tells a test whether to skip.
+ * Two ways to run it: `startBaresip` waits for callbench to dial it (auto-answer);
+ * `runBaresip` dials callbench on start (`/dial`, the `menu` module), plays its WAV,
+ * hangs up with a BYE when the WAV ends (or quits after `seconds`), and returns what it
+ * recorded.
  *
  * @module
  */
-import { createSocket } from "node:dgram";
+import dgram from "node:dgram";
+import { join } from "node:path";
 import { decodeWav, encodeWav } from "../src/audio/wav.ts";
-import { type Pcm16, pcm16 } from "../src/audio/pcm.ts";
+import type { Pcm16 } from "../src/audio/pcm.ts";
 
-/** How one baresip run is set up. */
-export interface BaresipOptions {
-  /** A SIP URI to dial on start (`/dial URI`); none: it waits, answering any call. */
-  dial?: string;
-  /** Its microphone: 8 kHz mono samples played from the call's start (default: silence). */
-  source?: Int16Array;
-  /** Seconds after which it quits (hanging up its call): `-t`. */
-  seconds: number;
-  /** SIP port it listens on (UDP and TCP on 127.0.0.1); 0 (default) picks a free one. */
-  port?: number;
-  /** Account user part (default `baresip`). */
-  user?: string;
-}
-
-/** What one run did. */
-export interface BaresipRun {
-  /** Its exit code. */
-  code: number;
-  /** Everything it printed (stdout and stderr). */
-  log: string;
-  /** The SIP port it listened on. */
-  port: number;
-  /** What it sent in its call (its encoder's input, 8 kHz), if it had one. */
-  sent?: Pcm16;
-  /** What it heard in its call (its decoder's output, 8 kHz), if it had one. */
-  heard?: Pcm16;
-}
-
+export const BARESIP = "/usr/bin/baresip";
 const MODULES = "/usr/lib/baresip/modules";
 
-/** Whether baresip and the modules these tests use are on this machine. */
-export async function baresipInstalled(): Promise<boolean> {
+/** Whether baresip and the modules the tests use are installed. */
+export function baresipInstalled(): boolean {
   try {
-    const out = await new Deno.Command("baresip", { args: ["-h"], stdout: "null", stderr: "null" })
-      .output();
-    void out;
-    for (const m of ["g711", "aufile", "sndfile", "alsa", "menu", "account"]) {
-      await Deno.stat(`${MODULES}/${m}.so`);
+    Deno.statSync(BARESIP);
+    for (const m of ["g711", "aufile", "aubridge", "sndfile", "account", "menu"]) {
+      Deno.statSync(join(MODULES, `${m}.so`));
     }
     return true;
   } catch {
@@ -59,85 +33,188 @@ export async function baresipInstalled(): Promise<boolean> {
   }
 }
 
-/** A port free on 127.0.0.1 for both UDP and TCP (as far as can be known in advance). */
-export async function freeSipPort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const udp = createSocket("udp4");
-    const port = await new Promise<number>((resolve, reject) => {
-      udp.once("error", reject);
-      udp.bind(0, "127.0.0.1", () => resolve(udp.address().port));
+async function udpFree(port: number): Promise<boolean> {
+  const s = dgram.createSocket("udp4");
+  try {
+    await new Promise<void>((resolve, reject) => {
+      s.once("error", reject);
+      s.bind(port, "127.0.0.1", () => resolve());
     });
+    return true;
+  } catch {
+    return false;
+  } finally {
     try {
-      Deno.listen({ hostname: "127.0.0.1", port }).close();
-      return port;
-    } catch {
-      // Taken for TCP: try another.
-    } finally {
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
-    }
+      s.close();
+    } catch { /* not bound */ }
   }
-  throw new Error("no free port for baresip");
 }
 
-/** RTP ports for one run: a block of 20 that no other run of this process uses. */
-let nextRtp = 30_000 + (Deno.pid % 1000) * 20;
+function tcpFree(port: number): boolean {
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port }).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A port whose UDP and TCP (SIP) and next TCP port (baresip's TLS) are free. */
+async function freePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const p = 20000 + Math.floor(Math.random() * 30000) * 2;
+    if (tcpFree(p) && tcpFree(p + 1) && await udpFree(p)) return p;
+  }
+  throw new Error("no free port pair for baresip");
+}
+
+/** The config of a run in `dir` on `port`: G.711, the WAV as microphone, a sink as speaker. */
+function configText(dir: string, port: number, extra: string[] = []): string {
+  return [
+    "poll_method poll",
+    `sip_listen 127.0.0.1:${port}`,
+    "net_interface 127.0.0.1",
+    `audio_source aufile,${join(dir, "source.wav")}`,
+    "audio_player aubridge,sink",
+    "audio_alert aubridge,sink",
+    `module_path ${MODULES}`,
+    "module g711.so",
+    "module aufile.so",
+    "module aubridge.so",
+    "module sndfile.so",
+    "module_app account.so",
+    ...extra,
+    `snd_path ${join(dir, "rec")}`,
+    "",
+  ].join("\n");
+}
+
+export interface Baresip {
+  uri: string;
+  dir: string;
+  /** baresip's output so far. */
+  log(): string;
+  /** What baresip decoded from us and encoded for us (PCM16 WAV bytes), once the call ended. */
+  recordings(): { decoded?: Uint8Array; encoded?: Uint8Array };
+  stop(): Promise<void>;
+}
+
+/** Starts baresip with `source` (PCM16 mono 8 kHz) as its audio; resolves once it is ready. */
+export async function startBaresip(source: Int16Array): Promise<Baresip> {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-baresip-" });
+  const port = await freePort();
+  await Deno.mkdir(join(dir, "rec"));
+  await Deno.writeFile(
+    join(dir, "source.wav"),
+    encodeWav({ samples: source, sampleRate: 8000, channels: 1 }),
+  );
+  await Deno.writeTextFile(join(dir, "config"), configText(dir, port));
+  await Deno.writeTextFile(
+    join(dir, "accounts"),
+    `<sip:baresip@127.0.0.1:${port}>;regint=0;answermode=auto;audio_codecs=PCMU,PCMA\n`,
+  );
+  const child = new Deno.Command(BARESIP, {
+    args: ["-f", dir, "-v"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const dec = new TextDecoder();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) text += dec.decode(chunk, { stream: true });
+  };
+  const pumping = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const deadline = Date.now() + 10_000;
+  while (!text.includes("baresip is ready")) {
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      await child.status;
+      throw new Error(`baresip did not start:\n${text}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const read = (suffix: string) => {
+    const name = [...Deno.readDirSync(join(dir, "rec"))].find((e) => e.name.endsWith(suffix));
+    return name ? Deno.readFileSync(join(dir, "rec", name.name)) : undefined;
+  };
+  return {
+    uri: `sip:baresip@127.0.0.1:${port}`,
+    dir,
+    log: () => text,
+    recordings: () => {
+      const decoded = read("-dec.wav");
+      const encoded = read("-enc.wav");
+      return { ...(decoded ? { decoded } : {}), ...(encoded ? { encoded } : {}) };
+    },
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* exited */ }
+      await child.status;
+      await pumping;
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** How one dialling run is set up. */
+export interface BaresipDialOptions {
+  /** The SIP URI it dials on start. */
+  dial: string;
+  /** Its microphone: 8 kHz mono samples played from the call's start (default: 1 s of silence). */
+  source?: Int16Array;
+  /** Seconds after which it quits (hanging up a call still on): `-t`. */
+  seconds: number;
+}
+
+/** What one dialling run did. */
+export interface BaresipRun {
+  /** Its exit code. */
+  code: number;
+  /** Everything it printed (stdout and stderr). */
+  log: string;
+  /** What it sent in its call (its encoder's input, 8 kHz), if it had one. */
+  sent?: Pcm16;
+  /** What it heard in its call (its decoder's output, 8 kHz), if it had one. */
+  heard?: Pcm16;
+}
 
 /**
- * Runs baresip to its end (`seconds`, plus its shutdown) and returns what it
- * recorded. The run is spawned asynchronously, so the caller's server keeps running.
+ * Runs baresip dialling `dial` to its end and returns what it recorded. It hangs up
+ * (BYE) when its WAV ends: the WAV's length is the call's.
  */
-export async function runBaresip(options: BaresipOptions): Promise<BaresipRun> {
+export async function runBaresip(options: BaresipDialOptions): Promise<BaresipRun> {
   const dir = await Deno.makeTempDir({ prefix: "callbench-baresip-" });
   try {
-    const port = options.port || await freeSipPort();
-    const rtp = nextRtp;
-    nextRtp = 30_000 + ((nextRtp - 30_000 + 20) % 20_000);
-    const rec = `${dir}/rec`;
-    await Deno.mkdir(rec);
-    const source = `${dir}/source.wav`;
-    await Deno.writeFile(source, encodeWav(pcm16(options.source ?? new Int16Array(8000), 8000)));
-    await Deno.writeTextFile(
-      `${dir}/config`,
-      [
-        "poll_method epoll",
-        `sip_listen 127.0.0.1:${port}`,
-        "net_interface 127.0.0.1",
-        "audio_player alsa,null",
-        `audio_source aufile,${source}`,
-        "audio_alert alsa,null",
-        "audio_path /usr/share/baresip",
-        `module_path ${MODULES}`,
-        "module g711.so",
-        "module aufile.so",
-        "module sndfile.so",
-        "module alsa.so",
-        "module_app account.so",
-        "module_app menu.so",
-        `snd_path ${rec}`,
-        `rtp_ports ${rtp}-${rtp + 19}`,
-        "",
-      ].join("\n"),
+    const port = await freePort();
+    await Deno.mkdir(join(dir, "rec"));
+    const source = options.source ?? new Int16Array(8000);
+    await Deno.writeFile(
+      join(dir, "source.wav"),
+      encodeWav({ samples: source, sampleRate: 8000, channels: 1 }),
     );
+    await Deno.writeTextFile(join(dir, "config"), configText(dir, port, ["module_app menu.so"]));
     await Deno.writeTextFile(
-      `${dir}/accounts`,
-      `<sip:${options.user ?? "baresip"}@127.0.0.1:${port}>;regint=0;answermode=auto\n`,
+      join(dir, "accounts"),
+      `<sip:baresip@127.0.0.1:${port}>;regint=0;audio_codecs=PCMU,PCMA\n`,
     );
-    const args = ["-f", dir, "-t", String(options.seconds)];
-    if (options.dial) args.push("-e", `/dial ${options.dial}`);
-    const out = await new Deno.Command("baresip", {
-      args,
+    const out = await new Deno.Command(BARESIP, {
+      args: ["-f", dir, "-t", String(options.seconds), "-e", `/dial ${options.dial}`],
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
       env: { NO_COLOR: "1" },
     }).output();
     const dec = new TextDecoder();
-    const log = dec.decode(out.stdout) + dec.decode(out.stderr);
-    const run: BaresipRun = { code: out.code, log, port };
-    for await (const entry of Deno.readDir(rec)) {
+    const run: BaresipRun = {
+      code: out.code,
+      log: dec.decode(out.stdout) + dec.decode(out.stderr),
+    };
+    for await (const entry of Deno.readDir(join(dir, "rec"))) {
       const kind = /-(enc|dec)\.wav$/.exec(entry.name)?.[1];
       if (!kind) continue;
-      const wav = decodeWav(await Deno.readFile(`${rec}/${entry.name}`));
+      const wav = decodeWav(await Deno.readFile(join(dir, "rec", entry.name)));
       if (!wav.ok) continue;
       if (kind === "enc") run.sent = wav.audio;
       else run.heard = wav.audio;

@@ -50,6 +50,10 @@ export interface SipAgentOptions {
   /** Codecs it accepts, in its order (default PCMU, PCMA). */
   codecs?: readonly ("PCMU" | "PCMA")[];
   misbehave?: SipAgentMisbehaviour;
+  /** Digital silence that closes an utterance, ms (default 150, the truth agent's). */
+  endSilenceMs?: number;
+  /** Only the first call misbehaves (the next trial gets a good agent). */
+  misbehaveOnce?: boolean;
 }
 
 export interface SipAgentSession {
@@ -94,7 +98,9 @@ function bindUdp(): Promise<dgram.Socket> {
 }
 
 /** Starts the agent on a free loopback port; `uri` is what `--agent` takes. */
-export async function startSipAgent(o: SipAgentOptions) {
+export async function startSipAgent(options: SipAgentOptions) {
+  let callCount = 0;
+  const answering = new Set<string>();
   const sip = await bindUdp();
   const sessions: SipAgentSession[] = [];
   const closers = new Set<() => void>();
@@ -114,7 +120,11 @@ export async function startSipAgent(o: SipAgentOptions) {
     const callId = headerValue(req, "Call-ID")!;
     if (req.method === "INVITE") {
       const known = calls.get(callId);
-      if (known) return; // a retransmission: the answer is on its way
+      if (known || answering.has(callId)) return; // a retransmission: the answer is on its way
+      answering.add(callId);
+      const o = callCount++ > 0 && options.misbehaveOnce
+        ? { ...options, misbehave: undefined }
+        : options;
       if (o.misbehave === "garbage") return send(new Uint8Array([0xde, 0xad, 0xbe, 0xef]), from);
       if (o.misbehave === "reject") {
         return send(serializeSip(responseTo(req, 486, "Busy Here", { toTag: newTag() })), from);
@@ -344,7 +354,7 @@ function runMedia(
           while (heard[uttStart] === 0) uttStart++;
         }
         quiet = 0;
-      } else if (uttStart >= 0 && ++quiet * 10 >= 150) {
+      } else if (uttStart >= 0 && ++quiet * 10 >= (o.endSilenceMs ?? 150)) {
         const edges = truthSpeechEdges(heard.slice(uttStart, scanned + n), rate);
         if (edges && edges.endMs - edges.startMs >= 100) {
           const startAt = zero + (uttStart * 1000) / rate;

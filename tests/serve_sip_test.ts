@@ -16,7 +16,7 @@ import { baresipInstalled, runBaresip } from "./_baresip.ts";
 import { spawnServe } from "./_serve_process.ts";
 import { taskFlags } from "./_tasks.ts";
 
-const installed = await baresipInstalled();
+const installed = baresipInstalled();
 if (!installed) {
   console.error("serve_sip_test: baresip is not installed (apt-get install baresip): skipped");
 }
