@@ -88,6 +88,8 @@ export class SipHostedCall {
   #begun = false;
   #freeing?: Promise<void>;
   #socketClosed = false;
+  #speaking = false;
+  #endAfterSpeech = false;
   #agentWorld?: Environment;
   #agentTools?: { url: string; token: string; close(): void };
   #finish: (world: SipCallWorld | undefined) => void = () => {};
@@ -308,6 +310,13 @@ export class SipHostedCall {
       }
     }
     switch (message.type) {
+      case "bot-started-speaking":
+        this.#speaking = true;
+        return;
+      case "bot-stopped-speaking":
+        this.#speaking = false;
+        if (this.#endAfterSpeech) this.#end("end_conversation");
+        return;
       case "bot-tts-audio": {
         const audio = decodeBotTtsAudio(message.data);
         if (!audio.ok || audio.value.sampleRate !== SIP_AUDIO_RATE) return;
@@ -343,7 +352,11 @@ export class SipHostedCall {
       await this.#o.media.sendKeys(keys);
       result = { status: "success", message: `Pressed ${keys}` };
     } else if (data.function_name === "end_conversation") {
+      // Without a world the tool ends the call, once what was said has been heard.
       result = { status: "success" };
+      if (this.#speaking) this.#endAfterSpeech = true;
+      else {this.#o.session?.clock?.timer(0, () => this.#end("end_conversation")) ??
+          setTimeout(() => this.#end("end_conversation"), 0);}
     } else {
       result = {
         status: "error",
