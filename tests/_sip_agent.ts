@@ -21,6 +21,7 @@
  */
 import dgram from "node:dgram";
 import { mulawDecode, mulawEncode } from "../src/audio/mulaw.ts";
+import { dtmfTones } from "../src/audio/dtmf.ts";
 import { alawDecode, alawEncode } from "../src/audio/alaw.ts";
 import {
   headerValue,
@@ -54,6 +55,13 @@ export interface SipAgentOptions {
   endSilenceMs?: number;
   /** Only the first call misbehaves (the next trial gets a good agent). */
   misbehaveOnce?: boolean;
+  /**
+   * Its own backend, run once the call is up with the INVITE's `X-Callbench-Tools` URL
+   * (undefined without one); the agent sends BYE when it is done.
+   */
+  backend?: (toolsUrl: string | undefined) => Promise<void>;
+  /** Its keys as in-band tones in its audio instead of telephone-events. */
+  inbandKeys?: boolean;
 }
 
 export interface SipAgentSession {
@@ -105,14 +113,20 @@ export async function startSipAgent(options: SipAgentOptions) {
   const sessions: SipAgentSession[] = [];
   const closers = new Set<() => void>();
   const port = sip.address().port;
-  const send = (text: string | Uint8Array, to: { port: number; address: string }) =>
-    sip.send(typeof text === "string" ? new TextEncoder().encode(text) : text, to.port, to.address);
+  /** Every SIP datagram in and out, as text (PROTOCOL.md's example is recorded from it). */
+  const wire: { dir: "in" | "out"; text: string }[] = [];
+  const send = (text: string | Uint8Array, to: { port: number; address: string }) => {
+    const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
+    wire.push({ dir: "out", text: new TextDecoder().decode(bytes) });
+    sip.send(bytes, to.port, to.address);
+  };
   const calls = new Map<
     string,
     { session: SipAgentSession; hangUp: () => void; end: () => void }
   >();
 
   sip.on("message", async (msg, rinfo) => {
+    wire.push({ dir: "in", text: new TextDecoder().decode(msg) });
     const read = parseSip(new Uint8Array(msg));
     if (!read.ok || read.message.kind !== "request") return;
     const req = read.message;
@@ -193,6 +207,11 @@ export async function startSipAgent(options: SipAgentOptions) {
       });
       calls.set(callId, { session, ...call });
       closers.add(call.end);
+      if (o.backend) {
+        void o.backend(headerValue(req, "X-Callbench-Tools")).then(() => {
+          if (!session.byeReceived) call.hangUp();
+        });
+      }
       return;
     }
     const call = calls.get(callId);
@@ -209,6 +228,7 @@ export async function startSipAgent(options: SipAgentOptions) {
     uri: `sip:agent@127.0.0.1:${port}`,
     port,
     sessions,
+    wire,
     async close() {
       for (const c of closers) c();
       await new Promise<void>((r) => sip.close(() => r()));
@@ -283,6 +303,22 @@ function runMedia(
     at(speechAt, tick);
   };
   const pressKeys = (keys: string, startAt: number) => {
+    if (o.inbandKeys) {
+      const tones = dtmfTones(keys, { sampleRate: rate });
+      let k = 0;
+      const frames = Math.ceil(tones.length / 160);
+      const tick = () => {
+        while (k < frames && startAt + k * 20 <= performance.now()) {
+          const payload = new Uint8Array(160).fill(pcma ? 0xd5 : 0xff);
+          payload.set(encode(tones.subarray(k * 160, (k + 1) * 160)));
+          out(concat(rtpHeader(pt, seq++, ts, ssrc), payload));
+          ts += 160;
+          k++;
+        }
+        if (k < frames) at(startAt + k * 20, tick);
+      };
+      return at(startAt, tick);
+    }
     [...keys].forEach((key, i) => {
       const code = dtmfEventCode(key)!;
       const t0 = startAt + i * 200;

@@ -83,6 +83,42 @@ Deno.test("eval --audio --agent sip: completes a flow scenario: keys heard, both
   }
 });
 
+Deno.test("eval --audio --dtmf inband --agent sip: the agent's keys as tones in its audio route the flow", async () => {
+  const agent = await startSipAgent({
+    delays: [1200],
+    endSilenceMs: 800,
+    speechMs: 400,
+    keys: { 1: "2", 2: "004217#" },
+    inbandKeys: true,
+  });
+  try {
+    const r = await cli([
+      "eval",
+      "--audio",
+      "--dtmf",
+      "inband",
+      "--agent",
+      agent.uri,
+      "--scenarios",
+      REFILL,
+      "scenarios/flows/animal_clinic.yaml",
+    ]);
+    const [record] = records(r.stdout);
+    assert.ok(record, r.stderr);
+    assert.equal(record.status, "completed", JSON.stringify(record.error) + r.stderr);
+    const flow = record.flow as { nodes: { name: string }[]; keys: { keys: string }[] };
+    assert.deepEqual(flow.nodes.map((n) => n.name), ["main", "refill", "refill_done"]);
+    assert.equal(
+      flow.keys.map((k) => k.keys).join(""),
+      "2004217#",
+      "decoded from the agent's audio",
+    );
+    assert.deepEqual(agent.sessions[0]!.keysHeard, [], "no telephone-event was needed");
+  } finally {
+    await agent.close();
+  }
+});
+
 Deno.test("eval --agent sip: a first call that meets garbage SIP is protocol_error, the next trial completes", async () => {
   const agent = await startSipAgent({
     delays: [1200],

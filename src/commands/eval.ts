@@ -122,8 +122,9 @@ const PARTICIPANT_FLAGS = {
     type: "boolean",
     description: "also serve each call's agent tools over MCP (Streamable HTTP) for agents\n" +
       "that call their tools themselves: the endpoint reaches the agent in the\n" +
-      "RTVI update_system_prompt data or the realtime session's tools, and the\n" +
-      "record; the calls run in the trial's world (trials run in-process)",
+      "RTVI update_system_prompt data, the realtime session's tools or the SIP\n" +
+      "INVITE's X-Callbench-Tools header, and the record; the calls run in the\n" +
+      "trial's world (trials run in-process)",
   },
   "tools-host": {
     type: "string",

@@ -187,7 +187,6 @@ export class SipParticipant implements Participant {
         ...(this.#media ? { codec: this.#media.codec } : {}),
         stt: stt?.info.provider ?? "none",
         ...(stt ? {} : { words_unknown: true }),
-        ...(this.#toolsUrl ? { tools_server: this.#toolsUrl } : {}),
       },
     };
   }
@@ -219,7 +218,16 @@ export class SipParticipant implements Participant {
     this.#local.rtpPort = this.#rtp.address().port;
     // What we advertise: the loopback address, else the one the socket would use.
     const advertised = loopback ? "127.0.0.1" : host;
-    this.#sip.on("message", (msg, rinfo) => this.#onSip(new Uint8Array(msg), rinfo));
+    this.#sip.on("message", (msg, rinfo) => {
+      try {
+        this.#onSip(new Uint8Array(msg), rinfo);
+      } catch (e) {
+        // Nothing escapes the socket's handler: a message we could not handle is the agent's fault.
+        this.#protocolError(
+          `sent a SIP message callbench could not handle (${(e as Error).message})`,
+        );
+      }
+    });
     this.#rtp.on(
       "message",
       (msg, rinfo) =>
