@@ -223,21 +223,16 @@ export class SipMedia {
     });
   }
 
+  /**
+   * One chunk on the stream. The stream is continuous from the ACK on (silence fills it), so
+   * the timestamp grows by one chunk a packet, and only the first packet has the marker.
+   */
   #sendChunk(samples: Int16Array): void {
-    const now = this.#clock.now();
-    let marker = false;
-    if (this.#lastSentAt === undefined) marker = true;
-    else {
-      const gapMs = now - this.#lastSentAt;
-      // A talkspurt after a silence: the timestamp moves on by the time that passed.
-      if (gapMs > 40) {
-        marker = true;
-        this.#timestamp = (this.#timestamp + Math.round(gapMs / 20) * SAMPLES_PER_CHUNK) >>> 0;
-      } else this.#timestamp = (this.#timestamp + SAMPLES_PER_CHUNK) >>> 0;
-    }
-    this.#lastSentAt = now;
+    const first = this.#lastSentAt === undefined;
+    if (!first) this.#timestamp = (this.#timestamp + SAMPLES_PER_CHUNK) >>> 0;
+    this.#lastSentAt = this.#clock.now();
     const payload = this.negotiated.codec === "PCMU" ? mulawEncode(samples) : alawEncode(samples);
-    this.#sendPacket(this.negotiated.payloadType, marker, this.#timestamp, payload);
+    this.#sendPacket(this.negotiated.payloadType, first, this.#timestamp, payload);
   }
 
   /** Keys as telephone events, one after the other; resolves once they are sent. */
