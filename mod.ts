@@ -153,6 +153,7 @@ export type {
   Session,
   SessionOptions,
   SessionSocket,
+  SessionToolsRegistry,
 } from "./src/server/session.ts";
 export type { SessionStore, SessionStoreOptions } from "./src/server/session_store.ts";
 export type { Framing } from "./src/protocol/framing.ts";

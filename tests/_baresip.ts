@@ -5,17 +5,23 @@
  * (`aubridge`) behind the `sndfile` filter, which records what it decoded from us
  * (`dump-*-dec.wav`) and what it encoded for us (`dump-*-enc.wav`).
  *
+ * Two ways to run it: `startBaresip` waits for callbench to dial it (auto-answer);
+ * `runBaresip` dials callbench on start (`/dial`, the `menu` module), plays its WAV,
+ * hangs up with a BYE when the WAV ends (or quits after `seconds`), and returns what it
+ * recorded.
+ *
  * @module
  */
 import dgram from "node:dgram";
 import { join } from "node:path";
-import { encodeWav } from "../src/audio/wav.ts";
+import { decodeWav, encodeWav } from "../src/audio/wav.ts";
+import type { Pcm16 } from "../src/audio/pcm.ts";
 
 /** The command, found on PATH. */
 export const BARESIP = "baresip";
 /** Where the Debian package (and a source install) put the modules. */
 const MODULE_DIRS = ["/usr/lib/baresip/modules", "/usr/local/lib/baresip/modules"];
-const NEEDED = ["g711", "aufile", "aubridge", "sndfile", "account"];
+const NEEDED = ["g711", "aufile", "aubridge", "sndfile", "account", "menu"];
 
 function moduleDir(): string | undefined {
   return MODULE_DIRS.find((dir) => {
@@ -74,6 +80,27 @@ async function freePort(): Promise<number> {
   throw new Error("no free port pair for baresip");
 }
 
+/** The config of a run in `dir` on `port`: G.711, the WAV as microphone, a sink as speaker. */
+function configText(dir: string, port: number, extra: string[] = []): string {
+  return [
+    "poll_method poll",
+    `sip_listen 127.0.0.1:${port}`,
+    "net_interface 127.0.0.1",
+    `audio_source aufile,${join(dir, "source.wav")}`,
+    "audio_player aubridge,sink",
+    "audio_alert aubridge,sink",
+    `module_path ${moduleDir()}`,
+    "module g711.so",
+    "module aufile.so",
+    "module aubridge.so",
+    "module sndfile.so",
+    "module_app account.so",
+    ...extra,
+    `snd_path ${join(dir, "rec")}`,
+    "",
+  ].join("\n");
+}
+
 export interface Baresip {
   uri: string;
   dir: string;
@@ -93,25 +120,7 @@ export async function startBaresip(source: Int16Array): Promise<Baresip> {
     join(dir, "source.wav"),
     encodeWav({ samples: source, sampleRate: 8000, channels: 1 }),
   );
-  await Deno.writeTextFile(
-    join(dir, "config"),
-    [
-      "poll_method poll",
-      `sip_listen 127.0.0.1:${port}`,
-      "net_interface 127.0.0.1",
-      `audio_source aufile,${join(dir, "source.wav")}`,
-      "audio_player aubridge,sink",
-      "audio_alert aubridge,sink",
-      `module_path ${moduleDir()}`,
-      "module g711.so",
-      "module aufile.so",
-      "module aubridge.so",
-      "module sndfile.so",
-      "module_app account.so",
-      `snd_path ${join(dir, "rec")}`,
-      "",
-    ].join("\n"),
-  );
+  await Deno.writeTextFile(join(dir, "config"), configText(dir, port));
   await Deno.writeTextFile(
     join(dir, "accounts"),
     `<sip:baresip@127.0.0.1:${port}>;regint=0;answermode=auto;audio_codecs=PCMU,PCMA\n`,
@@ -159,4 +168,71 @@ export async function startBaresip(source: Int16Array): Promise<Baresip> {
       await Deno.remove(dir, { recursive: true });
     },
   };
+}
+
+/** How one dialling run is set up. */
+export interface BaresipDialOptions {
+  /** The SIP URI it dials on start. */
+  dial: string;
+  /** Its microphone: 8 kHz mono samples played from the call's start (default: 1 s of silence). */
+  source?: Int16Array;
+  /** Seconds after which it quits (hanging up a call still on): `-t`. */
+  seconds: number;
+}
+
+/** What one dialling run did. */
+export interface BaresipRun {
+  /** Its exit code. */
+  code: number;
+  /** Everything it printed (stdout and stderr). */
+  log: string;
+  /** What it sent in its call (its encoder's input, 8 kHz), if it had one. */
+  sent?: Pcm16;
+  /** What it heard in its call (its decoder's output, 8 kHz), if it had one. */
+  heard?: Pcm16;
+}
+
+/**
+ * Runs baresip dialling `dial` to its end and returns what it recorded. It hangs up
+ * (BYE) when its WAV ends: the WAV's length is the call's.
+ */
+export async function runBaresip(options: BaresipDialOptions): Promise<BaresipRun> {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-baresip-" });
+  try {
+    const port = await freePort();
+    await Deno.mkdir(join(dir, "rec"));
+    const source = options.source ?? new Int16Array(8000);
+    await Deno.writeFile(
+      join(dir, "source.wav"),
+      encodeWav({ samples: source, sampleRate: 8000, channels: 1 }),
+    );
+    await Deno.writeTextFile(join(dir, "config"), configText(dir, port, ["module_app menu.so"]));
+    await Deno.writeTextFile(
+      join(dir, "accounts"),
+      `<sip:baresip@127.0.0.1:${port}>;regint=0;audio_codecs=PCMU,PCMA\n`,
+    );
+    const out = await new Deno.Command(BARESIP, {
+      args: ["-f", dir, "-t", String(options.seconds), "-e", `/dial ${options.dial}`],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    const dec = new TextDecoder();
+    const run: BaresipRun = {
+      code: out.code,
+      log: dec.decode(out.stdout) + dec.decode(out.stderr),
+    };
+    for await (const entry of Deno.readDir(join(dir, "rec"))) {
+      const kind = /-(enc|dec)\.wav$/.exec(entry.name)?.[1];
+      if (!kind) continue;
+      const wav = decodeWav(await Deno.readFile(join(dir, "rec", entry.name)));
+      if (!wav.ok) continue;
+      if (kind === "enc") run.sent = wav.audio;
+      else run.heard = wav.audio;
+    }
+    return run;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }

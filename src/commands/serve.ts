@@ -7,7 +7,7 @@
 import type { Command, Io } from "../cli/io.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { cliError, InputError } from "../cli/problem.ts";
-import { findKind } from "../participants/kinds.ts";
+import { findKind, kindsOf } from "../participants/kinds.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { openDataRoot } from "../cli/data_root.ts";
 import type { Scenario } from "../scenario/scenario.ts";
@@ -15,7 +15,9 @@ import { selectScenarios } from "../scenario/suites.ts";
 import { dataRootLabel, scenarioSha256 } from "../scenario/identity.ts";
 import { DEFAULT_AGENT } from "../server/app.ts";
 import { DEFAULT_CONNECTION_LIMITS } from "../server/connection_guard.ts";
-import { checkToken, serve } from "../server/serve.ts";
+import { checkToken, isLoopback, serve } from "../server/serve.ts";
+import { DEFAULT_MAX_SIP_CALLS, SipServer } from "../server/sip_server.ts";
+import type { Side } from "../domains/domain.ts";
 import { DEFAULT_MAX_KEPT_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../server/session_store.ts";
 import type { HostedParticipantFactory } from "../server/session.ts";
 import { envWithKey } from "../cli/secret_env.ts";
@@ -146,22 +148,63 @@ const FLAGS = {
     value: "M",
     description: "model of --stt openai (default whisper-1)",
   },
+  sip: {
+    type: "string",
+    value: "PORT",
+    description: "also answer SIP calls on this UDP port (0: a free one) with the\n" +
+      "hosted participants, in audio (G.711, RFC 4733 keys): the Request-URI's\n" +
+      "user part names the participant (sip:flow@HOST:PORT;scenario=NAME)",
+  },
+  "sip-host": {
+    type: "string",
+    value: "H",
+    description: "address of the SIP and RTP sockets (default 127.0.0.1; any other\n" +
+      "needs a token, sent as X-Callbench-Token or ;token=)",
+  },
+  "sip-max-calls": {
+    type: "string",
+    value: "N",
+    description: "SIP calls at once (more get 486 Busy Here)",
+    default: String(DEFAULT_MAX_SIP_CALLS),
+  },
+  "tools-server": {
+    type: "boolean",
+    description: "also serve each session's tools over MCP (Streamable HTTP), for a\n" +
+      "client whose agent calls its tools itself: bot-ready names the session's\n" +
+      "own endpoint; the calls run as the hosted participant's own do",
+  },
+  "tools-host": {
+    type: "string",
+    value: "HOST",
+    description: "where --tools-server listens (default 127.0.0.1)",
+  },
 } as const satisfies FlagTable;
 
 const HELP = `callbench serve: a WebSocket bot server (RTVI 2.1) at /ws
 
-Usage: cli.ts serve [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
+Usage: cli.ts serve [FILE.yaml...] [--host 127.0.0.1] [--port 8765] [--token T] [--agent NAME] [--data-root D]
                     [--audio [--voice V] [--audio-rate HZ] [--tts flite|openai] [--stt openai]]
+                    [--tools-server [--tools-host H]] [--sip PORT [--sip-host H]]
 
 Each session hosts one participant: ?agent=NAME (noop, oracle, navigator, llm) or
-?user=NAME (scripted, llm) picks it, else --agent; ?scenario=NAME is the scenario it
-plays when update_system_prompt names none. A session outlives its client: the next
+?user=NAME (scripted, llm, flow) picks it, else --agent; ?scenario=NAME is the scenario it
+plays when update_system_prompt names none, found in the scenario files given
+(flow files, say) or else in the data root. A session outlives its client: the next
 connection with the same ?session=NAME, or without one the same URL (its token left
 out), resumes its prompt, tools, world, context and actions, as the reference's bots
 keep theirs across reconnects. JSON text and pipecat protobuf frames are both
 understood and answered in kind. Tool calls go back to the client
 (llm-function-call-in-progress), unless the client loaded a world into the session
-with apply_initialization.
+with apply_initialization. With --tools-server each session also gets its own MCP
+endpoint for its tools, named in bot-ready (tools_server: {url, token}).
+
+With --sip PORT it also answers SIP calls (UDP, G.711, RFC 4733 keys) with the same
+participants in audio: the Request-URI's user part names the participant (flow,
+navigator, oracle, noop, scripted, llm; callbench: --agent), its ;scenario=NAME
+parameter or an X-Callbench-Scenario header the scenario, e.g.
+sip:flow@127.0.0.1:5060;scenario=NAME. The participant answers and speaks first;
+its hangup is a BYE. With --tools-server the 200 OK names the call's MCP endpoint in
+X-Callbench-Tools.
 
 Flags:
 ${flagRows(FLAGS)}
@@ -274,17 +317,8 @@ export function builtinFactory(
   root: DataRoot,
   llm: HostedLlm = {},
   userLlm: HostedLlm = llm,
+  lookUp: (name: string) => Promise<Scenario> = scenarioLookup(root),
 ): HostedParticipantFactory {
-  const scenarios = new Map<string, Promise<Scenario>>();
-  const lookUp = (name: string) => {
-    let found = scenarios.get(name);
-    if (!found) {
-      found = selectScenarios(root, { scenarios: [name] }).then((r) => r.scenarios[0]!);
-      found.catch(() => scenarios.delete(name));
-      scenarios.set(name, found);
-    }
-    return found;
-  };
   return async (name, setup) => {
     let kind;
     try {
@@ -332,20 +366,42 @@ export function builtinFactory(
   };
 }
 
+/**
+ * Finds a scenario by name, in the scenario files given (`serve FILE.yaml...`: flow
+ * files, say) and else in the data root; each name is looked up once.
+ */
+export function scenarioLookup(
+  root: DataRoot,
+  files: readonly string[] = [],
+): (name: string) => Promise<Scenario> {
+  const scenarios = new Map<string, Promise<Scenario>>();
+  return (name: string) => {
+    let found = scenarios.get(name);
+    if (!found) {
+      found = selectScenarios(root, {
+        scenarios: [name],
+        ...(files.length ? { files: [...files] } : {}),
+      }).then((r) => r.scenarios[0]!);
+      found.catch(() => scenarios.delete(name));
+      scenarios.set(name, found);
+    }
+    return found;
+  };
+}
+
 /** Runs the server until `stop` is aborted (SIGINT or SIGTERM, in the command). */
 export async function runServe(
   args: string[],
   io: Io,
-  factory: (root: DataRoot, llm: HostedLlm, userLlm: HostedLlm) => HostedParticipantFactory,
+  factory: (
+    root: DataRoot,
+    llm: HostedLlm,
+    userLlm: HostedLlm,
+    lookUp: (name: string) => Promise<Scenario>,
+  ) => HostedParticipantFactory,
   stop: AbortSignal,
 ): Promise<number> {
-  const { values, positionals } = parseFlags(args, FLAGS);
-  if (positionals.length > 0) {
-    throw new InputError({
-      message: `unexpected argument "${positionals[0]}"`,
-      hint: "see --help",
-    });
-  }
+  const { values, positionals: files } = parseFlags(args, FLAGS);
   const port = intFlag("port", values.port, 8765, 0);
   if (port > 65535) {
     throw new InputError({ field: "--port", message: `port out of range: ${port}` });
@@ -359,12 +415,21 @@ export async function runServe(
     throw cliError(e, { token: values.token !== undefined ? "--token" : "CALLBENCH_TOKEN" });
   }
   const dataRoot = openDataRoot(values["data-root"], io);
+  if (files.length > 0) {
+    // The files are the user's own input: a problem in one is an error now, not on a call.
+    const loaded = await selectScenarios(dataRoot, { files });
+    if (loaded.fileProblems.length > 0) throw new InputError(loaded.fileProblems);
+  }
+  const lookUp = scenarioLookup(dataRoot, files);
   const env = envWithKey(io, values["api-key-env"], "--api-key-env");
   const speechModel = modelSettings("agent", {
     baseUrl: values["base-url"],
     apiKeyEnv: values["api-key-env"],
   }, env);
   const speech = audioServing(values, speechModel);
+  if (values["tools-host"] !== undefined && !values["tools-server"]) {
+    throw new InputError({ field: "--tools-host", message: "needs --tools-server" });
+  }
   const idle = values["session-idle"] === undefined
     ? DEFAULT_SESSION_IDLE_MS / 1000
     : Number(values["session-idle"]);
@@ -377,6 +442,30 @@ export async function runServe(
     idleTimeoutMs: seconds(values["idle-timeout"], "--idle-timeout") ??
       DEFAULT_CONNECTION_LIMITS.idleTimeoutMs,
   };
+  if (values.sip === undefined) {
+    for (const flag of ["sip-host", "sip-max-calls"] as const) {
+      if (values[flag] !== undefined) {
+        throw new InputError({ field: `--${flag}`, message: "needs --sip" });
+      }
+    }
+  }
+  const sipPort = values.sip === undefined ? undefined : intFlag("sip", values.sip, 0, 0);
+  if (sipPort !== undefined && sipPort > 65535) {
+    throw new InputError({ field: "--sip", message: `port out of range: ${sipPort}` });
+  }
+  const sipHost = values["sip-host"] ?? "127.0.0.1";
+  if (sipPort !== undefined && !isLoopback(sipHost) && !token) {
+    throw new InputError({
+      field: "--sip-host",
+      message: `binding ${sipHost} (not loopback) needs a token`,
+      hint: "give --token; callers send it as X-Callbench-Token or ;token= on the URI",
+    });
+  }
+  const toolsServer = values["tools-server"]
+    ? (await loadToolsServer()).ToolsServer.start({
+      ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
+    })
+    : undefined;
   const server = await serve({
     hostname: values.host ?? "127.0.0.1",
     port,
@@ -404,21 +493,109 @@ export async function runServe(
         baseUrl: values["base-url"],
         apiKeyEnv: values["api-key-env"],
       }, env),
+      lookUp,
     ),
     audio: speech.audio,
-    session: { limits },
+    session: { limits, ...(toolsServer ? { tools: toolsServer } : {}) },
     log: (line) => io.err(line),
+  }).catch(async (e) => {
+    await toolsServer?.close();
+    throw e;
   });
-  io.err(`callbench serve: listening on ${server.url}${speech.audio.enabled ? " (audio)" : ""}`);
+  let sip: SipServer | undefined;
+  if (sipPort !== undefined) {
+    const factoryForSip = factory(
+      dataRoot,
+      modelSettings("agent", {
+        model: values["agent-model"],
+        baseUrl: values["base-url"],
+        apiKeyEnv: values["api-key-env"],
+      }, env),
+      modelSettings("user", {
+        model: values["user-model"],
+        baseUrl: values["base-url"],
+        apiKeyEnv: values["api-key-env"],
+      }, env),
+      lookUp,
+    );
+    try {
+      sip = await SipServer.start({
+        hostname: sipHost,
+        port: sipPort,
+        factory: factoryForSip,
+        lookUp,
+        participantOf: hostedParticipant,
+        defaultAgent: agent,
+        audio: () => speech.audio.options(),
+        maxCalls: intFlag("sip-max-calls", values["sip-max-calls"], DEFAULT_MAX_SIP_CALLS),
+        session: {
+          dataRoot,
+          limits,
+          ...(toolsServer ? { tools: toolsServer } : {}),
+        },
+        ...(token ? { token } : {}),
+        log: (line) => io.err(line),
+      });
+    } catch (e) {
+      await server.shutdown();
+      await toolsServer?.close();
+      const code = (e as { code?: string }).code;
+      if (code === "EADDRINUSE") {
+        throw new InputError({
+          field: "--sip",
+          message: `UDP port ${sipPort} on ${sipHost} is already in use`,
+          hint: "stop what holds it or pick another port; 0 picks a free one",
+        });
+      }
+      if (code === "EADDRNOTAVAIL" || code === "EINVAL") {
+        throw new InputError({
+          field: "--sip-host",
+          message: `cannot listen on ${sipHost}: no such address on this machine`,
+        });
+      }
+      throw e;
+    }
+    io.err(`callbench serve: answering SIP calls at ${sip.uri}`);
+  }
+  io.err(
+    `callbench serve: listening on ${server.url}${speech.audio.enabled ? " (audio)" : ""}${
+      toolsServer ? ` (session tools over MCP at ${toolsServer.baseUrl})` : ""
+    }`,
+  );
   const stopped = new Promise<void>((resolve) => {
     if (stop.aborted) resolve();
     stop.addEventListener("abort", () => resolve(), { once: true });
   });
   await Promise.race([stopped, server.finished]);
   io.err("callbench serve: stopping");
+  await sip?.close();
   await server.shutdown();
+  await toolsServer?.close();
   await speech.close();
   return 0;
+}
+
+/**
+ * The hosted participant a SIP Request-URI's user part names: `agent.NAME` or
+ * `user.NAME`, else a bare NAME, an agent before a caller (`llm` is the agent).
+ */
+export function hostedParticipant(
+  user: string,
+): { name: string; side: Side; needsScenario: boolean } | undefined {
+  const m = /^(agent|user)\.(.+)$/.exec(user);
+  const sides: Side[] = m ? [m[1] as Side] : ["agent", "user"];
+  const name = m ? m[2]! : user;
+  for (const side of sides) {
+    const kind = kindsOf(side, { hosted: true }).find((k) => k.name === name);
+    if (kind) return { name, side, needsScenario: kind.needs.includes("scenario") };
+  }
+  return undefined;
+}
+
+/** The MCP tools server, loaded only when asked for (its package is large). */
+function loadToolsServer(): Promise<typeof import("../tools_server/tools_server.ts")> {
+  const path = ["..", "tools_server", "tools_server.ts"].join("/");
+  return import(path);
 }
 
 /** A flag of seconds >= 0 as ms; undefined when not given. */

@@ -239,7 +239,7 @@ export const PARTICIPANT_KINDS: readonly ParticipantKind[] = [
     usage: "flow",
     side: "user",
     needs: ["scenario"],
-    hostable: false,
+    hostable: true,
     // Without a persona model the flow callee is a state machine.
     deterministic: (model) => !model.model,
     make: (ctx) => makeFlowCaller(requireScenario(ctx), ctx.model),

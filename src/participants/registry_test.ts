@@ -41,6 +41,7 @@ Deno.test("each kind is one entry: sides, needs, prefixes and what serve can hos
     "agent:navigator",
     "user:scripted",
     "user:llm",
+    "user:flow",
   ]);
   assert.deepEqual(findKind("llm", "user").needs, ["model"]);
   assert.deepEqual(findKind("oracle", "agent").needs, ["scenario"]);

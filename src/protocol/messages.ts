@@ -79,6 +79,10 @@ export const FunctionCallResultDataSchema = z.looseObject({
 export const BotReadyDataSchema = z.looseObject({
   version: z.string(),
   about: z.unknown().optional(),
+  /** Extension (`serve --tools-server`): the session's own MCP endpoint for its tools. */
+  tools_server: z.object({ url: z.string(), token: z.string() }).optional().describe(
+    "the session's own MCP endpoint (Streamable HTTP) for its tools, when the server serves them",
+  ),
 });
 
 export const ErrorDataSchema = z.looseObject({

@@ -82,6 +82,7 @@ export interface AppOptions {
     | "maxHistoryBytes"
     | "maxSharedStateBytes"
     | "limits"
+    | "tools"
   >;
   /** Diagnostics, one line each (never protocol data); silent by default. */
   log?: (line: string) => void;

@@ -205,6 +205,42 @@ export class HostedParticipant {
     return { ok: true };
   }
 
+  /**
+   * A tool call from outside the participant (the session's MCP endpoint, `serve
+   * --tools-server`): run as the participant's own are, on the session's world when a
+   * client loaded one, else by the client (`llm-function-call-in-progress`), so it is in
+   * the context history, the actions and the `action-applied` notices alike. Only while
+   * a call is set up, and only the tools the setup offered (`unknown_tool` otherwise).
+   */
+  async servedToolCall(name: string, args: unknown): Promise<ToolCallReply> {
+    const setup = this.setup;
+    if (!setup || !this.#participant) {
+      return errorReply(
+        "no_call",
+        "No call is set up: the client sends update_system_prompt first.",
+      );
+    }
+    if (this.#callEnded) return errorReply("call_ended", "The call has ended.");
+    if (!setup.tools.some((t) => t.name === name)) {
+      return {
+        ok: false,
+        result: {
+          status: "error",
+          error_type: "unknown_tool",
+          message: `There is no tool named '${name}'. Use one of the available tools.`,
+          available_tools: setup.tools.map((t) => t.name).sort(),
+        },
+      };
+    }
+    const generation = this.#generation;
+    try {
+      return await this.#callTool(name, args);
+    } catch (e) {
+      this.#failed(generation, e);
+      return errorReply("call_ended", "The call has ended.");
+    }
+  }
+
   /** Tool calls waiting on a client that went away get an error result. */
   failPending(errorType: string, message: string): void {
     for (const [id, pending] of this.#pending) {

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { CallEvent, CallSetup, Clock } from "../bridge/call.ts";
+import type { CallEvent, CallSetup, Clock, ToolCallReply, ToolSpec } from "../bridge/call.ts";
 import { RealClock } from "../clock/clock.ts";
 import type { Domain, Side } from "../domains/domain.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
@@ -68,6 +68,19 @@ export interface SessionSocket {
   bufferedAmount?(): number;
 }
 
+/**
+ * Serves a session's tools over MCP (`serve --tools-server`;
+ * `src/tools_server/tools_server.ts`'s `ToolsServer` is one): one registration per
+ * session, its endpoint told to the client in `bot-ready`, closed with the session.
+ */
+export interface SessionToolsRegistry {
+  /** Registers one session: its tools now (they change with its setup), and how a call runs. */
+  register(session: {
+    readonly tools: readonly ToolSpec[];
+    callTool(name: string, args: unknown): Promise<ToolCallReply>;
+  }): { url: string; token: string; close(): void };
+}
+
 /** How a session is made: what it hosts and its limits. */
 export interface SessionOptions {
   /** Makes the hosted participant when a call starts. */
@@ -104,6 +117,11 @@ export interface SessionOptions {
    * time without a frame); past a bound the client is told why and its socket closed.
    */
   limits?: ConnectionLimits;
+  /**
+   * The session's tools over MCP (`serve --tools-server`): `tools/list` gives the tools
+   * of the session's setup, `tools/call` runs as the hosted participant's own calls do.
+   */
+  tools?: SessionToolsRegistry;
   /** Diagnostics (never protocol data). */
   log?: (line: string) => void;
 }
@@ -175,6 +193,8 @@ export class Session {
   readonly #history: ContextHistory;
   readonly #host: HostedParticipant;
   readonly #audio?: SessionAudio;
+  /** The session's MCP endpoint (`serve --tools-server`). */
+  readonly #tools?: { url: string; token: string; close(): void };
 
   /** A session on `socket` (or none yet: `attach` one later). */
   constructor(socket: SessionSocket | undefined, options: SessionOptions) {
@@ -225,6 +245,18 @@ export class Session {
         log,
       },
     });
+    const host = this.#host;
+    this.#tools = options.tools?.register({
+      get tools() {
+        return host.setup?.tools ?? [];
+      },
+      callTool: (name, args) => host.servedToolCall(name, args),
+    });
+  }
+
+  /** The session's own MCP endpoint (`serve --tools-server`), as `bot-ready` tells it. */
+  get toolsServer(): { url: string; token: string } | undefined {
+    return this.#tools && { url: this.#tools.url, token: this.#tools.token };
   }
 
   /** Whether the hosted participant speaks and hears audio. */
@@ -364,6 +396,7 @@ export class Session {
   async closed(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#tools?.close();
     this.#guard?.stop();
     this.#audio?.close();
     this.#host.failPending("disconnected", "The client disconnected.");
@@ -466,7 +499,14 @@ export class Session {
     if (!check.ok) this.#reply(msg, undefined, check.error);
     this.#legacy = check.ok && check.legacy;
     const version = check.ok && check.legacy ? check.version : PROTOCOL_VERSION;
-    this.#send(rtvi("bot-ready", { version, about: SERVER_ABOUT }, msg.id));
+    const tools = this.toolsServer;
+    this.#send(
+      rtvi("bot-ready", {
+        version,
+        about: SERVER_ABOUT,
+        ...(tools ? { tools_server: tools } : {}),
+      }, msg.id),
+    );
   }
 
   async #onClientMessage(msg: RtviMessage): Promise<void> {

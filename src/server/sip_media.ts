@@ -1,0 +1,368 @@
+/**
+ * One answered SIP call's media: its own RTP socket (`node:dgram`), the SDP answer, G.711
+ * audio both ways and RFC 4733 keys both ways. The SDP, the RTP packets and the telephone
+ * events are those of src/protocol/sdp.ts and src/protocol/rtp.ts.
+ *
+ * - Out: from the ACK on, a packet every 20 ms: each chunk the session paces
+ *   (src/audio/pacer.ts, in the session) is one RTP packet of the negotiated codec, sent
+ *   as it comes, and silence fills the time between utterances (once a chunk is 30 ms
+ *   overdue), so the far end's jitter buffer plays every chunk out. Keys are telephone
+ *   events, without audio meanwhile: 100 ms each (an update every 20 ms, the end packet
+ *   three times), 60 ms apart.
+ * - In: packets from the address and port the offer named (else from the first source,
+ *   latched) of the negotiated codec are decoded and handed on in sequence order (a
+ *   packet older than the last one handed on is dropped); telephone events give one key
+ *   each, once; anything else is counted and ignored.
+ *
+ * @module
+ */
+import { createSocket, type RemoteInfo, type Socket } from "node:dgram";
+import type { Clock } from "../bridge/call.ts";
+import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
+import { alawDecode, alawEncode } from "../audio/alaw.ts";
+import {
+  buildRtp,
+  parseRtp,
+  sequenceDelta,
+  telephoneEventPackets,
+  TelephoneEventReceiver,
+} from "../protocol/rtp.ts";
+import { answerOffer as answerSdpOffer, buildSdp, type NegotiatedMedia } from "../protocol/sdp.ts";
+
+export type { NegotiatedMedia };
+
+/** The offer's media as we answer it (src/protocol/sdp.ts), or why it cannot be answered. */
+export function answerOffer(
+  sdp: string,
+  host: string,
+): { ok: true; media: NegotiatedMedia } | { ok: false; error: string } {
+  // The port is our RTP socket's, bound once the offer is known to be answerable.
+  const r = answerSdpOffer(sdp, { address: host, port: 9, sessionId: 0 });
+  return r.ok ? { ok: true, media: r.media } : { ok: false, error: r.error.message };
+}
+
+/** Counters of what was refused on receive. */
+export interface MediaCounters {
+  /** Packets sent (audio and events). */
+  sent: number;
+  /** Audio packets handed on. */
+  received: number;
+  /** Audio handed on louder than -40 dBFS, ms (per packet). */
+  voicedMs: number;
+  /** Packets from an address other than the far end's. */
+  foreign: number;
+  /** Packets of a payload type that was not negotiated, or that did not parse. */
+  refused: number;
+  /** Packets older than the last one handed on. */
+  late: number;
+}
+
+const SAMPLES_PER_CHUNK = 160;
+const SILENCE = new Int16Array(SAMPLES_PER_CHUNK);
+/** A silent chunk goes once the session's next one is this late (1.5 chunks). */
+const FILL_AFTER_MS = 30;
+const KEY_MS = 100;
+const KEY_GAP_MS = 60;
+
+/** An open RTP stream. */
+export class SipMedia {
+  readonly negotiated: NegotiatedMedia;
+  readonly counters: MediaCounters = {
+    sent: 0,
+    received: 0,
+    voicedMs: 0,
+    foreign: 0,
+    refused: 0,
+    late: 0,
+  };
+  /** The far end's audio, 8 kHz mono, in order. */
+  onAudio: (samples: Int16Array) => void = () => {};
+  /** A key the far end pressed. */
+  onKey: (key: string) => void = () => {};
+  readonly #socket: Socket;
+  readonly #clock: Clock;
+  readonly #log: (line: string) => void;
+  readonly #ssrc = crypto.getRandomValues(new Uint32Array(1))[0]!;
+  #seq = crypto.getRandomValues(new Uint16Array(1))[0]!;
+  #timestamp = crypto.getRandomValues(new Uint32Array(1))[0]!;
+  /** When the last audio packet went, on the clock; undefined before the first. */
+  #lastSentAt?: number;
+  #remote: { address: string; port: number };
+  #latched = false;
+  #lastSeq?: number;
+  readonly #events = new TelephoneEventReceiver();
+  readonly #sessionId = crypto.getRandomValues(new Uint32Array(1))[0]!;
+  #keys: Promise<void> = Promise.resolve();
+  #stopped = false;
+  #closed = false;
+  #cancelFill?: () => void;
+  #started = false;
+  #pressing = false;
+  #direction: "sendrecv" | "sendonly" | "recvonly" | "inactive" = "sendrecv";
+  #version = 1;
+  /** When the next packet is due, on the clock. */
+  #due = 0;
+
+  private constructor(
+    socket: Socket,
+    negotiated: NegotiatedMedia,
+    clock: Clock,
+    log: (line: string) => void,
+  ) {
+    this.#socket = socket;
+    this.negotiated = negotiated;
+    this.#remote = { address: negotiated.remoteAddress, port: negotiated.remotePort };
+    this.#clock = clock;
+    this.#log = log;
+  }
+
+  /** Binds the call's RTP socket on `hostname`, a free port. */
+  static async open(options: {
+    hostname: string;
+    negotiated: NegotiatedMedia;
+    clock: Clock;
+    log: (line: string) => void;
+  }): Promise<SipMedia> {
+    const socket = createSocket("udp4");
+    await new Promise<void>((resolve, reject) => {
+      socket.once("error", reject);
+      socket.bind(0, options.hostname, () => {
+        socket.off("error", reject);
+        resolve();
+      });
+    });
+    const media = new SipMedia(socket, options.negotiated, options.clock, options.log);
+    socket.on("message", (data, rinfo) => media.#receive(data, rinfo));
+    socket.on("error", (e) => options.log(`rtp socket: ${e.message}`));
+    return media;
+  }
+
+  /** The RTP port bound. */
+  get port(): number {
+    return this.#socket.address().port;
+  }
+
+  /** The SDP answer: our address and port, the codec, telephone-event when offered. */
+  answerSdp(host: string): string {
+    const event = this.negotiated.telephoneEvent;
+    const sdp = buildSdp({
+      address: host,
+      port: this.port,
+      codecs: [this.negotiated.codec],
+      ...(event !== undefined ? { telephoneEvent: event } : {}),
+      sessionId: this.#sessionId,
+      version: this.#version,
+    });
+    return this.#direction === "sendrecv"
+      ? sdp
+      : sdp.replace("\r\na=sendrecv\r\n", `\r\na=${this.#direction}\r\n`);
+  }
+
+  /**
+   * A new offer in the dialog (a re-INVITE): hold (`sendonly` or `inactive`: we answer
+   * `recvonly` or `inactive` and send nothing until resumed), resume, or a new address.
+   */
+  reoffer(
+    offer: {
+      direction: "sendrecv" | "sendonly" | "recvonly" | "inactive";
+      address: string;
+      port: number;
+    },
+  ): void {
+    const answer = {
+      sendrecv: "sendrecv",
+      sendonly: "recvonly",
+      recvonly: "sendonly",
+      inactive: "inactive",
+    } as const;
+    this.#direction = answer[offer.direction];
+    this.#version++;
+    this.#remote = { address: offer.address, port: offer.port };
+  }
+
+  /** Whether the far end takes our audio now (not on hold). */
+  get sending(): boolean {
+    return this.#direction === "sendrecv" || this.#direction === "sendonly";
+  }
+
+  /**
+   * Starts the stream: silence until the session speaks, and between its utterances, so
+   * the far end's jitter buffer plays every chunk out (it holds the last few until more
+   * come).
+   */
+  start(): void {
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    this.#due = this.#clock.now();
+    this.#armFill(0);
+  }
+
+  /** One 20 ms chunk (160 samples at 8 kHz) of the session's speech. */
+  sendAudio(samples: Int16Array): void {
+    if (this.#stopped) return;
+    this.#sendChunk(samples);
+    // The session's pacer keeps speech on its own grid; silence takes over on that grid
+    // once a chunk is overdue by half a chunk.
+    this.#due = this.#clock.now() + 20;
+    this.#armFill(FILL_AFTER_MS - 20);
+  }
+
+  /**
+   * Silence at the next due time (plus `slack`), then every 20 ms on the grid of due
+   * times (never from when a timer fired, so late timers do not slow the stream down),
+   * until the session speaks again.
+   */
+  #armFill(slack: number): void {
+    this.#cancelFill?.();
+    if (this.#stopped || this.#pressing || !this.#started) return;
+    const wait = Math.max(0, this.#due + slack - this.#clock.now());
+    this.#cancelFill = this.#clock.timer(wait, () => {
+      this.#sendChunk(SILENCE);
+      this.#due += 20;
+      this.#armFill(0);
+    });
+  }
+
+  /**
+   * One chunk on the stream. The stream is continuous from the ACK on (silence fills it), so
+   * the timestamp grows by one chunk a packet, and only the first packet has the marker.
+   */
+  #sendChunk(samples: Int16Array): void {
+    const first = this.#lastSentAt === undefined;
+    if (!first) this.#timestamp = (this.#timestamp + SAMPLES_PER_CHUNK) >>> 0;
+    this.#lastSentAt = this.#clock.now();
+    const payload = this.negotiated.codec === "PCMU" ? mulawEncode(samples) : alawEncode(samples);
+    this.#sendPacket(this.negotiated.payloadType, first, this.#timestamp, payload);
+  }
+
+  /** Keys as telephone events, one after the other; resolves once they are sent. */
+  sendKeys(keys: string): Promise<void> {
+    const pt = this.negotiated.telephoneEvent;
+    const run = async () => {
+      // No silence between the events: the far end hears the keys alone.
+      this.#pressing = true;
+      this.#cancelFill?.();
+      try {
+        await sendAll();
+      } finally {
+        this.#pressing = false;
+        if (this.#started) {
+          this.#due = this.#clock.now() + 20;
+          this.#armFill(0);
+        }
+      }
+    };
+    const sendAll = async () => {
+      if (pt === undefined) {
+        this.#log(`keys ${keys} not sent: the far end offered no telephone-event`);
+        return;
+      }
+      for (const key of keys.toUpperCase()) {
+        if (this.#stopped) return;
+        const packets = telephoneEventPackets(key, { durationMs: KEY_MS });
+        if (packets.length === 0) continue;
+        const ts = (this.#timestamp = (this.#timestamp + SAMPLES_PER_CHUNK) >>> 0);
+        let at = 0;
+        for (const p of packets) {
+          if (p.atMs > at) await this.#wait(p.atMs - at);
+          at = p.atMs;
+          this.#sendPacket(pt, p.marker, ts, p.payload);
+        }
+        this.#timestamp = (this.#timestamp + KEY_MS * 8) >>> 0;
+        await this.#wait(KEY_GAP_MS);
+      }
+    };
+    this.#keys = this.#keys.then(run);
+    return this.#keys;
+  }
+
+  /** No more packets are sent (the call is hanging up); the socket still reads. */
+  stop(): void {
+    this.#stopped = true;
+    this.#cancelFill?.();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.stop();
+    try {
+      this.#socket.close();
+    } catch { /* already closed */ }
+  }
+
+  #wait(ms: number): Promise<void> {
+    return new Promise((resolve) => this.#clock.timer(ms, resolve));
+  }
+
+  #sendPacket(pt: number, marker: boolean, timestamp: number, payload: Uint8Array): void {
+    if (this.#closed || !this.sending) return;
+    const packet = buildRtp({
+      payloadType: pt,
+      marker,
+      sequence: this.#seq,
+      timestamp,
+      ssrc: this.#ssrc,
+      payload,
+    });
+    this.#seq = (this.#seq + 1) & 0xffff;
+    this.counters.sent++;
+    this.#socket.send(packet, this.#remote.port, this.#remote.address, (e) => {
+      if (e) this.#log(`rtp send failed: ${e.message}`);
+    });
+  }
+
+  #receive(data: Uint8Array, rinfo: RemoteInfo): void {
+    if (this.#closed) return;
+    try {
+      const from = this.#remote;
+      if (rinfo.address !== from.address || rinfo.port !== from.port) {
+        // The offer's address may be a NAT's: the first packet's source is latched once.
+        if (this.#latched || this.#lastSeq !== undefined) {
+          this.counters.foreign++;
+          return;
+        }
+        this.#remote = { address: rinfo.address, port: rinfo.port };
+      }
+      this.#latched = true;
+      const parsed = parseRtp(data);
+      if (!parsed.ok) {
+        this.counters.refused++;
+        return;
+      }
+      const packet = parsed.packet;
+      const pt = packet.payloadType;
+      if (pt === this.negotiated.telephoneEvent) {
+        const key = this.#events.push(packet.timestamp, packet.payload);
+        if (key !== undefined) this.onKey(key);
+        return;
+      }
+      if (pt !== this.negotiated.payloadType) {
+        this.counters.refused++;
+        return;
+      }
+      if (this.#lastSeq !== undefined && sequenceDelta(packet.sequence, this.#lastSeq) <= 0) {
+        this.counters.late++;
+        return;
+      }
+      this.#lastSeq = packet.sequence;
+      const samples = this.negotiated.codec === "PCMU"
+        ? mulawDecode(packet.payload)
+        : alawDecode(packet.payload);
+      this.counters.received++;
+      if (loud(samples)) this.counters.voicedMs += (samples.length / 8000) * 1000;
+      this.onAudio(samples);
+    } catch (e) {
+      this.counters.refused++;
+      this.#log(`an RTP packet could not be read: ${(e as Error)?.message ?? e}`);
+    }
+  }
+}
+
+/** Whether a packet's audio is louder than -40 dBFS. */
+function loud(samples: Int16Array): boolean {
+  if (samples.length === 0) return false;
+  let sum = 0;
+  for (const x of samples) sum += x * x;
+  return Math.sqrt(sum / samples.length) > 32768 * 0.01;
+}
