@@ -3,8 +3,8 @@
  * loopback (JSON or pipecat protobuf frames, whichever the client sends) whose every
  * act is a test's script. It answers the handshake, keeps every message it is sent,
  * hears the caller's audio and finds the caller's turns by energy (a 16 ms chunk above
- * −45 dBFS is speech, begun at the first chunk of sound before it, above −70 dBFS; 300 ms
- * below ends the turn), and speaks 24 kHz audio in 20 ms frames (or `frameMs`) paced in
+ * −45 dBFS is speech, begun at the first sample of sound of the first chunk of sound
+ * before it, above −70 dBFS; 300 ms below ends the turn), and speaks 24 kHz audio in 20 ms frames (or `frameMs`) paced in
  * real time, as pipecat's output transport sends them. Built from PROTOCOL.md and the
  * pipecat serializer's format, not from callbench's client.
  *
@@ -55,6 +55,11 @@ export interface BehaveSession {
   play(samples: Int16Array): Promise<void>;
   /** Drops what is still queued to play. */
   clear(): void;
+  /**
+   * Where the audio it played last ended as the caller heard it (performance.now(); its
+   * chunks queue behind late ones): with a turn's start, the yield it produced.
+   */
+  audioEndAt(): number;
   /** Resolves at the next caller turn's start / end (with its index). */
   callerStarted(): Promise<number>;
   callerEnded(): Promise<number>;
@@ -123,6 +128,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   let startWaiters: ((i: number) => void)[] = [];
   let endWaiters: ((i: number) => void)[] = [];
   let playWaiters: (() => void)[] = [];
+  let audioEnd = -Infinity;
   let resolveStarted!: () => void;
   const started = new Promise<void>((r) => (resolveStarted = r));
   let resolveClosed!: () => void;
@@ -137,6 +143,9 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     silenceFill: false,
     onChunk: (chunk) => {
       if (socket.readyState !== WebSocket.OPEN) return;
+      if (chunk.audioSamples > 0) {
+        audioEnd = Math.max(audioEnd, performance.now()) + (chunk.audioSamples * 1000) / rate;
+      }
       const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: rate, numChannels: 1 };
       socket.send(
         framing === "protobuf"
@@ -156,8 +165,12 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     heard.push(decoded.samples);
     const ms = (decoded.samples.length * 1000) / 16000;
     const level = dbfs(decoded.samples);
-    if (level > SOUND_DBFS) soundSince ??= performance.now();
-    else soundSince = undefined;
+    if (level > SOUND_DBFS) {
+      // At its first sample of sound: the chunk went out (and came) as its audio began.
+      let first = 0;
+      while (first < decoded.samples.length && Math.abs(decoded.samples[first]!) < 33) first++;
+      soundSince ??= performance.now() + (first * 1000) / 16000;
+    } else soundSince = undefined;
     if (level > SPEECH_DBFS) {
       quietMs = 0;
       if (!speaking) {
@@ -234,6 +247,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
       pacer.clear();
       drained();
     },
+    audioEndAt: () => audioEnd,
     callerStarted: () => new Promise((r) => startWaiters.push(r)),
     callerEnded: () => new Promise((r) => endWaiters.push(r)),
     started,

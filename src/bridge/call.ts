@@ -314,6 +314,12 @@ export interface Participant {
    * then. Called before the end takes effect; the line still takes `say`.
    */
   flush?(options: { wait: boolean }): Promise<void> | void;
+  /**
+   * Audio calls: what this participant's far end receives of `audio` on its wire (its
+   * rate and codec: 8 kHz µ-law on Twilio), so that the tones it carries are recorded as
+   * heard there (the record's `heard`). Without it the audio reaches the far end as is.
+   */
+  wireAudio?(audio: Pcm16): Pcm16;
   /** Release resources; called once, after the call. */
   close(): Promise<void>;
   /** Optional: what a simulated far end did (flows), stored as the record's `flow`. */

@@ -62,7 +62,14 @@ import {
 import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 import { Vad } from "../audio/vad.ts";
-import { CallerAudioStream, PeerAudioReceiver, SILENT_WIRE_CHUNK } from "./rtvi_audio.ts";
+import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
+import { resample } from "../audio/resample.ts";
+import {
+  CallerAudioStream,
+  PeerAudioReceiver,
+  SILENT_WIRE_CHUNK,
+  WIRE_SEND_RATE,
+} from "./rtvi_audio.ts";
 import { MAX_NOTES_CHARS, MIN_NOTE_CHARS, ToolCallBounds } from "./flood_bounds.ts";
 import { Correlator } from "./correlator.ts";
 import {
@@ -461,6 +468,14 @@ export class RtviParticipant implements Participant {
       });
     }
     this.#endTurn();
+  }
+
+  /** What the bot gets of `audio` in an audio call: 16 kHz PCM16 (the tones it is sent are heard so). */
+  wireAudio(audio: Pcm16): Pcm16 {
+    const mono = toMono(audio);
+    return mono.sampleRate === WIRE_SEND_RATE
+      ? mono
+      : pcm16(resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE), WIRE_SEND_RATE);
   }
 
   async close(): Promise<void> {
