@@ -56,10 +56,12 @@ export interface BehaveSession {
   /** Drops what is still queued to play. */
   clear(): void;
   /**
-   * Where the audio it played last ended as the caller heard it (performance.now(); its
-   * chunks queue behind late ones): with a turn's start, the yield it produced.
+   * Where the audio it played last ended on its pacing grid (performance.now(): the last
+   * chunk's slot plus its audio): with a turn's start, the yield it produced.
    */
   audioEndAt(): number;
+  /** Calls `fn` with each message received but audio, as it arrives. */
+  onMessage(fn: (message: RtviMessage) => void): void;
   /** Resolves at the next caller turn's start / end (with its index). */
   callerStarted(): Promise<number>;
   callerEnded(): Promise<number>;
@@ -129,6 +131,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   let endWaiters: ((i: number) => void)[] = [];
   let playWaiters: (() => void)[] = [];
   let audioEnd = -Infinity;
+  const listeners: ((m: RtviMessage) => void)[] = [];
   let resolveStarted!: () => void;
   const started = new Promise<void>((r) => (resolveStarted = r));
   let resolveClosed!: () => void;
@@ -136,15 +139,18 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   const send = (m: RtviMessage) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(writeFrame(m, framing));
   };
+  const pacerClock = new RealClock();
+  const wallOffset = performance.now() - pacerClock.now();
   const pacer = new Pacer({
-    clock: new RealClock(),
+    clock: pacerClock,
     sampleRate: rate,
     chunkMs: frameMs,
     silenceFill: false,
     onChunk: (chunk) => {
       if (socket.readyState !== WebSocket.OPEN) return;
       if (chunk.audioSamples > 0) {
-        audioEnd = Math.max(audioEnd, performance.now()) + (chunk.audioSamples * 1000) / rate;
+        // On its grid: a late timer's chunks are in their slots as the caller places them.
+        audioEnd = wallOffset + chunk.dueAt + (chunk.audioSamples * 1000) / rate;
       }
       const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: rate, numChannels: 1 };
       socket.send(
@@ -220,6 +226,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     }
     messages.push(msg);
     arrivals.push(performance.now());
+    for (const fn of listeners) fn(msg);
     if (msg.type === "client-ready") return send(rtvi("bot-ready", { version: "2.1.0" }, msg.id));
     if (msg.type !== "client-message") return;
     const { t, d } = msg.data as { t?: string; d?: { type?: string } };
@@ -237,6 +244,8 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     send,
     play(samples) {
       if (closed) return Promise.resolve();
+      // A bot that falls silent sends its next audio at once, not on the old grid's next slot.
+      if (pacer.queuedSamples === 0) pacer.stop();
       pacer.start();
       pacer.enqueue(samples);
       const done = new Promise<void>((r) => playWaiters.push(r));
@@ -248,6 +257,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
       drained();
     },
     audioEndAt: () => audioEnd,
+    onMessage: (fn) => void listeners.push(fn),
     callerStarted: () => new Promise((r) => startWaiters.push(r)),
     callerEnded: () => new Promise((r) => endWaiters.push(r)),
     started,

@@ -520,6 +520,7 @@ class Call {
       const placed = this.#place(side, u, now, act);
       if (placed) {
         if (received.transcribed) this.#transcribed.add(u);
+        if (received.interrupted) placed.turn.interrupted = true;
         said.place(placed);
       }
       return said;

@@ -193,6 +193,8 @@ export interface ReceivedAudio {
   startMs: CallTime;
   /** The text given with it is already the STT's: the bridge does not transcribe it again. */
   transcribed?: boolean;
+  /** The speaker cut it off itself (RTVI `bot-interrupted`): its turn is recorded as interrupted. */
+  interrupted?: boolean;
 }
 
 /** How a participant acts on the call. Every method is safe to call after the end. */

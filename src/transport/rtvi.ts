@@ -128,6 +128,8 @@ export class RtviParticipant implements Participant {
   #toolBounds?: ToolCallBounds;
   /** The bot's turn in progress was heard starting (`CallLine.startedSpeaking`). */
   #liveTurn = false;
+  /** The bot cut the turn in progress off itself (`bot-interrupted`). */
+  #cutOff = false;
   /** Waiting for the turn in progress to end (`flush` with `wait`). */
   #turnEnded: (() => void)[] = [];
   /** `--agent-world self`: the bot owns its world. */
@@ -636,6 +638,9 @@ export class RtviParticipant implements Participant {
         this.#botSpeaking = false;
         return this.#endTurn();
       case "bot-interrupted":
+        // In audio calls the turn being heard is recorded as cut off (it stopped, it
+        // did not finish), which the interaction metrics read.
+        if (this.#inAudio) this.#cutOff = true;
         line.stopSpeaking();
         return;
       case "llm-function-call-in-progress": {
@@ -819,6 +824,8 @@ export class RtviParticipant implements Participant {
     const rx = this.#inAudio;
     if (!rx) return;
     this.#liveTurn = false;
+    const cutOff = this.#cutOff;
+    this.#cutOff = false;
     const heard = rx.take();
     const pending = this.#pending;
     this.#pending = [];
@@ -836,7 +843,7 @@ export class RtviParticipant implements Participant {
     }
     this.#line!.say(text === "" ? WORDS_UNKNOWN : text, {
       ...options,
-      audio: { pcm: heard.pcm, startMs: heard.startMs },
+      audio: { pcm: heard.pcm, startMs: heard.startMs, ...(cutOff ? { interrupted: true } : {}) },
     });
   }
 
