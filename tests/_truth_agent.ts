@@ -385,7 +385,7 @@ export interface TruthBargeLog {
   onsetAt: number;
   /** Where it meant its audio to end (Infinity: it never stops). */
   cutAt: number;
-  /** Where its audio ended as the caller heard it (frames queued behind late ones): NaN until then. */
+  /** Where its audio ended on its grid (as the caller places late frames): NaN until then. */
   audioEndAt: number;
   /** The yield it produced: `audioEndAt - onsetAt`. */
   yieldMs: number;
@@ -534,7 +534,7 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
    * Plays `audio` from `firstAt` in 20 ms frames on a real-time grid (frames whose time
    * has passed before the first is sent are skipped up to `skippable`); `onFrame` hears
    * each frame's index as it goes out, `onEnd` when the last is out, with where the
-   * audio ended as heard (frames queue behind late ones).
+   * audio ended on its grid.
    */
   const play = (
     audio: { samples: Int16Array },
@@ -546,7 +546,6 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
     const rate = outRate();
     const frame = (rate * 20) / 1000;
     let k = 0;
-    let heardEnd = -Infinity;
     const tick = () => {
       const now = performance.now();
       if (k === 0) k = Math.min(skippable, Math.max(0, Math.floor((now - firstAt) / 20)));
@@ -554,12 +553,12 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
         const chunk = audio.samples.subarray(k * frame, (k + 1) * frame);
         onFrame(k);
         sendAudio(chunk);
-        heardEnd = Math.max(heardEnd, performance.now(), firstAt + k * 20) +
-          (chunk.length * 1000) / rate;
         k++;
       }
       if (k * frame < audio.samples.length) return at(firstAt + k * 20, tick);
-      onEnd(heardEnd);
+      // Where it ended on its grid: late frames go out together and are heard back in
+      // line (PROTOCOL.md, Turns), so the grid is where the caller hears them.
+      onEnd(firstAt + (audio.samples.length * 1000) / rate);
     };
     at(firstAt, tick);
   };
