@@ -3,8 +3,8 @@
  * loopback (JSON or pipecat protobuf frames, whichever the client sends) whose every
  * act is a test's script. It answers the handshake, keeps every message it is sent,
  * hears the caller's audio and finds the caller's turns by energy (a 16 ms chunk above
- * −45 dBFS is speech, begun at the first chunk of sound before it, above −70 dBFS; 300 ms
- * below ends the turn), and speaks 24 kHz audio in 20 ms frames (or `frameMs`) paced in
+ * −45 dBFS is speech, begun at the first sample of sound of the first chunk of sound
+ * before it, above −70 dBFS; 300 ms below ends the turn), and speaks 24 kHz audio in 20 ms frames (or `frameMs`) paced in
  * real time, as pipecat's output transport sends them. Built from PROTOCOL.md and the
  * pipecat serializer's format, not from callbench's client.
  *
@@ -55,6 +55,13 @@ export interface BehaveSession {
   play(samples: Int16Array): Promise<void>;
   /** Drops what is still queued to play. */
   clear(): void;
+  /**
+   * Where the audio it played last ended on its pacing grid (performance.now(): the last
+   * chunk's slot plus its audio): with a turn's start, the yield it produced.
+   */
+  audioEndAt(): number;
+  /** Calls `fn` with each message received but audio, as it arrives. */
+  onMessage(fn: (message: RtviMessage) => void): void;
   /** Resolves at the next caller turn's start / end (with its index). */
   callerStarted(): Promise<number>;
   callerEnded(): Promise<number>;
@@ -123,6 +130,8 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   let startWaiters: ((i: number) => void)[] = [];
   let endWaiters: ((i: number) => void)[] = [];
   let playWaiters: (() => void)[] = [];
+  let audioEnd = -Infinity;
+  const listeners: ((m: RtviMessage) => void)[] = [];
   let resolveStarted!: () => void;
   const started = new Promise<void>((r) => (resolveStarted = r));
   let resolveClosed!: () => void;
@@ -130,13 +139,19 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   const send = (m: RtviMessage) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(writeFrame(m, framing));
   };
+  const pacerClock = new RealClock();
+  const wallOffset = performance.now() - pacerClock.now();
   const pacer = new Pacer({
-    clock: new RealClock(),
+    clock: pacerClock,
     sampleRate: rate,
     chunkMs: frameMs,
     silenceFill: false,
     onChunk: (chunk) => {
       if (socket.readyState !== WebSocket.OPEN) return;
+      if (chunk.audioSamples > 0) {
+        // On its grid: a late timer's chunks are in their slots as the caller places them.
+        audioEnd = wallOffset + chunk.dueAt + (chunk.audioSamples * 1000) / rate;
+      }
       const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: rate, numChannels: 1 };
       socket.send(
         framing === "protobuf"
@@ -156,8 +171,12 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     heard.push(decoded.samples);
     const ms = (decoded.samples.length * 1000) / 16000;
     const level = dbfs(decoded.samples);
-    if (level > SOUND_DBFS) soundSince ??= performance.now();
-    else soundSince = undefined;
+    if (level > SOUND_DBFS) {
+      // At its first sample of sound: the chunk went out (and came) as its audio began.
+      let first = 0;
+      while (first < decoded.samples.length && Math.abs(decoded.samples[first]!) < 33) first++;
+      soundSince ??= performance.now() + (first * 1000) / 16000;
+    } else soundSince = undefined;
     if (level > SPEECH_DBFS) {
       quietMs = 0;
       if (!speaking) {
@@ -207,6 +226,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     }
     messages.push(msg);
     arrivals.push(performance.now());
+    for (const fn of listeners) fn(msg);
     if (msg.type === "client-ready") return send(rtvi("bot-ready", { version: "2.1.0" }, msg.id));
     if (msg.type !== "client-message") return;
     const { t, d } = msg.data as { t?: string; d?: { type?: string } };
@@ -224,6 +244,8 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     send,
     play(samples) {
       if (closed) return Promise.resolve();
+      // A bot that falls silent sends its next audio at once, not on the old grid's next slot.
+      if (pacer.queuedSamples === 0) pacer.stop();
       pacer.start();
       pacer.enqueue(samples);
       const done = new Promise<void>((r) => playWaiters.push(r));
@@ -234,6 +256,8 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
       pacer.clear();
       drained();
     },
+    audioEndAt: () => audioEnd,
+    onMessage: (fn) => void listeners.push(fn),
     callerStarted: () => new Promise((r) => startWaiters.push(r)),
     callerEnded: () => new Promise((r) => endWaiters.push(r)),
     started,

@@ -20,6 +20,15 @@
  * - On RTVI it brackets each reply: `bot-started-speaking` `earlyStartMs` before its
  *   first audio (to check that the audio, not the event, places the turn), its words as
  *   `bot-tts-text`, `bot-stopped-speaking` after the last frame.
+ * - Barge-in (`bargeIn`): its replies are long; when the caller's audio rises above
+ *   -40 dBFS over one (a 10 ms frame), it cuts that reply's audio to end `yieldMs` after
+ *   that frame's start (null: it never stops), and logs where its audio really ended
+ *   against the caller's onset by the energy definition (known once the caller's
+ *   utterance has ended): the yield it produced.
+ * - Keys: it sends `keys` as DTMF tones of its own making (100 ms each, 100 ms apart,
+ *   with `keyLine`'s noise and twist) after its greeting, and hears the caller's keys
+ *   with a Goertzel detector of its own (in band) and as RTVI `dtmf` messages or Twilio
+ *   `dtmf` events, each with its time.
  *
  * Also an in-process {@link TruthParticipant} that does the same on any clock (the
  * simulated one: exact to the frame), and {@link TruthCaller}, a caller that speaks a
@@ -95,6 +104,135 @@ export function truthReply(rate: number, leadMs: number, speechMs = 600, seed = 
     out[lead + i] = Math.round(v * 32768 * 0.3 * (1 + 0.3 * Math.sin(2 * Math.PI * 4 * t)));
   }
   return out;
+}
+
+// ---- keys --------------------------------------------------------------------------
+
+const KEYPAD = ["123A", "456B", "789C", "*0#D"];
+const ROW_HZ = [697, 770, 852, 941];
+const COL_HZ = [1209, 1336, 1477, 1633];
+/** A key tone's and the gap's length, ms. */
+export const KEY_TONE_MS = 100;
+
+/** How the truth agent's own key tones are made: white noise `snrDb` below them, the row `twistDb` louder. */
+export interface KeyLine {
+  snrDb?: number;
+  twistDb?: number;
+  seed?: number;
+}
+
+/** `keys` as tones: each 100 ms of its row and column sines (-13 dBFS each), 100 ms apart. */
+export function truthKeyTones(keys: string, rate: number, line: KeyLine = {}): Int16Array {
+  const n = Math.round((rate * KEY_TONE_MS) / 1000);
+  const out = new Float64Array(keys.length * 2 * n);
+  const col = 7300;
+  const row = col * 10 ** ((line.twistDb ?? 0) / 20);
+  [...keys].forEach((key, k) => {
+    const r = KEYPAD.findIndex((l) => l.includes(key));
+    const c = KEYPAD[r]!.indexOf(key);
+    for (let i = 0; i < n; i++) {
+      const t = i / rate;
+      out[2 * k * n + i] = row * Math.sin(2 * Math.PI * ROW_HZ[r]! * t) +
+        col * Math.sin(2 * Math.PI * COL_HZ[c]! * t);
+    }
+  });
+  if (line.snrDb !== undefined) {
+    const rms = Math.sqrt((row * row + col * col) / 2 / 10 ** (line.snrDb / 10));
+    let x = line.seed ?? 3;
+    const u = () => {
+      x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+      return (x + 0.5) / 4294967296;
+    };
+    for (let i = 0; i < out.length; i++) {
+      out[i]! += rms * Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+    }
+  }
+  return Int16Array.from(out, (v) => Math.max(-32768, Math.min(32767, Math.round(v))));
+}
+
+/**
+ * A streaming Goertzel key detector of its own: 20 ms windows every 10 ms; a window
+ * shows a key when one row and one column stand 8 dB over the others of their group,
+ * within 8 dB of each other, and hold over half the window's energy, above -50 dBFS.
+ * Three windows in a row with the key (40 ms of tone) confirm it, at the first one's
+ * start; two without release it; the same key within 80 ms of its last is not new.
+ */
+export class TruthDtmfDetector {
+  readonly #n: number;
+  readonly #hop: number;
+  readonly #coeff: number[];
+  #window: number[] = [];
+  #at = 0;
+  #run: { key: string; at: number; windows: number } | undefined;
+  #held: string | undefined;
+  #misses = 0;
+  readonly #last = new Map<string, number>();
+
+  constructor(readonly rate: number) {
+    this.#n = Math.round(rate * 0.02);
+    this.#hop = this.#n / 2;
+    this.#coeff = [...ROW_HZ, ...COL_HZ].map((f) => 2 * Math.cos((2 * Math.PI * f) / rate));
+  }
+
+  /** Keys confirmed by these samples, each at its sample index from the first pushed. */
+  push(samples: ArrayLike<number>): { key: string; at: number }[] {
+    const out: { key: string; at: number }[] = [];
+    for (let i = 0; i < samples.length; i++) {
+      this.#window.push(samples[i]!);
+      if (this.#window.length < this.#n) continue;
+      const key = this.#classify(this.#window);
+      const at = this.#at;
+      this.#at += this.#hop;
+      this.#window = this.#window.slice(this.#hop);
+      if (key === undefined) {
+        this.#run = undefined;
+        if (++this.#misses >= 2) this.#held = undefined;
+        continue;
+      }
+      this.#misses = 0;
+      if (this.#run?.key !== key) this.#run = { key, at, windows: 0 };
+      if (++this.#run.windows === 3 && key !== this.#held) {
+        this.#held = key;
+        // The same key again within a shortest tone and gap (40 + 40 ms, ITU-T Q.24) is
+        // the one tone, broken.
+        const last = this.#last.get(key);
+        if (last === undefined || this.#run.at - last >= (80 * this.rate) / 1000) {
+          out.push({ key, at: this.#run.at });
+        }
+        this.#last.set(key, this.#run.at);
+      }
+    }
+    return out;
+  }
+
+  #classify(x: number[]): string | undefined {
+    let energy = 0;
+    for (const v of x) energy += v * v;
+    if (energy / x.length < (32768 * 10 ** (-50 / 20)) ** 2) return undefined;
+    const p = this.#coeff.map((c) => {
+      let s1 = 0;
+      let s2 = 0;
+      for (const v of x) {
+        const s = v + c * s1 - s2;
+        s2 = s1;
+        s1 = s;
+      }
+      // |X|² * 2 / N: the energy of a sine at that frequency.
+      return ((s1 * s1 + s2 * s2 - c * s1 * s2) * 2) / x.length;
+    });
+    const best = (from: number) => {
+      const group = p.slice(from, from + 4);
+      const top = group.indexOf(Math.max(...group));
+      const other = Math.max(...group.filter((_, i) => i !== top));
+      return { top, power: group[top]!, clear: group[top]! >= 6.3 * other };
+    };
+    const r = best(0);
+    const c = best(4);
+    if (!r.clear || !c.clear) return undefined;
+    if (r.power > 6.3 * c.power || c.power > 6.3 * r.power) return undefined;
+    if (r.power + c.power < 0.5 * energy) return undefined;
+    return KEYPAD[r.top]![c.top];
+  }
 }
 
 // ---- wire pieces -------------------------------------------------------------------
@@ -225,6 +363,32 @@ export interface TruthAgentOptions {
   /** RTVI: `bot-started-speaking` this long before the first audio frame (default 400). */
   earlyStartMs?: number;
   speechMs?: number;
+  /**
+   * Barge-in: replies (not the greeting) last `speechMs` (default 5000); one the caller
+   * speaks over is cut to end `yieldMs` after the caller's onset (null: never cut). A
+   * reply starts no earlier than 1 s (plus `earlyStartMs`) after the one before has ended.
+   */
+  bargeIn?: { yieldMs: number | null; speechMs?: number };
+  /** Keys it sends as tones, 300 ms after its greeting; with keys (even "") it replies to nobody. */
+  keys?: string;
+  /** How its tones are made (noise, twist). */
+  keyLine?: KeyLine;
+}
+
+/** A caller barge-in over one of its replies, as the agent produced it (performance.now() ms). */
+export interface TruthBargeLog {
+  /** The reply (its `answers`) spoken over. */
+  answers: number;
+  /** The start of the caller's first 10 ms frame above -40 dBFS over it. */
+  detectedAt: number;
+  /** The caller's onset by the energy definition (NaN until its utterance has ended). */
+  onsetAt: number;
+  /** Where it meant its audio to end (Infinity: it never stops). */
+  cutAt: number;
+  /** Where its audio ended on its grid (as the caller places late frames): NaN until then. */
+  audioEndAt: number;
+  /** The yield it produced: `audioEndAt - onsetAt`. */
+  yieldMs: number;
 }
 
 /** One reply as the agent made it (times in performance.now() ms). */
@@ -258,6 +422,14 @@ export interface TruthSession {
   offsets: number[];
   /** Client messages seen (RTVI types, Twilio events). */
   messages: string[];
+  /** Barge-ins over its replies. */
+  bargeIns: TruthBargeLog[];
+  /** Its own key tones: each key and when its tone's first sample went out. */
+  keysSent: { key: string; at: number }[];
+  /** Keys its detector heard in the caller's audio, at their start by the stream's clock. */
+  keysHeard: { key: string; at: number }[];
+  /** Keys that came as RTVI `dtmf` messages or Twilio `dtmf` events, at their arrival. */
+  keyEvents: { key: string; at: number }[];
 }
 
 /** Starts the truth agent on a free loopback port; `url` serves every framing. */
@@ -276,6 +448,10 @@ export function startTruthAgent(options: TruthAgentOptions) {
       zeros: [],
       offsets: [],
       messages: [],
+      bargeIns: [],
+      keysSent: [],
+      keysHeard: [],
+      keyEvents: [],
     };
     sessions.push(session);
     runSession(socket, session, options);
@@ -346,13 +522,59 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
     }
   };
 
+  const outRate = () => (session.framing === "twilio" ? 8000 : 24000);
+  /** The reply playing (or queued) last: where its audio ends on its grid, and its cut. */
+  let current:
+    | { answers: number; firstAt: number; end: () => number; cut: (at: number) => void }
+    | undefined;
+  /** The barge-in whose caller utterance has not yet ended. */
+  let barge: TruthBargeLog | undefined;
+
+  /**
+   * Plays `audio` from `firstAt` in 20 ms frames on a real-time grid (frames whose time
+   * has passed before the first is sent are skipped up to `skippable`); `onFrame` hears
+   * each frame's index as it goes out, `onEnd` when the last is out, with where the
+   * audio ended on its grid.
+   */
+  const play = (
+    audio: { samples: Int16Array },
+    firstAt: number,
+    skippable: number,
+    onFrame: (k: number) => void,
+    onEnd: (endAt: number) => void,
+  ) => {
+    const rate = outRate();
+    const frame = (rate * 20) / 1000;
+    let k = 0;
+    const tick = () => {
+      const now = performance.now();
+      if (k === 0) k = Math.min(skippable, Math.max(0, Math.floor((now - firstAt) / 20)));
+      while (k * frame < audio.samples.length && firstAt + k * 20 <= now) {
+        const chunk = audio.samples.subarray(k * frame, (k + 1) * frame);
+        onFrame(k);
+        sendAudio(chunk);
+        k++;
+      }
+      if (k * frame < audio.samples.length) return at(firstAt + k * 20, tick);
+      // Where it ended on its grid: late frames go out together and are heard back in
+      // line (PROTOCOL.md, Turns), so the grid is where the caller hears them.
+      onEnd(firstAt + (audio.samples.length * 1000) / rate);
+    };
+    at(firstAt, tick);
+  };
+
   /** Speech to begin at `speechAt` (its lead earlier), in 20 ms frames on a real-time grid. */
   const reply = (answers: number, delayMs: number, callerEndAt: number, audioEndAt = 0) => {
-    const outRate = session.framing === "twilio" ? 8000 : 24000;
-    const audio = truthReply(outRate, leadMs, o.speechMs, answers + 1);
-    const speechAt = callerEndAt + delayMs;
+    const rate = outRate();
+    const long = o.bargeIn !== undefined && answers > 0;
+    const speechMs = long ? o.bargeIn!.speechMs ?? 5000 : o.speechMs;
+    const audio = { samples: truthReply(rate, leadMs, speechMs, answers + 1) };
+    let speechAt = callerEndAt + delayMs;
+    // Barge-in: one reply at a time (an agent that never stops answers after it, its
+    // `bot-started-speaking` after the last one's `bot-stopped-speaking`).
+    if (o.bargeIn && current) speechAt = Math.max(speechAt, current.end() + early + 1000 + leadMs);
     const firstAt = speechAt - leadMs;
-    const frame = (outRate * 20) / 1000;
+    const frame = (rate * 20) / 1000;
     const log: TruthReplyLog = {
       answers,
       delayMs,
@@ -364,42 +586,87 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
     session.replies.push(log);
     const rtvi = session.framing !== "twilio";
     if (rtvi) at(firstAt - early, () => rtviSend("bot-started-speaking"));
-    let k = 0;
-    const leadFrames = Math.round((leadMs * outRate) / 1000) / frame;
-    const tick = () => {
-      const now = performance.now();
-      // Frames of the lead whose time has passed (the end was heard late) are skipped,
-      // so the speech still starts on time.
-      if (k === 0) k = Math.min(leadFrames, Math.max(0, Math.floor((now - firstAt) / 20)));
-      while (k * frame < audio.length && firstAt + k * 20 <= now) {
-        if (log.firstFrameAt === 0) log.firstFrameAt = performance.now();
-        if (k === leadFrames) log.speechAt = performance.now();
-        sendAudio(audio.subarray(k * frame, (k + 1) * frame));
-        k++;
+    const leadFrames = Math.round((leadMs * rate) / 1000) / frame;
+    const me = {
+      answers,
+      firstAt,
+      end: () => firstAt + (audio.samples.length * 1000) / rate,
+      cut: (cutAt: number) => {
+        const keep = Math.max(0, Math.round(((cutAt - firstAt) * rate) / 1000));
+        if (keep < audio.samples.length) audio.samples = audio.samples.subarray(0, keep);
+      },
+    };
+    current = me;
+    // Frames of the lead whose time has passed (the end was heard late) are skipped,
+    // so the speech still starts on time.
+    play(audio, firstAt, leadFrames, (k) => {
+      if (log.firstFrameAt === 0) log.firstFrameAt = performance.now();
+      if (k === leadFrames) log.speechAt = performance.now();
+    }, (endAt) => {
+      for (const b of session.bargeIns) {
+        if (b.answers === answers) {
+          b.audioEndAt = endAt;
+          b.yieldMs = endAt - b.onsetAt;
+        }
       }
-      if (k * frame < audio.length) return at(firstAt + k * 20, tick);
+      if (current === me) current = undefined;
       if (rtvi) {
         rtviSend("bot-tts-text", { text: answers === 0 ? "Hello there." : `Reply ${answers}.` });
         rtviSend("bot-stopped-speaking");
       }
-    };
-    at(firstAt, tick);
+    });
   };
 
+  /** Its keys as tones, from `firstAt`. */
+  const sendKeys = (keys: string, firstAt: number) => {
+    const tones = { samples: truthKeyTones(keys, outRate(), o.keyLine) };
+    play(tones, firstAt, 0, (k) => {
+      // A key's tone starts every 200 ms: 10 frames.
+      if (k % 10 === 0) session.keysSent.push({ key: keys[k / 10]!, at: performance.now() });
+    }, () => {});
+  };
+
+  const detectors = new Map<number, TruthDtmfDetector>();
   /** Caller audio: the stream's zero, then its utterances, frame by frame. */
   const hear = (samples: ArrayLike<number>, sampleRate: number) => {
     rate = sampleRate;
     const now = performance.now();
     session.offsets.push(now - (heard.length * 1000) / rate);
     zero = Math.min(zero, now - (heard.length * 1000) / rate);
+    let detector = detectors.get(rate);
+    if (!detector) detectors.set(rate, detector = new TruthDtmfDetector(rate));
+    for (const k of detector.push(samples)) {
+      session.keysHeard.push({ key: k.key, at: zero + (k.at * 1000) / rate });
+    }
     for (let i = 0; i < samples.length; i++) heard.push(samples[i]!);
     if (!greeted) {
       greeted = true;
       reply(0, o.greetMs ?? 500, zero);
+      if (o.keys) sendKeys(o.keys, current!.end() + 300);
     }
     const n = (rate * FRAME_MS) / 1000;
     while (scanned + n <= heard.length) {
-      const sound = frameDb(heard, scanned, scanned + n) > -70;
+      const db = frameDb(heard, scanned, scanned + n);
+      const sound = db > -70;
+      const frameAt = zero + (scanned * 1000) / rate;
+      // The caller speaks over a reply (not the greeting) still playing.
+      if (
+        o.bargeIn && db > -40 && barge === undefined && current !== undefined &&
+        current.answers > 0 && current.firstAt <= frameAt && frameAt < current.end() &&
+        !session.bargeIns.some((b) => b.answers === current!.answers)
+      ) {
+        const cutAt = o.bargeIn.yieldMs === null ? Infinity : frameAt + o.bargeIn.yieldMs;
+        barge = {
+          answers: current.answers,
+          detectedAt: frameAt,
+          onsetAt: NaN,
+          cutAt,
+          audioEndAt: NaN,
+          yieldMs: NaN,
+        };
+        session.bargeIns.push(barge);
+        current.cut(cutAt);
+      }
       if (sound) {
         // The utterance's own frames start at its first sample (not the stream's 10 ms grid).
         if (uttStart < 0) {
@@ -416,9 +683,16 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
           const startAt = zero + (uttStart * 1000) / rate;
           session.heard.push({ startAt: startAt + edges.startMs, endAt: startAt + edges.endMs });
           session.zeros.push(zero);
+          if (barge) {
+            barge.onsetAt = startAt + edges.startMs;
+            barge.yieldMs = barge.audioEndAt - barge.onsetAt;
+            barge = undefined;
+          }
           let last = scanned + n - 1;
           while (last > uttStart && heard[last] === 0) last--;
-          reply(i, delay, startAt + edges.endMs, zero + ((last + 1) * 1000) / rate);
+          if (o.keys === undefined) {
+            reply(i, delay, startAt + edges.endMs, zero + ((last + 1) * 1000) / rate);
+          }
         }
         uttStart = -1;
         quietFrames = 0;
@@ -452,6 +726,10 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
       session.framing = "twilio";
       session.messages.push(m.event);
       if (m.event === "start") streamSid = String(m.streamSid);
+      if (m.event === "dtmf") {
+        const digit = (m.dtmf as { digit?: unknown } | undefined)?.digit;
+        session.keyEvents.push({ key: String(digit), at: performance.now() });
+      }
       if (m.event === "media") {
         const bytes = unbase64((m.media as { payload: string }).payload);
         return hear(Array.from(bytes, ulawDecode), 8000);
@@ -468,6 +746,12 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
           rtviSend("server-response", { t: d.t, d: true }, m.id as string);
         }
         return;
+      case "dtmf": {
+        // RTVI 2.1 sends `buttons`, older versions one `button` a message.
+        const keys = (d?.buttons as unknown[] | undefined) ?? [d?.button];
+        for (const k of keys) session.keyEvents.push({ key: String(k), at: performance.now() });
+        return;
+      }
       case "raw-audio":
         return hear(fromLe16(unbase64(d!.base64Audio as string)), d!.sampleRate as number);
     }
@@ -484,6 +768,8 @@ function runSession(socket: WebSocket, session: TruthSession, o: TruthAgentOptio
 export class TruthParticipant implements Participant {
   readonly info: ParticipantInfo = { kind: "truth" };
   readonly replies: TruthReplyLog[] = [];
+  /** Keys its own detector heard in the caller's tones, at call time. */
+  readonly keysHeard: { key: string; at: number }[] = [];
   readonly #o: TruthAgentOptions;
   #line?: CallLine;
   #heard = 0;
@@ -501,6 +787,13 @@ export class TruthParticipant implements Participant {
     const line = this.#line!;
     if (event.type === "call_start") {
       return this.#reply(0, this.#o.greetMs ?? 500, event.at);
+    }
+    if (event.type === "tone_start") {
+      const rate = event.audio.sampleRate;
+      for (const k of new TruthDtmfDetector(rate).push(event.audio.samples)) {
+        this.keysHeard.push({ key: k.key, at: event.at + (k.at * 1000) / rate });
+      }
+      return;
     }
     if (event.type !== "speech_start" || !event.audio) return;
     const audio: Pcm16 = event.audio;
@@ -537,17 +830,25 @@ export class TruthParticipant implements Participant {
   }
 }
 
-/** A caller that says `lines[i]` after the agent's i-th turn (the greeting first), then hangs up. */
+/**
+ * A caller that says `lines[i]` after the agent's i-th turn (the greeting first), then
+ * hangs up. With `bargeInMs`, it says `lines[0]` after the greeting and each later line
+ * `bargeInMs` after an agent turn began to play (over it), and hangs up that long into
+ * the turn after its last line.
+ */
 export class TruthCaller implements Participant {
   readonly info: ParticipantInfo = { kind: "truth-caller" };
   readonly #lines: readonly string[];
   readonly #pauseMs: number;
+  readonly #bargeInMs: number | undefined;
   #line?: CallLine;
   #turns = 0;
+  #starts = 0;
 
-  constructor(lines: readonly string[], pauseMs = 300) {
+  constructor(lines: readonly string[], pauseMs = 300, bargeInMs?: number) {
     this.#lines = lines;
     this.#pauseMs = pauseMs;
+    this.#bargeInMs = bargeInMs;
   }
 
   start(line: CallLine, _setup: CallSetup): Promise<void> {
@@ -557,12 +858,57 @@ export class TruthCaller implements Participant {
 
   onEvent(event: CallEvent): void {
     const line = this.#line!;
+    if (this.#bargeInMs !== undefined) {
+      if (event.type === "speech" && this.#turns === 0) {
+        this.#turns++;
+        line.clock.timer(this.#pauseMs, () => line.say(this.#lines[0]!));
+      } else if (event.type === "speech_start" && this.#turns > 0) {
+        // The agent's reply to a caller line is playing: cut in on it.
+        const text = this.#lines[++this.#starts];
+        line.clock.timer(this.#bargeInMs, () => {
+          if (text === undefined) line.hangUp("done");
+          else line.say(text);
+        });
+      }
+      return;
+    }
     if (event.type !== "speech") return;
     const i = this.#turns++;
     const text = this.#lines[i];
     line.clock.timer(this.#pauseMs, () => {
       if (text === undefined) line.hangUp("done");
       else line.say(text);
+    });
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** A caller that presses `keys` 300 ms after the agent's greeting and hangs up `hangUpMs` later. */
+export class KeyCaller implements Participant {
+  readonly info: ParticipantInfo = { kind: "key-caller" };
+  #line?: CallLine;
+  #done = false;
+  /** When it pressed its keys, call time. */
+  pressedAt = NaN;
+
+  constructor(readonly keys: string, readonly hangUpMs: number) {}
+
+  start(line: CallLine, _setup: CallSetup): Promise<void> {
+    this.#line = line;
+    return Promise.resolve();
+  }
+
+  onEvent(event: CallEvent): void {
+    const line = this.#line!;
+    if (event.type !== "speech" || this.#done) return;
+    this.#done = true;
+    line.clock.timer(300, () => {
+      this.pressedAt = line.clock.now();
+      if (this.keys) line.press(this.keys);
+      line.clock.timer(this.hangUpMs, () => line.hangUp("done"));
     });
   }
 

@@ -13,6 +13,7 @@ import { Environment } from "../src/env/environment.ts";
 import { measureAudio } from "../src/runner/audio_metrics.ts";
 import type { AudioBlock } from "../src/runner/audio_block.ts";
 import type { TtsProvider } from "../src/speech/speech.ts";
+import type { Line } from "../src/audio/line/line.ts";
 import { counterDomain } from "../src/testing/counter_domain.ts";
 import { TruthCaller, type TruthReplyLog } from "./_truth_agent.ts";
 
@@ -41,13 +42,29 @@ const CONFIG = {
   sample_rate: 16000,
 } as const;
 
-/** One call against `agent` on `clock`; its outcome and audio block. */
+/** What else a truth call may have: another caller, a line, in-band or event keys. */
+export interface TruthCallOptions {
+  /** The caller (default a {@link TruthCaller} of `lines`). */
+  user?: Participant;
+  /** The caller's line (what the agent hears of the caller's audio and tones). */
+  line?: Line;
+  /** How keys travel (default in band, as with `eval --audio`). */
+  dtmf?: "inband" | "event";
+}
+
+/**
+ * One call against `agent` on `clock`; its outcome and audio block, and `origin`: the
+ * `performance.now()` of the call's time zero (real clock), to set the agent's log
+ * beside the record.
+ */
 export async function truthCall(
   agent: Participant,
   clock: Clock,
   tts: TtsProvider,
   lines: readonly string[] = LINES,
-): Promise<{ out: CallOutcome; block: AudioBlock }> {
+  options: TruthCallOptions = {},
+): Promise<{ out: CallOutcome; block: AudioBlock; origin: number }> {
+  const dtmf = options.dtmf ?? "inband";
   const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
     today: "2024-05-15",
     seed: "s",
@@ -55,20 +72,26 @@ export async function truthCall(
   const spec: CallSpec = {
     env,
     agent,
-    user: new TruthCaller(lines),
+    user: options.user ?? new TruthCaller(lines),
     agentSetup: setup("agent"),
     userSetup: setup("user"),
     clock,
     limits: { ...DEFAULT_LIMITS, maxDurationMs: 60_000 },
     firstSpeaker: "agent",
     timedSpeech: true,
-    speech: { tts, sampleRate: 16000 },
+    speech: {
+      tts,
+      sampleRate: 16000,
+      dtmf,
+      ...(options.line ? { line: { user: options.line } } : {}),
+    },
   };
   const out = await runCall(spec);
+  const origin = performance.now() - clock.now();
   // Closed as the runner closes them: the mappings write their stream counters.
   await Promise.all([spec.agent.close(), spec.user.close()]);
   assert.equal(out.error, undefined, out.error?.message);
-  return { out, block: await measureAudio(out, CONFIG) };
+  return { out, block: await measureAudio(out, { ...CONFIG, dtmf }), origin };
 }
 
 /** Each measured agent turn's errors against the agent's own log. */

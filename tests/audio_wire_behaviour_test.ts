@@ -326,16 +326,22 @@ Deno.test("an audio bot that sends text and no audio is marked harness_playout, 
 
 // ---- barge-in reaches remote agents; the yield is the agent's -------------------------
 
-/** Speaks 6 s; with `yieldMs`, stops that long after the caller's speech reached it. */
-function longTalker(yieldMs?: number) {
+/**
+ * Speaks 6 s; with `yieldMs`, stops that long after the caller's speech reached it, and
+ * logs the yield it produced (its audio's end as sent less the caller's first sound).
+ */
+function longTalker(yieldMs?: number, log: { producedMs?: number } = {}) {
   return async (s: BehaveSession) => {
     s.send(rtvi("bot-started-speaking"));
     s.send(rtvi("bot-tts-text", { text: "Let me read you our whole policy on changes." }));
     const played = s.play(voicedSignal(AGENT_RATE, 6000, 2));
     if (yieldMs !== undefined) {
       void s.callerStarted()
-        .then((i) => sleep(yieldMs - (performance.now() - s.callerTurns[i]!.startAt)))
-        .then(() => s.clear());
+        .then(async (i) => {
+          await sleep(yieldMs - (performance.now() - s.callerTurns[i]!.startAt));
+          s.clear();
+          log.producedMs = s.audioEndAt() - s.callerTurns[i]!.startAt;
+        });
     }
     await played;
     s.send(rtvi("bot-stopped-speaking"));
@@ -345,6 +351,23 @@ function longTalker(yieldMs?: number) {
   };
 }
 
+/**
+ * One short audio call first, once: a cold process compiles the call's paths while the
+ * first call runs, which stalls its event loop for tens of ms and stamps the agent's
+ * frames late (the yield then reads 20-40 ms long). The figures are a warm process's.
+ */
+let warm: Promise<void> | undefined;
+const warmUp = () =>
+  warm ??= (async () => {
+    const agent = startBehaveAgent(greetAnswerEnd);
+    try {
+      await audioCall({ url: agent.url });
+      await agent.done();
+    } finally {
+      await agent.close();
+    }
+  })();
+
 for (const framing of ["json", "protobuf"] as const) {
   for (const yieldMs of [300, undefined]) {
     const what = yieldMs === undefined ? "never stops" : `stops ${yieldMs} ms after`;
@@ -353,7 +376,9 @@ for (const framing of ["json", "protobuf"] as const) {
         `barge-in over ${framing}: the caller cuts in while the agent speaks; an agent that ${what} reads so`,
       fn: async () => {
         const { measureAudio } = await import("../src/runner/audio_metrics.ts");
-        const agent = startBehaveAgent(longTalker(yieldMs), { frameMs: 10 });
+        await warmUp();
+        const log: { producedMs?: number } = {};
+        const agent = startBehaveAgent(longTalker(yieldMs, log), { frameMs: 10 });
         try {
           const out = await audioCall({ url: agent.url, framing }, {
             user: new ScriptedUser({ bargeIns: [{ agentUtterance: 1, atMs: 1500 }] }),
@@ -370,12 +395,20 @@ for (const framing of ["json", "protobuf"] as const) {
           const into = b.at_ms - out.turns[b.agent_turn]!.start_ms;
           assert.ok(into >= 1500 && into < 2000, `${into} ms in`);
           console.log(
-            `${framing} ${what}: cut in ${into.toFixed(0)} ms in, yield ${b.yield_ms} ms`,
+            `${framing} ${what}: cut in ${into.toFixed(0)} ms in, yield ${b.yield_ms} ms` +
+              (log.producedMs === undefined ? "" : `, produced ${log.producedMs.toFixed(1)} ms`),
           );
           if (yieldMs === undefined) assert.equal(b.yielded, false, JSON.stringify(b));
           else {
             assert.equal(b.yielded, true, JSON.stringify(b));
-            assert.ok(Math.abs(b.yield_ms - yieldMs) <= 20, `yield ${b.yield_ms} ms`);
+            // Against the yield the agent produced (its timer may fire late under load):
+            // from the caller's first sound as it came to the end of its audio as sent.
+            const produced = log.producedMs!;
+            assert.ok(produced >= yieldMs && produced < yieldMs + 100, `produced ${produced}`);
+            assert.ok(
+              Math.abs(b.yield_ms - produced) <= 20,
+              `yield ${b.yield_ms} ms, produced ${produced.toFixed(1)} ms`,
+            );
           }
         } finally {
           await agent.close();

@@ -28,7 +28,7 @@ import {
 } from "./call.ts";
 import { type SaidUtterance, type Utterance, utterance } from "../speech/utterance.ts";
 import type { SpeechError, SttProvider, TtsProvider } from "../speech/speech.ts";
-import { type Pcm16, pcm16 } from "../audio/pcm.ts";
+import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
 import { detectDtmf, dtmfTones } from "../audio/dtmf.ts";
 import { beepTone, detectBeeps } from "../audio/beep.ts";
 import { type LineUtterance, PendingSaid, SpeechChannel } from "./speech_channel.ts";
@@ -522,6 +522,7 @@ class Call {
       const placed = this.#place(side, u, now, act);
       if (placed) {
         if (received.transcribed) this.#transcribed.add(u);
+        if (received.interrupted) placed.turn.interrupted = true;
         said.place(placed);
       }
       return said;
@@ -709,12 +710,16 @@ class Call {
     return s.sampleRate ?? s.tts.info.sampleRate ?? 16000;
   }
 
-  /** Plays the keys as tones; the listener hears what the Goertzel detector finds in them. */
+  /**
+   * Plays the keys as tones; the listener hears what the Goertzel detector finds in
+   * them as they reach it: after the presser's line, in the listener's wire codec.
+   */
   #pressInBand(side: Side, keys: string): void {
     const rate = this.#toneRate();
-    const samples = dtmfTones(keys, { sampleRate: rate });
-    const heard = detectDtmf(samples, rate).map((e) => e.key).join("");
-    this.#tone(side, { kind: "dtmf", keys, samples, rate, heard }, () => {
+    const audio = this.#onLine(side, pcm16(dtmfTones(keys, { sampleRate: rate }), rate));
+    const wire = this.#participant(this.#other(side)).wireAudio?.(audio) ?? audio;
+    const heard = detectDtmf(wire.samples, wire.sampleRate).map((e) => e.key).join("");
+    this.#tone(side, { kind: "dtmf", keys, audio, heard }, () => {
       if (heard === "") return;
       this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys: heard });
     });
@@ -723,20 +728,29 @@ class Call {
   /** Plays a beep tone; the listener hears a beep when the beep detector finds one. */
   #beepInBand(side: Side): void {
     const rate = this.#toneRate();
-    const samples = beepTone({ sampleRate: rate });
-    const heard = detectBeeps(samples, { sampleRate: rate }).length > 0 ? "beep" : "";
-    this.#tone(side, { kind: "beep", samples, rate, heard }, () => {
+    const audio = this.#onLine(side, pcm16(beepTone({ sampleRate: rate }), rate));
+    const wire = this.#participant(this.#other(side)).wireAudio?.(audio) ?? audio;
+    const heard = detectBeeps(wire.samples, { sampleRate: wire.sampleRate }).length > 0
+      ? "beep"
+      : "";
+    this.#tone(side, { kind: "beep", audio, heard }, () => {
       if (heard !== "") this.#deliver(this.#other(side), { type: "beep", at: this.#now() });
     });
   }
 
+  /** A tone of `side` begun now, as its line lets it through (the line's noise, loss, codec). */
+  #onLine(side: Side, audio: Pcm16): Pcm16 {
+    const line = this.#spec.speech?.line?.[side];
+    return line && !line.clean ? toMono(line.apply(audio, this.#now())) : audio;
+  }
+
   #tone(
     side: Side,
-    t: { kind: "dtmf" | "beep"; keys?: string; samples: Int16Array; rate: number; heard: string },
+    t: { kind: "dtmf" | "beep"; keys?: string; audio: Pcm16; heard: string },
     heard: () => void,
   ): void {
-    const audio = pcm16(t.samples, t.rate);
-    // A listener that carries audio hears the tones themselves.
+    const audio = t.audio;
+    // A listener that carries audio hears the tones themselves (after the line).
     this.#deliver(this.#other(side), { type: "tone_start", at: this.#now(), audio });
     (this.#outcome.tones ??= []).push({
       side,
@@ -755,7 +769,7 @@ class Call {
         at_ms: this.#now(),
       });
     }
-    this.#clock.timer((t.samples.length * 1000) / t.rate, () => {
+    this.#clock.timer((audio.samples.length * 1000) / audio.sampleRate, () => {
       if (this.#ended) return;
       this.#armSilence();
       heard();

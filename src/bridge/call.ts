@@ -193,6 +193,8 @@ export interface ReceivedAudio {
   startMs: CallTime;
   /** The text given with it is already the STT's: the bridge does not transcribe it again. */
   transcribed?: boolean;
+  /** The speaker cut it off itself (RTVI `bot-interrupted`): its turn is recorded as interrupted. */
+  interrupted?: boolean;
 }
 
 /** How a participant acts on the call. Every method is safe to call after the end. */
@@ -314,6 +316,12 @@ export interface Participant {
    * then. Called before the end takes effect; the line still takes `say`.
    */
   flush?(options: { wait: boolean }): Promise<void> | void;
+  /**
+   * Audio calls: what this participant's far end receives of `audio` on its wire (its
+   * rate and codec: 8 kHz µ-law on Twilio), so that the tones it carries are recorded as
+   * heard there (the record's `heard`). Without it the audio reaches the far end as is.
+   */
+  wireAudio?(audio: Pcm16): Pcm16;
   /** Release resources; called once, after the call. */
   close(): Promise<void>;
   /** Optional: what a simulated far end did (flows), stored as the record's `flow`. */

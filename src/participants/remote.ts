@@ -17,6 +17,7 @@ import type {
   ParticipantInfo,
   SelfWorldReport,
 } from "../bridge/call.ts";
+import type { Pcm16 } from "../audio/pcm.ts";
 import {
   MAPPINGS,
   remoteInfo,
@@ -67,6 +68,11 @@ export class RemoteParticipant implements Participant {
   /** The call is ending: the mapping hands over the turn in progress. */
   flush(options: { wait: boolean }): Promise<void> | void {
     return this.#inner?.flush?.(options);
+  }
+
+  /** What the far end gets of `audio` on the mapping's wire (its rate and codec). */
+  wireAudio(audio: Pcm16): Pcm16 {
+    return this.#inner?.wireAudio?.(audio) ?? audio;
   }
 
   async close(): Promise<void> {

@@ -65,7 +65,7 @@ export const AudioBlockSchema = z.object({
       "The agent stopped: its own voice before the caller's ended (agent_audio), or callbench cut its synthesis (harness_playout)",
     ),
     yield_ms: ms.describe(
-      "From the caller's voiced onset to the agent's last voiced frame (agent_audio), or to the end of callbench's playout (harness_playout)",
+      "From the caller's start of speech to the agent's end of speech in that turn, both by energy (agent_audio), or to the end of callbench's playout (harness_playout)",
     ),
     source: z.enum(["agent_audio", "harness_playout"]).optional().describe(
       "agent_audio: measured on the agent's own audio; harness_playout: callbench synthesized the agent's text and cut it itself, so the figure is the harness's, not the agent's",

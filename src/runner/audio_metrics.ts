@@ -207,17 +207,22 @@ export async function measureAudio(outcome: CallOutcome, config: AudioConfig): P
         const voiced = userSegs[0]?.[0] ?? turn.start_ms;
         const own = receivedAt.has(a.start_ms);
         if (own) {
-          // The agent's own audio: it yielded if its voice stopped while the caller
-          // was still speaking; the yield is the caller's voiced onset to the agent's last
-          // voiced frame (both by the VAD, so a shared bias cancels).
+          // The agent's own audio: it yielded if its speech stopped while the caller
+          // was still speaking; the yield is the caller's start of speech to the agent's
+          // end of speech in that turn, both by energy as latency is (the VAD's onset and
+          // hangover are not the audio's edges; the VAD's where energy finds no speech).
           const agentSegs = agent.byTurnStart.get(a.start_ms) ?? [];
-          const lastVoiced = agentSegs[agentSegs.length - 1]?.[1] ?? a.end_ms;
-          const callerEnd = userSegs[userSegs.length - 1]?.[1] ?? turn.end_ms;
+          const lastVoiced = agentSpeech.get(a.start_ms)?.[1] ??
+            agentSegs[agentSegs.length - 1]?.[1] ?? a.end_ms;
+          const callerSpeech = userSpeech.get(turn.start_ms);
+          const onset = callerSpeech?.[0] ?? voiced;
+          const callerEnd = callerSpeech?.[1] ?? userSegs[userSegs.length - 1]?.[1] ??
+            turn.end_ms;
           bargeIns.push({
-            at_ms: round(voiced),
+            at_ms: round(onset),
             agent_turn: over,
             yielded: lastVoiced < callerEnd,
-            yield_ms: round(Math.max(0, lastVoiced - voiced)),
+            yield_ms: round(Math.max(0, lastVoiced - onset)),
             source: "agent_audio",
           });
         } else {

@@ -20,6 +20,11 @@ export const YIELD_WINDOW_MS = 2000;
 export const STOP_WINDOW_MS = 1000;
 /** ... or started a turn within this of the event's end (side speech). */
 export const TAKE_WINDOW_MS = 2000;
+/**
+ * Agent utterances less than a frame apart are back to back (one stretch of speech):
+ * on a real wire the next starts a few ms after the last ends.
+ */
+export const BACK_TO_BACK_MS = 20;
 
 const rate = z.number().min(0).max(1).nullable();
 
@@ -37,7 +42,8 @@ export const InteractionMetricsSchema = z.object({
     "Caller turns that began while the agent was speaking",
   ),
   yield_latency_ms: z.array(z.number()).describe(
-    "L_Y per interruption: its onset to the end of the agent's speech then (its utterances back to back), ms",
+    "L_Y per interruption: its onset to the end of the agent's speech then (its utterances back to back, " +
+      "less than 20 ms apart), ms",
   ),
   yield_rate: rate.describe(
     `R_Y: the share of interruptions yielded within ${YIELD_WINDOW_MS} ms (null: none)`,
@@ -121,11 +127,13 @@ export function interactionMetrics(input: InteractionInput): InteractionMetrics 
   const over = (a: (typeof agent)[number], t: number) =>
     t < a.end_ms || (a.interrupted === true && t === a.end_ms);
   const speakingAt = (t: number) => agent.find((a) => a.start_ms <= t && over(a, t));
-  /** The end of the agent's speech from utterance `a` on (utterances back to back). */
+  /** The end of the agent's speech from utterance `a` on (utterances back to back, under a frame apart). */
   const speechEnd = (a: (typeof agent)[number]) => {
     let end = a.end_ms;
     for (const b of agent) {
-      if (b.start_ms > a.start_ms && b.start_ms <= end) end = Math.max(end, b.end_ms);
+      if (b.start_ms > a.start_ms && b.start_ms < end + BACK_TO_BACK_MS) {
+        end = Math.max(end, b.end_ms);
+      }
     }
     return end;
   };

@@ -62,7 +62,14 @@ import {
 import { decodePipecatFrame, encodeAudioFrame } from "../protocol/protobuf.ts";
 import type { PcmAudio } from "../protocol/audio_payload.ts";
 import { Vad } from "../audio/vad.ts";
-import { CallerAudioStream, PeerAudioReceiver, SILENT_WIRE_CHUNK } from "./rtvi_audio.ts";
+import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
+import { resample } from "../audio/resample.ts";
+import {
+  CallerAudioStream,
+  PeerAudioReceiver,
+  SILENT_WIRE_CHUNK,
+  WIRE_SEND_RATE,
+} from "./rtvi_audio.ts";
 import { MAX_NOTES_CHARS, MIN_NOTE_CHARS, ToolCallBounds } from "./flood_bounds.ts";
 import { Correlator } from "./correlator.ts";
 import {
@@ -121,6 +128,8 @@ export class RtviParticipant implements Participant {
   #toolBounds?: ToolCallBounds;
   /** The bot's turn in progress was heard starting (`CallLine.startedSpeaking`). */
   #liveTurn = false;
+  /** The bot cut the turn in progress off itself (`bot-interrupted`). */
+  #cutOff = false;
   /** Waiting for the turn in progress to end (`flush` with `wait`). */
   #turnEnded: (() => void)[] = [];
   /** `--agent-world self`: the bot owns its world. */
@@ -463,6 +472,14 @@ export class RtviParticipant implements Participant {
     this.#endTurn();
   }
 
+  /** What the bot gets of `audio` in an audio call: 16 kHz PCM16 (the tones it is sent are heard so). */
+  wireAudio(audio: Pcm16): Pcm16 {
+    const mono = toMono(audio);
+    return mono.sampleRate === WIRE_SEND_RATE
+      ? mono
+      : pcm16(resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE), WIRE_SEND_RATE);
+  }
+
   async close(): Promise<void> {
     this.#closing = true;
     this.#cancelKick();
@@ -621,6 +638,9 @@ export class RtviParticipant implements Participant {
         this.#botSpeaking = false;
         return this.#endTurn();
       case "bot-interrupted":
+        // In audio calls the turn being heard is recorded as cut off (it stopped, it
+        // did not finish), which the interaction metrics read.
+        if (this.#inAudio) this.#cutOff = true;
         line.stopSpeaking();
         return;
       case "llm-function-call-in-progress": {
@@ -804,6 +824,8 @@ export class RtviParticipant implements Participant {
     const rx = this.#inAudio;
     if (!rx) return;
     this.#liveTurn = false;
+    const cutOff = this.#cutOff;
+    this.#cutOff = false;
     const heard = rx.take();
     const pending = this.#pending;
     this.#pending = [];
@@ -821,7 +843,7 @@ export class RtviParticipant implements Participant {
     }
     this.#line!.say(text === "" ? WORDS_UNKNOWN : text, {
       ...options,
-      audio: { pcm: heard.pcm, startMs: heard.startMs },
+      audio: { pcm: heard.pcm, startMs: heard.startMs, ...(cutOff ? { interrupted: true } : {}) },
     });
   }
 

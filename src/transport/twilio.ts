@@ -175,6 +175,15 @@ export class TwilioParticipant implements Participant {
     }
   }
 
+  /** What the agent gets of `audio`: 8 kHz µ-law (the tones it is sent are heard so). */
+  wireAudio(audio: Pcm16): Pcm16 {
+    const mono = toMono(audio);
+    const samples = mono.sampleRate === TWILIO_RATE
+      ? mono.samples
+      : resample(mono.samples, mono.sampleRate, TWILIO_RATE);
+    return pcm16(mulawDecode(mulawEncode(samples)), TWILIO_RATE);
+  }
+
   async close(): Promise<void> {
     this.#closing = true;
     this.#call?.end();
