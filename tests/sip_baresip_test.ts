@@ -2,7 +2,9 @@
  * baresip as the real peer (loopback only): callbench dials it over SIP/UDP, streams
  * the caller's audio as RTP while baresip plays a WAV back, and hangs up with a BYE.
  * What baresip recorded must hold our caller's audio, and what we heard must hold
- * baresip's. Skips with a message when baresip is not installed (CI installs it).
+ * baresip's. Then the same through `eval --audio --agent sip:baresip@…` on a flow
+ * scenario, which baresip ends with its own BYE. Skips with a message when baresip is not
+ * installed (CI installs it).
  */
 import assert from "node:assert/strict";
 import { RealClock } from "../src/clock/clock.ts";
@@ -11,6 +13,7 @@ import { decodeWav } from "../src/audio/wav.ts";
 import { SipParticipant } from "../src/transport/sip.ts";
 import { RecordingLine } from "./_wire.ts";
 import { baresipInstalled, startBaresip } from "./_baresip.ts";
+import { cli } from "./_cli.ts";
 
 const installed = baresipInstalled();
 if (!installed) {
@@ -92,6 +95,63 @@ Deno.test({
     } finally {
       await participant.close();
       await peer.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "baresip through eval: eval --audio --agent sip:baresip@… completes a flow call, audio both ways, the call ended by BYE, both sides recorded",
+  ignore: !installed,
+  async fn() {
+    // baresip answers, plays 4 s of speech-like audio while the clinic's menu plays to it,
+    // and hangs up with a BYE once its file has played (the agent ending the call).
+    const peer = await startBaresip(voicedSignal(8000, 4000, 5));
+    const out = await Deno.makeTempDir({ prefix: "callbench-baresip-eval-" });
+    try {
+      const r = await cli([
+        "eval",
+        "--audio",
+        "--agent",
+        peer.uri,
+        "--scenarios",
+        "flow__riverside-animal-clinic__refill-by-pet-id",
+        "scenarios/flows/animal_clinic.yaml",
+        "--out",
+        out,
+      ]);
+      const records = r.stdout.trim().split("\n").filter((l) => l).map((l) => JSON.parse(l));
+      assert.equal(records.length, 1, r.stderr);
+      const record = records[0];
+      assert.equal(record.status, "completed", JSON.stringify(record.error) + r.stderr);
+      assert.equal(record.stop_reason, "agent_end", "baresip's BYE");
+      assert.equal(record.participants.agent.settings.framing, "sip");
+      assert.match(record.participants.agent.settings.codec, /^PCM[UA]$/);
+      // What callbench heard of baresip, and what it said to it, are in the record and WAV.
+      assert.ok(record.audio.sides.agent.sent_s >= 3, JSON.stringify(record.audio.sides));
+      assert.ok(record.audio.sides.user.sent_s >= 2, JSON.stringify(record.audio.sides));
+      assert.ok((await Deno.stat(`${out}/${record.audio.wav}`)).size > 50_000);
+      // baresip saw the call set up and ended, and decoded the menu's speech.
+      const deadline = Date.now() + 3000;
+      while (!/terminated \(duration/.test(peer.log()) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.match(peer.log(), /Call established/);
+      assert.match(peer.log(), /terminated \(duration: \d+ secs\)/);
+      const { decoded } = peer.recordings();
+      assert.ok(decoded, "baresip recorded what it decoded");
+      const wav = decodeWav(decoded);
+      assert.ok(wav.ok);
+      const heardByPeer = voicedMs(wav.audio.samples, wav.audio.sampleRate);
+      assert.ok(heardByPeer >= 1000, `baresip heard ${heardByPeer} ms of the menu`);
+      console.log(
+        `baresip via eval: stop ${record.stop_reason}, ${record.duration_ms ?? "?"} ms, ` +
+          `codec ${record.participants.agent.settings.codec}, heard from baresip ${record.audio.sides.agent.sent_s} s, ` +
+          `baresip heard ${heardByPeer} ms voiced`,
+      );
+    } finally {
+      await peer.stop();
+      await Deno.remove(out, { recursive: true });
     }
   },
 });

@@ -15,6 +15,9 @@ import { ToolsServer } from "../src/tools_server/tools_server.ts";
 import { SipParticipant } from "../src/transport/sip.ts";
 import { startSipAgent } from "./_sip_agent.ts";
 import { RecordingLine } from "./_wire.ts";
+import { cli } from "./_cli.ts";
+import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
+import { selectScenarios } from "../src/scenario/suites.ts";
 
 const SETUP: CallSetup = {
   side: "agent",
@@ -65,6 +68,62 @@ Deno.test("--tools-server: a SIP agent finds its MCP endpoint in X-Callbench-Too
   } finally {
     await participant.close();
     await tools.close();
+    await agent.close();
+  }
+});
+
+Deno.test("eval --audio --tools-server --agent sip: a SIP agent whose backend runs the reference actions over MCP ends on the expected hash, every call in the record; a forged token is refused", async () => {
+  const root = new DataRoot(BUNDLED_DATA_ROOT);
+  const [scenario] = (await selectScenarios(root, { scenarios: ["eva_airline__1_4_1"] })).scenarios;
+  assert.ok(scenario);
+  const reference = (scenario.expect.reference_actions ?? []).filter((a) =>
+    a.side === "agent" && a.name !== "end_conversation"
+  );
+  assert.ok(reference.length >= 2);
+  let forgedStatus: number | undefined;
+  const agent = await startSipAgent({
+    delays: [300],
+    backend: async (url) => {
+      if (!url) return;
+      const client = new Client({ name: "sip-agent-backend", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      for (const a of reference) {
+        await client.callTool({ name: a.name, arguments: a.arguments as Record<string, unknown> });
+      }
+      await client.close();
+      // Another call's (here: a made-up) token gets nothing.
+      const forged = await fetch(url.replace(/[0-9a-f]{48}$/, "f".repeat(48)), {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      forgedStatus = forged.status;
+      await forged.body?.cancel();
+    },
+  });
+  try {
+    const r = await cli([
+      "eval",
+      "--audio",
+      "--tools-server",
+      "--agent",
+      agent.uri,
+      "--scenarios",
+      scenario.name,
+    ]);
+    const records = r.stdout.trim().split("\n").filter((l) => l).map((l) => JSON.parse(l));
+    assert.equal(records.length, 1, r.stderr);
+    const record = records[0];
+    assert.equal(record.status, "completed", JSON.stringify(record.error) + r.stderr);
+    assert.equal(record.stop_reason, "agent_end", "the agent's BYE");
+    assert.equal(record.final.db_sha256, scenario.expect.db_sha256, "the expected hash");
+    const agentCalls = record.tool_calls.filter((t: { side: string }) => t.side === "agent");
+    assert.deepEqual(agentCalls.map((t: { name: string }) => t.name), reference.map((a) => a.name));
+    assert.equal(forgedStatus, 401, "a forged token is refused");
+  } finally {
     await agent.close();
   }
 });

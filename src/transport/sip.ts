@@ -22,8 +22,8 @@
  *
  * Sockets are `node:dgram`: on 127.0.0.1 for a loopback agent; otherwise on every
  * interface, advertising this machine's first external IPv4 address (asking for it needs
- * `--allow-sys=networkInterfaces`, which the CLI's tasks do not grant: so far the CLI
- * dials loopback agents). The participant's settings in the record name the codec agreed.
+ * the permission to read the network interfaces, which the CLI's `cli` and `install`
+ * tasks grant). The participant's settings in the record name the codec agreed.
  *
  * @module
  */
@@ -233,7 +233,7 @@ export class SipParticipant implements Participant {
     if (!advertised) {
       throw new ParticipantError(
         "agent_unreachable",
-        `cannot tell this machine's address to dial ${this.#shown} (it needs --allow-sys=networkInterfaces)`,
+        `cannot tell this machine's address to dial ${this.#shown}: the process may not read its network interfaces`,
       );
     }
     this.#advertised = advertised;
