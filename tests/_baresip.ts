@@ -111,8 +111,25 @@ export interface Baresip {
   stop(): Promise<void>;
 }
 
+/** baresip's words when the port chosen was taken between the check and its bind. */
+const PORT_TAKEN = /Address already in use/;
+/** Starts with a fresh port this many times when the one chosen was taken meanwhile. */
+const PORT_ATTEMPTS = 4;
+
 /** Starts baresip with `source` (PCM16 mono 8 kHz) as its audio; resolves once it is ready. */
 export async function startBaresip(source: Int16Array): Promise<Baresip> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await startOnce(source);
+    } catch (e) {
+      if (!(e instanceof PortTaken) || attempt >= PORT_ATTEMPTS) throw e;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(source: Int16Array): Promise<Baresip> {
   const dir = await Deno.makeTempDir({ prefix: "callbench-baresip-" });
   const port = await freePort();
   await Deno.mkdir(join(dir, "rec"));
@@ -139,6 +156,13 @@ export async function startBaresip(source: Int16Array): Promise<Baresip> {
   const pumping = Promise.all([pump(child.stdout), pump(child.stderr)]);
   const deadline = Date.now() + 10_000;
   while (!text.includes("baresip is ready")) {
+    if (PORT_TAKEN.test(text)) {
+      child.kill("SIGKILL");
+      await child.status;
+      await pumping;
+      await Deno.remove(dir, { recursive: true });
+      throw new PortTaken(text);
+    }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       await child.status;
@@ -197,6 +221,13 @@ export interface BaresipRun {
  * (BYE) when its WAV ends: the WAV's length is the call's.
  */
 export async function runBaresip(options: BaresipDialOptions): Promise<BaresipRun> {
+  for (let attempt = 1;; attempt++) {
+    const run = await runOnce(options);
+    if (!PORT_TAKEN.test(run.log) || attempt >= PORT_ATTEMPTS) return run;
+  }
+}
+
+async function runOnce(options: BaresipDialOptions): Promise<BaresipRun> {
   const dir = await Deno.makeTempDir({ prefix: "callbench-baresip-" });
   try {
     const port = await freePort();
