@@ -466,6 +466,21 @@ export async function runServe(
       ...(values["tools-host"] !== undefined ? { hostname: values["tools-host"] } : {}),
     })
     : undefined;
+  // One factory for the WebSocket sessions and the SIP calls: both host the same participants.
+  const participants = factory(
+    dataRoot,
+    modelSettings("agent", {
+      model: values["agent-model"],
+      baseUrl: values["base-url"],
+      apiKeyEnv: values["api-key-env"],
+    }, env),
+    modelSettings("user", {
+      model: values["user-model"],
+      baseUrl: values["base-url"],
+      apiKeyEnv: values["api-key-env"],
+    }, env),
+    lookUp,
+  );
   const server = await serve({
     hostname: values.host ?? "127.0.0.1",
     port,
@@ -481,20 +496,7 @@ export async function runServe(
       idleMs: idle * 1000,
       maxKept: intFlag("kept-sessions", values["kept-sessions"], DEFAULT_MAX_KEPT_SESSIONS, 0),
     },
-    factory: factory(
-      dataRoot,
-      modelSettings("agent", {
-        model: values["agent-model"],
-        baseUrl: values["base-url"],
-        apiKeyEnv: values["api-key-env"],
-      }, env),
-      modelSettings("user", {
-        model: values["user-model"],
-        baseUrl: values["base-url"],
-        apiKeyEnv: values["api-key-env"],
-      }, env),
-      lookUp,
-    ),
+    factory: participants,
     audio: speech.audio,
     session: { limits, ...(toolsServer ? { tools: toolsServer } : {}) },
     log: (line) => io.err(line),
@@ -504,25 +506,11 @@ export async function runServe(
   });
   let sip: SipServer | undefined;
   if (sipPort !== undefined) {
-    const factoryForSip = factory(
-      dataRoot,
-      modelSettings("agent", {
-        model: values["agent-model"],
-        baseUrl: values["base-url"],
-        apiKeyEnv: values["api-key-env"],
-      }, env),
-      modelSettings("user", {
-        model: values["user-model"],
-        baseUrl: values["base-url"],
-        apiKeyEnv: values["api-key-env"],
-      }, env),
-      lookUp,
-    );
     try {
       sip = await SipServer.start({
         hostname: sipHost,
         port: sipPort,
-        factory: factoryForSip,
+        factory: participants,
         lookUp,
         participantOf: hostedParticipant,
         defaultAgent: agent,
