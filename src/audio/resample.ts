@@ -181,20 +181,48 @@ export class Resampler {
     let phase = this.#phase;
     const out = new Int16Array(Math.max(0, Math.ceil(((available - i) * l) / m) + 1));
     let count = 0;
+    // Four outputs at a time while four are due: four independent sums run side by side
+    // (a single sum is a chain of dependent adds, each waiting on the last). Each output
+    // is still summed alone and in tap order, so the values are the same.
+    while (true) {
+      let i1 = i, p1 = phase + m;
+      if (p1 >= l) i1 += Math.floor(p1 / l), p1 %= l;
+      let i2 = i1, p2 = p1 + m;
+      if (p2 >= l) i2 += Math.floor(p2 / l), p2 %= l;
+      let i3 = i2, p3 = p2 + m;
+      if (p3 >= l) i3 += Math.floor(p3 / l), p3 %= l;
+      if (!(i3 + half < available && i3 < limit)) break;
+      const b0 = i - (half - 1) - start, r0 = phase * n;
+      const b1 = i1 - (half - 1) - start, r1 = p1 * n;
+      const b2 = i2 - (half - 1) - start, r2 = p2 * n;
+      const b3 = i3 - (half - 1) - start, r3 = p3 * n;
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      // `n` is even: two taps a step, each sum still in tap order.
+      for (let k = 0; k < n; k += 2) {
+        a0 += buf[b0 + k]! * bank[r0 + k]!;
+        a1 += buf[b1 + k]! * bank[r1 + k]!;
+        a2 += buf[b2 + k]! * bank[r2 + k]!;
+        a3 += buf[b3 + k]! * bank[r3 + k]!;
+        a0 += buf[b0 + k + 1]! * bank[r0 + k + 1]!;
+        a1 += buf[b1 + k + 1]! * bank[r1 + k + 1]!;
+        a2 += buf[b2 + k + 1]! * bank[r2 + k + 1]!;
+        a3 += buf[b3 + k + 1]! * bank[r3 + k + 1]!;
+      }
+      // clip16, inline (this loop is the resampler's whole cost).
+      const o0 = Math.round(a0), o1 = Math.round(a1), o2 = Math.round(a2), o3 = Math.round(a3);
+      out[count++] = o0 > 32767 ? 32767 : o0 < -32768 ? -32768 : o0;
+      out[count++] = o1 > 32767 ? 32767 : o1 < -32768 ? -32768 : o1;
+      out[count++] = o2 > 32767 ? 32767 : o2 < -32768 ? -32768 : o2;
+      out[count++] = o3 > 32767 ? 32767 : o3 < -32768 ? -32768 : o3;
+      i = i3;
+      phase = p3 + m;
+      if (phase >= l) i += Math.floor(phase / l), phase %= l;
+    }
     while (i + half < available && i < limit) {
       const base = i - (half - 1) - start;
       const row = phase * n;
       let acc = 0;
-      // Four taps a step, summed in order (the same sum); `n` is even.
-      let k = 0;
-      for (; k + 3 < n; k += 4) {
-        acc += buf[base + k]! * bank[row + k]!;
-        acc += buf[base + k + 1]! * bank[row + k + 1]!;
-        acc += buf[base + k + 2]! * bank[row + k + 2]!;
-        acc += buf[base + k + 3]! * bank[row + k + 3]!;
-      }
-      for (; k < n; k++) acc += buf[base + k]! * bank[row + k]!;
-      // clip16, inline (this loop is the resampler's whole cost).
+      for (let k = 0; k < n; k++) acc += buf[base + k]! * bank[row + k]!;
       const r = Math.round(acc);
       out[count++] = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
       phase += m;
