@@ -37,8 +37,8 @@ import {
   type ParticipantInfo,
 } from "../bridge/call.ts";
 import type { Side } from "../domains/domain.ts";
-import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
-import { resample } from "../audio/resample.ts";
+import { type Pcm16, pcm16 } from "../audio/pcm.ts";
+import { callerWords, monoAt, sayHeardTurn } from "./phone_voice.ts";
 import { Vad } from "../audio/vad.ts";
 import { dtmfTones } from "../audio/dtmf.ts";
 import { alawDecode, alawEncode } from "../audio/alaw.ts";
@@ -71,7 +71,7 @@ import {
   type NegotiatedMedia,
 } from "../protocol/sdp.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
-import { type RemoteSpeech, WORDS_UNKNOWN } from "./mapping.ts";
+import type { RemoteSpeech } from "./mapping.ts";
 import { SIP_RATE, SipCall, type SipCallStats, type SipHeardTurn } from "./sip_call.ts";
 
 /** RFC 3261's round-trip estimate, ms. */
@@ -616,24 +616,14 @@ export class SipParticipant implements Participant {
   }
 
   async #say(text: string): Promise<void> {
-    const result = await this.#tts!.synthesize({
-      text,
-      ...(this.#o.speech?.voice ? { voice: this.#o.speech.voice } : {}),
-    });
-    if (!result.ok) {
-      return this.#fail(
-        new ParticipantError("user_error", `${result.error.provider} TTS: ${result.error.message}`),
-      );
-    }
-    await this.#play(result.audio);
+    const audio = await callerWords(this.#tts!, text, this.#o.speech?.voice);
+    if (audio instanceof ParticipantError) return this.#fail(audio);
+    await this.#play(audio);
   }
 
   /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
   async #play(audio: Pcm16, report = false): Promise<void> {
-    const mono = toMono(audio);
-    const samples = mono.sampleRate === SIP_RATE
-      ? mono.samples
-      : resample(mono.samples, mono.sampleRate, SIP_RATE);
+    const samples = monoAt(audio, SIP_RATE);
     const pcma = this.#media?.codec === "PCMA";
     // The record measures the caller's speech on what went out: 8 kHz G.711.
     const onSent = report
@@ -651,21 +641,7 @@ export class SipParticipant implements Participant {
   }
 
   async #heard(turn: SipHeardTurn): Promise<void> {
-    const line = this.#line!;
-    const stt = this.#stt();
-    let text = WORDS_UNKNOWN;
-    let transcribed = false;
-    const audio = pcm16(turn.samples, SIP_RATE);
-    if (stt) {
-      const result = await stt.transcribe({ audio });
-      if (result.ok && result.text.trim() !== "") {
-        text = result.text.trim();
-        transcribed = true;
-      } else if (!result.ok) line.trace({ type: "stt_error", ...result.error });
-    }
-    line.trace({ type: "agent_turn_audio", start_ms: turn.startMs, end_ms: turn.endMs });
-    if (!line.audio) return void line.say(text);
-    line.say(text, { audio: { pcm: audio, startMs: turn.audioStartMs, transcribed } });
+    await sayHeardTurn(this.#line!, this.#stt(), turn, SIP_RATE);
   }
 
   #protocolError(what: string): void {

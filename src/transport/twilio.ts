@@ -31,20 +31,14 @@ import {
   ParticipantError,
   type ParticipantInfo,
 } from "../bridge/call.ts";
-import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
-import { resample } from "../audio/resample.ts";
+import { type Pcm16, pcm16 } from "../audio/pcm.ts";
+import { callerWords, monoAt, sayHeardTurn } from "./phone_voice.ts";
 import { Vad } from "../audio/vad.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { parseAgentMessage } from "../protocol/twilio.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
-import {
-  connectOptions,
-  remoteInfo,
-  type ResolvedRemote,
-  type WireMapping,
-  WORDS_UNKNOWN,
-} from "./mapping.ts";
+import { connectOptions, remoteInfo, type ResolvedRemote, type WireMapping } from "./mapping.ts";
 import { type HeardTurn, TWILIO_RATE, TwilioCall } from "./twilio_call.ts";
 import { WsClient } from "./ws_client.ts";
 
@@ -177,10 +171,7 @@ export class TwilioParticipant implements Participant {
 
   /** What the agent gets of `audio`: 8 kHz µ-law (the tones it is sent are heard so). */
   wireAudio(audio: Pcm16): Pcm16 {
-    const mono = toMono(audio);
-    const samples = mono.sampleRate === TWILIO_RATE
-      ? mono.samples
-      : resample(mono.samples, mono.sampleRate, TWILIO_RATE);
+    const samples = monoAt(audio, TWILIO_RATE);
     return pcm16(mulawDecode(mulawEncode(samples)), TWILIO_RATE);
   }
 
@@ -195,24 +186,14 @@ export class TwilioParticipant implements Participant {
 
   /** Synthesizes the caller's words and streams them. */
   async #say(text: string): Promise<void> {
-    const result = await this.#tts!.synthesize({
-      text,
-      ...(this.#options.speech?.voice ? { voice: this.#options.speech.voice } : {}),
-    });
-    if (!result.ok) {
-      return this.#fail(
-        new ParticipantError("user_error", `${result.error.provider} TTS: ${result.error.message}`),
-      );
-    }
-    await this.#play(result.audio);
+    const audio = await callerWords(this.#tts!, text, this.#options.speech?.voice);
+    if (audio instanceof ParticipantError) return this.#fail(audio);
+    await this.#play(audio);
   }
 
   /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
   async #play(audio: Pcm16, report = false): Promise<void> {
-    const mono = toMono(audio);
-    const samples = mono.sampleRate === TWILIO_RATE
-      ? mono.samples
-      : resample(mono.samples, mono.sampleRate, TWILIO_RATE);
+    const samples = monoAt(audio, TWILIO_RATE);
     // The record measures the caller's speech on what went out: 8 kHz µ-law.
     const onSent = report
       ? (at: number) =>
@@ -223,22 +204,7 @@ export class TwilioParticipant implements Participant {
 
   /** An agent turn heard: its words from STT, else unknown. */
   async #heard(turn: HeardTurn): Promise<void> {
-    const line = this.#line!;
-    const stt = this.#stt();
-    let text = WORDS_UNKNOWN;
-    let transcribed = false;
-    const audio = pcm16(turn.samples, TWILIO_RATE);
-    if (stt) {
-      const result = await stt.transcribe({ audio });
-      if (result.ok && result.text.trim() !== "") {
-        text = result.text.trim();
-        transcribed = true;
-      } else if (!result.ok) line.trace({ type: "stt_error", ...result.error });
-    }
-    line.trace({ type: "agent_turn_audio", start_ms: turn.startMs, end_ms: turn.endMs });
-    if (!line.audio) return void line.say(text);
-    // The turn's audio as the caller heard it, from its first (pre-roll) sample.
-    line.say(text, { audio: { pcm: audio, startMs: turn.audioStartMs, transcribed } });
+    await sayHeardTurn(this.#line!, this.#stt(), turn, TWILIO_RATE);
   }
 
   #onFrame(data: string | ArrayBuffer): void {
