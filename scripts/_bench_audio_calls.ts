@@ -1,7 +1,10 @@
 /**
  * The calls of one `bench:audio:realtime` row, in this thread (the main one or a
  * Worker's): `calls` concurrent 20 s calls between the scripted caller and the
- * stand-in bot at `url`, started spread over half a second.
+ * stand-in bot at `url`. Like the calls of a suite, they start spread out (over 2 s)
+ * and say things of different lengths (openings of 3 to 9 words), so they drift apart;
+ * `lockstep` starts them within half a second saying the same words, so every call
+ * turns at once for the whole row (the worst case).
  *
  * Run as a Worker (`new Worker(this module)`), it takes one {@link CallsJob} message,
  * runs it, and answers with a {@link CallsDone}.
@@ -30,6 +33,8 @@ export interface CallsJob {
   seconds: number;
   /** This share's first call number (start offsets differ across shares). */
   first: number;
+  /** Every call says the same, started within half a second (see the module's doc). */
+  lockstep?: boolean;
 }
 
 /** What a share's calls did: its pacers' lateness and counts, and the failures. */
@@ -47,10 +52,18 @@ const setup = (side: "agent" | "user"): CallSetup => ({
   seed: "00000001",
 });
 
+/** Openings of 3 to 9 words (250 ms a word): call `i` says number `i % 7`. */
+const OPENINGS = Array.from(
+  { length: 7 },
+  (_, k) =>
+    ["Please", "add", "five", "to", "the", "counter", "right", "now", "thanks"]
+      .slice(0, 3 + k).join(" ") + ".",
+);
+
 // The caller's voice is made before the calls (a real TTS runs in a Worker).
 const tts = new VoicedTts();
 const ready = Promise.all(
-  ["Please add five to the counter.", "Okay."].map((text) => tts.synthesize({ text })),
+  [...OPENINGS, "Please add five to the counter.", "Okay."].map((text) => tts.synthesize({ text })),
 );
 
 /** Runs a share of a row's calls; the pacers' lateness is this thread's. */
@@ -60,8 +73,9 @@ export async function runCalls(job: CallsJob): Promise<CallsDone> {
   const outcomes = await Promise.all(Array.from({ length: job.calls }, async (_, j) => {
     const i = job.first + j;
     // Calls that start on the same millisecond and say the same things would answer in
-    // lockstep; real calls do not: starts are spread over half a second.
-    await new Promise((r) => setTimeout(r, (i * 137) % 500));
+    // lockstep; a suite's calls do not.
+    await new Promise((r) => setTimeout(r, (i * 137) % (job.lockstep ? 500 : 2000)));
+    const opening = job.lockstep ? "Please add five to the counter." : OPENINGS[i % 7]!;
     const agent = new RemoteParticipant(
       job.framing === "twilio"
         ? { url: job.url, framing: "twilio", speech: { tts } }
@@ -73,7 +87,7 @@ export async function runCalls(job: CallsJob): Promise<CallsDone> {
         seed: "s",
       }),
       agent,
-      user: new ScriptedUser({ opening: "Please add five to the counter.", patience: 1000 }),
+      user: new ScriptedUser({ opening, patience: 1000 }),
       agentSetup: setup("agent"),
       userSetup: setup("user"),
       clock: new RealClock(),

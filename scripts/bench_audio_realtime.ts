@@ -14,7 +14,12 @@
  * callbench's cost).
  *
  *   deno task bench:audio:realtime [--calls 10,50,100,200] [--seconds 20]
- *     [--framing protobuf,json,twilio] [--workers W] [--json]
+ *     [--framing protobuf,json,twilio] [--workers W] [--lockstep] [--json]
+ *
+ * The calls start spread over 2 s and open with 3 to 9 words, so they drift apart as
+ * a suite's calls do; `--lockstep` starts them within half a second saying the same
+ * words, so all of them turn at once for the whole row (the worst case, and what the
+ * rows measured before this option).
  *
  * `--workers W` shares each row's calls out over W Workers (each with its own pacers,
  * ticker and sockets), as a real-time run can on a machine with W cores.
@@ -39,6 +44,7 @@ const { values } = parseArgs({
     framing: { type: "string", default: "protobuf" },
     workers: { type: "string", default: "1" },
     json: { type: "boolean", default: false },
+    lockstep: { type: "boolean", default: false },
   },
 });
 const concurrencies = values.calls.split(",").map(Number);
@@ -114,7 +120,7 @@ async function row(framing: BenchFraming, calls: number): Promise<Row> {
   );
   let first = 0;
   const jobs = shares.map((n) => {
-    const job: CallsJob = { framing, url, calls: n, seconds, first };
+    const job: CallsJob = { framing, url, calls: n, seconds, first, lockstep: values.lockstep };
     first += n;
     return job;
   });
