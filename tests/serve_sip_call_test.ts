@@ -12,59 +12,27 @@ import { createSocket } from "node:dgram";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 // deno-lint-ignore no-import-prefix -- test-only package, kept out of the import map
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
-import { builtinFactory, hostedParticipant, scenarioLookup } from "../src/commands/serve.ts";
 import { mulawEncode } from "../src/audio/mulaw.ts";
-import { pcm16 } from "../src/audio/pcm.ts";
-import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
-import { type SipCallSummary, SipServer, type SipServerOptions } from "../src/server/sip_server.ts";
-import type {
-  SttProvider,
-  SttResult,
-  TtsProvider,
-  TtsRequest,
-  TtsResult,
-} from "../src/speech/speech.ts";
+import type { SipServerOptions } from "../src/server/sip_server.ts";
+import type { SttProvider, SttResult } from "../src/speech/speech.ts";
 import { voicedSignal } from "../src/audio/_test_signals.ts";
 import { ToolsServer } from "../src/tools_server/tools_server.ts";
 import { changingScenarios } from "./_serve.ts";
 import { SipCaller } from "./_sip_uac.ts";
+import { FixedTts, REFILL, root, startSipServe } from "./_sip_serve.ts";
 import { SimClock } from "../src/clock/clock.ts";
 
-const root = new DataRoot(BUNDLED_DATA_ROOT);
-const FLOW = new URL("../scenarios/flows/animal_clinic.yaml", import.meta.url).pathname;
-const REFILL = "flow__riverside-animal-clinic__refill-by-pet-id";
-
 /** Each utterance is 300 ms of a 1 kHz tone. */
-class ToneTts implements TtsProvider {
-  readonly info = { provider: "tone", sampleRate: 8000 };
-  readonly asked: string[] = [];
-  synthesize(request: TtsRequest): Promise<TtsResult> {
-    this.asked.push(request.text);
-    const s = new Int16Array(2400);
-    for (let i = 0; i < s.length; i++) s[i] = Math.round(6000 * Math.sin(2 * Math.PI * i / 8));
-    return Promise.resolve({ ok: true, audio: pcm16(s, 8000) });
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
+function tone300(): Int16Array {
+  const s = new Int16Array(2400);
+  for (let i = 0; i < s.length; i++) s[i] = Math.round(6000 * Math.sin(2 * Math.PI * i / 8));
+  return s;
 }
+const toneTts = () => new FixedTts("tone", tone300);
 
 async function start(options: Partial<SipServerOptions> = {}) {
-  const tts = new ToneTts();
-  const lookUp = scenarioLookup(root, [FLOW]);
-  const ended: SipCallSummary[] = [];
-  const sip = await SipServer.start({
-    port: 0,
-    factory: builtinFactory(root, {}, {}, lookUp),
-    lookUp,
-    participantOf: hostedParticipant,
-    defaultAgent: "navigator",
-    audio: () => ({ tts }),
-    session: { dataRoot: root },
-    onCallEnded: (s) => ended.push(s),
-    ...options,
-  });
-  return { sip, tts, ended };
+  const tts = toneTts();
+  return { tts, ...await startSipServe(tts, "navigator", options) };
 }
 
 async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
@@ -134,7 +102,7 @@ Deno.test("serve --sip: the navigator hears the menu (STT) and presses its keys 
     info: { provider: "script" },
     transcribe: (): Promise<SttResult> => Promise.resolve({ ok: true, text: said.shift() ?? "" }),
   };
-  const tts = new ToneTts();
+  const tts = toneTts();
   const { sip } = await start({ audio: () => ({ tts, stt }) });
   const caller = await SipCaller.open();
   try {

@@ -6,45 +6,16 @@
  * `end_conversation` is a BYE, so the trial ends on the agent's hangup.
  */
 import assert from "node:assert/strict";
-import { builtinFactory, hostedParticipant, scenarioLookup } from "../src/commands/serve.ts";
-import { pcm16 } from "../src/audio/pcm.ts";
 import { voicedSignal } from "../src/audio/_test_signals.ts";
-import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
-import { type SipCallSummary, SipServer } from "../src/server/sip_server.ts";
-import type { TtsProvider, TtsRequest, TtsResult } from "../src/speech/speech.ts";
 import { cli } from "./_cli.ts";
+import { FixedTts, REFILL, startSipServe } from "./_sip_serve.ts";
 
-const root = new DataRoot(BUNDLED_DATA_ROOT);
 const FLOW = "scenarios/flows/animal_clinic.yaml";
-const REFILL = "flow__riverside-animal-clinic__refill-by-pet-id";
-
-/** Each utterance is 1.2 s of a voiced signal (what a VAD takes for speech). */
-class VoicedTts implements TtsProvider {
-  readonly info = { provider: "voiced", sampleRate: 8000 };
-  readonly asked: string[] = [];
-  synthesize(request: TtsRequest): Promise<TtsResult> {
-    this.asked.push(request.text);
-    return Promise.resolve({ ok: true, audio: pcm16(voicedSignal(8000, 1200, 5), 8000) });
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 Deno.test("eval --audio --agent sip: dials serve --sip: the served noop's goodbye is the agent's turn and its BYE ends the trial", async () => {
-  const tts = new VoicedTts();
-  const lookUp = scenarioLookup(root, [new URL(`../${FLOW}`, import.meta.url).pathname]);
-  const ended: SipCallSummary[] = [];
-  const sip = await SipServer.start({
-    port: 0,
-    factory: builtinFactory(root, {}, {}, lookUp),
-    lookUp,
-    participantOf: hostedParticipant,
-    defaultAgent: "noop",
-    audio: () => ({ tts }),
-    session: { dataRoot: root },
-    onCallEnded: (s) => ended.push(s),
-  });
+  // Each utterance is 1.2 s of a voiced signal (what a VAD takes for speech).
+  const tts = new FixedTts("voiced", () => voicedSignal(8000, 1200, 5));
+  const { sip, ended } = await startSipServe(tts, "noop");
   try {
     const r = await cli([
       "eval",

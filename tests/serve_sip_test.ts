@@ -7,13 +7,9 @@
  * (`deno task serve`'s permissions, flite speech). Skipped where baresip is not installed.
  */
 import assert from "node:assert/strict";
-import { builtinFactory, hostedParticipant, scenarioLookup } from "../src/commands/serve.ts";
-import { pcm16 } from "../src/audio/pcm.ts";
-import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
-import { SipServer } from "../src/server/sip_server.ts";
-import type { TtsProvider, TtsRequest, TtsResult } from "../src/speech/speech.ts";
 import { baresipInstalled, runBaresip } from "./_baresip.ts";
 import { spawnServe } from "./_serve_process.ts";
+import { CLINIC_FLOW, FixedTts, REFILL, startSipServe } from "./_sip_serve.ts";
 import { taskFlags } from "./_tasks.ts";
 
 const installed = baresipInstalled();
@@ -21,23 +17,8 @@ if (!installed) {
   console.error("serve_sip_test: baresip is not installed (apt-get install baresip): skipped");
 }
 
-const root = new DataRoot(BUNDLED_DATA_ROOT);
-const FLOW = new URL("../scenarios/flows/animal_clinic.yaml", import.meta.url).pathname;
-const SCENARIO = "flow__riverside-animal-clinic__refill-by-pet-id";
-
 /** Each utterance is 800 ms of a 1 kHz tone at 8 kHz. */
 const UTTERANCE_MS = 800;
-class ToneTts implements TtsProvider {
-  readonly info = { provider: "tone", sampleRate: 8000 };
-  readonly asked: string[] = [];
-  synthesize(request: TtsRequest): Promise<TtsResult> {
-    this.asked.push(request.text);
-    return Promise.resolve({ ok: true, audio: pcm16(tone(1000, UTTERANCE_MS, 8000), 8000) });
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 function tone(hz: number, ms: number, rate: number, amplitude = 8000): Int16Array {
   const out = new Int16Array((rate * ms) / 1000);
@@ -83,18 +64,10 @@ Deno.test({
     "serve --sip: baresip dials the flow callee, hears exactly its speech, is heard, hangs up with BYE; a second call works",
   ignore: !installed,
   async fn() {
-    const tts = new ToneTts();
-    const lookUp = scenarioLookup(root, [FLOW]);
+    const tts = new FixedTts("tone", () => tone(1000, UTTERANCE_MS, 8000));
     const lines: string[] = [];
     const heardByUs: number[] = [];
-    const sip = await SipServer.start({
-      port: 0,
-      factory: builtinFactory(root, {}, {}, lookUp),
-      lookUp,
-      participantOf: hostedParticipant,
-      defaultAgent: "navigator",
-      audio: () => ({ tts }),
-      session: { dataRoot: root },
+    const { sip } = await startSipServe(tts, "navigator", {
       log: (line) => lines.push(line),
       onCallEnded: (summary) => heardByUs.push(summary.voicedMsHeard),
     });
@@ -102,7 +75,7 @@ Deno.test({
       for (const round of [1, 2]) {
         // baresip plays 3 s of 440 Hz, then its WAV ends and it hangs up.
         const run = await runBaresip({
-          dial: `sip:flow@127.0.0.1:${sip.port};scenario=${SCENARIO}`,
+          dial: `sip:flow@127.0.0.1:${sip.port};scenario=${REFILL}`,
           source: tone(440, 3000, 8000),
           seconds: 8,
         });
@@ -155,14 +128,14 @@ Deno.test({
       "0",
       "--sip",
       "0",
-      FLOW,
+      CLINIC_FLOW,
     ]);
     try {
       assert.ok(url, seen);
       const sipUri = /answering SIP calls at sip:callbench@127\.0\.0\.1:(\d+)/.exec(seen);
       assert.ok(sipUri, seen);
       const run = await runBaresip({
-        dial: `sip:flow@127.0.0.1:${sipUri[1]};scenario=${SCENARIO}`,
+        dial: `sip:flow@127.0.0.1:${sipUri[1]};scenario=${REFILL}`,
         source: tone(440, 4000, 8000),
         seconds: 9,
       });

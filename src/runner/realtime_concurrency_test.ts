@@ -3,6 +3,17 @@ import { SimClock } from "../clock/clock.ts";
 import { LatenessMeter } from "../audio/lateness.ts";
 import { CALLS_PER_IDLE_CORE, realTimeConcurrency, RealTimeGate } from "./realtime_concurrency.ts";
 
+/** A gate on a simulated clock whose process uses `cores` of CPU all along. */
+function gateAt(clock: SimClock, meter: LatenessMeter, cores: number): RealTimeGate {
+  return new RealTimeGate({
+    meter,
+    clock,
+    wallNow: () => clock.now(),
+    cpuUs: () => clock.now() * 1000 * cores,
+    pollMs: 100,
+  });
+}
+
 Deno.test("real-time concurrency: the table times the idle cores, capped by the run's request", () => {
   const per = CALLS_PER_IDLE_CORE.protobuf;
   // Forty eva calls run in one wave on one idle core (the ratio goal of issue 18).
@@ -26,13 +37,7 @@ Deno.test("the gate holds new calls while p99 lateness over the last 10 s is pas
   const clock = new SimClock();
   const meter = new LatenessMeter();
   // This process keeps one core busy all along: the lateness is its own.
-  const gate = new RealTimeGate({
-    meter,
-    clock,
-    wallNow: () => clock.now(),
-    cpuUs: () => clock.now() * 1000,
-    pollMs: 100,
-  });
+  const gate = gateAt(clock, meter, 1);
   // 1,000 chunks on time: open.
   for (let i = 0; i < 1000; i++) meter.record(1, clock.now());
   assert.equal(gate.open, true);
@@ -60,13 +65,7 @@ Deno.test("late chunks while this process used under half a core are the machine
   const clock = new SimClock();
   const meter = new LatenessMeter();
   // A fifth of a core (the 40 eva calls used about that): other processes held the CPUs.
-  const gate = new RealTimeGate({
-    meter,
-    clock,
-    wallNow: () => clock.now(),
-    cpuUs: () => clock.now() * 200,
-    pollMs: 100,
-  });
+  const gate = gateAt(clock, meter, 0.2);
   for (let i = 0; i < 1000; i++) meter.record(1, clock.now());
   await gate.admit();
   for (let i = 0; i < 20; i++) meter.record(40, clock.now());
@@ -81,13 +80,7 @@ Deno.test("late chunks while this process used under half a core are the machine
   assert.equal(gate.held, 1);
   assert.equal(gate.admittedLate, 1);
   // Busy again (a core from now on): the next call is held while it is late.
-  const busy = new RealTimeGate({
-    meter,
-    clock,
-    wallNow: () => clock.now(),
-    cpuUs: () => clock.now() * 600,
-    pollMs: 100,
-  });
+  const busy = gateAt(clock, meter, 0.6);
   assert.equal(busy.open, false);
   await clock.advance(2000);
   assert.equal(busy.open, false, "0.6 cores over the last 2 s: the lateness may be ours");
