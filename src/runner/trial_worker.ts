@@ -15,6 +15,8 @@ import type { ParticipantFactory } from "../participants/participant_factory.ts"
 import { runTrial, type TrialPlan } from "./run_trial.ts";
 import type { TrialKey } from "./trial_record.ts";
 import { type FromWorker, ToWorkerSchema, type WorkerSetup } from "./worker_protocol.ts";
+import { shareTtsAcrossThreads } from "../speech/tts_cache.ts";
+import { PortTtsStore } from "./shared_tts.ts";
 
 /** When this Worker's module graph had loaded (its first line runs after its imports). */
 const loadedAt = performance.timeOrigin + performance.now();
@@ -34,6 +36,10 @@ let loaded: Loaded | undefined;
 function post(message: FromWorker): void {
   parentPort!.postMessage(message);
 }
+
+// A remote TTS's cache here shares the pool's: each utterance is asked for once a run.
+const ttsStore = new PortTtsStore(post);
+shareTtsAcrossThreads(ttsStore);
 
 async function init(setup: WorkerSetup): Promise<Loaded> {
   const onTrialStart: ((key: TrialKey) => void)[] = [];
@@ -77,6 +83,7 @@ globalThis.addEventListener("unhandledrejection", (event) => {
 
 parentPort!.on("message", (data: unknown) => {
   const msg = ToWorkerSchema.parse(data);
+  if (msg.type === "tts_answer") return ttsStore.answer(msg);
   if (msg.type === "init") {
     const t0 = performance.now();
     init(msg.setup).then((l) => {

@@ -20,6 +20,9 @@
  * scenario by construction, and no identity check is needed. Its start-up is its
  * module graph and its own parse of the worlds (`startups`).
  *
+ * The Workers share one TTS cache (`shared_tts.ts`): an utterance one Worker made is
+ * given to the others, so more Workers do not synthesize it again.
+ *
  * @module
  */
 import { Worker } from "node:worker_threads";
@@ -27,6 +30,7 @@ import type { Scenario } from "../scenario/scenario.ts";
 import { failedRecord } from "./run_trial.ts";
 import type { TrialKey, TrialRecord } from "./trial_record.ts";
 import type { FromWorker, ToWorker, WorkerSetup } from "./worker_protocol.ts";
+import { SharedTtsBoard } from "./shared_tts.ts";
 
 /** One trial for the pool. */
 export interface PoolTask {
@@ -53,6 +57,8 @@ export interface WorkerStartup {
 }
 
 interface Slot {
+  /** Its number in the pool (a replacement gets a new one). */
+  n: number;
   worker: Worker;
   state: "starting" | "ready" | "dead";
   /** Settles when the Worker is ready for trials (rejects if it could not start). */
@@ -88,6 +94,11 @@ export class TrialPool {
   #restarts = 0;
   #closed = false;
   readonly #startups: WorkerStartup[] = [];
+  #spawned = 0;
+  readonly #tts = new SharedTtsBoard((n, answer) => {
+    const slot = this.#slots.find((s) => s.n === n);
+    if (slot && slot.state !== "dead") slot.worker.postMessage(answer satisfies ToWorker);
+  });
 
   constructor(opts: PoolOptions) {
     this.#opts = opts;
@@ -164,9 +175,17 @@ export class TrialPool {
     let settle!: { resolve: () => void; reject: (e: Error) => void };
     const ready = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
     ready.catch(() => {}); // a replacement's failure is handled by `#kill`
-    const slot: Slot = { worker, state: "starting", ready, inflight: new Map() };
+    const slot: Slot = {
+      n: this.#spawned++,
+      worker,
+      state: "starting",
+      ready,
+      inflight: new Map(),
+    };
     worker.on("message", (msg: FromWorker) => {
-      if (msg.type === "ready") {
+      if (msg.type === "tts_lookup" || msg.type === "tts_put") {
+        this.#tts.receive(slot.n, msg);
+      } else if (msg.type === "ready") {
         this.#startups.push({
           moduleMs: msg.loadedAt - spawnedAt,
           initMs: msg.initMs,
@@ -222,6 +241,7 @@ export class TrialPool {
     if (slot.state === "dead") return;
     slot.state = "dead";
     void slot.worker.terminate();
+    this.#tts.release(slot.n);
     rejectReady(new Error(message));
     const pending = [...slot.inflight.values()];
     slot.inflight.clear();

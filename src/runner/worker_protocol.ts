@@ -14,6 +14,7 @@ import type { ParticipantOptions } from "../participants/registry.ts";
 import { CallerBehaviourSchema } from "../speech/behaviour.ts";
 import { WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { REALTIME_AUDIO_FORMATS, REALTIME_TURN_DETECTIONS } from "../protocol/openai_realtime.ts";
+import type { TtsToPool } from "./shared_tts.ts";
 
 const LlmSettingsSchema = z.object({
   baseUrl: z.string().optional(),
@@ -94,6 +95,15 @@ const KeySchema = z.object({
 export const ToWorkerSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("init"), setup: WorkerSetupSchema }),
   z.object({ type: z.literal("trial"), id: z.number().int(), key: KeySchema }),
+  /** The pool's answer to a TTS lookup (`shared_tts.ts`): the audio, or null (make it). */
+  z.object({
+    type: z.literal("tts_answer"),
+    id: z.number().int(),
+    audio: z.object({
+      samples: z.custom<Int16Array>((v) => v instanceof Int16Array),
+      sampleRate: z.number().int().positive(),
+    }).nullable(),
+  }),
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
 
@@ -109,4 +119,6 @@ export type FromWorker =
   | { type: "record"; id: number; record: TrialRecord }
   | { type: "trial_error"; id: number; message: string }
   /** An uncaught error: the Worker closes itself. */
-  | { type: "crashed"; message: string };
+  | { type: "crashed"; message: string }
+  /** Its TTS cache asks the pool's, or gives it what it made (`shared_tts.ts`). */
+  | TtsToPool;

@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import type { SttProvider, TtsProvider } from "./speech.ts";
-import { TtsCache } from "./tts_cache.ts";
+import { threadTtsStore, TtsCache } from "./tts_cache.ts";
 import { behaviourConfig, CallerBehaviourSchema, hasBehaviour } from "./behaviour.ts";
 
 /** `eval --audio` settings. */
@@ -147,6 +147,9 @@ async function makeSpeech(o: SpeechOptions): Promise<OpenSpeech> {
   let tts: TtsProvider;
   if (o.tts.provider === "flite") {
     const { FliteTts } = await import("./tts_flite.ts");
+    // Each thread's flite makes its own: on 2 Workers, sharing flite's utterances halved
+    // the syntheses but made the run 20% longer (one Worker's engine made most of them
+    // while the other's idled), so only a remote TTS, billed per request, is shared.
     tts = new FliteTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
   } else {
     if (!o.tts.base_url) throw new Error("TTS openai needs a base URL");
@@ -158,6 +161,8 @@ async function makeSpeech(o: SpeechOptions): Promise<OpenSpeech> {
       ...(o.voices.agent ? { voice: o.voices.agent } : {}),
       ...(apiKey ? { apiKey } : {}),
       sampleRate: o.sample_rate,
+      // The pool's Workers ask the service once per utterance between them.
+      cache: new TtsCache(undefined, threadTtsStore()),
     });
   }
   if (o.stt.provider === "transcript") return { tts };
