@@ -11,7 +11,7 @@ import { INTERACTION_KEYS } from "./interaction_summary.ts";
 import { SIGNALS } from "../scenario/scenario.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import { markdownTable as table, markdownText } from "./text.ts";
-import { comparisonTable } from "./compare_render.ts";
+import { comparisonTable, regressionText } from "./compare_render.ts";
 import {
   type Aggregate,
   aggregate,
@@ -70,9 +70,11 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
     // The headline is each configuration's: a pooled rate would hide a bad one.
     for (const c of report.configurations) {
       const o = c.overall;
+      const worse = _worseThanBaseline(report, c);
       lines.push(
         `- ${configurationName(c)}: **Success ${ratio(o.success)}** · task success ` +
-          `${ratio(o.task_success)} · ${o.scenarios} scenarios, ${o.trials} trials`,
+          `${ratio(o.task_success)} · ${o.scenarios} scenarios, ${o.trials} trials` +
+          (worse ? ` · **▼ significantly worse than ${markdownText(worse)}**` : ""),
       );
     }
     lines.push("");
@@ -86,7 +88,8 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
         `**${markdownText(c.b.name)}** − **${markdownText(c.a.name)}**: ` +
           (c.regressions.length === 0
             ? "no significant regression"
-            : `${c.regressions.length} significant regression(s)`) +
+            : `**significantly worse**, ${c.regressions.length} significant regression(s) ` +
+              `(${markdownText(regressionText(c))})`) +
           `, ${c.flips.length} scenario(s) changed (Holm-Bonferroni, α = ${c.alpha})`,
         "",
         ...comparisonTable(c),
@@ -570,6 +573,14 @@ function _only(report: Report): Column {
 }
 
 /** `**label** (config abc123)`, or the config hash alone. */
+/** The baseline's label when `c` is compared against it with a significant regression. */
+function _worseThanBaseline(report: Report, c: Configuration): string | undefined {
+  const cmp = report.baseline?.comparisons.find((x) =>
+    x.b.configurations.some((k) => k.config_hash === c.config_hash && k.label === c.label)
+  );
+  return cmp && cmp.regressions.length > 0 ? report.baseline!.label : undefined;
+}
+
 function configurationName(c: Pick<Configuration, "label" | "config_hash">): string {
   const hash = markdownText(c.config_hash);
   return c.label !== null ? `**${markdownText(c.label)}** (config ${hash})` : `config ${hash}`;
