@@ -59,13 +59,13 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
       ? report.configurations.map((c) =>
         _figure(
           `Agent response latency: ${_configName(c)}` +
-            (simulatedClock(c.overall) ? " (simulated clock: every response at 0 ms)" : ""),
+            (simulatedClock(c.overall) ? " (simulated clock: not a measured delay)" : ""),
           latencyHistogramChart(histogram(_latencies(verdicts, c))),
         )
       )
       : [_figure(
         simulatedClock(o)
-          ? "Agent response latency (simulated clock: every response at 0 ms)"
+          ? "Agent response latency (simulated clock: not a measured delay)"
           : "Agent response latency",
         latencyHistogramChart(only.latency_histogram),
       )]),

@@ -255,7 +255,7 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
       who +
         (o.simulated_clock_trials === o.trials
           ? "Every call ran on the simulated clock: these latencies are not measured."
-          : `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock (0 ms latencies).`),
+          : `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock (latencies not measured).`),
       "",
     );
   }
@@ -483,12 +483,13 @@ export function audioScopes(
   return out;
 }
 
-/** A note when audio latencies come from the simulated clock (no agent think time). */
+/** A note when audio latencies come from the simulated clock (no measured agent delay). */
 export function audioClockNote(o: Aggregate): string | undefined {
   if (!o.audio || o.simulated_clock_trials === 0) return undefined;
-  return `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock: the ` +
-    "agent answers at once there, so these latencies are the audio's own leading and " +
-    "trailing silence (the reference's live latency is 0 ms), not a measured agent delay.";
+  return `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock: an ` +
+    "agent answers there when its definition says, the oracle at once (its latencies are then " +
+    "the audio's own leading and trailing silence), vad-oracle after its VAD's hangover and " +
+    "reply delay; none is a measured agent delay.";
 }
 
 /** The Audio section of a group (the report, or one named configuration). */
