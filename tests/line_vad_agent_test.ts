@@ -64,7 +64,8 @@ interface Metric {
 }
 
 Deno.test("a noisy line degrades the VAD-driven vad-oracle (success 100% to 0%), report --baseline clean marks it significantly worse, and phone is no worse", async () => {
-  // The prediction, from the bed: never 300 ms (not even 20 ms) below the VAD's threshold.
+  // The prediction, from the bed: never 300 ms (not even 20 ms) below the VAD's threshold
+  // (its quietest 20 ms is at −41.4 dBFS).
   const quietest = quietestFrameDbfs("noisy-cafe", 5);
   assert.ok(quietest > VOICED_DBFS + 2, `noisy-cafe@5's quietest 20 ms: ${quietest} dBFS`);
 
@@ -196,4 +197,14 @@ Deno.test("a noisy line degrades the VAD-driven vad-oracle (success 100% to 0%),
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("eval --agent vad-oracle without --audio is a usage error: it hears the caller's audio", async () => {
+  const r = await cli(["eval", "--domain", "eva_airline", "--agent", "vad-oracle"]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(
+    r.stderr,
+    `field "--agent": "vad-oracle" hears the caller's audio: it needs an audio call (add --audio)\n`,
+  );
+  assert.equal(r.stdout, "");
 });

@@ -14,11 +14,12 @@
  * yielding when the caller cuts in) is the oracle's.
  *
  * So on a line whose noise stays above {@link VOICED_DBFS} for every stretch of
- * {@link HANGOVER_MS} (a noise bed at SNR s sits near −26 − s dBFS: `noisy-cafe@5` is
- * never below −41 dBFS), the caller's turn never ends: the agent never answers, and the
- * call stops on the silence limit with nothing done. Where the noise is below it (clean,
- * `phone`, `white@30`), each answer comes between {@link REPLY_MS} and
- * {@link REPLY_MS} + {@link HANGOVER_MS} after the caller's words end.
+ * {@link HANGOVER_MS} (a noise bed at SNR s sits near −26 − s dBFS; the quietest 20 ms of
+ * `noisy-cafe@5` is at −41.4 dBFS), the caller's turn never ends: the agent never answers,
+ * and the call stops on the silence limit with nothing done. Where the noise is below it
+ * (clean, `phone`, `white@30`), each answer comes {@link REPLY_MS} to {@link REPLY_MS} +
+ * {@link HANGOVER_MS} + one frame after the caller's words end ({@link REPLY_MS} +
+ * {@link HANGOVER_MS} exactly when the audio is voiced to its last frame).
  *
  * @module
  */
