@@ -94,6 +94,7 @@ Deno.test("a noisy line degrades the VAD-driven vad-oracle (success 100% to 0%),
       for (const r of rs) {
         assert.equal(r.status, "completed", `${label}: ${JSON.stringify(r.error)}`);
         assert.equal(r.participants.agent.kind, "vad-oracle");
+        assert.equal(r.audio.sample_rate, RATE, "the rate the prediction was made at");
         assert.equal(r.audio.line?.preset ?? "clean", label);
         const turns = r.turns as { speaker: string; start_ms: number; end_ms: number }[];
         const answers = turns.flatMap((t, i) =>
