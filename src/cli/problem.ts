@@ -56,6 +56,7 @@ export const CODE_HINTS: Readonly<Record<ProblemCode, (p: Problem) => string>> =
     "pass --data-root (or set EVAL_DATA_ROOT) to the data root the file was written for",
   world_differs: () =>
     "pass --data-root (or set EVAL_DATA_ROOT) to the data root the file was scaffolded from",
+  audio_required: () => "add --audio",
   scenario_from_other_root: (p) =>
     `run eval on the data root it was listed from: --data-root ${p.value ?? "(unknown)"}`,
 };

@@ -64,7 +64,8 @@ const PARTICIPANT_FLAGS = {
   agent: {
     type: "string",
     value: "A",
-    description: "oracle | noop | llm | navigator | script:FILE | ws://HOST:PORT/PATH\n" +
+    description: "oracle | vad-oracle (turns by VAD; needs --audio) | noop | llm | navigator\n" +
+      "| script:FILE | ws://HOST:PORT/PATH\n" +
       "| sip:USER@HOST[:PORT] (a phone agent over SIP/RTP, UDP; needs --audio)\n" +
       "(default: llm when an agent model is configured, else oracle)",
   },

@@ -31,9 +31,10 @@ export interface LlmSettings {
 /**
  * What a kind needs to be made: `model` (an LLM and its base URL), `scenario` (it plays
  * the scenario: reference actions, caller facts), `file` (the text after `script:`),
- * `url` (a remote participant's WebSocket URL).
+ * `url` (a remote participant's WebSocket URL), `audio` (it hears the other end's
+ * audio: audio calls only).
  */
-export type KindNeed = "model" | "scenario" | "file" | "url";
+export type KindNeed = "model" | "scenario" | "file" | "url" | "audio";
 
 /** What a kind's factory is given. */
 export interface KindContext {
@@ -132,6 +133,19 @@ export const PARTICIPANT_KINDS: readonly ParticipantKind[] = [
     async make(ctx) {
       const { OracleAgent } = await import("./oracle.ts");
       return new OracleAgent(requireScenario(ctx).expect.reference_actions ?? []);
+    },
+  },
+  {
+    name: "vad-oracle",
+    usage: "vad-oracle",
+    side: "agent",
+    needs: ["scenario", "audio"],
+    // It hears the call's audio, which a served participant is not given.
+    hostable: false,
+    deterministic: always,
+    async make(ctx) {
+      const { VadOracleAgent } = await import("./vad_oracle.ts");
+      return new VadOracleAgent(requireScenario(ctx).expect.reference_actions ?? []);
     },
   },
   {

@@ -1,5 +1,5 @@
 /**
- * Participants by name for `eval`: `--agent oracle|noop|llm|navigator|script:FILE|ws://...`
+ * Participants by name for `eval`: `--agent oracle|vad-oracle|noop|llm|navigator|script:FILE|ws://...`
  * and `--user auto|scripted|llm|flow|ws://...`, made from the one table of kinds
  * (src/participants/kinds.ts) that `serve` uses too.
  *
@@ -70,7 +70,16 @@ function checkModel(kind: ParticipantKind, side: Side, model: LlmSettings): void
 
 /** Checks the participant names up front, so a typo fails before any call. */
 export function checkParticipantSpecs(opts: ParticipantOptions): void {
-  checkModel(findKind(opts.agent, "agent"), "agent", opts.agentModel);
+  const agent = findKind(opts.agent, "agent");
+  checkModel(agent, "agent", opts.agentModel);
+  if (agent.needs.includes("audio") && !opts.audio) {
+    throw new InputError({
+      option: "agent",
+      code: "audio_required",
+      message: `"${agent.name}" hears the caller's audio: it needs an audio call`,
+      hint: "make the calls audio calls",
+    });
+  }
   const user = opts.user === AUTO_USER ? "scripted" : opts.user;
   checkModel(findKind(user, "user"), "user", opts.userModel);
 }

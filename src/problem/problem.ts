@@ -41,6 +41,7 @@ export type ProblemOption = typeof PROBLEM_OPTIONS[number];
  * - `world_differs`: a scenario file's world differs from this data root's.
  * - `scenario_from_other_root`: a listed scenario came from another data root
  *   (`value` is that root).
+ * - `audio_required`: a participant that hears the other end's audio, in a text call.
  */
 export const PROBLEM_CODES = [
   "token_required",
@@ -54,6 +55,7 @@ export const PROBLEM_CODES = [
   "world_not_in_data_root",
   "world_differs",
   "scenario_from_other_root",
+  "audio_required",
 ] as const;
 /** One of {@link PROBLEM_CODES}. */
 export type ProblemCode = typeof PROBLEM_CODES[number];

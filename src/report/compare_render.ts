@@ -78,6 +78,19 @@ export function comparisonTable(c: Comparison, scope = "overall"): string[] {
   );
 }
 
+/**
+ * The figures that got significantly worse, each with its change (`success −100.0 pt,
+ * pass^1 −100.0 pt`; a suite's own figures prefixed with the suite): how a report says
+ * that a configuration is worse than its baseline. Empty when none is.
+ */
+export function regressionText(c: Comparison): string {
+  return c.regressions.map((r) => {
+    const m = c.scopes.find((s) => s.scope === r.scope)?.metrics.find((x) => x.metric === r.metric);
+    const name = r.scope === "overall" ? r.metric : `${r.scope} ${r.metric}`;
+    return m ? `${name} ${metricDelta(m, m.delta)}` : name;
+  }).join(", ");
+}
+
 /** Renders the comparison as one HTML page. */
 export function renderComparisonHtml(c: Comparison): string {
   const e = escapeHtml;

@@ -27,7 +27,7 @@ import {
   trialKeyOf,
 } from "./summary.ts";
 import { failureNotes } from "./failure_notes.ts";
-import { metricDelta, metricValue } from "./compare_render.ts";
+import { metricDelta, metricValue, regressionText } from "./compare_render.ts";
 import { interactionSection, LATENCY_KEYS } from "./interaction_charts.ts";
 
 /** Renders the report; `verdicts` (with turns) supply the transcripts. */
@@ -59,13 +59,13 @@ export function renderHtml(report: Report, verdicts: readonly ReportedVerdict[])
       ? report.configurations.map((c) =>
         _figure(
           `Agent response latency: ${_configName(c)}` +
-            (simulatedClock(c.overall) ? " (simulated clock: every response at 0 ms)" : ""),
+            (simulatedClock(c.overall) ? " (simulated clock: not a measured delay)" : ""),
           latencyHistogramChart(histogram(_latencies(verdicts, c))),
         )
       )
       : [_figure(
         simulatedClock(o)
-          ? "Agent response latency (simulated clock: every response at 0 ms)"
+          ? "Agent response latency (simulated clock: not a measured delay)"
           : "Agent response latency",
         latencyHistogramChart(only.latency_histogram),
       )]),
@@ -451,8 +451,12 @@ function _baselineSection(report: Report): string {
           m.change === "regression" ? "▼ worse" : m.change === "improvement" ? "▲ better" : ""
         }</td></tr>`;
     }).join("");
-    return `<h3>${_esc(c.b.name)} against ${_esc(c.a.name)}: ${c.regressions.length} ` +
-      `significant regression(s), ${c.flips.length} scenario(s) changed</h3><div class="wide">` +
+    const worse = c.regressions.length > 0
+      ? `<span class="worse">significantly worse</span>, ${c.regressions.length} significant ` +
+        `regression(s) (${_esc(regressionText(c))})`
+      : "no significant regression";
+    return `<h3>${_esc(c.b.name)} against ${_esc(c.a.name)}: ${worse}, ` +
+      `${c.flips.length} scenario(s) changed</h3><div class="wide">` +
       `<table class="baseline"><thead><tr><th>metric</th><th>${_esc(c.a.name)}</th><th>${
         _esc(c.b.name)
       }</th><th>delta</th><th>95% CI</th><th>p (Holm)</th><th></th></tr></thead><tbody>${rows}` +
@@ -757,6 +761,7 @@ dialog .who{font-weight:600;margin-right:6px}dialog .t{color:#8a93a3;font-size:1
 dialog li.agent .who{color:#2b6cb0}dialog li.user .who{color:#805ad5}
 dialog li.tool{background:#f5f7fa;border-radius:4px;padding:2px 6px}dialog li.tool .who{color:#2f855a}
 dialog li.tool.failed .who{color:#c53030}
+#baseline .worse{color:#c53030;font-weight:600}#baseline tr.regression td{color:#9b2c2c}
 dialog code{font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
 dialog code.result{display:block;color:#4a5568}
 #transcript-audio{position:sticky;top:0;background:#fff;padding:4px 0;z-index:1}

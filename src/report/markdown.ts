@@ -11,7 +11,7 @@ import { INTERACTION_KEYS } from "./interaction_summary.ts";
 import { SIGNALS } from "../scenario/scenario.ts";
 import type { LatencyStats } from "./latency_stats.ts";
 import { markdownTable as table, markdownText } from "./text.ts";
-import { comparisonTable } from "./compare_render.ts";
+import { comparisonTable, regressionText } from "./compare_render.ts";
 import {
   type Aggregate,
   aggregate,
@@ -70,9 +70,11 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
     // The headline is each configuration's: a pooled rate would hide a bad one.
     for (const c of report.configurations) {
       const o = c.overall;
+      const worse = _worseThanBaseline(report, c);
       lines.push(
         `- ${configurationName(c)}: **Success ${ratio(o.success)}** · task success ` +
-          `${ratio(o.task_success)} · ${o.scenarios} scenarios, ${o.trials} trials`,
+          `${ratio(o.task_success)} · ${o.scenarios} scenarios, ${o.trials} trials` +
+          (worse ? ` · **▼ significantly worse than ${markdownText(worse)}**` : ""),
       );
     }
     lines.push("");
@@ -86,7 +88,8 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
         `**${markdownText(c.b.name)}** − **${markdownText(c.a.name)}**: ` +
           (c.regressions.length === 0
             ? "no significant regression"
-            : `${c.regressions.length} significant regression(s)`) +
+            : `**significantly worse**, ${c.regressions.length} significant regression(s) ` +
+              `(${markdownText(regressionText(c))})`) +
           `, ${c.flips.length} scenario(s) changed (Holm-Bonferroni, α = ${c.alpha})`,
         "",
         ...comparisonTable(c),
@@ -252,7 +255,7 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
       who +
         (o.simulated_clock_trials === o.trials
           ? "Every call ran on the simulated clock: these latencies are not measured."
-          : `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock (0 ms latencies).`),
+          : `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock (latencies not measured).`),
       "",
     );
   }
@@ -480,12 +483,13 @@ export function audioScopes(
   return out;
 }
 
-/** A note when audio latencies come from the simulated clock (no agent think time). */
+/** A note when audio latencies come from the simulated clock (no measured agent delay). */
 export function audioClockNote(o: Aggregate): string | undefined {
   if (!o.audio || o.simulated_clock_trials === 0) return undefined;
-  return `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock: the ` +
-    "agent answers at once there, so these latencies are the audio's own leading and " +
-    "trailing silence (the reference's live latency is 0 ms), not a measured agent delay.";
+  return `${o.simulated_clock_trials} of ${o.trials} calls ran on the simulated clock: an ` +
+    "agent answers there when its definition says, the oracle at once (its latencies are then " +
+    "the audio's own leading and trailing silence), vad-oracle after its VAD's hangover and " +
+    "reply delay; none is a measured agent delay.";
 }
 
 /** The Audio section of a group (the report, or one named configuration). */
@@ -570,6 +574,14 @@ function _only(report: Report): Column {
 }
 
 /** `**label** (config abc123)`, or the config hash alone. */
+/** The baseline's label when `c` is compared against it with a significant regression. */
+function _worseThanBaseline(report: Report, c: Configuration): string | undefined {
+  const cmp = report.baseline?.comparisons.find((x) =>
+    x.b.configurations.some((k) => k.config_hash === c.config_hash && k.label === c.label)
+  );
+  return cmp && cmp.regressions.length > 0 ? report.baseline!.label : undefined;
+}
+
 function configurationName(c: Pick<Configuration, "label" | "config_hash">): string {
   const hash = markdownText(c.config_hash);
   return c.label !== null ? `**${markdownText(c.label)}** (config ${hash})` : `config ${hash}`;

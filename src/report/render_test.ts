@@ -4,6 +4,7 @@ import { scoreTrial } from "../score/score_trial.ts";
 import { playableWav, renderHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { summarize } from "./summary.ts";
+import { compareRuns } from "./compare.ts";
 
 const verdicts = [
   scoreTrial(trialRecord({ key: { scenario: "air__a|b", trial: 0 }, suite: "air" })),
@@ -282,4 +283,60 @@ Deno.test("an audio agent given the caller's transcripts (--hints transcript) is
   ok(md.includes("agent remote ws://bot (agent given transcripts), user scripted"), md);
   ok(renderHtml(summarize([v]), []).includes("ws://bot (agent given transcripts)"));
   ok(!renderMarkdown(summarize([labelled("v1", "c1", true)])).includes("transcripts"));
+});
+
+/** `trials` trials of 8 scenarios labelled `label`, passing or failing alike. */
+function run(label: string, passed: boolean, trials = 2) {
+  return Array.from({ length: 8 * trials }, (_, i) =>
+    scoreTrial(trialRecord({
+      key: { scenario: `air__s${i % 8}`, trial: Math.floor(i / 8), config_hash: `c-${label}` },
+      label,
+      suite: "air",
+      clean_exit: passed,
+    })));
+}
+
+Deno.test("a configuration significantly worse than the baseline is said to be, in the Markdown headline, its baseline line and the HTML", () => {
+  const base = run("clean", true);
+  const worse = run("noisy", false);
+  const same = run("phone", true);
+  const report = summarize([...base, ...worse, ...same]);
+  report.baseline = {
+    label: "clean",
+    comparisons: [worse, same].map((b) => compareRuns(base, b, { names: ["clean", b[0]!.label!] })),
+  };
+  // 16 trial pairs passed only on clean: McNemar p = 2^-15, a regression after Holm.
+  assertEquals(report.baseline.comparisons[0]!.regressions[0], {
+    scope: "overall",
+    metric: "success",
+  });
+  const md = renderMarkdown(report);
+  ok(
+    md.includes(
+      "- **noisy** (config c-noisy): **Success 0.0% (0/16)** · task success 100.0% (16/16) · " +
+        "8 scenarios, 16 trials · **▼ significantly worse than clean**\n",
+    ),
+    md,
+  );
+  ok(!/- \*\*phone\*\*.*worse/.test(md) && !/- \*\*clean\*\*.*worse/.test(md), md);
+  ok(
+    md.includes(
+      "**noisy** − **clean**: **significantly worse**, 3 significant regression(s) " +
+        "(success −100.0 pt, pass^1 −100.0 pt, pass^2 −100.0 pt), 8 scenario(s) changed",
+    ),
+    md,
+  );
+  ok(md.includes("**phone** − **clean**: no significant regression, 0 scenario(s) changed"), md);
+  const html = renderHtml(report, [...base, ...worse, ...same]);
+  ok(
+    html.includes(
+      '<h3>noisy against clean: <span class="worse">significantly worse</span>, 3 significant ' +
+        "regression(s) (success −100.0 pt, pass^1 −100.0 pt, pass^2 −100.0 pt), 8 scenario(s) changed</h3>",
+    ),
+    html.slice(html.indexOf('id="baseline"'), html.indexOf('id="baseline"') + 600),
+  );
+  ok(
+    html.includes("<h3>phone against clean: no significant regression, 0 scenario(s) changed</h3>"),
+  );
+  ok(html.includes('<tr class="regression"><td>success</td>'));
 });
