@@ -11,6 +11,7 @@ import {
   type CallEvent,
   type CallLine,
   type CallSetup,
+  type Participant,
   ParticipantError,
   type ParticipantInfo,
   type ToolSpec,
@@ -305,4 +306,33 @@ function clientFrom(options: LlmParticipantOptions): ChatCompleter {
 
 function withoutUndefined<T extends Record<string, unknown>>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** A participant that is its conversation with a model (the LLM agent and caller). */
+export class LlmParticipant implements Participant {
+  readonly info: ParticipantInfo;
+  readonly #conversation: LlmConversation;
+
+  protected constructor(conversation: LlmConversation) {
+    this.#conversation = conversation;
+    this.info = conversation.info;
+  }
+
+  /** The conversation so far, its system or persona prompt first. */
+  get messages(): readonly ChatMessage[] {
+    return this.#conversation.messages;
+  }
+
+  start(line: CallLine, setup: CallSetup): Promise<void> {
+    this.#conversation.start(line, setup);
+    return Promise.resolve();
+  }
+
+  onEvent(event: CallEvent): void {
+    this.#conversation.onEvent(event);
+  }
+
+  close(): Promise<void> {
+    return this.#conversation.close();
+  }
 }

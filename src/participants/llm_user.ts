@@ -6,19 +6,12 @@
  *
  * @module
  */
-import type {
-  CallEvent,
-  CallLine,
-  CallSetup,
-  Participant,
-  ParticipantInfo,
-  ToolSpec,
-} from "../bridge/call.ts";
+import type { ToolSpec } from "../bridge/call.ts";
 import { z } from "zod";
-import type { ChatMessage } from "../llm/openai.ts";
 import { argumentsJsonSchema } from "../schema/json_schema.ts";
 import {
   LlmConversation,
+  LlmParticipant,
   type LlmParticipantOptions,
   type LocalTool,
   sendDtmfTool,
@@ -42,34 +35,14 @@ const endCall: LocalTool = {
   },
 };
 
-export class LlmUser implements Participant {
-  readonly info: ParticipantInfo;
-  readonly #conversation: LlmConversation;
-
+export class LlmUser extends LlmParticipant {
   constructor(options: LlmParticipantOptions) {
-    this.#conversation = new LlmConversation(options, {
-      errorKind: "user_error",
-      role: "user simulator",
-      localTools: { end_call: endCall, send_dtmf: sendDtmfTool },
-    });
-    this.info = this.#conversation.info;
-  }
-
-  /** The conversation so far, persona prompt first. */
-  get messages(): readonly ChatMessage[] {
-    return this.#conversation.messages;
-  }
-
-  start(line: CallLine, setup: CallSetup): Promise<void> {
-    this.#conversation.start(line, setup);
-    return Promise.resolve();
-  }
-
-  onEvent(event: CallEvent): void {
-    this.#conversation.onEvent(event);
-  }
-
-  close(): Promise<void> {
-    return this.#conversation.close();
+    super(
+      new LlmConversation(options, {
+        errorKind: "user_error",
+        role: "user simulator",
+        localTools: { end_call: endCall, send_dtmf: sendDtmfTool },
+      }),
+    );
   }
 }
