@@ -8,24 +8,16 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli } from "./_cli.ts";
 
+/** `eval` of the bundled eva scenarios by the oracle in audio, with `more` flags. */
+const evalEva = (...more: string[]) =>
+  cli(["eval", "--domain", "eva_airline", "--agent", "oracle", "--audio", ...more]);
+
 Deno.test("eval --line sweep: one configuration per line, and report --baseline clean gives each line's deltas", async () => {
   const dir = await Deno.makeTempDir({ prefix: "callbench-sweep-" });
   try {
     const out = join(dir, "run");
-    const ev = await cli([
-      "eval",
-      "--domain",
-      "eva_airline",
-      "--agent",
-      "oracle",
-      "--audio",
-      "--line",
-      "clean,phone,street@10",
-      "--trials",
-      "2",
-      "--out",
-      out,
-    ]);
+    const sweep = ["--line", "clean,phone,street@10", "--trials", "2", "--out", out];
+    const ev = await evalEva(...sweep);
     assert.equal(ev.code, 0, ev.stderr);
     const records = ev.stdout.trim().split("\n").map((l) => JSON.parse(l));
     // The bundled eva fixture's 4 scenarios, 2 trials each, under each of 3 lines.
@@ -45,21 +37,7 @@ Deno.test("eval --line sweep: one configuration per line, and report --baseline 
     assert.equal(kept.length, 24);
 
     // Resumed with stdout piped: nothing to run, and the whole sweep re-emitted.
-    const again = await cli([
-      "eval",
-      "--domain",
-      "eva_airline",
-      "--agent",
-      "oracle",
-      "--audio",
-      "--line",
-      "clean,phone,street@10",
-      "--trials",
-      "2",
-      "--out",
-      out,
-      "--resume",
-    ]);
+    const again = await evalEva(...sweep, "--resume");
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stderr, /0 trial\(s\) run, 24 already done/);
     assert.equal(again.stdout.trim().split("\n").length, 24);
@@ -115,16 +93,7 @@ Deno.test("eval --line sweep: one configuration per line, and report --baseline 
 
 Deno.test("eval --line sweep: an empty or repeated line is an input error", async () => {
   for (const line of ["clean,,phone", "phone,phone"]) {
-    const r = await cli([
-      "eval",
-      "--domain",
-      "eva_airline",
-      "--agent",
-      "oracle",
-      "--audio",
-      "--line",
-      line,
-    ]);
+    const r = await evalEva("--line", line);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /--line/);
   }
@@ -134,18 +103,7 @@ Deno.test("eval --line sweep: an empty or repeated line is an input error", asyn
 });
 
 Deno.test("eval --line sweep with --label: each configuration is LABEL/line", async () => {
-  const r = await cli([
-    "eval",
-    "--domain",
-    "eva_airline",
-    "--agent",
-    "oracle",
-    "--audio",
-    "--label",
-    "v2",
-    "--line",
-    "clean,phone",
-  ]);
+  const r = await evalEva("--label", "v2", "--line", "clean,phone");
   assert.equal(r.code, 0, r.stderr);
   const records = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
   assert.deepEqual([...new Set(records.map((x) => x.label))], ["v2/clean", "v2/phone"]);
