@@ -243,10 +243,13 @@ export function serializeSip(message: SipMessage): string {
   return lines.join("\r\n") + "\r\n\r\n" + message.body;
 }
 
-/** The first value of a header (compact names match too), or undefined. */
+/**
+ * The first value of a header, or undefined. Names match without regard to case, as
+ * RFC 3261 section 7.3.1 says (`X-Foo` is `x-foo`), and compact names match too.
+ */
 export function headerValue(message: SipMessage, name: string): string | undefined {
-  const want = canonicalHeaderName(name);
-  return message.headers.find(([n]) => n === want)?.[1];
+  const want = canonicalHeaderName(name).toLowerCase();
+  return message.headers.find(([n]) => n.toLowerCase() === want)?.[1];
 }
 
 /**
@@ -254,9 +257,9 @@ export function headerValue(message: SipMessage, name: string): string | undefin
  * angle brackets), as RFC 3261 section 7.3.1 allows for Via, Contact, Route.
  */
 export function headerValues(message: SipMessage, name: string): string[] {
-  const want = canonicalHeaderName(name);
+  const want = canonicalHeaderName(name).toLowerCase();
   const out: string[] = [];
-  for (const [n, v] of message.headers) if (n === want) out.push(...splitCommas(v));
+  for (const [n, v] of message.headers) if (n.toLowerCase() === want) out.push(...splitCommas(v));
   return out;
 }
 

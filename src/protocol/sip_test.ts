@@ -46,6 +46,17 @@ Deno.test("parseSip() reads a request, its headers and a body cut at Content-Len
   assert.equal(m.body, "v=0\r");
 });
 
+Deno.test("headerValue() and headerValues() match a header the parser does not know without regard to case", () => {
+  const text = INVITE.replace("\r\n\r\n", "\r\nX-Callbench-Scenario: s1\r\nx-tag: a, b\r\n\r\n");
+  const read = parseSip(text);
+  assert.ok(read.ok, JSON.stringify(read));
+  for (const name of ["X-Callbench-Scenario", "x-callbench-scenario", "X-CALLBENCH-SCENARIO"]) {
+    assert.equal(headerValue(read.message, name), "s1", name);
+  }
+  assert.deepEqual(headerValues(read.message, "X-Tag"), ["a", "b"]);
+  assert.equal(headerValue(read.message, "X-Other"), undefined);
+});
+
 Deno.test("parseSip() expands compact names, unfolds continuation lines, splits Via lists", () => {
   const text = [
     "SIP/2.0 200 OK",

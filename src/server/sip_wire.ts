@@ -87,15 +87,6 @@ function answerableHead(data: Uint8Array): SipHeaders | undefined {
   return again.ok && again.message.kind === "request" ? dialogHeaders(again.message) : undefined;
 }
 
-/**
- * A header the parser does not know by name, matched without regard to case (RFC 3261
- * §7.3.1: `X-Callbench-Scenario` and `x-callbench-scenario` are one header).
- */
-function anyCase(m: SipMessage, name: string): string | undefined {
-  const want = name.toLowerCase();
-  return m.headers.find(([n]) => n.toLowerCase() === want)?.[1];
-}
-
 /** The dialog headers of a parsed message (it has them all: the parser requires them). */
 function dialogHeaders(m: SipMessage): SipHeaders {
   const contact = headerValue(m, "Contact");
@@ -107,7 +98,7 @@ function dialogHeaders(m: SipMessage): SipHeaders {
     callId: headerValue(m, "Call-ID") ?? "",
     cseq: headerValue(m, "CSeq") ?? "",
     ...(contactUri ? { contact: contactUri } : {}),
-    get: (name) => headerValue(m, name) ?? anyCase(m, name),
+    get: (name) => headerValue(m, name),
     message: m,
   };
 }
