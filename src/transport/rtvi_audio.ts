@@ -125,9 +125,10 @@ export class CallerAudioStream {
 
   /**
    * Queues an utterance's audio (any rate, mono or stereo) after what is queued;
-   * `onSent` hears the time its first sample goes out (`SentMarks`).
+   * `onSent` hears the time its first sample goes out, and its slot on the grid
+   * (`SentMarks`).
    */
-  play(audio: Pcm16, onSent?: (atMs: number) => void): void {
+  play(audio: Pcm16, onSent?: (atMs: number, gridMs: number) => void): void {
     const mono = toMono(audio);
     const samples = mono.sampleRate === WIRE_SEND_RATE
       ? mono.samples

@@ -215,8 +215,13 @@ export class TwilioParticipant implements Participant {
       : resample(mono.samples, mono.sampleRate, TWILIO_RATE);
     // The record measures the caller's speech on what went out: 8 kHz µ-law.
     const onSent = report
-      ? (at: number) =>
-        this.#line?.audioSent?.(audio, at, pcm16(mulawDecode(mulawEncode(samples)), TWILIO_RATE))
+      ? (at: number, grid: number) =>
+        this.#line?.audioSent?.(
+          audio,
+          at,
+          pcm16(mulawDecode(mulawEncode(samples)), TWILIO_RATE),
+          grid,
+        )
       : undefined;
     await this.#call?.speak(samples, onSent);
   }
@@ -238,7 +243,14 @@ export class TwilioParticipant implements Participant {
     line.trace({ type: "agent_turn_audio", start_ms: turn.startMs, end_ms: turn.endMs });
     if (!line.audio) return void line.say(text);
     // The turn's audio as the caller heard it, from its first (pre-roll) sample.
-    line.say(text, { audio: { pcm: audio, startMs: turn.audioStartMs, transcribed } });
+    line.say(text, {
+      audio: {
+        pcm: audio,
+        startMs: turn.audioStartMs,
+        transcribed,
+        ...(turn.interrupted ? { interrupted: true } : {}),
+      },
+    });
   }
 
   #onFrame(data: string | ArrayBuffer): void {
