@@ -2,13 +2,16 @@
  * The interaction metrics (`src/score/interaction.ts`, issue #20 §3) on the real clock
  * over a real socket: the four agents of known behaviour of
  * `src/score/interaction_test.ts` (perfect, stops on every backchannel, never yields,
- * jumps into pauses) as RTVI bots on loopback (`./_behave_agents.ts`), against the same
- * caller timetable in an audio call. Each agent is told the caller's words and turn
- * edges (`transcripts`, as `--hints transcript` does), so it acts on the same events as
- * its in-process twin; its audio is its own, and it says `bot-interrupted` when it
- * stops, and logs when its audio went out. The rates come out exactly as on the
- * simulated clock; the latencies as the agent produced them (by its own log), within
- * 20 ms at the median and 40 ms each, and those within 60 ms of the simulated clock's.
+ * jumps into pauses) as bots on loopback (`./_behave_agents.ts`), in JSON, protobuf
+ * and Twilio framing, against the same caller timetable in an audio call. Each agent
+ * acts on what it hears of the caller's audio (each turn's first and last sample of
+ * sound), as its in-process twin acts on the caller's turn edges; it stops with
+ * `bot-interrupted` (a `clear` on Twilio), and logs when it heard the caller and when
+ * its audio went out on its pacing grid. The rates come out exactly as on the simulated
+ * clock; each latency within 20 ms of what the agent produced by its own log (the
+ * caller's turns are recorded where they went out on the wire's grid, the agent's where
+ * its audio arrived), and what it produced within 60 ms of the simulated clock's
+ * values (its timers run late under load).
  */
 import assert from "node:assert/strict";
 import { voicedSignal } from "../src/audio/_test_signals.ts";
