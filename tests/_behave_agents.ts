@@ -1,17 +1,22 @@
 /**
  * Test agents of our own for the behaviour of audio calls on the wire: an RTVI bot on
- * loopback (JSON or pipecat protobuf frames, whichever the client sends) whose every
- * act is a test's script. It answers the handshake, keeps every message it is sent,
- * hears the caller's audio and finds the caller's turns by energy (a 16 ms chunk above
- * −45 dBFS is speech, begun at the first sample of sound of the first chunk of sound
- * before it, above −70 dBFS; 300 ms below ends the turn), and speaks 24 kHz audio in 20 ms frames (or `frameMs`) paced in
- * real time, as pipecat's output transport sends them. Built from PROTOCOL.md and the
- * pipecat serializer's format, not from callbench's client.
+ * loopback (JSON or pipecat protobuf frames, whichever the client sends), or on the
+ * `/twilio` path a phone agent behind Twilio Media Streams (µ-law 8 kHz `media`, a
+ * `mark` after each utterance, `clear` when it stops), whose every act is a test's
+ * script. It answers the handshake, keeps every message it is sent, hears the caller's
+ * audio and finds the caller's turns by energy (a chunk above −45 dBFS is speech, begun
+ * at the first sample of sound of the first chunk of sound before it, above −70 dBFS;
+ * 300 ms below, or `turnEndMs`, ends the turn, at its last sample of sound; a sample
+ * of magnitude 33 or more, or `soundSample`, is sound), and speaks
+ * 24 kHz audio (8 kHz on Twilio) in 20 ms frames (or `frameMs`) paced in real time, as
+ * pipecat's output transport sends them, its first frame as soon as it is given audio.
+ * Built from PROTOCOL.md, the pipecat serializer's format and Twilio's, not from
+ * callbench's client.
  *
  * @module
  */
 import { concatSamples, dbfs, pcm16FromBytes, pcm16ToBytes } from "../src/audio/pcm.ts";
-import { mulawEncode } from "../src/audio/mulaw.ts";
+import { mulawDecode, mulawEncode } from "../src/audio/mulaw.ts";
 import { Pacer } from "../src/audio/pacer.ts";
 import { RealClock } from "../src/clock/clock.ts";
 import { type Framing, readFrame, writeFrame } from "../src/protocol/framing.ts";
@@ -32,17 +37,21 @@ const SPEECH_DBFS = -45;
 const SOUND_DBFS = -70;
 /** This long below it ends a caller turn. */
 const TURN_END_MS = 300;
+/** A sample this loud (about −60 dBFS) is sound: where a turn begins and ends. */
+const SOUND_SAMPLE = 33;
+/** The rate of a Twilio media stream. */
+const TWILIO_RATE = 8000;
 
 /** One call as a test agent sees it, and what it can do on it. */
 export interface BehaveSession {
-  framing: Framing;
+  framing: Framing | "twilio";
   /** Every message received but audio, in order. */
   messages: RtviMessage[];
   /** When each of `messages` arrived (performance.now()). */
   arrivals: number[];
   /**
-   * Caller turns heard: when each began (its first sound's arrival) and ended
-   * (performance.now()).
+   * Caller turns heard: when each began (its first sound's arrival) and ended (its last
+   * sound's), performance.now().
    */
   callerTurns: { startAt: number; endAt?: number }[];
   /** The caller's audio as received (16 kHz mono), concatenated. */
@@ -60,8 +69,20 @@ export interface BehaveSession {
    * chunk's slot plus its audio): with a turn's start, the yield it produced.
    */
   audioEndAt(): number;
+  /**
+   * Where the audio it played last began on its pacing grid (performance.now(): the
+   * slot of its first chunk).
+   */
+  audioStartAt(): number;
+  /** When the last sound of the caller heard so far ended (performance.now()). */
+  callerSoundUntil(): number;
   /** Calls `fn` with each message received but audio, as it arrives. */
   onMessage(fn: (message: RtviMessage) => void): void;
+  /**
+   * Calls `fn` as each caller turn is heard to start and to end (`at`: its first or last
+   * sound, performance.now(); the end is heard `turnEndMs` after it).
+   */
+  onCallerTurn(fn: (event: { type: "start" | "end"; index: number; at: number }) => void): void;
   /** Resolves at the next caller turn's start / end (with its index). */
   callerStarted(): Promise<number>;
   callerEnded(): Promise<number>;
@@ -75,6 +96,8 @@ export interface BehaveSession {
 /** A running test agent. */
 export interface BehaveAgent {
   url: string;
+  /** The same agent as a phone agent behind Twilio Media Streams. */
+  twilioUrl: string;
   sessions: BehaveSession[];
   /** Resolves when every session's script has finished. */
   done(): Promise<void>;
@@ -84,7 +107,7 @@ export interface BehaveAgent {
 /** Starts a test agent on a free loopback port; `script` runs once per call. */
 export function startBehaveAgent(
   script: (session: BehaveSession) => Promise<void> | void,
-  options: { frameMs?: number; sampleRate?: number } = {},
+  options: { frameMs?: number; sampleRate?: number; turnEndMs?: number; soundSample?: number } = {},
 ): BehaveAgent {
   const sessions: BehaveSession[] = [];
   const scripts: Promise<void>[] = [];
@@ -93,7 +116,14 @@ export function startBehaveAgent(
     const { socket, response } = Deno.upgradeWebSocket(req);
     socket.binaryType = "arraybuffer";
     sockets.add(socket);
-    const session = openSession(socket, options.frameMs ?? 20, options.sampleRate ?? AGENT_RATE);
+    const twilio = new URL(req.url).pathname === "/twilio";
+    const session = openSession(socket, {
+      twilio,
+      frameMs: options.frameMs ?? 20,
+      rate: options.sampleRate ?? (twilio ? TWILIO_RATE : AGENT_RATE),
+      turnEndMs: options.turnEndMs ?? TURN_END_MS,
+      soundSample: options.soundSample ?? SOUND_SAMPLE,
+    });
     sessions.push(session);
     scripts.push(
       session.started.then(() => script(session)).catch((e) => {
@@ -105,6 +135,7 @@ export function startBehaveAgent(
   const { port } = server.addr as Deno.NetAddr;
   return {
     url: `ws://127.0.0.1:${port}/bot`,
+    twilioUrl: `ws://127.0.0.1:${port}/twilio`,
     sessions,
     async done() {
       await Promise.all(scripts);
@@ -116,8 +147,14 @@ export function startBehaveAgent(
   };
 }
 
-function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSession {
-  let framing: Framing = "json";
+function openSession(
+  socket: WebSocket,
+  o: { twilio: boolean; frameMs: number; rate: number; turnEndMs: number; soundSample: number },
+): BehaveSession {
+  const { frameMs, rate } = o;
+  let framing: Framing | "twilio" = o.twilio ? "twilio" : "json";
+  let streamSid = "";
+  let marks = 0;
   let closed = false;
   const messages: RtviMessage[] = [];
   const arrivals: number[] = [];
@@ -131,13 +168,24 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   let endWaiters: ((i: number) => void)[] = [];
   let playWaiters: (() => void)[] = [];
   let audioEnd = -Infinity;
+  let audioStart = -Infinity;
+  /** The next chunk with audio begins a play. */
+  let playBegins = false;
+  /** When the last sound of the turn now heard arrived. */
+  let lastSoundAt = -Infinity;
   const listeners: ((m: RtviMessage) => void)[] = [];
+  const turnListeners: ((e: { type: "start" | "end"; index: number; at: number }) => void)[] = [];
   let resolveStarted!: () => void;
   const started = new Promise<void>((r) => (resolveStarted = r));
   let resolveClosed!: () => void;
   const closedPromise = new Promise<void>((r) => (resolveClosed = r));
   const send = (m: RtviMessage) => {
+    // A phone line carries no text: the RTVI notices a script sends are not sent.
+    if (framing === "twilio") return;
     if (socket.readyState === WebSocket.OPEN) socket.send(writeFrame(m, framing));
+  };
+  const sendTwilio = (m: object) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ ...m, streamSid }));
   };
   const pacerClock = new RealClock();
   const wallOffset = performance.now() - pacerClock.now();
@@ -151,6 +199,14 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
       if (chunk.audioSamples > 0) {
         // On its grid: a late timer's chunks are in their slots as the caller places them.
         audioEnd = wallOffset + chunk.dueAt + (chunk.audioSamples * 1000) / rate;
+        if (playBegins) audioStart = wallOffset + chunk.dueAt;
+        playBegins = false;
+      }
+      if (framing === "twilio") {
+        return sendTwilio({
+          event: "media",
+          media: { payload: mulawEncode(chunk.samples).toBase64() },
+        });
       }
       const audio = { pcm: pcm16ToBytes(chunk.samples), sampleRate: rate, numChannels: 1 };
       socket.send(
@@ -165,17 +221,22 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     playWaiters = [];
     for (const w of waiters) w();
   };
-  const onCallerAudio = (pcm: Uint8Array) => {
-    const decoded = pcm16FromBytes(pcm);
-    if (!decoded.ok) return;
-    heard.push(decoded.samples);
-    const ms = (decoded.samples.length * 1000) / 16000;
-    const level = dbfs(decoded.samples);
+  const tellTurn = (type: "start" | "end", index: number, at: number) => {
+    for (const fn of turnListeners) fn({ type, index, at });
+  };
+  const onCallerSamples = (samples: Int16Array, sampleRate: number) => {
+    heard.push(samples);
+    const now = performance.now();
+    const ms = (samples.length * 1000) / sampleRate;
+    const level = dbfs(samples);
     if (level > SOUND_DBFS) {
       // At its first sample of sound: the chunk went out (and came) as its audio began.
       let first = 0;
-      while (first < decoded.samples.length && Math.abs(decoded.samples[first]!) < 33) first++;
-      soundSince ??= performance.now() + (first * 1000) / 16000;
+      while (first < samples.length && Math.abs(samples[first]!) < o.soundSample) first++;
+      soundSince ??= now + (first * 1000) / sampleRate;
+      let last = samples.length;
+      while (last > 0 && Math.abs(samples[last - 1]!) < o.soundSample) last--;
+      lastSoundAt = now + (last * 1000) / sampleRate;
     } else soundSince = undefined;
     if (level > SPEECH_DBFS) {
       quietMs = 0;
@@ -185,19 +246,45 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
         const waiters = startWaiters;
         startWaiters = [];
         for (const w of waiters) w(callerTurns.length - 1);
+        tellTurn("start", callerTurns.length - 1, soundSince!);
       }
       return;
     }
     if (!speaking) return;
     quietMs += ms;
-    if (quietMs < TURN_END_MS) return;
+    if (quietMs < o.turnEndMs) return;
     speaking = false;
     const turn = callerTurns[callerTurns.length - 1]!;
-    // The turn ended where the quiet began.
-    turn.endAt = performance.now() - quietMs;
+    // The turn ended at its last sample of sound.
+    turn.endAt = lastSoundAt;
     const waiters = endWaiters;
     endWaiters = [];
     for (const w of waiters) w(callerTurns.length - 1);
+    tellTurn("end", callerTurns.length - 1, turn.endAt);
+  };
+  const onCallerAudio = (pcm: Uint8Array) => {
+    const decoded = pcm16FromBytes(pcm);
+    if (decoded.ok) onCallerSamples(decoded.samples, 16000);
+  };
+  const onTwilio = (text: string) => {
+    let m: { event?: string; streamSid?: string; media?: { payload?: string } };
+    try {
+      m = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (m.event === "media" && typeof m.media?.payload === "string") {
+      return onCallerSamples(mulawDecode(Uint8Array.fromBase64(m.media.payload)), TWILIO_RATE);
+    }
+    // Its messages but audio, as RTVI ones: `{type: event, data}`.
+    const msg = { label: "twilio", type: String(m.event), data: m } as unknown as RtviMessage;
+    messages.push(msg);
+    arrivals.push(performance.now());
+    for (const fn of listeners) fn(msg);
+    if (m.event === "start") {
+      streamSid = m.streamSid ?? "";
+      resolveStarted();
+    }
   };
   socket.addEventListener("close", () => {
     closed = true;
@@ -208,6 +295,7 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
   });
   socket.onmessage = (event) => {
     const data = event.data as string | ArrayBuffer;
+    if (framing === "twilio") return typeof data === "string" ? onTwilio(data) : undefined;
     if (typeof data !== "string") framing = "protobuf";
     const frame = readFrame(data);
     if (!frame.ok) return;
@@ -244,20 +332,31 @@ function openSession(socket: WebSocket, frameMs: number, rate: number): BehaveSe
     send,
     play(samples) {
       if (closed) return Promise.resolve();
-      // A bot that falls silent sends its next audio at once, not on the old grid's next slot.
-      if (pacer.queuedSamples === 0) pacer.stop();
-      pacer.start();
+      // A bot that falls silent sends its next audio at once, not on the old grid's next
+      // slot: its first chunk goes out as the grid starts, now. Audio given while its last
+      // chunk still plays follows it on the same grid.
+      if (pacer.queuedSamples === 0) {
+        if (performance.now() >= audioEnd) pacer.stop();
+        playBegins = true;
+      }
       pacer.enqueue(samples);
+      pacer.start();
+      // On a phone line its mark comes back once this audio has played.
+      if (framing === "twilio") sendTwilio({ event: "mark", mark: { name: `play-${++marks}` } });
       const done = new Promise<void>((r) => playWaiters.push(r));
       void pacer.drained().then(drained);
       return done;
     },
     clear() {
       pacer.clear();
+      if (framing === "twilio") sendTwilio({ event: "clear" });
       drained();
     },
     audioEndAt: () => audioEnd,
+    audioStartAt: () => audioStart,
+    callerSoundUntil: () => lastSoundAt,
     onMessage: (fn) => void listeners.push(fn),
+    onCallerTurn: (fn) => void turnListeners.push(fn),
     callerStarted: () => new Promise((r) => startWaiters.push(r)),
     callerEnded: () => new Promise((r) => endWaiters.push(r)),
     started,

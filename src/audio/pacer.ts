@@ -272,6 +272,19 @@ export class Pacer {
     return dropped;
   }
 
+  /** Drops the queued audio as {@link clear} does, and returns it. */
+  takeQueued(): Int16Array {
+    const out = new Int16Array(this.#queued);
+    let at = 0;
+    this.#queue.forEach((part, i) => {
+      const rest = i === 0 ? part.subarray(this.#offset) : part;
+      out.set(rest, at);
+      at += rest.length;
+    });
+    this.clear();
+    return out;
+  }
+
   /** Samples queued and not yet sent. */
   get queuedSamples(): number {
     return this.#queued;

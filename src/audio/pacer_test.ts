@@ -173,3 +173,19 @@ Deno.test("A pacer whose onChunk throws does not stop the other pacers on the ti
   assert.ok(good >= 8, `${good} chunks from the good pacer`);
   assert.ok(errors.some((e) => e instanceof Error && e.message === "boom"));
 });
+
+Deno.test("Pacer.takeQueued() drops what is still queued and returns it, from where sending stopped", async () => {
+  const clock = new SimClock();
+  const { pacer, chunks } = collect(clock, { silenceFill: false });
+  pacer.enqueue(Int16Array.from({ length: 300 }, (_, i) => i));
+  pacer.enqueue(Int16Array.from({ length: 100 }, (_, i) => 1000 + i));
+  pacer.start(); // one chunk (256 samples) out now
+  const rest = pacer.takeQueued();
+  assert.equal(chunks.length, 1);
+  assert.equal(rest.length, 144);
+  assert.deepEqual([rest[0], rest[43], rest[44], rest[143]], [256, 299, 1000, 1099]);
+  assert.equal(pacer.queuedSamples, 0);
+  await clock.advance(32);
+  assert.equal(chunks.length, 1, "nothing more to send");
+  pacer.stop();
+});

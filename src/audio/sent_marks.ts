@@ -5,7 +5,9 @@
  * utterance, when its first sample went out: when its chunk was sent (its slot, or later
  * when the pacer caught up after a late timer: not before the chunk left), plus its
  * place in the chunk. So the record can place and measure it where it was on the wire
- * rather than where it was queued.
+ * rather than where it was queued. It also tells its slot on the grid (the chunk's due
+ * time plus its place in the chunk): from there on the utterance's samples are on the
+ * grid, so its end is that slot plus its length however late the first chunk left.
  *
  * @module
  */
@@ -17,14 +19,17 @@ export class SentMarks {
   /** Samples queued so far, and sent (or dropped) so far. */
   #queued = 0;
   #sent = 0;
-  #marks: { at: number; onSent: (atMs: number) => void }[] = [];
+  #marks: { at: number; onSent: (atMs: number, gridMs: number) => void }[] = [];
 
   constructor(sampleRate: number) {
     this.#rate = sampleRate;
   }
 
-  /** `samples` were enqueued; `onSent` hears the time their first one went out. */
-  queued(samples: number, onSent?: (atMs: number) => void): void {
+  /**
+   * `samples` were enqueued; `onSent` hears the time their first one went out, and its
+   * slot on the grid.
+   */
+  queued(samples: number, onSent?: (atMs: number, gridMs: number) => void): void {
     if (samples === 0) return;
     if (onSent) this.#marks.push({ at: this.#queued, onSent });
     this.#queued += samples;
@@ -35,7 +40,8 @@ export class SentMarks {
     const to = this.#sent + chunk.audioSamples;
     while (this.#marks.length > 0 && this.#marks[0]!.at < to) {
       const m = this.#marks.shift()!;
-      m.onSent(chunk.sentAt + ((m.at - this.#sent) * 1000) / this.#rate);
+      const offset = ((m.at - this.#sent) * 1000) / this.#rate;
+      m.onSent(chunk.sentAt + offset, chunk.dueAt + offset);
     }
     this.#sent = to;
   }

@@ -28,3 +28,12 @@ Deno.test("SentMarks: a chunk sent late (the pacer catching up) carries its audi
   marks.sent(chunk(0, 256, 21));
   assert.deepEqual(at, [21]);
 });
+
+Deno.test("SentMarks: a late chunk's audio also tells its slot on the grid, where the rest of the utterance is", () => {
+  const marks = new SentMarks(RATE);
+  const at: [number, number][] = [];
+  marks.queued(128, (ms, grid) => at.push([ms, grid]));
+  marks.queued(256, (ms, grid) => at.push([ms, grid]));
+  marks.sent(chunk(2, 256, 21));
+  assert.deepEqual(at, [[53, 32], [61, 40]]);
+});

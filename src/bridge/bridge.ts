@@ -441,10 +441,10 @@ class Call {
         acc.prompt_tokens += u.prompt_tokens;
         acc.completion_tokens += u.completion_tokens;
       },
-      audioSent: (audio, atMs, wire) => {
-        if (!this.#sentAt.has(audio)) {
-          this.#sentAt.set(audio, { at: atMs, ...(wire ? { wire } : {}) });
-        }
+      audioSent: (audio, atMs, wire, gridMs) => {
+        if (this.#sentAt.has(audio)) return;
+        this.#sentAt.set(audio, { at: atMs, ...(wire ? { wire } : {}) });
+        if (gridMs !== undefined) this.#onTheWire(audio, gridMs);
       },
       trace: (entry) => {
         this.#outcome.traces[side].push({ ...entry, at_ms: this.#now() });
@@ -564,6 +564,25 @@ class Call {
     const placed = this.#speech[side].say(said, turn);
     if (said.audio) this.#placed.push(placed);
     return placed;
+  }
+
+  /**
+   * The utterance whose audio is `audio` went out on a paced wire: its turn is where its
+   * samples are on the wire's grid, from its first sample's slot (a late first chunk is
+   * caught up, so the rest is not late with it; utterances back to back stay so). An
+   * utterance already cut keeps its cut.
+   */
+  #onTheWire(audio: Pcm16, gridMs: number): void {
+    for (let i = this.#placed.length - 1; i >= 0; i--) {
+      const u = this.#placed[i]!;
+      if (u.utterance.audio !== audio && this.#heard.get(u.turn)?.pcm !== audio) continue;
+      const turn = u.turn;
+      if (turn.interrupted) return;
+      const length = u.end - u.start;
+      turn.start_ms = gridMs;
+      turn.end_ms = gridMs + length;
+      return;
+    }
   }
 
   /** A remote end's audio began arriving: the listener hears its start now (for barge-in). */

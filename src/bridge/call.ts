@@ -268,10 +268,12 @@ export interface CallLine {
   /**
    * Audio calls: the other end's utterance `audio` (the one its `speech_start` carried)
    * went out on this end's wire with its first sample at `atMs` (when its chunk was sent:
-   * `SentMarks`), as `wire` when the wire changed it (resampled, µ-law). The record
-   * places the utterance there and measures it on what was sent.
+   * `SentMarks`), as `wire` when the wire changed it (resampled, µ-law), its first
+   * sample's slot on the pacing grid `gridMs` when the mapping paces it. The record
+   * places the utterance there (its turn on the grid from `gridMs`, the audio block's
+   * `sent_ms` at `atMs`) and measures it on what was sent.
    */
-  audioSent?(audio: Pcm16, atMs: CallTime, wire?: Pcm16): void;
+  audioSent?(audio: Pcm16, atMs: CallTime, wire?: Pcm16, gridMs?: CallTime): void;
   /** Record a participant-side trace entry (flows put their trace here). */
   trace(entry: Record<string, unknown>): void;
   /** This end broke (socket closed, garbage, unreachable): the trial ends in error. */

@@ -42,6 +42,8 @@ export interface LineTurn {
   endMs: number;
   /** Call time `samples[0]` arrived. */
   audioStartMs: number;
+  /** The agent cut it off itself (a Twilio `clear`). */
+  interrupted?: boolean;
 }
 
 /**
@@ -67,5 +69,12 @@ export async function sayHeardTurn(
   line.trace({ type: "agent_turn_audio", start_ms: turn.startMs, end_ms: turn.endMs });
   if (!line.audio) return void line.say(text);
   // The turn's audio as the caller heard it, from its first (pre-roll) sample.
-  line.say(text, { audio: { pcm: audio, startMs: turn.audioStartMs, transcribed } });
+  line.say(text, {
+    audio: {
+      pcm: audio,
+      startMs: turn.audioStartMs,
+      transcribed,
+      ...(turn.interrupted ? { interrupted: true } : {}),
+    },
+  });
 }

@@ -392,7 +392,10 @@ export class RtviParticipant implements Participant {
         if (this.#outAudio) {
           if (event.audio) {
             const audio = event.audio;
-            this.#outAudio.play(audio, (at) => this.#line?.audioSent?.(audio, at));
+            this.#outAudio.play(
+              audio,
+              (at, grid) => this.#line?.audioSent?.(audio, at, undefined, grid),
+            );
           }
           if (this.#options.transcripts) this.#callEvent(event);
           return;

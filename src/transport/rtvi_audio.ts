@@ -125,9 +125,10 @@ export class CallerAudioStream {
 
   /**
    * Queues an utterance's audio (any rate, mono or stereo) after what is queued;
-   * `onSent` hears the time its first sample goes out (`SentMarks`).
+   * `onSent` hears the time its first sample goes out, and its slot on the grid
+   * (`SentMarks`).
    */
-  play(audio: Pcm16, onSent?: (atMs: number) => void): void {
+  play(audio: Pcm16, onSent?: (atMs: number, gridMs: number) => void): void {
     const mono = toMono(audio);
     const samples = mono.sampleRate === WIRE_SEND_RATE
       ? mono.samples
@@ -226,6 +227,8 @@ export class PeerAudioReceiver {
    */
   push(audio: PcmAudio): string | undefined {
     if (this.#over) return;
+    // It arrived now: before the work on it (a first frame's resampler takes a while to make).
+    const now = this.#o.clock.now();
     const decoded = pcm16FromBytes(audio.pcm);
     if (!decoded.ok) return decoded.message;
     const frameMs = (decoded.samples.length * 1000) / (audio.sampleRate * audio.numChannels);
@@ -251,7 +254,6 @@ export class PeerAudioReceiver {
       samples = r.process(samples);
     }
     // Kept with its arrival: placed as heard when the turn is taken (`placeArrived`).
-    const now = this.#o.clock.now();
     this.#startMs ??= now;
     this.#chunks.push({ samples, at: now });
     this.#length += samples.length;

@@ -236,8 +236,11 @@ export class SipCall {
     this.#playback.start();
   }
 
-  /** Queues the caller's speech (PCM16 at 8 kHz); resolves once it has been sent. */
-  speak(samples: Int16Array, onSent?: (atMs: number) => void): Promise<void> {
+  /**
+   * Queues the caller's speech (PCM16 at 8 kHz); resolves once it has been sent.
+   * `onSent` hears the time its first sample went out, and its slot on the grid.
+   */
+  speak(samples: Int16Array, onSent?: (atMs: number, gridMs: number) => void): Promise<void> {
     if (this.#ended) return Promise.resolve();
     this.#callerMarks.queued(samples.length, onSent);
     this.#caller.enqueue(samples);

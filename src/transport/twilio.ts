@@ -196,8 +196,13 @@ export class TwilioParticipant implements Participant {
     const samples = monoAt(audio, TWILIO_RATE);
     // The record measures the caller's speech on what went out: 8 kHz µ-law.
     const onSent = report
-      ? (at: number) =>
-        this.#line?.audioSent?.(audio, at, pcm16(mulawDecode(mulawEncode(samples)), TWILIO_RATE))
+      ? (at: number, grid: number) =>
+        this.#line?.audioSent?.(
+          audio,
+          at,
+          pcm16(mulawDecode(mulawEncode(samples)), TWILIO_RATE),
+          grid,
+        )
       : undefined;
     await this.#call?.speak(samples, onSent);
   }

@@ -11,7 +11,11 @@
  *   the depth grows by 20 ms after a hole inside a spurt and shrinks back after clean
  *   spurts) and is played out in real time (20 ms a frame, as Twilio plays it to the
  *   caller); a `mark` is echoed once the audio queued before it has played; `clear`
- *   drops the queued audio (barge-in) and echoes every pending mark, as Twilio does.
+ *   drops the queued audio (barge-in) and echoes every pending mark, as Twilio does,
+ *   and ends the agent's turn in progress there, cut off (`interrupted`): the agent
+ *   stopped itself. Its audio is what arrived before the `clear` (what the buffer
+ *   still held included: its delay is the line's), so the turn ends where the agent
+ *   stopped, not a buffer's depth before.
  *   What is played goes through the VAD (`src/audio/vad.ts`) and each stretch of speech
  *   becomes one agent turn; the turn's audio is placed at the time its first frame
  *   arrived (the buffer's own delay is the line's, not the agent's).
@@ -90,6 +94,8 @@ export interface HeardTurn {
    */
   audioStartMs: number;
   endMs: number;
+  /** The agent cut it off itself (`clear`). */
+  interrupted?: boolean;
 }
 
 export interface TwilioCallOptions {
@@ -237,9 +243,10 @@ export class TwilioCall {
 
   /**
    * Queues the caller's speech (PCM16 at 8 kHz); resolves once it has been sent.
-   * `onSent` hears the time its first sample went out (`SentMarks`).
+   * `onSent` hears the time its first sample went out, and its slot on the grid
+   * (`SentMarks`).
    */
-  speak(samples: Int16Array, onSent?: (atMs: number) => void): Promise<void> {
+  speak(samples: Int16Array, onSent?: (atMs: number, gridMs: number) => void): Promise<void> {
     if (this.#ended) return Promise.resolve();
     this.#callerMarks.queued(samples.length, onSent);
     this.#caller.enqueue(samples);
@@ -282,11 +289,25 @@ export class TwilioCall {
       case "clear": {
         if (!this.#markRate.add(1)) return this.#bound(MARKS_EXCEEDED);
         this.#stats.clears++;
+        const queued = this.#playback.takeQueued();
+        const unplayed = [queued, ...this.#held];
         const held = this.#held.reduce((n, h) => n + h.length, 0);
         this.#held = [];
         this.#cancelBuffer();
         this.#spurt = "idle";
-        const dropped = this.#playback.clear() + held;
+        const dropped = queued.length + held;
+        const turn = this.#turn;
+        if (turn) {
+          // What arrived before the clear is what the agent said (placed as it arrived).
+          let index = this.#playedAudio;
+          for (const audio of unplayed) {
+            if (audio.length === 0) continue;
+            turn.chunks.push({ samples: audio, audio, arrivedAt: this.#arrivalOf(index) });
+            index += audio.length;
+          }
+          this.#segmenter.flush();
+          this.#endTurn(this.#o.clock.now() - this.#playStart, true);
+        }
         this.#playedAudio += dropped;
         this.#stats.clearedMs += (dropped * 1000) / TWILIO_RATE;
         this.#queuedTotal = this.#playedTotal;
@@ -399,8 +420,13 @@ export class TwilioCall {
         const startMs = this.#playStart + e.atMs;
         // The pre-roll: from its first frame of agent audio (not the line's own silence).
         const first = this.#recent.findIndex((f) => f.arrivedAt !== undefined);
-        const chunks = first < 0 ? this.#recent.slice(-1) : this.#recent.slice(first);
-        const audioStartMs = chunks[0]!.arrivedAt ?? chunk.dueAt;
+        if (first < 0) {
+          // The VAD's own tail (after a clear) on the line's silence: no agent turn.
+          this.#segmenter.flush();
+          continue;
+        }
+        const chunks = this.#recent.slice(first);
+        const audioStartMs = chunks[0]!.arrivedAt!;
         this.#turn = { startMs, audioStartMs, chunks };
         this.#recent = [];
         this.#o.onSpeechStart?.(startMs);
@@ -408,7 +434,7 @@ export class TwilioCall {
     }
   }
 
-  #endTurn(atMs: number): void {
+  #endTurn(atMs: number, interrupted = false): void {
     const turn = this.#turn;
     this.#turn = undefined;
     if (!turn) return;
@@ -423,6 +449,7 @@ export class TwilioCall {
       startMs: turn.startMs,
       audioStartMs: turn.audioStartMs,
       endMs: this.#playStart + atMs,
+      ...(interrupted ? { interrupted: true } : {}),
     });
   }
 

@@ -103,6 +103,46 @@ Deno.test("TwilioCall echoes a mark once the audio before it has played; clear d
   vad.free();
 });
 
+Deno.test("TwilioCall: a clear ends the agent's turn there, cut off, with the audio that had arrived (the jitter buffer's too)", async () => {
+  const { clock, call, turns, vad } = await setup();
+  call.begin();
+  await clock.advance(500);
+  // The agent speaks in real time, 20 ms a frame, and clears after 600 ms of it.
+  const speech = mulawEncode(voicedSignal(8000, 2000, 4));
+  for (let k = 0; k < 30; k++) {
+    call.receive({
+      event: "media",
+      streamSid: "MZ1",
+      mulaw: speech.subarray(k * 160, k * 160 + 160),
+    });
+    await clock.advance(20);
+  }
+  assert.equal(turns.length, 0, "still speaking");
+  call.receive({ event: "clear", streamSid: "MZ1" });
+  assert.equal(turns.length, 1, "the clear ends the turn");
+  const turn = turns[0]!;
+  assert.equal(turn.interrupted, true);
+  assert.equal(turn.audioStartMs, 500);
+  // All 600 ms it sent before the clear, not the 580 or so played after the buffer's delay.
+  assert.equal(turn.samples.length, 30 * 160);
+  // The VAD's tail on the silence after it is no turn; the agent's next audio is a new one.
+  await clock.advance(400);
+  for (let k = 0; k < 30; k++) {
+    call.receive({
+      event: "media",
+      streamSid: "MZ1",
+      mulaw: speech.subarray(k * 160, k * 160 + 160),
+    });
+    await clock.advance(20);
+  }
+  await clock.advance(1000);
+  assert.equal(turns.length, 2);
+  assert.equal(turns[1]!.audioStartMs, 1500);
+  assert.equal(turns[1]!.interrupted, undefined);
+  call.end();
+  vad.free();
+});
+
 Deno.test("TwilioCall finds the agent's turns by VAD in the audio as played", async () => {
   const { clock, call, turns, vad } = await setup();
   call.begin();
