@@ -29,8 +29,9 @@ import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
-import { placeArrived } from "../audio/arrival.ts";
-import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
+import type { Vad } from "../audio/vad.ts";
+import { HeardTurns, type PlayedFrame } from "./heard_turns.ts";
+import type { LineTurn } from "./phone_voice.ts";
 import { DtmfDetector } from "../audio/dtmf.ts";
 import {
   buildRtp,
@@ -44,7 +45,6 @@ import {
   AUDIO_AHEAD_EXCEEDED,
   audioAheadBucket,
   type LeakyBucket,
-  MAX_TURN_AUDIO_MS,
   TURN_AUDIO_EXCEEDED,
 } from "./flood_bounds.ts";
 
@@ -61,10 +61,6 @@ export const MAX_IGNORED_PACKETS = 500;
 /** A key press sent as telephone-events: held this long, then this gap to the next. */
 export const KEY_PRESS_MS = 100;
 export const KEY_GAP_MS = 100;
-/** Audio kept before a detected speech start (1 s), as on the Twilio wire. */
-const PRE_ROLL_FRAMES = 50;
-/** The line's silence this long ends a pre-roll. */
-const HOLE_MS = 200;
 
 /** Where a datagram came from. */
 export interface RtpSource {
@@ -72,16 +68,8 @@ export interface RtpSource {
   port: number;
 }
 
-/** One agent turn, as the caller heard it. */
-export interface SipHeardTurn {
-  /** PCM16 at 8 kHz, from its first packet of agent audio, placed as it arrived. */
-  samples: Int16Array;
-  /** Call time the speech started and ended (VAD). */
-  startMs: number;
-  /** Call time `samples[0]` arrived. */
-  audioStartMs: number;
-  endMs: number;
-}
+/** One agent turn, as the caller heard it (PCM16 at 8 kHz). */
+export type SipHeardTurn = LineTurn;
 
 export interface SipCallOptions {
   clock: Clock;
@@ -140,12 +128,6 @@ export interface SipCallStats {
   late_ms: { p50: number; p99: number; max: number };
 }
 
-interface PlayedFrame {
-  samples: Int16Array;
-  audio: Int16Array;
-  arrivedAt: number | undefined;
-}
-
 /** The media of one SIP call. */
 export class SipCall {
   readonly #o: SipCallOptions;
@@ -154,7 +136,7 @@ export class SipCall {
   readonly #caller: Pacer;
   readonly #callerMarks = new SentMarks(SIP_RATE);
   readonly #playback: Pacer;
-  readonly #segmenter: SpeechSegmenter;
+  readonly #heard: HeardTurns;
   readonly #events = new TelephoneEventReceiver();
   readonly #dtmf?: DtmfDetector;
   readonly #ahead: LeakyBucket;
@@ -170,11 +152,7 @@ export class SipCall {
   #next: number | undefined;
   #highest: number | undefined;
   #releasedAny = false;
-  #playStart = 0;
-  #recent: PlayedFrame[] = [];
-  #turn?: { startMs: number; audioStartMs: number; chunks: PlayedFrame[] };
   #playedAudio = 0;
-  #fillRun = 0;
   #arrivals: { from: number; at: number }[] = [];
   #arrivedTotal = 0;
   #begun = false;
@@ -209,9 +187,15 @@ export class SipCall {
       ignoredPayloadType: 0,
       malformed: 0,
     };
-    this.#segmenter = new SpeechSegmenter({
+    this.#heard = new HeardTurns({
+      sampleRate: SIP_RATE,
       frameMs: SIP_FRAME_MS,
-      minSilenceMs: options.minSilenceMs ?? 600,
+      vad: options.vad,
+      ...(options.minSilenceMs !== undefined ? { minSilenceMs: options.minSilenceMs } : {}),
+      onTurn: (turn) => options.onTurn(turn),
+      onSpeechStart: (at) => options.onSpeechStart?.(at),
+      onSpeaking: () => options.onSpeaking?.(),
+      onTooLong: () => this.#bound(TURN_AUDIO_EXCEEDED),
     });
     this.#caller = new Pacer({
       clock: options.clock,
@@ -231,7 +215,7 @@ export class SipCall {
   begin(): void {
     if (this.#begun || this.#ended) return;
     this.#begun = true;
-    this.#playStart = this.#o.clock.now();
+    this.#heard.begin(this.#o.clock.now());
     this.#caller.start();
     this.#playback.start();
   }
@@ -294,7 +278,7 @@ export class SipCall {
   end(): void {
     if (this.#ended) return;
     this.#release(Infinity);
-    for (const e of this.#segmenter.flush()) if (e.type === "end") this.#endTurn(e.atMs);
+    this.#heard.finish();
     this.#ended = true;
     this.#caller.stop();
     this.#playback.stop();
@@ -433,7 +417,7 @@ export class SipCall {
     this.#over = true;
     this.#playback.clear();
     this.#held.clear();
-    this.#turn = undefined;
+    this.#heard.drop();
     this.#o.onBound?.(what);
   }
 
@@ -448,45 +432,6 @@ export class SipCall {
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
     this.#playedAudio += audioSamples;
-    this.#fillRun = frame.arrivedAt === undefined ? this.#fillRun + 1 : 0;
-    if (this.#turn) {
-      this.#turn.chunks.push(frame);
-      if (this.#turn.chunks.length * SIP_FRAME_MS > MAX_TURN_AUDIO_MS) {
-        return this.#bound(TURN_AUDIO_EXCEEDED);
-      }
-      this.#o.onSpeaking?.();
-    } else {
-      if (this.#fillRun * SIP_FRAME_MS >= HOLE_MS) this.#recent = [];
-      this.#recent.push(frame);
-      if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
-    }
-    for (const e of this.#segmenter.push(this.#o.vad.process(samples))) {
-      if (e.type === "start") {
-        const startMs = this.#playStart + e.atMs;
-        const first = this.#recent.findIndex((f) => f.arrivedAt !== undefined);
-        const chunks = first < 0 ? this.#recent.slice(-1) : this.#recent.slice(first);
-        const audioStartMs = chunks[0]!.arrivedAt ?? chunk.dueAt;
-        this.#turn = { startMs, audioStartMs, chunks };
-        this.#recent = [];
-        this.#o.onSpeechStart?.(startMs);
-      } else this.#endTurn(e.atMs);
-    }
-  }
-
-  #endTurn(atMs: number): void {
-    const turn = this.#turn;
-    this.#turn = undefined;
-    if (!turn) return;
-    this.#o.onTurn({
-      samples: placeArrived(
-        turn.chunks.flatMap((c) =>
-          c.arrivedAt === undefined ? [] : [{ samples: c.audio, at: c.arrivedAt }]
-        ),
-        SIP_RATE,
-      )?.samples ?? new Int16Array(0),
-      startMs: turn.startMs,
-      audioStartMs: turn.audioStartMs,
-      endMs: this.#playStart + atMs,
-    });
+    this.#heard.played(frame);
   }
 }
