@@ -444,7 +444,7 @@ class Call {
       audioSent: (audio, atMs, wire, gridMs) => {
         if (this.#sentAt.has(audio)) return;
         this.#sentAt.set(audio, { at: atMs, ...(wire ? { wire } : {}) });
-        if (gridMs !== undefined) this.#onTheWire(audio, gridMs);
+        if (gridMs !== undefined) this.#onTheWire(audio, atMs, gridMs);
       },
       trace: (entry) => {
         this.#outcome.traces[side].push({ ...entry, at_ms: this.#now() });
@@ -567,20 +567,22 @@ class Call {
   }
 
   /**
-   * The utterance whose audio is `audio` went out on a paced wire: its turn is where its
-   * samples are on the wire's grid, from its first sample's slot (a late first chunk is
-   * caught up, so the rest is not late with it; utterances back to back stay so). An
-   * utterance already cut keeps its cut.
+   * The utterance whose audio is `audio` went out on a paced wire, its first sample at
+   * `atMs` in its slot `gridMs`: its turn starts when that sample left and ends where its
+   * last one is on the grid (a late first chunk is caught up, so the rest is not late
+   * with it; utterances back to back stay so). An utterance already cut keeps its cut.
    */
-  #onTheWire(audio: Pcm16, gridMs: number): void {
+  #onTheWire(audio: Pcm16, atMs: number, gridMs: number): void {
     for (let i = this.#placed.length - 1; i >= 0; i--) {
       const u = this.#placed[i]!;
       if (u.utterance.audio !== audio && this.#heard.get(u.turn)?.pcm !== audio) continue;
       const turn = u.turn;
       if (turn.interrupted) return;
+      // It starts when its first sample left (none could be heard sooner) and ends where
+      // its last one is on the grid.
       const length = u.end - u.start;
-      turn.start_ms = gridMs;
-      turn.end_ms = gridMs + length;
+      turn.start_ms = atMs;
+      turn.end_ms = Math.max(atMs, gridMs + length);
       return;
     }
   }

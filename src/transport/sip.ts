@@ -627,7 +627,7 @@ export class SipParticipant implements Participant {
     const pcma = this.#media?.codec === "PCMA";
     // The record measures the caller's speech on what went out: 8 kHz G.711.
     const onSent = report
-      ? (at: number) =>
+      ? (at: number, grid: number) =>
         this.#line?.audioSent?.(
           audio,
           at,
@@ -635,6 +635,7 @@ export class SipParticipant implements Participant {
             pcma ? alawDecode(alawEncode(samples)) : mulawDecode(mulawEncode(samples)),
             SIP_RATE,
           ),
+          grid,
         )
       : undefined;
     await this.#call?.speak(samples, onSent);

@@ -29,9 +29,8 @@ import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
-import type { Vad } from "../audio/vad.ts";
-import { HeardTurns, type PlayedFrame } from "./heard_turns.ts";
-import type { LineTurn } from "./phone_voice.ts";
+import { placeArrived } from "../audio/arrival.ts";
+import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import { DtmfDetector } from "../audio/dtmf.ts";
 import {
   buildRtp,
@@ -45,6 +44,7 @@ import {
   AUDIO_AHEAD_EXCEEDED,
   audioAheadBucket,
   type LeakyBucket,
+  MAX_TURN_AUDIO_MS,
   TURN_AUDIO_EXCEEDED,
 } from "./flood_bounds.ts";
 
@@ -61,6 +61,10 @@ export const MAX_IGNORED_PACKETS = 500;
 /** A key press sent as telephone-events: held this long, then this gap to the next. */
 export const KEY_PRESS_MS = 100;
 export const KEY_GAP_MS = 100;
+/** Audio kept before a detected speech start (1 s), as on the Twilio wire. */
+const PRE_ROLL_FRAMES = 50;
+/** The line's silence this long ends a pre-roll. */
+const HOLE_MS = 200;
 
 /** Where a datagram came from. */
 export interface RtpSource {
@@ -68,8 +72,16 @@ export interface RtpSource {
   port: number;
 }
 
-/** One agent turn, as the caller heard it (PCM16 at 8 kHz). */
-export type SipHeardTurn = LineTurn;
+/** One agent turn, as the caller heard it. */
+export interface SipHeardTurn {
+  /** PCM16 at 8 kHz, from its first packet of agent audio, placed as it arrived. */
+  samples: Int16Array;
+  /** Call time the speech started and ended (VAD). */
+  startMs: number;
+  /** Call time `samples[0]` arrived. */
+  audioStartMs: number;
+  endMs: number;
+}
 
 export interface SipCallOptions {
   clock: Clock;
@@ -128,6 +140,12 @@ export interface SipCallStats {
   late_ms: { p50: number; p99: number; max: number };
 }
 
+interface PlayedFrame {
+  samples: Int16Array;
+  audio: Int16Array;
+  arrivedAt: number | undefined;
+}
+
 /** The media of one SIP call. */
 export class SipCall {
   readonly #o: SipCallOptions;
@@ -136,7 +154,7 @@ export class SipCall {
   readonly #caller: Pacer;
   readonly #callerMarks = new SentMarks(SIP_RATE);
   readonly #playback: Pacer;
-  readonly #heard: HeardTurns;
+  readonly #segmenter: SpeechSegmenter;
   readonly #events = new TelephoneEventReceiver();
   readonly #dtmf?: DtmfDetector;
   readonly #ahead: LeakyBucket;
@@ -152,7 +170,11 @@ export class SipCall {
   #next: number | undefined;
   #highest: number | undefined;
   #releasedAny = false;
+  #playStart = 0;
+  #recent: PlayedFrame[] = [];
+  #turn?: { startMs: number; audioStartMs: number; chunks: PlayedFrame[] };
   #playedAudio = 0;
+  #fillRun = 0;
   #arrivals: { from: number; at: number }[] = [];
   #arrivedTotal = 0;
   #begun = false;
@@ -187,15 +209,9 @@ export class SipCall {
       ignoredPayloadType: 0,
       malformed: 0,
     };
-    this.#heard = new HeardTurns({
-      sampleRate: SIP_RATE,
+    this.#segmenter = new SpeechSegmenter({
       frameMs: SIP_FRAME_MS,
-      vad: options.vad,
-      ...(options.minSilenceMs !== undefined ? { minSilenceMs: options.minSilenceMs } : {}),
-      onTurn: (turn) => options.onTurn(turn),
-      onSpeechStart: (at) => options.onSpeechStart?.(at),
-      onSpeaking: () => options.onSpeaking?.(),
-      onTooLong: () => this.#bound(TURN_AUDIO_EXCEEDED),
+      minSilenceMs: options.minSilenceMs ?? 600,
     });
     this.#caller = new Pacer({
       clock: options.clock,
@@ -215,7 +231,7 @@ export class SipCall {
   begin(): void {
     if (this.#begun || this.#ended) return;
     this.#begun = true;
-    this.#heard.begin(this.#o.clock.now());
+    this.#playStart = this.#o.clock.now();
     this.#caller.start();
     this.#playback.start();
   }
@@ -278,7 +294,7 @@ export class SipCall {
   end(): void {
     if (this.#ended) return;
     this.#release(Infinity);
-    this.#heard.finish();
+    for (const e of this.#segmenter.flush()) if (e.type === "end") this.#endTurn(e.atMs);
     this.#ended = true;
     this.#caller.stop();
     this.#playback.stop();
@@ -417,7 +433,7 @@ export class SipCall {
     this.#over = true;
     this.#playback.clear();
     this.#held.clear();
-    this.#heard.drop();
+    this.#turn = undefined;
     this.#o.onBound?.(what);
   }
 
@@ -432,6 +448,45 @@ export class SipCall {
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
     this.#playedAudio += audioSamples;
-    this.#heard.played(frame);
+    this.#fillRun = frame.arrivedAt === undefined ? this.#fillRun + 1 : 0;
+    if (this.#turn) {
+      this.#turn.chunks.push(frame);
+      if (this.#turn.chunks.length * SIP_FRAME_MS > MAX_TURN_AUDIO_MS) {
+        return this.#bound(TURN_AUDIO_EXCEEDED);
+      }
+      this.#o.onSpeaking?.();
+    } else {
+      if (this.#fillRun * SIP_FRAME_MS >= HOLE_MS) this.#recent = [];
+      this.#recent.push(frame);
+      if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
+    }
+    for (const e of this.#segmenter.push(this.#o.vad.process(samples))) {
+      if (e.type === "start") {
+        const startMs = this.#playStart + e.atMs;
+        const first = this.#recent.findIndex((f) => f.arrivedAt !== undefined);
+        const chunks = first < 0 ? this.#recent.slice(-1) : this.#recent.slice(first);
+        const audioStartMs = chunks[0]!.arrivedAt ?? chunk.dueAt;
+        this.#turn = { startMs, audioStartMs, chunks };
+        this.#recent = [];
+        this.#o.onSpeechStart?.(startMs);
+      } else this.#endTurn(e.atMs);
+    }
+  }
+
+  #endTurn(atMs: number): void {
+    const turn = this.#turn;
+    this.#turn = undefined;
+    if (!turn) return;
+    this.#o.onTurn({
+      samples: placeArrived(
+        turn.chunks.flatMap((c) =>
+          c.arrivedAt === undefined ? [] : [{ samples: c.audio, at: c.arrivedAt }]
+        ),
+        SIP_RATE,
+      )?.samples ?? new Int16Array(0),
+      startMs: turn.startMs,
+      audioStartMs: turn.audioStartMs,
+      endMs: this.#playStart + atMs,
+    });
   }
 }

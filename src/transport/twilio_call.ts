@@ -32,9 +32,8 @@ import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
-import type { Vad } from "../audio/vad.ts";
-import { HeardTurns, type PlayedFrame } from "./heard_turns.ts";
-import type { LineTurn } from "./phone_voice.ts";
+import { placeArrived } from "../audio/arrival.ts";
+import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import { DtmfDetector } from "../audio/dtmf.ts";
 import {
   type AgentMessage,
@@ -47,6 +46,7 @@ import {
   AUDIO_AHEAD_EXCEEDED,
   audioAheadBucket,
   LeakyBucket,
+  MAX_TURN_AUDIO_MS,
   TURN_AUDIO_EXCEEDED,
 } from "./flood_bounds.ts";
 
@@ -61,6 +61,11 @@ const MARKS_EXCEEDED =
   `sent marks and clears faster than ${MARKS_PER_SECOND} a second (beyond ${MAX_MARK_BURST} at once)`;
 /** A mark's name, at most (names are ids). */
 export const MAX_MARK_NAME_CHARS = 1024;
+/**
+ * Audio kept before a detected speech start, so a turn's first syllable is in it: the
+ * agent's audio since it last sent none, at most this many frames (1 s).
+ */
+const PRE_ROLL_FRAMES = 50;
 /** The jitter buffer's depth: the least, the most, and its step. */
 export const JITTER_MIN_MS = 20;
 export const JITTER_MAX_MS = 60;
@@ -68,8 +73,30 @@ const JITTER_STEP_MS = 20;
 /** A spurt that ran dry and got more audio within this was cut by jitter (a hole). */
 const HOLE_MS = 200;
 
-/** One agent turn, as the caller heard it (PCM16 at 8 kHz). */
-export type HeardTurn = LineTurn;
+/** A frame played to the caller; `arrivedAt`: when its agent audio arrived (none: silence fill). */
+interface PlayedFrame {
+  samples: Int16Array;
+  /** The agent's samples in it (the rest is the line's silence). */
+  audio: Int16Array;
+  arrivedAt: number | undefined;
+}
+
+/** One agent turn, as the caller heard it. */
+export interface HeardTurn {
+  /** PCM16 at 8 kHz: the turn's audio as it arrived (from its first frame of agent audio). */
+  samples: Int16Array;
+  /** Call time the speech started and ended (VAD). */
+  startMs: number;
+  /**
+   * Call time `samples[0]` arrived: the turn's first frame of the agent's audio (the
+   * audio it sent since it last sent none, at most 1 s before the speech start), as it
+   * reached the caller's end.
+   */
+  audioStartMs: number;
+  endMs: number;
+  /** The agent cut it off itself (`clear`). */
+  interrupted?: boolean;
+}
 
 export interface TwilioCallOptions {
   clock: Clock;
@@ -121,14 +148,20 @@ export class TwilioCall {
   readonly #caller: Pacer;
   readonly #callerMarks = new SentMarks(TWILIO_RATE);
   readonly #playback: Pacer;
-  readonly #heard: HeardTurns;
+  readonly #segmenter: SpeechSegmenter;
   /** Agent samples queued for playback so far, and played so far. */
   #queuedTotal = 0;
   #playedTotal = 0;
   /** Marks waiting for their audio to play, in order. */
   #marks: { name: string; at: number }[] = [];
+  /** Call time of the first played frame (the VAD's time zero). */
+  #playStart = 0;
+  #recent: PlayedFrame[] = [];
+  #turn?: { startMs: number; audioStartMs: number; chunks: PlayedFrame[] };
   /** Agent samples played or dropped so far (the index into what arrived). */
   #playedAudio = 0;
+  /** Frames of the line's own silence played in a row. */
+  #fillRun = 0;
   #begun = false;
   #ended = false;
   /** A bound was passed: nothing more is taken. */
@@ -168,15 +201,9 @@ export class TwilioCall {
     this.#markRate = new LeakyBucket(options.clock, MAX_MARK_BURST, MARKS_PER_SECOND);
     if (options.onDtmf) this.#dtmf = new DtmfDetector({ sampleRate: TWILIO_RATE });
     this.stream = new TwilioStream(options.stream);
-    this.#heard = new HeardTurns({
-      sampleRate: TWILIO_RATE,
+    this.#segmenter = new SpeechSegmenter({
       frameMs: TWILIO_FRAME_MS,
-      vad: options.vad,
-      ...(options.minSilenceMs !== undefined ? { minSilenceMs: options.minSilenceMs } : {}),
-      onTurn: (turn) => options.onTurn(turn),
-      onSpeechStart: (at) => options.onSpeechStart?.(at),
-      onSpeaking: () => options.onSpeaking?.(),
-      onTooLong: () => this.#bound(TURN_AUDIO_EXCEEDED),
+      minSilenceMs: options.minSilenceMs ?? 600,
     });
     this.#caller = new Pacer({
       clock: options.clock,
@@ -209,7 +236,7 @@ export class TwilioCall {
     this.#begun = true;
     this.#o.send(this.stream.connected());
     this.#o.send(this.stream.start());
-    this.#heard.begin(this.#o.clock.now());
+    this.#playStart = this.#o.clock.now();
     this.#caller.start();
     this.#playback.start();
   }
@@ -269,16 +296,17 @@ export class TwilioCall {
         this.#cancelBuffer();
         this.#spurt = "idle";
         const dropped = queued.length + held;
-        if (this.#heard.inTurn) {
+        const turn = this.#turn;
+        if (turn) {
           // What arrived before the clear is what the agent said (placed as it arrived).
-          const frames: PlayedFrame[] = [];
           let index = this.#playedAudio;
           for (const audio of unplayed) {
             if (audio.length === 0) continue;
-            frames.push({ samples: audio, audio, arrivedAt: this.#arrivalOf(index) });
+            turn.chunks.push({ samples: audio, audio, arrivedAt: this.#arrivalOf(index) });
             index += audio.length;
           }
-          this.#heard.cutOff(frames, this.#o.clock.now());
+          this.#segmenter.flush();
+          this.#endTurn(this.#o.clock.now() - this.#playStart, true);
         }
         this.#playedAudio += dropped;
         this.#stats.clearedMs += (dropped * 1000) / TWILIO_RATE;
@@ -335,7 +363,7 @@ export class TwilioCall {
   /** Ends the stream: a turn in progress ends, `stop` is sent, nothing more. */
   end(): void {
     if (this.#ended) return;
-    this.#heard.finish();
+    for (const e of this.#segmenter.flush()) if (e.type === "end") this.#endTurn(e.atMs);
     this.#ended = true;
     this.#caller.stop();
     this.#playback.stop();
@@ -350,7 +378,7 @@ export class TwilioCall {
     this.#playback.clear();
     this.#queuedTotal = this.#playedTotal;
     this.#marks = [];
-    this.#heard.drop();
+    this.#turn = undefined;
     this.#o.onBound?.(what);
   }
 
@@ -373,7 +401,56 @@ export class TwilioCall {
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
     this.#playedAudio += audioSamples;
-    this.#heard.played(frame);
+    this.#fillRun = frame.arrivedAt === undefined ? this.#fillRun + 1 : 0;
+    if (this.#turn) {
+      this.#turn.chunks.push(frame);
+      if (this.#turn.chunks.length * TWILIO_FRAME_MS > MAX_TURN_AUDIO_MS) {
+        return this.#bound(TURN_AUDIO_EXCEEDED);
+      }
+      this.#o.onSpeaking?.();
+    } else {
+      // The agent has sent nothing for a while: its next audio is a new pre-roll (a shorter
+      // hole is the playout's, inside what it is saying).
+      if (this.#fillRun * TWILIO_FRAME_MS >= HOLE_MS) this.#recent = [];
+      this.#recent.push(frame);
+      if (this.#recent.length > PRE_ROLL_FRAMES) this.#recent.shift();
+    }
+    for (const e of this.#segmenter.push(this.#o.vad.process(samples))) {
+      if (e.type === "start") {
+        const startMs = this.#playStart + e.atMs;
+        // The pre-roll: from its first frame of agent audio (not the line's own silence).
+        const first = this.#recent.findIndex((f) => f.arrivedAt !== undefined);
+        if (first < 0) {
+          // The VAD's own tail (after a clear) on the line's silence: no agent turn.
+          this.#segmenter.flush();
+          continue;
+        }
+        const chunks = this.#recent.slice(first);
+        const audioStartMs = chunks[0]!.arrivedAt!;
+        this.#turn = { startMs, audioStartMs, chunks };
+        this.#recent = [];
+        this.#o.onSpeechStart?.(startMs);
+      } else this.#endTurn(e.atMs);
+    }
+  }
+
+  #endTurn(atMs: number, interrupted = false): void {
+    const turn = this.#turn;
+    this.#turn = undefined;
+    if (!turn) return;
+    this.#o.onTurn({
+      // As it reached the caller: a hole the playout made is not one in what was said.
+      samples: placeArrived(
+        turn.chunks.flatMap((c) =>
+          c.arrivedAt === undefined ? [] : [{ samples: c.audio, at: c.arrivedAt }]
+        ),
+        TWILIO_RATE,
+      )?.samples ?? new Int16Array(0),
+      startMs: turn.startMs,
+      audioStartMs: turn.audioStartMs,
+      endMs: this.#playStart + atMs,
+      ...(interrupted ? { interrupted: true } : {}),
+    });
   }
 
   /** Echoes marks whose audio has played (every pending one when `all`). */
