@@ -1,43 +1,15 @@
 import assert from "node:assert/strict";
-import { Environment } from "../env/environment.ts";
-import { counterDomain, counterScenario } from "../testing/counter_domain.ts";
+import { counterEnv, counterScenario, counterSetup } from "../testing/counter_domain.ts";
+import { toneTts } from "../testing/tone_tts.ts";
 import { OracleAgent } from "../participants/oracle.ts";
 import { ScriptedUser } from "../participants/scripted_user.ts";
-import { type Pcm16, pcm16, sine } from "../audio/pcm.ts";
-import type { TtsProvider, TtsResult } from "../speech/speech.ts";
+import type { Pcm16 } from "../audio/pcm.ts";
+import type { TtsProvider } from "../speech/speech.ts";
 import { DEFAULT_LIMITS, runCall } from "./bridge.ts";
 import type { CallEvent, CallLine, CallSetup, Participant } from "./call.ts";
-import { toolSpecs } from "./tool_specs.ts";
 import { SimClock } from "../clock/clock.ts";
 import { Line } from "../audio/line/line.ts";
 import { parseLine } from "../audio/line/spec.ts";
-
-/** A TTS that gives a tone of 100 ms a word. */
-const tts: TtsProvider = {
-  info: { provider: "fake", sampleRate: 16000 },
-  synthesize(r: { text: string }): Promise<TtsResult> {
-    const words = r.text.split(/\s+/).length;
-    return Promise.resolve({ ok: true, audio: pcm16(sine(16000, 300, 100 * words, 6000), 16000) });
-  },
-  close: () => Promise.resolve(),
-};
-
-/** A fresh counter world. */
-const counterEnv = () =>
-  new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
-    today: "2024-05-15",
-    seed: "s",
-  });
-
-/** A side's setup, offered every tool of the counter domain. */
-const setup = (side: "agent" | "user"): CallSetup => ({
-  side,
-  scenario: "t",
-  domain: "test_counter",
-  prompt: "",
-  tools: toolSpecs(counterDomain, side, []),
-  seed: "s",
-});
 
 /** The oracle, noting the caller's audio it was handed and its line. */
 class ListeningOracle implements Participant {
@@ -70,13 +42,13 @@ Deno.test("audio call on a line: the agent is handed the caller's audio after th
     env,
     agent,
     user: new ScriptedUser({ opening: s.user.opening }),
-    agentSetup: setup("agent"),
-    userSetup: setup("user"),
+    agentSetup: counterSetup("agent"),
+    userSetup: counterSetup("user"),
     clock: new SimClock(),
     limits: DEFAULT_LIMITS,
     firstSpeaker: "agent",
     timedSpeech: true,
-    speech: { tts, line: { user: line } },
+    speech: { tts: toneTts, line: { user: line } },
   });
   assert.equal(out.stopReason, "agent_end");
   const caller = out.audio!.filter((a) => a.side === "user");
@@ -104,18 +76,18 @@ Deno.test("audio call in a language: TTS requests carry it", async () => {
   const env = counterEnv();
   const languages: (string | undefined)[] = [];
   const tts2: TtsProvider = {
-    ...tts,
+    ...toneTts,
     synthesize: (r) => {
       languages.push(r.language);
-      return tts.synthesize(r);
+      return toneTts.synthesize(r);
     },
   };
   await runCall({
     env,
     agent: new OracleAgent(s.expect.reference_actions!),
     user: new ScriptedUser({ opening: s.user.opening }),
-    agentSetup: setup("agent"),
-    userSetup: setup("user"),
+    agentSetup: counterSetup("agent"),
+    userSetup: counterSetup("user"),
     clock: new SimClock(),
     limits: DEFAULT_LIMITS,
     firstSpeaker: "agent",

@@ -47,6 +47,7 @@ export const VAD_FRAME_MS = 20;
 interface Heard {
   /** Call time of its first sample. */
   at: number;
+  /** Its audio, mono (made so once, not per frame). */
   audio: Pcm16;
   /** Call time the words came in (the utterance is over); unset while it plays. */
   end?: number;
@@ -90,7 +91,7 @@ export class VadOracleAgent implements Participant {
     } else if (event.type === "speech_start" && event.audio) {
       // The caller talks (again): the turn goes on, and a new utterance is heard.
       this.#stop();
-      this.#heard = { at: event.at, audio: event.audio };
+      this.#heard = { at: event.at, audio: toMono(event.audio) };
       this.#frame = 0;
       this.#voicedEnd = event.at;
     } else if (event.type === "speech" && !event.kick && this.#heard) {
@@ -147,7 +148,7 @@ export class VadOracleAgent implements Participant {
 
   /** Whether frame `k` of what the agent hears from `heard.at` on is voiced. */
   #voiced(heard: Heard, k: number): boolean {
-    const mono = toMono(heard.audio);
+    const mono = heard.audio;
     const rate = mono.sampleRate;
     const n = Math.round((rate * VAD_FRAME_MS) / 1000);
     // The utterance as far as its words came in, then the line's noise.

@@ -1,43 +1,15 @@
 import assert from "node:assert/strict";
-import { Environment } from "../env/environment.ts";
-import { counterDomain, counterScenario } from "../testing/counter_domain.ts";
+import { counterEnv, counterScenario, counterSetup } from "../testing/counter_domain.ts";
+import { toneTts } from "../testing/tone_tts.ts";
 import { ScriptedUser } from "./scripted_user.ts";
-import { pcm16, sine } from "../audio/pcm.ts";
-import type { TtsProvider, TtsResult } from "../speech/speech.ts";
 import { type CallOutcome, DEFAULT_LIMITS, runCall } from "../bridge/bridge.ts";
-import type { CallEvent, CallLine, CallSetup, Participant } from "../bridge/call.ts";
-import { toolSpecs } from "../bridge/tool_specs.ts";
+import type { CallEvent, CallLine, Participant } from "../bridge/call.ts";
 import { SimClock } from "../clock/clock.ts";
 import { Line } from "../audio/line/line.ts";
 import { parseLine } from "../audio/line/spec.ts";
 import { HANGOVER_MS, REPLY_MS, VadOracleAgent } from "./vad_oracle.ts";
 import { participantFactory } from "./registry.ts";
 import { InputError } from "../problem/problem.ts";
-
-/** A TTS that gives a tone of 100 ms a word (−18 dBFS, voiced to the end of its last frame). */
-const tts: TtsProvider = {
-  info: { provider: "fake", sampleRate: 16000 },
-  synthesize(r: { text: string }): Promise<TtsResult> {
-    const words = r.text.split(/\s+/).length;
-    return Promise.resolve({ ok: true, audio: pcm16(sine(16000, 300, 100 * words, 6000), 16000) });
-  },
-  close: () => Promise.resolve(),
-};
-
-const counterEnv = () =>
-  new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
-    today: "2024-05-15",
-    seed: "s",
-  });
-
-const setup = (side: "agent" | "user"): CallSetup => ({
-  side,
-  scenario: "t",
-  domain: "test_counter",
-  prompt: "",
-  tools: toolSpecs(counterDomain, side, []),
-  seed: "s",
-});
 
 /** One call of the VAD oracle against `user` (the scripted caller) on `line`. */
 async function call(line: string, user?: Participant): Promise<CallOutcome> {
@@ -46,13 +18,13 @@ async function call(line: string, user?: Participant): Promise<CallOutcome> {
     env: counterEnv(),
     agent: new VadOracleAgent(s.expect.reference_actions!),
     user: user ?? new ScriptedUser({ opening: s.user.opening, knownInfo: s.user.known_info }),
-    agentSetup: setup("agent"),
-    userSetup: setup("user"),
+    agentSetup: counterSetup("agent"),
+    userSetup: counterSetup("user"),
     clock: new SimClock(),
     limits: DEFAULT_LIMITS,
     firstSpeaker: "agent",
     timedSpeech: true,
-    speech: { tts, line: { user: new Line(parseLine(line), 7) } },
+    speech: { tts: toneTts, line: { user: new Line(parseLine(line), 7) } },
   });
 }
 

@@ -9,6 +9,9 @@ import { endConversationTool } from "../domains/common.ts";
 import type { ScenarioInput } from "../scenario/scenario.ts";
 import { ScenarioSchema } from "../scenario/scenario.ts";
 import { dbHash } from "../canonical/hash.ts";
+import { Environment } from "../env/environment.ts";
+import type { CallSetup } from "../bridge/call.ts";
+import { toolSpecs } from "../bridge/tool_specs.ts";
 
 const add: ToolDef<{ n: number }> = {
   name: "add",
@@ -53,6 +56,26 @@ export const counterDomain: Domain = {
     message: `${tool.name}: ${error.issues[0]?.message ?? "invalid"}`,
   }),
 };
+
+/** A fresh counter world: the count at 0, no button pressed. */
+export function counterEnv(): Environment {
+  return new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
+    today: "2024-05-15",
+    seed: "s",
+  });
+}
+
+/** A side's setup of a counter call, offered every tool the domain gives that side. */
+export function counterSetup(side: "agent" | "user"): CallSetup {
+  return {
+    side,
+    scenario: "t",
+    domain: "test_counter",
+    prompt: "",
+    tools: toolSpecs(counterDomain, side, []),
+    seed: "s",
+  };
+}
 
 /** A counter scenario whose gold adds 2 then 3 and presses the caller's "ok" button. */
 export function counterScenario(overrides: Partial<ScenarioInput> = {}) {

@@ -109,14 +109,17 @@ Deno.test("TwilioCall: a clear ends the agent's turn there, cut off, with the au
   await clock.advance(500);
   // The agent speaks in real time, 20 ms a frame, and clears after 600 ms of it.
   const speech = mulawEncode(voicedSignal(8000, 2000, 4));
-  for (let k = 0; k < 30; k++) {
-    call.receive({
-      event: "media",
-      streamSid: "MZ1",
-      mulaw: speech.subarray(k * 160, k * 160 + 160),
-    });
-    await clock.advance(20);
-  }
+  const speak600ms = async () => {
+    for (let k = 0; k < 30; k++) {
+      call.receive({
+        event: "media",
+        streamSid: "MZ1",
+        mulaw: speech.subarray(k * 160, k * 160 + 160),
+      });
+      await clock.advance(20);
+    }
+  };
+  await speak600ms();
   assert.equal(turns.length, 0, "still speaking");
   call.receive({ event: "clear", streamSid: "MZ1" });
   assert.equal(turns.length, 1, "the clear ends the turn");
@@ -127,14 +130,7 @@ Deno.test("TwilioCall: a clear ends the agent's turn there, cut off, with the au
   assert.equal(turn.samples.length, 30 * 160);
   // The VAD's tail on the silence after it is no turn; the agent's next audio is a new one.
   await clock.advance(400);
-  for (let k = 0; k < 30; k++) {
-    call.receive({
-      event: "media",
-      streamSid: "MZ1",
-      mulaw: speech.subarray(k * 160, k * 160 + 160),
-    });
-    await clock.advance(20);
-  }
+  await speak600ms();
   await clock.advance(1000);
   assert.equal(turns.length, 2);
   assert.equal(turns[1]!.audioStartMs, 1500);
