@@ -65,13 +65,14 @@ export interface BehaveSession {
   /** Drops what is still queued to play. */
   clear(): void;
   /**
-   * Where the audio it played last ended on its pacing grid (performance.now(): the last
-   * chunk's slot plus its audio): with a turn's start, the yield it produced.
+   * Where the audio it played last ended as heard (performance.now(): the last chunk's
+   * slot plus its audio, plus how late the play's first chunk left): with a turn's
+   * start, the yield it produced.
    */
   audioEndAt(): number;
   /**
-   * Where the audio it played last began on its pacing grid (performance.now(): the
-   * slot of its first chunk).
+   * When the audio it played last began (performance.now(): when its first chunk left,
+   * its slot or later if its timer fired late).
    */
   audioStartAt(): number;
   /** When the last sound of the caller heard so far ended (performance.now()). */
@@ -171,6 +172,8 @@ function openSession(
   let audioStart = -Infinity;
   /** The next chunk with audio begins a play. */
   let playBegins = false;
+  /** How late the first chunk of the play now sent left after its slot. */
+  let playLag = 0;
   /** When the last sound of the turn now heard arrived. */
   let lastSoundAt = -Infinity;
   const listeners: ((m: RtviMessage) => void)[] = [];
@@ -197,9 +200,14 @@ function openSession(
     onChunk: (chunk) => {
       if (socket.readyState !== WebSocket.OPEN) return;
       if (chunk.audioSamples > 0) {
-        // On its grid: a late timer's chunks are in their slots as the caller places them.
-        audioEnd = wallOffset + chunk.dueAt + (chunk.audioSamples * 1000) / rate;
-        if (playBegins) audioStart = wallOffset + chunk.dueAt;
+        // As its listener hears it: a play begins when its first chunk left (a late
+        // timer's first chunk is that late for whoever hears it), and the chunks after it
+        // follow on from there, caught up on the grid and played one after the other.
+        if (playBegins) {
+          playLag = Math.max(0, performance.now() - (wallOffset + chunk.dueAt));
+          audioStart = wallOffset + chunk.dueAt + playLag;
+        }
+        audioEnd = wallOffset + chunk.dueAt + playLag + (chunk.audioSamples * 1000) / rate;
         playBegins = false;
       }
       if (framing === "twilio") {

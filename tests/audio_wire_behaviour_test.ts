@@ -187,7 +187,9 @@ Deno.test("a text turn without brackets starts at its first fragment: a bot answ
     assert.deepEqual(agentTurns(out), ["Sure. Done, goodbye."]);
     const ms = out.latency[0]!.response_ms;
     assert.ok(delay >= 17);
-    assert.ok(Math.abs(ms - delay) <= 5, `response_ms ${ms}, the bot answered in ${delay} ms`);
+    // Bot and caller share this process's event loop: a pause of it (GC) between the
+    // bot's send and the caller's read stamps the fragment late by that much.
+    assert.ok(Math.abs(ms - delay) <= 10, `response_ms ${ms}, the bot answered in ${delay} ms`);
   } finally {
     await agent.close();
   }
@@ -330,7 +332,7 @@ Deno.test("an audio bot that sends text and no audio is marked harness_playout, 
  * Speaks 6 s; with `yieldMs`, stops that long after the caller's speech reached it, and
  * logs the yield it produced (its audio's end as sent less the caller's first sound).
  */
-function longTalker(yieldMs?: number, log: { producedMs?: number } = {}) {
+function longTalker(yieldMs?: number, log: { producedMs?: number; agentView?: string } = {}) {
   return async (s: BehaveSession) => {
     s.send(rtvi("bot-started-speaking"));
     s.send(rtvi("bot-tts-text", { text: "Let me read you our whole policy on changes." }));
@@ -341,6 +343,10 @@ function longTalker(yieldMs?: number, log: { producedMs?: number } = {}) {
           await sleep(yieldMs - (performance.now() - s.callerTurns[i]!.startAt));
           s.clear();
           log.producedMs = s.audioEndAt() - s.callerTurns[i]!.startAt;
+          const from = s.audioStartAt();
+          log.agentView = `agent: caller +${(s.callerTurns[i]!.startAt - from).toFixed(1)}, end +${
+            (s.audioEndAt() - from).toFixed(1)
+          }`;
         });
     }
     await played;
@@ -377,7 +383,7 @@ for (const framing of ["json", "protobuf"] as const) {
       fn: async () => {
         const { measureAudio } = await import("../src/runner/audio_metrics.ts");
         await warmUp();
-        const log: { producedMs?: number } = {};
+        const log: { producedMs?: number; agentView?: string } = {};
         const agent = startBehaveAgent(longTalker(yieldMs, log), { frameMs: 10 });
         try {
           const out = await audioCall({ url: agent.url, framing }, {
@@ -394,9 +400,16 @@ for (const framing of ["json", "protobuf"] as const) {
           // synthesis), not after the agent's 6 s.
           const into = b.at_ms - out.turns[b.agent_turn]!.start_ms;
           assert.ok(into >= 1500 && into < 2000, `${into} ms in`);
+          // Where each end put the caller's onset and the agent's audio end, from the
+          // start of the agent's audio: which of the two a yield error comes from.
+          const start = out.turns[b.agent_turn]!.start_ms;
+          const views = `harness: caller +${(b.at_ms - start).toFixed(1)}, end +${
+            (b.at_ms + b.yield_ms - start).toFixed(1)
+          }; ${log.agentView ?? "agent: -"}`;
           console.log(
             `${framing} ${what}: cut in ${into.toFixed(0)} ms in, yield ${b.yield_ms} ms` +
-              (log.producedMs === undefined ? "" : `, produced ${log.producedMs.toFixed(1)} ms`),
+              (log.producedMs === undefined ? "" : `, produced ${log.producedMs.toFixed(1)} ms`) +
+              ` (${views})`,
           );
           if (yieldMs === undefined) assert.equal(b.yielded, false, JSON.stringify(b));
           else {
@@ -404,10 +417,12 @@ for (const framing of ["json", "protobuf"] as const) {
             // Against the yield the agent produced (its timer may fire late under load):
             // from the caller's first sound as it came to the end of its audio as sent.
             const produced = log.producedMs!;
-            assert.ok(produced >= yieldMs && produced < yieldMs + 100, `produced ${produced}`);
+            // Its audio ends on its 10 ms grid: a chunk whose timer had not fired yet when
+            // it cleared is not sent, so it may stop up to a chunk short of its timer.
+            assert.ok(produced > yieldMs - 10 && produced < yieldMs + 100, `produced ${produced}`);
             assert.ok(
               Math.abs(b.yield_ms - produced) <= 20,
-              `yield ${b.yield_ms} ms, produced ${produced.toFixed(1)} ms`,
+              `yield ${b.yield_ms} ms, produced ${produced.toFixed(1)} ms (${views})`,
             );
           }
         } finally {
