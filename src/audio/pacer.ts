@@ -119,10 +119,33 @@ export class RealTimeTicker {
     if (this.#heap.length === 0) this.#disarm();
   }
 
+  /**
+   * Ticks every entry already due, if any, without waiting for the timer: a stream of
+   * other work (a socket's frames read in one batch) calls this between its items, so
+   * the chunks that came due meanwhile go out then, not after the whole batch.
+   */
+  poll(): void {
+    const head = this.#heap[0];
+    if (head === undefined || head.dueWall > performance.now()) return;
+    this.#disarm();
+    try {
+      this.#run();
+    } catch (error) {
+      // A pacer's failing `onChunk` is thrown as from the timer, not into the caller.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  }
+
   #wake = (): void => {
     this.#timer = undefined;
     this.#timerAt = Infinity;
     this.wakeups++;
+    this.#run();
+  };
+
+  #run(): void {
     const now = performance.now();
     // Entries due now, taken off first: a tick reschedules its entry for its next slot.
     const due: TickerEntry[] = [];
@@ -142,7 +165,7 @@ export class RealTimeTicker {
     }
     this.#arm();
     if (failure) throw failure.error;
-  };
+  }
 
   #arm(): void {
     const head = this.#heap[0];

@@ -189,3 +189,68 @@ Deno.test("Pacer.takeQueued() drops what is still queued and returns it, from wh
   assert.equal(chunks.length, 1, "nothing more to send");
   pacer.stop();
 });
+
+/** Runs 120 ms of work in one task, calling `between` after each 1 ms of it. */
+function busyFor(between: () => void): void {
+  const until = performance.now() + 120;
+  let next = performance.now() + 1;
+  while (performance.now() < until) {
+    if (performance.now() >= next) {
+      between();
+      next += 1;
+    }
+  }
+}
+
+for (const polled of [true, false]) {
+  Deno.test(`Pacers on the real clock ${polled ? "send on time" : "wait"} through a long task that ${polled ? "polls" : "does not poll"} the ticker`, async () => {
+    const chunks: PacedChunk[] = [];
+    const pacer = new Pacer({
+      clock: new RealClock(),
+      sampleRate: 16000,
+      chunkMs: 20,
+      onChunk: (c) => chunks.push(c),
+    });
+    pacer.start();
+    try {
+      await new Promise((r) => setTimeout(r, 30));
+      const before = chunks.length;
+      // A socket's batch of frames read in one task, polling between frames (or not).
+      busyFor(polled ? () => realTimeTicker.poll() : () => {});
+      const during = chunks.slice(before);
+      if (polled) {
+        // 120 ms of 20 ms slots: each sent within the millisecond its slot came.
+        assert.ok(during.length >= 5, `${during.length} chunks during the task`);
+        for (const c of during) assert.ok(c.sentAt - c.dueAt < 3, `${c.sentAt - c.dueAt} ms late`);
+      } else assert.equal(during.length, 0, "nothing is sent until the task ends");
+    } finally {
+      pacer.stop();
+    }
+    assert.equal(realTimeTicker.size, 0);
+  });
+}
+
+Deno.test("A pacer whose onChunk throws during a poll does not throw into the poller", async () => {
+  const bad = new Pacer({
+    clock: new RealClock(),
+    sampleRate: 16000,
+    onChunk: (c) => {
+      if (c.index === 1) throw new Error("boom");
+    },
+  });
+  const errors: unknown[] = [];
+  const onError = (e: ErrorEvent) => {
+    e.preventDefault();
+    errors.push(e.error);
+  };
+  globalThis.addEventListener("error", onError);
+  try {
+    bad.start();
+    busyFor(() => realTimeTicker.poll());
+    await new Promise((r) => setTimeout(r, 0));
+  } finally {
+    bad.stop();
+    globalThis.removeEventListener("error", onError);
+  }
+  assert.ok(errors.some((e) => e instanceof Error && e.message === "boom"));
+});

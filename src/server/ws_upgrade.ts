@@ -16,6 +16,7 @@ import { type IncomingMessage, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { defineWebSocketHelper, type UpgradeWebSocket, WSContext, type WSEvents } from "hono/ws";
 import { type WebSocket, WebSocketServer } from "ws";
+import { realTimeTicker } from "../audio/pacer.ts";
 
 /** How long a closing handshake may take before the socket is cut, ms. */
 const CLOSE_TIMEOUT_MS = 2_000;
@@ -97,6 +98,8 @@ export function wsUpgrader(options: { maxPayload: number }): WsUpgrader {
       close: (code, reason) => ws.close(code, reason),
     });
     ws.on("message", (data: Buffer | ArrayBuffer, isBinary: boolean) => {
+      // Frames come in batches: the chunks due meanwhile go out first.
+      realTimeTicker.poll();
       // Binary: an ArrayBuffer (binaryType); text: a Buffer, already checked as UTF-8.
       const message = isBinary ? data as ArrayBuffer : (data as Buffer).toString();
       events.onMessage?.(new MessageEvent("message", { data: message }), ctx);

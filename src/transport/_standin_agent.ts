@@ -14,7 +14,7 @@ import { voicedSignal } from "../audio/_test_signals.ts";
 import { pcm16, pcm16FromBytes, pcm16ToBytes } from "../audio/pcm.ts";
 import type { TtsProvider, TtsResult } from "../speech/speech.ts";
 import { SpeechSegmenter, Vad } from "../audio/vad.ts";
-import { Pacer } from "../audio/pacer.ts";
+import { Pacer, realTimeTicker } from "../audio/pacer.ts";
 import { RealClock } from "../clock/clock.ts";
 import { type Framing, readFrame, writeFrame } from "../protocol/framing.ts";
 import {
@@ -232,6 +232,7 @@ async function runSession(
     }
   };
   socket.onmessage = (event) => {
+    realTimeTicker.poll();
     const data = event.data as string | ArrayBuffer;
     if (typeof data !== "string") session.framing = "protobuf";
     const frame = readFrame(data);
@@ -351,6 +352,7 @@ function runTwilioSession(socket: WebSocket, session: StandinSession, options: S
     }
   };
   socket.onmessage = (event) => {
+    realTimeTicker.poll();
     if (typeof event.data !== "string" || closed) return;
     let m: { event?: string; streamSid?: string; media?: { payload?: string } };
     try {

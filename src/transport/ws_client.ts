@@ -22,6 +22,7 @@
  */
 import { type Clock, ParticipantError } from "../bridge/call.ts";
 import type { Side } from "../domains/domain.ts";
+import { realTimeTicker } from "../audio/pacer.ts";
 
 /**
  * What a mapping uses of a client WebSocket: the WHATWG interface, which both the
@@ -247,6 +248,8 @@ async function open(options: WsClientOptions): Promise<WsClient | AttemptFailure
       if (done) return; // timed out meanwhile: this socket is being closed
       opened = true;
       ws.onmessage = (event) => {
+        // Frames come in batches: the chunks due meanwhile go out first.
+        realTimeTicker.poll();
         const data = event.data;
         if (typeof data !== "string" && !(data instanceof ArrayBuffer)) {
           return options.onGarbage("a frame of an unexpected type");
