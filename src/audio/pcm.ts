@@ -90,9 +90,16 @@ export function concatSamples(parts: readonly Int16Array[]): Int16Array {
   return out;
 }
 
+/** This host stores numbers little-endian, as PCM16 on the wire is: bytes copy as they are. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
 /** Samples as little-endian bytes (a copy; correct on any host byte order). */
 export function pcm16ToBytes(samples: Int16Array): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(samples.length * 2);
+  if (LITTLE_ENDIAN) {
+    out.set(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+    return out;
+  }
   const view = new DataView(out.buffer);
   for (let i = 0; i < samples.length; i++) view.setInt16(i * 2, samples[i]!, true);
   return out;
@@ -106,6 +113,10 @@ export function pcm16FromBytes(
     return { ok: false, message: `PCM16 audio has an odd byte count (${bytes.length})` };
   }
   const samples = new Int16Array(bytes.length / 2);
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(samples.buffer).set(bytes);
+    return { ok: true, samples };
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(i * 2, true);
   return { ok: true, samples };

@@ -61,3 +61,14 @@ Deno.test("interleave() pads the shorter channel and toMono() averages", () => {
   assert.deepEqual([...st], [10, 30, 20, 0]);
   assert.deepEqual([...toMono(pcm16(st, 8000, 2)).samples], [20, 10]);
 });
+
+Deno.test("PCM16 bytes are little-endian from views at any offset, both ways", () => {
+  const whole = Int16Array.of(0, 1, -1, 256, -32768, 32767, 0x1234);
+  const view = whole.subarray(2, 6); // -1, 256, -32768, 32767
+  assert.deepEqual([...pcm16ToBytes(view)], [0xff, 0xff, 0x00, 0x01, 0x00, 0x80, 0xff, 0x7f]);
+  // Bytes at an odd offset of their buffer (a frame's payload inside a message).
+  const framed = Uint8Array.of(9, 0xff, 0xff, 0x00, 0x01, 0x00, 0x80, 0xff, 0x7f, 9);
+  const got = pcm16FromBytes(framed.subarray(1, 9));
+  assert.ok(got.ok);
+  assert.deepEqual([...got.samples], [-1, 256, -32768, 32767]);
+});

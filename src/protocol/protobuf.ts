@@ -138,6 +138,7 @@ function readMessageData(bytes: Uint8Array): string {
 
 const UINT64_LIMIT = 1n << 64n;
 const UINT32_MAX = 0xffff_ffff;
+const UINT32_MAX_BIG = BigInt(UINT32_MAX);
 
 /** Bytes of `value` (0 to 2^64 - 1) as a base-128 varint. */
 export function encodeVarintBigInt(value: bigint): Uint8Array {
@@ -157,6 +158,16 @@ export function readVarintBigInt(
   bytes: Uint8Array,
   offset: number,
 ): { value: bigint; next: number } {
+  // Up to four bytes (under 2^28, most fields: rates, channels, lengths) the value is
+  // summed in a 32-bit integer and made a BigInt once.
+  let small = 0;
+  for (let i = 0; i < 4; i++) {
+    const at = offset + i;
+    if (at >= bytes.length) throw new ProtobufError("truncated varint", "truncated");
+    const b = bytes[at]!;
+    small |= (b & 0x7f) << (7 * i);
+    if ((b & 0x80) === 0) return { value: BigInt(small), next: at + 1 };
+  }
   let value = 0n;
   for (let i = 0; i < 10; i++) {
     const at = offset + i;
@@ -410,7 +421,7 @@ function readFields(
     if (type === "string") v = utf8(value as Uint8Array, `${kind} field ${field}`);
     else if (type === "bytes") v = value as Uint8Array;
     else if (type === "uint32") {
-      if ((value as bigint) > BigInt(UINT32_MAX)) {
+      if ((value as bigint) > UINT32_MAX_BIG) {
         throw new ProtobufError(`${kind} field ${field} is out of range for uint32`);
       }
       v = Number(value);
@@ -429,6 +440,13 @@ function str(v: FieldValue | undefined): string {
 }
 
 function utf8(bytes: Uint8Array, what: string): string {
+  // Short ASCII (a frame's name, a transcript's timestamp) is its own UTF-8: read in JS,
+  // without a call into the decoder for every frame.
+  if (bytes.length <= 64) {
+    let ascii = true;
+    for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) ascii = false;
+    if (ascii) return String.fromCharCode(...bytes);
+  }
   try {
     return decoder.decode(bytes);
   } catch {

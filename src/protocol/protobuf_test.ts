@@ -10,8 +10,10 @@ import {
   encodeTextFrame,
   encodeTranscriptionFrame,
   encodeVarint,
+  encodeVarintBigInt,
   ProtobufError,
   readVarint,
+  readVarintBigInt,
 } from "./protobuf.ts";
 
 const assertThrowsProtobuf = (fn: () => unknown, pattern: RegExp) =>
@@ -320,4 +322,22 @@ Deno.test("encodeAudioFrame refuses audio the guard refuses", () => {
     () => encodeAudioFrame({ pcm: new Uint8Array(4), sampleRate: 16001, numChannels: 1 }),
     (e: unknown) => e instanceof AudioPayloadError && e.problem.code === "bad_sample_rate",
   );
+});
+
+Deno.test("uint64 varints read back exactly on both sides of each byte-length step", () => {
+  const values = [0n, 1n, 127n, 128n, 16383n, 16384n, (1n << 21n) - 1n, 1n << 21n];
+  values.push((1n << 28n) - 1n, 1n << 28n, (1n << 32n) - 1n, 1n << 53n, (1n << 64n) - 1n);
+  for (const v of values) {
+    const bytes = encodeVarintBigInt(v);
+    assert.deepEqual(readVarintBigInt(bytes, 0), { value: v, next: bytes.length }, `${v}`);
+    // Cut short anywhere: truncated, never a smaller value.
+    for (let cut = 0; cut < bytes.length; cut++) {
+      assert.throws(
+        () => readVarintBigInt(bytes.subarray(0, cut), 0),
+        /truncated/,
+        `${v} cut ${cut}`,
+      );
+    }
+  }
+  assert.throws(() => readVarintBigInt(new Uint8Array(10).fill(0xff), 0), /longer than 10/);
 });
