@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { speechSpan, trimSilence } from "./energy.ts";
+import { frameLevels, speechSpan, trimSilence } from "./energy.ts";
+import { dbfs } from "./pcm.ts";
 import { voicedSignal } from "./_test_signals.ts";
 
 /** `leadMs` of noise at `noiseDb` dBFS, `speechMs` of voice, `tailMs` of the same noise. */
@@ -49,4 +50,20 @@ Deno.test("trimSilence cuts leading and trailing near-silence on 10 ms frames; d
   assert.equal(speechSpan(new Int16Array(1600), rate), undefined);
   const silent = new Int16Array(1600);
   assert.equal(trimSilence(silent, rate), silent);
+});
+
+Deno.test("frameLevels() is each 10 ms frame's dbfs exactly, the short last frame and silence too", () => {
+  let x = 7;
+  const samples = Int16Array.from({ length: 16000 + 57 }, (_, i) => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return i >= 3200 && i < 4800 ? 0 : (x % 65536) - 32768;
+  });
+  const levels = frameLevels(samples, 16000);
+  assert.equal(levels.length, 101);
+  for (let f = 0; f < levels.length; f++) {
+    // Against the generic loop (a plain array of the frame's samples).
+    const frame = Array.from(samples.subarray(f * 160, (f + 1) * 160));
+    assert.equal(levels[f], dbfs(frame), `frame ${f}`);
+  }
+  assert.equal(levels[25], -Infinity);
 });

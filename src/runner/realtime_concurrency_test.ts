@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { SimClock } from "../clock/clock.ts";
 import { LatenessMeter } from "../audio/lateness.ts";
-import { CALLS_PER_IDLE_CORE, realTimeConcurrency, RealTimeGate } from "./realtime_concurrency.ts";
+import {
+  CALLS_PER_IDLE_CORE,
+  realTimeConcurrency,
+  RealTimeGate,
+  START_SPACING_MS,
+} from "./realtime_concurrency.ts";
 
 /** A gate on a simulated clock whose process uses `cores` of CPU all along. */
 function gateAt(clock: SimClock, meter: LatenessMeter, cores: number): RealTimeGate {
@@ -99,4 +104,20 @@ Deno.test("the lateness meter pools percentiles to 0.05 ms and windows them by s
   assert.equal(meter.recent(10_000, 12_000).count, 0, "both seconds have left the window");
   meter.reset();
   assert.equal(meter.summary().count, 0);
+});
+
+Deno.test("calls start spaced out: five asked for at once start 20 ms apart, the first at once", async () => {
+  const clock = new SimClock();
+  const meter = new LatenessMeter();
+  const gate = gateAt(clock, meter, 1);
+  const started: number[] = [];
+  for (let i = 0; i < 5; i++) void gate.admit().then(() => started.push(clock.now()));
+  await clock.advance(0);
+  assert.deepEqual(started, [0]);
+  await clock.advance(200);
+  assert.deepEqual(started, [0, 1, 2, 3, 4].map((k) => k * START_SPACING_MS));
+  // One asked for long after the last starts at once.
+  await gate.admit();
+  assert.equal(clock.now(), 200);
+  assert.equal(gate.held, 0);
 });

@@ -18,9 +18,7 @@
  *
  * @module
  */
-import { type Pcm16, pcm16 } from "../audio/pcm.ts";
-import { resample } from "../audio/resample.ts";
-import { trimSilence } from "../audio/energy.ts";
+import { pcm16 } from "../audio/pcm.ts";
 import { FLITE_VOICES, type FliteVoice, fliteVoiceRate, isFliteVoice } from "./_flite_wasi.ts";
 import type { FliteAnswer, FliteJob } from "./tts_flite_worker.ts";
 import {
@@ -122,18 +120,13 @@ export class FliteTts implements TtsProvider {
       this.#dir = undefined;
       return ttsError("flite", `Cannot make a temp dir for flite: ${(e as Error).message}`);
     }
-    const answer = await this.#ask({ id: this.#nextId++, voice, text, dir });
+    // Trimmed of flite's near-silence and at `rate`, by the Worker.
+    const answer = await this.#ask({ id: this.#nextId++, voice, text, dir, rate });
     if (!answer.ok) return ttsError("flite", answer.message);
-    // Flite's leading and trailing near-silence (a fading tail of 150-290 ms) is cut,
-    // so the utterance ends where its speech ends by energy (src/audio/energy.ts).
-    let audio: Pcm16 = pcm16(trimSilence(answer.samples, answer.sampleRate), answer.sampleRate);
-    if (audio.sampleRate !== rate) {
-      audio = pcm16(resample(audio.samples, audio.sampleRate, rate), rate);
-    }
     this.#stats.synthesized++;
     this.#stats.synthMs += answer.ms;
-    this.#stats.audioMs += (answer.samples.length * 1000) / answer.sampleRate;
-    return { ok: true, audio };
+    this.#stats.audioMs += answer.audioMs;
+    return { ok: true, audio: pcm16(answer.samples, answer.sampleRate) };
   }
 
   #ask(job: FliteJob): Promise<FliteAnswer> {
