@@ -219,6 +219,17 @@ export class RealTimeTicker {
 /** The ticker every pacer on a real clock uses. */
 export const realTimeTicker: RealTimeTicker = new RealTimeTicker();
 
+/**
+ * Lets the event loop run (timers, sockets) before a long piece of work goes on, while
+ * real-time pacers are running in this thread: work of tens of ms done in one go (a
+ * finished call's measures) would hold every other call's chunks and stamp their
+ * peers' frames late. Resolves at once when no pacer runs on a real clock.
+ */
+export function yieldToRealTime(): Promise<void> {
+  if (realTimeTicker.size === 0) return Promise.resolve();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Paces queued audio onto a fixed chunk grid. */
 export class Pacer {
   readonly chunkMs: number;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { RealClock, SimClock } from "../clock/clock.ts";
 import type { Clock } from "../bridge/call.ts";
-import { type PacedChunk, Pacer, realTimeTicker } from "./pacer.ts";
+import { type PacedChunk, Pacer, realTimeTicker, yieldToRealTime } from "./pacer.ts";
 
 function collect(clock: Clock, options: Partial<ConstructorParameters<typeof Pacer>[0]> = {}) {
   const chunks: PacedChunk[] = [];
@@ -253,4 +253,23 @@ Deno.test("A pacer whose onChunk throws during a poll does not throw into the po
     globalThis.removeEventListener("error", onError);
   }
   assert.ok(errors.some((e) => e instanceof Error && e.message === "boom"));
+});
+
+Deno.test("yieldToRealTime() lets timers run first while a real-clock pacer runs, and not otherwise", async () => {
+  let fired = false;
+  setTimeout(() => fired = true, 0);
+  await yieldToRealTime();
+  assert.equal(fired, false, "no pacer on the real clock: it resolves without a turn of the loop");
+  const pacer = new Pacer({ clock: new RealClock(), sampleRate: 16000, onChunk: () => {} });
+  pacer.start();
+  try {
+    let late = false;
+    setTimeout(() => late = true, 0);
+    await yieldToRealTime();
+    assert.equal(late, true, "with one running, the timers due come first");
+  } finally {
+    pacer.stop();
+  }
+  await new Promise((r) => setTimeout(r, 1));
+  assert.equal(fired, true);
 });

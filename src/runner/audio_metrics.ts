@@ -16,6 +16,7 @@ import type { Side } from "../domains/domain.ts";
 import { interleave, type Pcm16, pcm16 } from "../audio/pcm.ts";
 import { resample } from "../audio/resample.ts";
 import { SpeechSegmenter, Vad } from "../audio/vad.ts";
+import { yieldToRealTime } from "../audio/pacer.ts";
 import { speechSpan } from "../audio/energy.ts";
 import { writeWavFile } from "../audio/wav.ts";
 import { sha256Hex } from "../canonical/hash.ts";
@@ -111,6 +112,8 @@ async function voicedSegments(
   try {
     for (const a of audio) {
       if (a.side !== side || !a.utterance.audio) continue;
+      // Calls still running keep their time while this one's are measured.
+      await yieldToRealTime();
       // The caller's timing is the harness's own (its clean audio) where it went out on
       // the wire; the agent's is what callbench heard of it (after the line, both ways).
       const { start, end } = placement(a);

@@ -150,7 +150,9 @@ async function makeSpeech(o: SpeechOptions): Promise<OpenSpeech> {
     // Each thread's flite makes its own: on 2 Workers, sharing flite's utterances halved
     // the syntheses but made the run 20% longer (one Worker's engine made most of them
     // while the other's idled), so only a remote TTS, billed per request, is shared.
-    tts = new FliteTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
+    const flite = new FliteTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
+    flite.start();
+    tts = flite;
   } else {
     if (!o.tts.base_url) throw new Error("TTS openai needs a base URL");
     const { OpenAiTts } = await import("./tts_openai.ts");

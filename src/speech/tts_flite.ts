@@ -141,6 +141,14 @@ export class FliteTts implements TtsProvider {
     });
   }
 
+  /**
+   * Starts the Worker now, not at the first utterance: making a Worker holds this thread
+   * for tens of ms, which on a real-time run would be in the middle of live calls.
+   */
+  start(): void {
+    this.#startWorker();
+  }
+
   #startWorker(): Worker {
     if (this.#worker) return this.#worker;
     const worker = new Worker(new URL("./tts_flite_worker.ts", import.meta.url).href, {
