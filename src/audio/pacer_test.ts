@@ -219,9 +219,10 @@ for (const polled of [true, false]) {
       busyFor(polled ? () => realTimeTicker.poll() : () => {});
       const during = chunks.slice(before);
       if (polled) {
-        // 120 ms of 20 ms slots: each sent within the millisecond its slot came.
+        // 120 ms of 20 ms slots: each sent at the poll after its slot came, a millisecond
+        // on (and any pause of the loop's own), not at the task's end.
         assert.ok(during.length >= 5, `${during.length} chunks during the task`);
-        for (const c of during) assert.ok(c.sentAt - c.dueAt < 3, `${c.sentAt - c.dueAt} ms late`);
+        for (const c of during) assert.ok(c.sentAt - c.dueAt < 8, `${c.sentAt - c.dueAt} ms late`);
       } else assert.equal(during.length, 0, "nothing is sent until the task ends");
     } finally {
       pacer.stop();
