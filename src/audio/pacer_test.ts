@@ -14,6 +14,33 @@ function collect(clock: Clock, options: Partial<ConstructorParameters<typeof Pac
   return { pacer, chunks };
 }
 
+/** A real-clock pacer whose `onChunk` throws "boom" at its second chunk. */
+function boomPacer(): Pacer {
+  return new Pacer({
+    clock: new RealClock(),
+    sampleRate: 16000,
+    onChunk: (c) => {
+      if (c.index === 1) throw new Error("boom");
+    },
+  });
+}
+
+/** The errors thrown uncaught (as `error` events) while `fn` runs. */
+async function uncaughtErrors(fn: () => Promise<void>): Promise<unknown[]> {
+  const errors: unknown[] = [];
+  const onError = (e: ErrorEvent) => {
+    e.preventDefault();
+    errors.push(e.error);
+  };
+  globalThis.addEventListener("error", onError);
+  try {
+    await fn();
+  } finally {
+    globalThis.removeEventListener("error", onError);
+  }
+  return errors;
+}
+
 Deno.test("Pacer sends 512-byte chunks on the 16 ms grid with no drift over 60 s", async () => {
   const clock = new SimClock();
   const { pacer, chunks } = collect(clock);
@@ -147,29 +174,15 @@ Deno.test("Pacers on the real clock share one timer: fewer timers than chunks, e
 Deno.test("A pacer whose onChunk throws does not stop the other pacers on the ticker", async () => {
   const real = new RealClock();
   let good = 0;
-  const bad = new Pacer({
-    clock: real,
-    sampleRate: 16000,
-    onChunk: (c) => {
-      if (c.index === 1) throw new Error("boom");
-    },
-  });
+  const bad = boomPacer();
   const fine = new Pacer({ clock: real, sampleRate: 16000, onChunk: () => good++ });
-  const errors: unknown[] = [];
-  const onError = (e: ErrorEvent) => {
-    e.preventDefault();
-    errors.push(e.error);
-  };
-  globalThis.addEventListener("error", onError);
-  try {
+  const errors = await uncaughtErrors(async () => {
     bad.start();
     fine.start();
     await new Promise((r) => setTimeout(r, 200));
-  } finally {
     bad.stop();
     fine.stop();
-    globalThis.removeEventListener("error", onError);
-  }
+  });
   assert.ok(good >= 8, `${good} chunks from the good pacer`);
   assert.ok(errors.some((e) => e instanceof Error && e.message === "boom"));
 });
@@ -220,9 +233,9 @@ for (const polled of [true, false]) {
       const during = chunks.slice(before);
       if (polled) {
         // 120 ms of 20 ms slots: each sent at the poll after its slot came, a millisecond
-        // on (and any pause of the loop's own), not at the task's end.
+        // on (or a few more if the thread is preempted), not up to 120 ms on at the end.
         assert.ok(during.length >= 5, `${during.length} chunks during the task`);
-        for (const c of during) assert.ok(c.sentAt - c.dueAt < 8, `${c.sentAt - c.dueAt} ms late`);
+        for (const c of during) assert.ok(c.sentAt - c.dueAt < 20, `${c.sentAt - c.dueAt} ms late`);
       } else assert.equal(during.length, 0, "nothing is sent until the task ends");
     } finally {
       pacer.stop();
@@ -232,27 +245,13 @@ for (const polled of [true, false]) {
 }
 
 Deno.test("A pacer whose onChunk throws during a poll does not throw into the poller", async () => {
-  const bad = new Pacer({
-    clock: new RealClock(),
-    sampleRate: 16000,
-    onChunk: (c) => {
-      if (c.index === 1) throw new Error("boom");
-    },
-  });
-  const errors: unknown[] = [];
-  const onError = (e: ErrorEvent) => {
-    e.preventDefault();
-    errors.push(e.error);
-  };
-  globalThis.addEventListener("error", onError);
-  try {
+  const bad = boomPacer();
+  const errors = await uncaughtErrors(async () => {
     bad.start();
     busyFor(() => realTimeTicker.poll());
     await new Promise((r) => setTimeout(r, 0));
-  } finally {
     bad.stop();
-    globalThis.removeEventListener("error", onError);
-  }
+  });
   assert.ok(errors.some((e) => e instanceof Error && e.message === "boom"));
 });
 

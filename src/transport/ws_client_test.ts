@@ -56,10 +56,10 @@ Deno.test("a real-clock pacer sends on time while the client works through a bat
     c.dueAt + wallOffset > batch!.from + 1 && c.dueAt + wallOffset < batch!.to - 1
   );
   assert.ok(during.length >= 4, `${during.length} chunks came due during the batch`);
-  // Polled before each frame: late by at most a frame's 2 ms of work (and a pause of the
-  // loop's own); not polled, the last of them would wait out the whole batch, 100 ms.
+  // Polled before each frame: late by a frame's 2 ms of work (a few more if the thread is
+  // preempted); not polled, the last of them would wait out the whole batch, 100 ms.
   for (const c of during) {
-    assert.ok(c.sentAt - c.dueAt < 10, `a chunk ${c.sentAt - c.dueAt} ms late`);
+    assert.ok(c.sentAt - c.dueAt < 20, `a chunk ${c.sentAt - c.dueAt} ms late`);
   }
   assert.equal(realTimeTicker.size, 0);
 });
