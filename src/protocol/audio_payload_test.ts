@@ -34,7 +34,9 @@ Deno.test("checkPcm names each refusal with its code", () => {
 Deno.test("decodeBase64 takes padded standard base64 only, and refuses long text before decoding", () => {
   const bytes = Uint8Array.from({ length: 256 }, (_, i) => i);
   assert.deepEqual(decodeBase64(encodeBase64(bytes)), { ok: true, value: bytes });
-  for (const bad of ["AAA", "AA==A", "A===", "AA\nAA==", "-_-_", "AAF="]) {
+  // Whitespace, which the decoder itself would skip (the last three decode without error).
+  const spaced = ["AA\nAA==", "AAAA AAA", "AA\tA", "\r\n\r\n", "AAAA    ", "    AAAA"];
+  for (const bad of ["AAA", "AA==A", "A===", "-_-_", "AAF=", "AA=A", ...spaced]) {
     assert.equal(codeOf(decodeBase64(bad)), "bad_base64", bad);
   }
   assert.equal(codeOf(decodeBase64("AAAAAAAA", 5)), "oversized");
