@@ -11,10 +11,7 @@
  *
  * @module
  */
-import { meanPower16 } from "./pcm.ts";
-
-/** Power of a full-scale square wave, int16 units squared: 0 dBFS (as `dbfs`). */
-const FULL_SCALE_POWER = 32768 * 32768;
+import { meanPower16, powerDbfs } from "./pcm.ts";
 
 /** Frame length of the energy measure, ms. */
 export const ENERGY_FRAME_MS = 10;
@@ -39,8 +36,7 @@ export function frameLevels(samples: Int16Array, sampleRate: number): Float64Arr
   const frames = Math.ceil(samples.length / n);
   const out = new Float64Array(frames);
   for (let f = 0; f < frames; f++) {
-    const p = meanPower16(samples, f * n, Math.min(samples.length, (f + 1) * n));
-    out[f] = p === 0 ? -Infinity : 10 * Math.log10(p / FULL_SCALE_POWER);
+    out[f] = powerDbfs(meanPower16(samples, f * n, Math.min(samples.length, (f + 1) * n)));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { RealClock, SimClock } from "../clock/clock.ts";
 import type { Clock } from "../bridge/call.ts";
+import { uncaughtErrors } from "../testing/unhandled_rejections.ts";
 import { type PacedChunk, Pacer, realTimeTicker, yieldToRealTime } from "./pacer.ts";
 
 function collect(clock: Clock, options: Partial<ConstructorParameters<typeof Pacer>[0]> = {}) {
@@ -23,22 +24,6 @@ function boomPacer(): Pacer {
       if (c.index === 1) throw new Error("boom");
     },
   });
-}
-
-/** The errors thrown uncaught (as `error` events) while `fn` runs. */
-async function uncaughtErrors(fn: () => Promise<void>): Promise<unknown[]> {
-  const errors: unknown[] = [];
-  const onError = (e: ErrorEvent) => {
-    e.preventDefault();
-    errors.push(e.error);
-  };
-  globalThis.addEventListener("error", onError);
-  try {
-    await fn();
-  } finally {
-    globalThis.removeEventListener("error", onError);
-  }
-  return errors;
 }
 
 Deno.test("Pacer sends 512-byte chunks on the 16 ms grid with no drift over 60 s", async () => {

@@ -174,7 +174,11 @@ export function meanPower16(samples: Int16Array, from: number, to: number): numb
 
 /** Level in dB relative to a full-scale square wave (0 dBFS = power 32768²). */
 export function dbfs(samples: ArrayLike<number>): number {
-  const p = meanPower(samples);
+  return powerDbfs(meanPower(samples));
+}
+
+/** A mean power (int16 units squared, as {@link meanPower} gives) in dBFS. */
+export function powerDbfs(p: number): number {
   return p === 0 ? -Infinity : 10 * Math.log10(p / (32768 * 32768));
 }
 
