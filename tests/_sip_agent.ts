@@ -32,6 +32,7 @@ import {
   type SipRequest,
 } from "../src/protocol/sip.ts";
 import { answerOffer, type NegotiatedMedia } from "../src/protocol/sdp.ts";
+import { RtpSocketHost } from "../src/transport/rtp_socket.ts";
 import { buildTelephoneEvent, dtmfEventCode, dtmfKeyOfEvent } from "../src/protocol/rtp.ts";
 import { truthReply, type TruthReplyLog, truthSpeechEdges } from "./_truth_agent.ts";
 
@@ -62,6 +63,11 @@ export interface SipAgentOptions {
   backend?: (toolsUrl: string | undefined) => Promise<void>;
   /** Its keys as in-band tones in its audio instead of telephone-events. */
   inbandKeys?: boolean;
+  /**
+   * Runs on this thread right after each reply's first packet went out (a test stalls
+   * the thread there, before the caller's socket could be read).
+   */
+  afterFirstFrame?: (answers: number) => void;
 }
 
 export interface SipAgentSession {
@@ -96,6 +102,31 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.length);
   return out;
+}
+
+/** An RTP socket of the agent's own Worker, and who hears it (set once the call is up). */
+interface AgentRtp {
+  port: number;
+  send(bytes: Uint8Array, port: number, address: string): void;
+  close(): void;
+  /** `atMs`: when the datagram arrived (`performance.now()`). */
+  hear(fn: (bytes: Uint8Array, atMs: number) => void): void;
+}
+
+/**
+ * The agents' media, on a thread of their own as a real agent's would be: what one sends
+ * goes out when it sends it, whatever callbench's thread is doing. One Worker for all
+ * agents (starting a Worker holds this thread for tens of ms, in other calls' audio).
+ */
+const rtpHost = new RtpSocketHost();
+
+async function openAgentRtp(host: RtpSocketHost): Promise<AgentRtp> {
+  let hear = (_bytes: Uint8Array, _atMs: number) => {};
+  const s = await host.open("127.0.0.1", {
+    message: (bytes, _from, atMs) => hear(bytes, atMs),
+    error: () => {},
+  });
+  return { port: s.port, send: s.send, close: s.close, hear: (fn) => void (hear = fn) };
 }
 
 function bindUdp(): Promise<dgram.Socket> {
@@ -143,19 +174,19 @@ export async function startSipAgent(options: SipAgentOptions) {
       if (o.misbehave === "reject") {
         return send(serializeSip(responseTo(req, 486, "Busy Here", { toTag: newTag() })), from);
       }
-      const rtp = await bindUdp();
-      const other = o.misbehave === "wrong-source" ? await bindUdp() : undefined;
+      const rtp = await openAgentRtp(rtpHost);
+      const other = o.misbehave === "wrong-source" ? await openAgentRtp(rtpHost) : undefined;
       const toTag = newTag();
       const answer = o.misbehave === "no-codec"
         ? {
           ok: true as const,
           sdp: "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio " +
-            rtp.address().port + " RTP/AVP 9\r\na=rtpmap:9 G722/8000\r\n",
+            rtp.port + " RTP/AVP 9\r\na=rtpmap:9 G722/8000\r\n",
           media: undefined,
         }
         : answerOffer(req.body, {
           address: "127.0.0.1",
-          port: rtp.address().port,
+          port: rtp.port,
           sessionId: 1,
           ...(o.codecs ? { codecs: o.codecs } : {}),
         });
@@ -239,8 +270,8 @@ export async function startSipAgent(options: SipAgentOptions) {
 /** The call's audio: hears the caller's RTP, replies on its own grid, presses keys. */
 function runMedia(
   session: SipAgentSession,
-  rtp: dgram.Socket,
-  other: dgram.Socket | undefined,
+  rtp: AgentRtp,
+  other: AgentRtp | undefined,
   o: SipAgentOptions,
   sendBye: () => void,
 ): { hangUp: () => void; end: () => void } {
@@ -291,7 +322,7 @@ function runMedia(
         payload.set(encode(audio.subarray(k * 160, (k + 1) * 160)));
         out(concat(rtpHeader(pt, seq++, ts, ssrc, k === 0), payload));
         ts += 160;
-        k++;
+        if (k++ === 0) o.afterFirstFrame?.(answers);
       }
       if (k < frames) return at(speechAt + k * 20, tick);
       const done = speechAt + frames * 20;
@@ -350,8 +381,7 @@ function runMedia(
   let scanned = 0;
   let lastEventTs = -1;
   const n = (rate * 10) / 1000;
-  rtp.on("message", (msg) => {
-    const b = new Uint8Array(msg);
+  rtp.hear((b, arrivedAt) => {
     if (b.length < 12 || closed) return;
     const cc = b[0]! & 0x0f;
     const payload = b.subarray(12 + 4 * cc);
@@ -376,7 +406,7 @@ function runMedia(
     }
     if (ptIn !== media?.payloadType) return;
     session.packetsIn++;
-    const now = performance.now();
+    const now = arrivedAt;
     session.offsets.push(now - (heard.length * 1000) / rate);
     zero = Math.min(zero, now - (heard.length * 1000) / rate);
     for (const v of decode(payload)) heard.push(v);

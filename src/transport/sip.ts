@@ -20,7 +20,8 @@
  *   (`--stt`) else {@link WORDS_UNKNOWN}; keys both ways as RFC 4733 events, or as
  *   in-band tones in an `inband` call (and when the agent offered no telephone-event).
  *
- * Sockets are `node:dgram`: on 127.0.0.1 for a loopback agent; otherwise on every
+ * Sockets are `node:dgram` (the RTP one in the Worker the calls share, `./rtp_socket.ts`,
+ * which stamps each datagram's arrival): on 127.0.0.1 for a loopback agent; otherwise on every
  * interface, advertising this machine's first external IPv4 address (asking for it needs
  * the permission to read the network interfaces, which the CLI's `cli` and `install`
  * tasks grant). The participant's settings in the record name the codec agreed.
@@ -28,6 +29,7 @@
  * @module
  */
 import dgram from "node:dgram";
+import { openRtpSocket, type RtpSocket } from "./rtp_socket.ts";
 import {
   type CallEvent,
   type CallLine,
@@ -150,7 +152,7 @@ export class SipParticipant implements Participant {
   readonly #shown: string;
   #line?: CallLine;
   #sip?: dgram.Socket;
-  #rtp?: dgram.Socket;
+  #rtp?: RtpSocket;
   #local = { address: "127.0.0.1", sipPort: 0, rtpPort: 0 };
   #advertised = "127.0.0.1";
   #dialog?: Dialog;
@@ -239,9 +241,13 @@ export class SipParticipant implements Participant {
     this.#advertised = advertised;
     this.#local.address = loopback ? "127.0.0.1" : "0.0.0.0";
     this.#sip = await bind(this.#local.address);
-    this.#rtp = await bind(this.#local.address);
+    this.#rtp = await openRtpSocket(this.#local.address, {
+      message: (bytes, from, atMs) =>
+        this.#call?.receive(bytes, from, line.clock.now() - (performance.now() - atMs)),
+      error: (message) => this.#fail(new ParticipantError("agent_disconnected", message)),
+    });
     this.#local.sipPort = this.#sip.address().port;
-    this.#local.rtpPort = this.#rtp.address().port;
+    this.#local.rtpPort = this.#rtp.port;
     this.#sip.on("message", (msg, rinfo) => {
       try {
         this.#onSip(new Uint8Array(msg), rinfo);
@@ -252,13 +258,7 @@ export class SipParticipant implements Participant {
         );
       }
     });
-    this.#rtp.on(
-      "message",
-      (msg, rinfo) =>
-        this.#call?.receive(new Uint8Array(msg), { address: rinfo.address, port: rinfo.port }),
-    );
     this.#sip.on("error", () => {});
-    this.#rtp.on("error", () => {});
     if (setup.tools_server) this.#toolsUrl = setup.tools_server.url;
 
     const fromTag = newTag();
@@ -603,12 +603,11 @@ export class SipParticipant implements Participant {
     if (this.#call) this.#line?.trace({ type: "sip_rtp", ...this.#call.stats });
     this.#invite?.stop();
     await this.#sendBye();
-    for (const s of [this.#sip, this.#rtp]) {
-      try {
-        s?.close();
-      } catch {
-        // already closed
-      }
+    this.#rtp?.close();
+    try {
+      this.#sip?.close();
+    } catch {
+      // already closed
     }
     this.#sip = this.#rtp = undefined;
     this.#vad?.free();

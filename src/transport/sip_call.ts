@@ -259,8 +259,11 @@ export class SipCall {
     return this.#o.media.telephoneEvent !== undefined;
   }
 
-  /** Handles one datagram on our RTP port. */
-  receive(bytes: Uint8Array, from: RtpSource): void {
+  /**
+   * Handles one datagram on our RTP port; `atMs` is when it arrived, on the call's clock
+   * (default now: a socket read on a busy thread reads it later than it came).
+   */
+  receive(bytes: Uint8Array, from: RtpSource, atMs?: number): void {
     if (!this.#begun || this.#ended || this.#over) return;
     const { media } = this.#o;
     if (from.address !== media.remoteAddress || from.port !== media.remotePort) {
@@ -287,7 +290,7 @@ export class SipCall {
     }
     const ms = (p.payload.length * 1000) / SIP_RATE;
     if (!this.#ahead.add(Math.max(SIP_FRAME_MS, ms))) return this.#bound(AUDIO_AHEAD_EXCEEDED);
-    this.#take(p.sequence, this.#decode(p.payload));
+    this.#take(p.sequence, this.#decode(p.payload), atMs);
   }
 
   /** Ends the call's media: a turn in progress ends, nothing more is sent or taken. */
@@ -377,9 +380,10 @@ export class SipCall {
     this.#later(last + KEY_GAP_MS, () => this.#nextKey());
   }
 
-  /** An audio packet into the jitter buffer, by its extended sequence number. */
-  #take(sequence: number, samples: Int16Array): void {
+  /** An audio packet into the jitter buffer, by its extended sequence number, arrived `atMs`. */
+  #take(sequence: number, samples: Int16Array, atMs: number | undefined): void {
     const now = this.#o.clock.now();
+    const at = Math.min(atMs ?? now, now);
     const ext = this.#highest === undefined
       ? sequence
       : this.#highest + sequenceDelta(sequence, this.#highest & 0xffff);
@@ -394,8 +398,11 @@ export class SipCall {
     if (this.#next === undefined || (!this.#releasedAny && ext < this.#next)) this.#next = ext;
     this.#stats.receivedPackets++;
     this.#stats.receivedMs += (samples.length * 1000) / SIP_RATE;
-    this.#held.set(ext, { samples, at: now });
-    this.#later(SIP_JITTER_MS, () => this.#release(this.#o.clock.now() - SIP_JITTER_MS));
+    this.#held.set(ext, { samples, at });
+    this.#later(
+      Math.max(0, at + SIP_JITTER_MS - now),
+      () => this.#release(this.#o.clock.now() - SIP_JITTER_MS),
+    );
   }
 
   /** Plays held packets in order: the next ones in line, and past gaps whose wait is over. */
