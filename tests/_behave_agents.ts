@@ -41,6 +41,8 @@ const TURN_END_MS = 300;
 const SOUND_SAMPLE = 33;
 /** The rate of a Twilio media stream. */
 const TWILIO_RATE = 8000;
+/** A caller chunk this much later than its stream's grid starts the stream anew (a break in it). */
+const STREAM_BREAK_MS = 200;
 
 /** One call as a test agent sees it, and what it can do on it. */
 export interface BehaveSession {
@@ -51,7 +53,8 @@ export interface BehaveSession {
   arrivals: number[];
   /**
    * Caller turns heard: when each began (its first sound's arrival) and ended (its last
-   * sound's), performance.now().
+   * sound, where it is on the caller stream's grid: not later for a chunk read late),
+   * performance.now().
    */
   callerTurns: { startAt: number; endAt?: number }[];
   /** The caller's audio as received (16 kHz mono), concatenated. */
@@ -75,7 +78,7 @@ export interface BehaveSession {
    * its slot or later if its timer fired late).
    */
   audioStartAt(): number;
-  /** When the last sound of the caller heard so far ended (performance.now()). */
+  /** When the last sound of the caller heard so far ended (on its stream's grid, performance.now()). */
   callerSoundUntil(): number;
   /** Calls `fn` with each message received but audio, as it arrives. */
   onMessage(fn: (message: RtviMessage) => void): void;
@@ -108,7 +111,17 @@ export interface BehaveAgent {
 /** Starts a test agent on a free loopback port; `script` runs once per call. */
 export function startBehaveAgent(
   script: (session: BehaveSession) => Promise<void> | void,
-  options: { frameMs?: number; sampleRate?: number; turnEndMs?: number; soundSample?: number } = {},
+  options: {
+    frameMs?: number;
+    sampleRate?: number;
+    turnEndMs?: number;
+    soundSample?: number;
+    /**
+     * How much later than it came each caller chunk is read, ms (default none): a test's
+     * stand-in for this thread busy when the chunk arrived.
+     */
+    readLag?: (samples: Int16Array) => number;
+  } = {},
 ): BehaveAgent {
   const sessions: BehaveSession[] = [];
   const scripts: Promise<void>[] = [];
@@ -124,6 +137,7 @@ export function startBehaveAgent(
       rate: options.sampleRate ?? (twilio ? TWILIO_RATE : AGENT_RATE),
       turnEndMs: options.turnEndMs ?? TURN_END_MS,
       soundSample: options.soundSample ?? SOUND_SAMPLE,
+      readLag: options.readLag,
     });
     sessions.push(session);
     scripts.push(
@@ -150,7 +164,14 @@ export function startBehaveAgent(
 
 function openSession(
   socket: WebSocket,
-  o: { twilio: boolean; frameMs: number; rate: number; turnEndMs: number; soundSample: number },
+  o: {
+    twilio: boolean;
+    frameMs: number;
+    rate: number;
+    turnEndMs: number;
+    soundSample: number;
+    readLag?: (samples: Int16Array) => number;
+  },
 ): BehaveSession {
   const { frameMs, rate } = o;
   let framing: Framing | "twilio" = o.twilio ? "twilio" : "json";
@@ -174,8 +195,19 @@ function openSession(
   let playBegins = false;
   /** How late the first chunk of the play now sent left after its slot. */
   let playLag = 0;
-  /** When the last sound of the turn now heard arrived. */
-  let lastSoundAt = -Infinity;
+  /**
+   * Where the last sound of the turn now heard ended in the caller's stream (ms of its
+   * audio so far); its time is that on the stream's grid, `zero` plus it.
+   */
+  let lastSoundPos = -Infinity;
+  /** Caller audio heard so far, ms. */
+  let streamMs = 0;
+  /**
+   * When the caller's stream began, by its earliest chunk: the least arrival less the
+   * audio before it. A chunk read late (this thread busy) is not heard later for it.
+   */
+  let zero = Infinity;
+  const lastSoundAt = () => zero + lastSoundPos;
   const listeners: ((m: RtviMessage) => void)[] = [];
   const turnListeners: ((e: { type: "start" | "end"; index: number; at: number }) => void)[] = [];
   let resolveStarted!: () => void;
@@ -234,8 +266,14 @@ function openSession(
   };
   const onCallerSamples = (samples: Int16Array, sampleRate: number) => {
     heard.push(samples);
-    const now = performance.now();
+    const now = performance.now() + (o.readLag?.(samples) ?? 0);
     const ms = (samples.length * 1000) / sampleRate;
+    // The caller streams without a break (silence between its words); a chunk far later
+    // than the grid is a new stream after a break, not a late read.
+    const offset = now - streamMs;
+    if (offset < zero || offset > zero + STREAM_BREAK_MS) zero = offset;
+    const pos = streamMs;
+    streamMs += ms;
     const level = dbfs(samples);
     if (level > SOUND_DBFS) {
       // At its first sample of sound: the chunk went out (and came) as its audio began.
@@ -244,7 +282,7 @@ function openSession(
       soundSince ??= now + (first * 1000) / sampleRate;
       let last = samples.length;
       while (last > 0 && Math.abs(samples[last - 1]!) < o.soundSample) last--;
-      lastSoundAt = now + (last * 1000) / sampleRate;
+      lastSoundPos = pos + (last * 1000) / sampleRate;
     } else soundSince = undefined;
     if (level > SPEECH_DBFS) {
       quietMs = 0;
@@ -263,8 +301,9 @@ function openSession(
     if (quietMs < o.turnEndMs) return;
     speaking = false;
     const turn = callerTurns[callerTurns.length - 1]!;
-    // The turn ended at its last sample of sound.
-    turn.endAt = lastSoundAt;
+    // The turn ended at its last sample of sound, on the stream's grid (the caller's
+    // turn ends where its last sample is on its pacer's grid, however late it was read).
+    turn.endAt = lastSoundAt();
     const waiters = endWaiters;
     endWaiters = [];
     for (const w of waiters) w(callerTurns.length - 1);
@@ -362,7 +401,7 @@ function openSession(
     },
     audioEndAt: () => audioEnd,
     audioStartAt: () => audioStart,
-    callerSoundUntil: () => lastSoundAt,
+    callerSoundUntil: lastSoundAt,
     onMessage: (fn) => void listeners.push(fn),
     onCallerTurn: (fn) => void turnListeners.push(fn),
     callerStarted: () => new Promise((r) => startWaiters.push(r)),

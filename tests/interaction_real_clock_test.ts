@@ -176,7 +176,11 @@ interface AgentLog {
  * caller turn to its next audio out, L_Y from the first sound it heard of an
  * interrupting turn to the end of its audio then.
  */
-export async function call(mode: Mode, framing: WireFraming) {
+export async function call(
+  mode: Mode,
+  framing: WireFraming,
+  readLag?: (samples: Int16Array) => number,
+) {
   const log: AgentLog = { said: [], heard: [] };
   const clock = new RealClock();
   const rate = framing === "twilio" ? 8000 : AGENT_RATE;
@@ -186,6 +190,7 @@ export async function call(mode: Mode, framing: WireFraming) {
     turnEndMs: TURN_END_MS,
     // The line is clean (silence is zeros): its first and last sample of sound are the audio's.
     soundSample: 1,
+    readLag,
   });
   try {
     const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
@@ -359,3 +364,17 @@ for (const framing of ["json", "protobuf", "twilio"] as const) {
     near(got, "yield_latency_ms", [150]);
   });
 }
+
+Deno.test("interaction metrics on the real clock: a test agent that reads a turn's chunks of sound after its first 30 ms late still hears the turn end where it was on the wire", async () => {
+  // Read late, as when this thread (shared by both ends) was busy when they came. Heard at
+  // their arrival, the agent's own log would put each turn's end, and so each answer, 30 ms
+  // later than the wire did; each turn's first chunk is read on time (its start unmoved).
+  let sound = false;
+  const got = await call("perfect", "twilio", (samples) => {
+    const was = sound;
+    sound = samples.some((x) => Math.abs(x) >= 1);
+    return was && sound ? 30 : 0;
+  });
+  near(got, "response_latency_ms", [1200, 1200, 1200]);
+  near(got, "yield_latency_ms", [150]);
+});
