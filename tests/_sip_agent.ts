@@ -64,10 +64,11 @@ export interface SipAgentOptions {
   /** Its keys as in-band tones in its audio instead of telephone-events. */
   inbandKeys?: boolean;
   /**
-   * Runs on this thread right after each reply's first packet went out (a test stalls
-   * the thread there, before the caller's socket could be read).
+   * Holds this thread this many ms right after each reply's first packet went out (a
+   * test's stall, before callbench could read it; 0: none). The packets that fall due
+   * meanwhile go out first, as a sender on a thread of its own would send them on time.
    */
-  afterFirstFrame?: (answers: number) => void;
+  stallAfterFirstFrame?: (answers: number) => number;
 }
 
 export interface SipAgentSession {
@@ -120,9 +121,9 @@ interface AgentRtp {
  */
 const rtpHost = new RtpSocketHost();
 
-async function openAgentRtp(host: RtpSocketHost): Promise<AgentRtp> {
+async function openAgentRtp(): Promise<AgentRtp> {
   let hear = (_bytes: Uint8Array, _atMs: number) => {};
-  const s = await host.open("127.0.0.1", {
+  const s = await rtpHost.open("127.0.0.1", {
     message: (bytes, _from, atMs) => hear(bytes, atMs),
     error: () => {},
   });
@@ -174,8 +175,8 @@ export async function startSipAgent(options: SipAgentOptions) {
       if (o.misbehave === "reject") {
         return send(serializeSip(responseTo(req, 486, "Busy Here", { toTag: newTag() })), from);
       }
-      const rtp = await openAgentRtp(rtpHost);
-      const other = o.misbehave === "wrong-source" ? await openAgentRtp(rtpHost) : undefined;
+      const rtp = await openAgentRtp();
+      const other = o.misbehave === "wrong-source" ? await openAgentRtp() : undefined;
       const toTag = newTag();
       const answer = o.misbehave === "no-codec"
         ? {
@@ -314,15 +315,23 @@ function runMedia(
     session.replies.push(log);
     let k = 0;
     const frames = Math.ceil(audio.length / 160);
+    const sendFrame = () => {
+      const payload = new Uint8Array(160).fill(pcma ? 0xd5 : 0xff);
+      payload.set(encode(audio.subarray(k * 160, (k + 1) * 160)));
+      out(concat(rtpHeader(pt, seq++, ts, ssrc, k === 0), payload));
+      ts += 160;
+      k++;
+    };
     const tick = () => {
       const now = performance.now();
       while (k < frames && speechAt + k * 20 <= now) {
         if (k === 0) log.firstFrameAt = log.speechAt = performance.now();
-        const payload = new Uint8Array(160).fill(pcma ? 0xd5 : 0xff);
-        payload.set(encode(audio.subarray(k * 160, (k + 1) * 160)));
-        out(concat(rtpHeader(pt, seq++, ts, ssrc, k === 0), payload));
-        ts += 160;
-        if (k++ === 0) o.afterFirstFrame?.(answers);
+        sendFrame();
+        const stall = k === 1 ? o.stallAfterFirstFrame?.(answers) ?? 0 : 0;
+        if (stall <= 0) continue;
+        const until = performance.now() + stall;
+        while (k < frames && speechAt + k * 20 < until) sendFrame();
+        while (performance.now() < until) { /* held */ }
       }
       if (k < frames) return at(speechAt + k * 20, tick);
       const done = speechAt + frames * 20;

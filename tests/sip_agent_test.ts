@@ -61,16 +61,15 @@ Deno.test("SIP on the real clock: v2v within 20 ms (p50) and 40 ms (max) of the 
 });
 
 Deno.test("SIP: a main-thread stall while the agent's reply waits to be read is not latency (the RTP Worker stamps it on arrival); the Worker stops with the call", async () => {
-  const STALL_MS = 30;
+  // A stall three times the bound: the truth agent finds the caller's end on 10 ms frames
+  // (its edge and ours can be a frame apart) and its packets take 2-5 ms to reach our
+  // Worker, so its errors run to 16 ms; the suite's v2v bound against a truth is 20 ms.
+  const STALL_MS = 60;
   const agent = await startSipAgent({
     delays: [300, 800],
     greetMs: 600,
     // The thread is held right after the reply's first packet left, before it is read.
-    afterFirstFrame: (answers) => {
-      if (answers === 0) return;
-      const t = performance.now();
-      while (performance.now() - t < STALL_MS) { /* busy */ }
-    },
+    stallAfterFirstFrame: (answers) => answers === 0 ? 0 : STALL_MS,
   });
   try {
     const participant = new SipParticipant({ uri: agent.uri });
@@ -79,7 +78,7 @@ Deno.test("SIP: a main-thread stall while the agent's reply waits to be read is 
     console.log(`sip v2v error with a ${STALL_MS} ms stall: ${e.map((x) => x.v2v.toFixed(2))}`);
     assert.equal(e.length, 2);
     // Read when the thread was free again, each would be STALL_MS late or more.
-    for (const x of e) assert.ok(Math.abs(x.v2v) <= 10, `v2v error ${x.v2v} ms`);
+    for (const x of e) assert.ok(Math.abs(x.v2v) <= 20, `v2v error ${x.v2v} ms`);
     assert.equal(rtpWorkerRunning(), false, "the RTP Worker stops with the last socket");
   } finally {
     await agent.close();

@@ -211,6 +211,10 @@ function pick(
   audio: SdpAudio,
   codecs: readonly G711Codec[],
 ): { ok: true; media: NegotiatedMedia } | { ok: false; error: SdpError } {
+  // Port 0 is a stream turned down (RFC 3264): no datagram can go to it.
+  if (audio.port === 0) {
+    return fail("sdp_no_audio", "the peer turned the audio stream down (port 0)");
+  }
   const chosen = audio.formats.find((f) =>
     f.clockRate === 8000 && (codecs as readonly string[]).includes(f.encoding)
   );

@@ -69,6 +69,15 @@ Deno.test("answerOffer() with no common codec is a no_common_codec error naming 
   assert.equal(r.ok ? "ok" : r.error.code, "no_common_codec");
 });
 
+Deno.test("an audio stream on port 0 (turned down) is sdp_no_audio, in an answer and in an offer", () => {
+  const down = OFFER.replace(/m=audio \d+/, "m=audio 0");
+  const back = negotiatedFromAnswer(down);
+  assert.equal(back.ok ? "ok" : back.error.code, "sdp_no_audio");
+  assert.match(back.ok ? "" : back.error.message, /port 0/);
+  const a = answerOffer(down, { address: "127.0.0.1", port: 1, sessionId: 1 });
+  assert.equal(a.ok ? "ok" : a.error.code, "sdp_no_audio");
+});
+
 Deno.test("parseSdp() names what is wrong, media-level c= wins, other media skipped", () => {
   for (
     const [text, code] of [

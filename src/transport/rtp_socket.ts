@@ -9,8 +9,8 @@
  */
 import type { RtpSocketEvent, RtpSocketRequest } from "./rtp_socket_worker.ts";
 
-/** A datagram's sender. */
-export interface DatagramSource {
+/** Where a datagram came from. */
+export interface RtpSource {
   address: string;
   port: number;
 }
@@ -18,8 +18,8 @@ export interface DatagramSource {
 /** What a socket hears: each datagram, and the Worker's failure. */
 export interface RtpSocketHandlers {
   /** `atMs`: when it arrived, as `performance.now()` on this thread. */
-  message(bytes: Uint8Array, from: DatagramSource, atMs: number): void;
-  /** The Worker failed: the socket is gone. */
+  message(bytes: Uint8Array, from: RtpSource, atMs: number): void;
+  /** The socket is gone: a send it could not make (a bad port), or the Worker failed. */
   error(message: string): void;
 }
 
@@ -102,13 +102,11 @@ export class RtpSocketHost {
     }
     const s = this.#open.get(m.id);
     if (!s) return;
-    if (m.t === "opened") {
-      s.opened?.(m.port);
-    } else {
-      this.#open.delete(m.id);
-      s.failed?.(m.message);
-      this.#stopIfIdle();
-    }
+    if (m.t === "opened") return s.opened?.(m.port);
+    // Its bind failed (the open rejects), or a send it could not make ended it.
+    this.#open.delete(m.id);
+    (s.failed ?? s.handlers.error)(m.message);
+    this.#stopIfIdle();
   };
 
   #start(): void {

@@ -57,7 +57,10 @@ function open(id: number, address: string): void {
     if (batch.length === 0) setTimeout(flush, 0);
     batch.push({ id, bytes, address: rinfo.address, port: rinfo.port, at });
   });
-  socket.once("error", (e) => post({ t: "failed", id, message: e.message }));
+  socket.once("error", (e) => {
+    post({ t: "failed", id, message: e.message });
+    socket.close();
+  });
   socket.bind(0, address, () => {
     sockets.set(id, socket);
     socket.removeAllListeners("error");
@@ -72,7 +75,16 @@ self.onmessage = (event: MessageEvent<RtpSocketRequest>) => {
   if (m.t === "open") return open(m.id, m.address);
   const socket = sockets.get(m.id);
   if (!socket) return;
-  if (m.t === "send") return void socket.send(m.bytes, m.port, m.address);
+  if (m.t === "send") {
+    try {
+      socket.send(m.bytes, m.port, m.address);
+      return;
+    } catch (e) {
+      // A port the agent's SDP gave that no datagram can go to: this call's socket ends,
+      // not the Worker and every other call's with it.
+      post({ t: "failed", id: m.id, message: `cannot send RTP: ${(e as Error).message}` });
+    }
+  }
   sockets.delete(m.id);
   try {
     socket.close();

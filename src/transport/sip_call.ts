@@ -27,6 +27,7 @@ import type { Clock } from "../bridge/call.ts";
 import { alawDecode, alawEncode } from "../audio/alaw.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
+import type { RtpSource } from "./rtp_socket.ts";
 import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
 import { placeArrived } from "../audio/arrival.ts";
@@ -65,12 +66,6 @@ export const KEY_GAP_MS = 100;
 const PRE_ROLL_FRAMES = 50;
 /** The line's silence this long ends a pre-roll. */
 const HOLE_MS = 200;
-
-/** Where a datagram came from. */
-export interface RtpSource {
-  address: string;
-  port: number;
-}
 
 /** One agent turn, as the caller heard it. */
 export interface SipHeardTurn {
