@@ -71,10 +71,14 @@ function tcpFree(port: number): boolean {
   }
 }
 
-/** A port whose UDP and TCP (SIP) and next TCP port (baresip's TLS) are free. */
+/**
+ * A port whose UDP and TCP (SIP) and next TCP port (baresip's TLS) are free: even, from
+ * 20000 to 31998, below Linux's ephemeral range (32768 up), where the system hands out
+ * the ports of every other socket the tests open.
+ */
 async function freePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
-    const p = 20000 + Math.floor(Math.random() * 30000) * 2;
+    const p = 20000 + Math.floor(Math.random() * 6000) * 2;
     if (tcpFree(p) && tcpFree(p + 1) && await udpFree(p)) return p;
   }
   throw new Error("no free port pair for baresip");
@@ -116,11 +120,15 @@ const PORT_TAKEN = /Address already in use/;
 /** Starts with a fresh port this many times when the one chosen was taken meanwhile. */
 const PORT_ATTEMPTS = 4;
 
-/** Starts baresip with `source` (PCM16 mono 8 kHz) as its audio; resolves once it is ready. */
-export async function startBaresip(source: Int16Array): Promise<Baresip> {
+/**
+ * Starts baresip with `source` (PCM16 mono 8 kHz) as its audio; resolves once it is ready.
+ * `port` is its first try's SIP port (default: one found free); a port taken by then is
+ * retried on a fresh one.
+ */
+export async function startBaresip(source: Int16Array, port?: number): Promise<Baresip> {
   for (let attempt = 1;; attempt++) {
     try {
-      return await startOnce(source);
+      return await startOnce(source, attempt === 1 && port !== undefined ? port : await freePort());
     } catch (e) {
       if (!(e instanceof PortTaken) || attempt >= PORT_ATTEMPTS) throw e;
     }
@@ -129,9 +137,17 @@ export async function startBaresip(source: Int16Array): Promise<Baresip> {
 
 class PortTaken extends Error {}
 
-async function startOnce(source: Int16Array): Promise<Baresip> {
+/** Signals `child` unless it has exited already (baresip quits by itself on a taken port). */
+export function signal(child: Deno.ChildProcess, sig: Deno.Signal): void {
+  try {
+    child.kill(sig);
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+  }
+}
+
+async function startOnce(source: Int16Array, port: number): Promise<Baresip> {
   const dir = await Deno.makeTempDir({ prefix: "callbench-baresip-" });
-  const port = await freePort();
   await Deno.mkdir(join(dir, "rec"));
   await Deno.writeFile(
     join(dir, "source.wav"),
@@ -157,14 +173,14 @@ async function startOnce(source: Int16Array): Promise<Baresip> {
   const deadline = Date.now() + 10_000;
   while (!text.includes("baresip is ready")) {
     if (PORT_TAKEN.test(text)) {
-      child.kill("SIGKILL");
+      signal(child, "SIGKILL");
       await child.status;
       await pumping;
       await Deno.remove(dir, { recursive: true });
       throw new PortTaken(text);
     }
     if (Date.now() > deadline) {
-      child.kill("SIGKILL");
+      signal(child, "SIGKILL");
       await child.status;
       throw new Error(`baresip did not start:\n${text}`);
     }
@@ -184,9 +200,7 @@ async function startOnce(source: Int16Array): Promise<Baresip> {
       return { ...(decoded ? { decoded } : {}), ...(encoded ? { encoded } : {}) };
     },
     async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* exited */ }
+      signal(child, "SIGTERM");
       await child.status;
       await pumping;
       await Deno.remove(dir, { recursive: true });

@@ -7,6 +7,7 @@
  * installed (CI installs it).
  */
 import assert from "node:assert/strict";
+import dgram from "node:dgram";
 import { RealClock } from "../src/clock/clock.ts";
 import { voicedSignal } from "../src/audio/_test_signals.ts";
 import { decodeWav } from "../src/audio/wav.ts";
@@ -152,6 +153,30 @@ Deno.test({
     } finally {
       await peer.stop();
       await Deno.remove(out, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "baresip: a SIP port taken between the check and its bind is retried on a fresh one (baresip has quit by the time we see why)",
+  ignore: !installed,
+  async fn() {
+    // CI once had baresip quit on "Address already in use" before the helper signalled it,
+    // and the signal to a process gone threw instead of retrying.
+    const taken = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => taken.bind(0, "127.0.0.1", () => resolve()));
+    const port = taken.address().port;
+    try {
+      const peer = await startBaresip(voicedSignal(8000, 500, 3), port);
+      try {
+        assert.notEqual(new URL(peer.uri.replace("sip:", "sip://")).port, String(port));
+        assert.match(peer.log(), /baresip is ready/);
+      } finally {
+        await peer.stop();
+      }
+    } finally {
+      taken.close();
     }
   },
 });
