@@ -11,7 +11,8 @@
  * 24 kHz audio (8 kHz on Twilio) in 20 ms frames (or `frameMs`) paced in real time, as
  * pipecat's output transport sends them, its first frame as soon as it is given audio.
  * Built from PROTOCOL.md, the pipecat serializer's format and Twilio's, not from
- * callbench's client.
+ * callbench's client. Its sockets live in a Worker of their own (`./_ws_host.ts`), as a
+ * real agent's live on a machine of their own: each message is stamped when it came.
  *
  * @module
  */
@@ -28,6 +29,7 @@ import {
   type RtviMessage,
 } from "../src/protocol/messages.ts";
 import { decodePipecatFrame, encodeAudioFrame } from "../src/protocol/protobuf.ts";
+import { type HostedSocket, hostWebSocketServer } from "./_ws_host.ts";
 
 /** The rate the test agents speak at. */
 export const AGENT_RATE = 24000;
@@ -108,8 +110,13 @@ export interface BehaveAgent {
   close(): Promise<void>;
 }
 
-/** Starts a test agent on a free loopback port; `script` runs once per call. */
-export function startBehaveAgent(
+/**
+ * Starts a test agent on a free loopback port; `script` runs once per call. Its sockets
+ * are read in a Worker of their own (`./_ws_host.ts`), which stamps each message as it
+ * comes: what it hears is when the caller's audio came, not when this thread, which
+ * callbench shares, was free to read it.
+ */
+export async function startBehaveAgent(
   script: (session: BehaveSession) => Promise<void> | void,
   options: {
     frameMs?: number;
@@ -122,15 +129,13 @@ export function startBehaveAgent(
      */
     readLag?: (samples: Int16Array) => number;
   } = {},
-): BehaveAgent {
+): Promise<BehaveAgent> {
   const sessions: BehaveSession[] = [];
   const scripts: Promise<void>[] = [];
-  const sockets = new Set<WebSocket>();
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
-    const { socket, response } = Deno.upgradeWebSocket(req);
-    socket.binaryType = "arraybuffer";
+  const sockets = new Set<HostedSocket>();
+  const server = await hostWebSocketServer((socket) => {
     sockets.add(socket);
-    const twilio = new URL(req.url).pathname === "/twilio";
+    const twilio = socket.path === "/twilio";
     const session = openSession(socket, {
       twilio,
       frameMs: options.frameMs ?? 20,
@@ -145,9 +150,8 @@ export function startBehaveAgent(
         if (!session.isClosed()) throw e;
       }),
     );
-    return response;
   });
-  const { port } = server.addr as Deno.NetAddr;
+  const { port } = server;
   return {
     url: `ws://127.0.0.1:${port}/bot`,
     twilioUrl: `ws://127.0.0.1:${port}/twilio`,
@@ -156,14 +160,24 @@ export function startBehaveAgent(
       await Promise.all(scripts);
     },
     async close() {
-      for (const s of sockets) if (s.readyState === WebSocket.OPEN) s.close(1000, "bye");
+      const closing = [...sockets].filter((s) => s.readyState !== WebSocket.CLOSED).map((s) =>
+        new Promise<void>((r) => {
+          const before = s.onclose;
+          s.onclose = () => {
+            before?.();
+            r();
+          };
+          s.close(1000, "bye");
+        })
+      );
+      await Promise.all(closing);
       await server.shutdown();
     },
   };
 }
 
 function openSession(
-  socket: WebSocket,
+  socket: HostedSocket,
   o: {
     twilio: boolean;
     frameMs: number;
@@ -264,9 +278,11 @@ function openSession(
   const tellTurn = (type: "start" | "end", index: number, at: number) => {
     for (const fn of turnListeners) fn({ type, index, at });
   };
+  /** When the message now read arrived (performance.now()). */
+  let arrivedAt = 0;
   const onCallerSamples = (samples: Int16Array, sampleRate: number) => {
     heard.push(samples);
-    const now = performance.now() + (o.readLag?.(samples) ?? 0);
+    const now = arrivedAt + (o.readLag?.(samples) ?? 0);
     const ms = (samples.length * 1000) / sampleRate;
     // The caller streams without a break (silence between its words); a chunk far later
     // than the grid is a new stream after a break, not a late read.
@@ -326,22 +342,22 @@ function openSession(
     // Its messages but audio, as RTVI ones: `{type: event, data}`.
     const msg = { label: "twilio", type: String(m.event), data: m } as unknown as RtviMessage;
     messages.push(msg);
-    arrivals.push(performance.now());
+    arrivals.push(arrivedAt);
     for (const fn of listeners) fn(msg);
     if (m.event === "start") {
       streamSid = m.streamSid ?? "";
       resolveStarted();
     }
   };
-  socket.addEventListener("close", () => {
+  socket.onclose = () => {
     closed = true;
     pacer.stop();
     drained();
     resolveStarted();
     resolveClosed();
-  });
-  socket.onmessage = (event) => {
-    const data = event.data as string | ArrayBuffer;
+  };
+  socket.onmessage = ({ data, at }) => {
+    arrivedAt = at;
     if (framing === "twilio") return typeof data === "string" ? onTwilio(data) : undefined;
     if (typeof data !== "string") framing = "protobuf";
     const frame = readFrame(data);
@@ -360,7 +376,7 @@ function openSession(
       return;
     }
     messages.push(msg);
-    arrivals.push(performance.now());
+    arrivals.push(arrivedAt);
     for (const fn of listeners) fn(msg);
     if (msg.type === "client-ready") return send(rtvi("bot-ready", { version: "2.1.0" }, msg.id));
     if (msg.type !== "client-message") return;

@@ -89,7 +89,7 @@ function speechNotices(s: BehaveSession) {
 
 for (const framing of ["json", "protobuf"] as const) {
   Deno.test(`audio call over ${framing}: the agent gets the caller's audio only, no words and no turn-end notice`, async () => {
-    const agent = startBehaveAgent(greetAnswerEnd);
+    const agent = await startBehaveAgent(greetAnswerEnd);
     try {
       const out = await audioCall({ url: agent.url, framing });
       await agent.done();
@@ -108,7 +108,7 @@ for (const framing of ["json", "protobuf"] as const) {
 }
 
 Deno.test("audio call with transcripts (--hints transcript): the agent is told the caller's words and turn ends", async () => {
-  const agent = startBehaveAgent(greetAnswerEnd);
+  const agent = await startBehaveAgent(greetAnswerEnd);
   try {
     const remote = new RemoteParticipant({ url: agent.url, transcripts: true });
     assert.equal(remote.info.settings?.transcripts, true, "recorded with the participant");
@@ -129,7 +129,7 @@ Deno.test("audio call with transcripts (--hints transcript): the agent is told t
 });
 
 Deno.test("audio call with a kick: the one-time kick is the only send-text", async () => {
-  const agent = startBehaveAgent(greetAnswerEnd);
+  const agent = await startBehaveAgent(greetAnswerEnd);
   try {
     const out = await audioCall({ url: agent.url, kick: "Hello" });
     await agent.done();
@@ -170,7 +170,7 @@ async function nextSendText(s: BehaveSession): Promise<void> {
 
 Deno.test("a text turn without brackets starts at its first fragment: a bot answering in 17 ms reads 17 ms", async () => {
   let delay = 0;
-  const agent = startBehaveAgent(async (s) => {
+  const agent = await startBehaveAgent(async (s) => {
     await nextSendText(s);
     await sleep(17);
     // The bot's true delay: from the send-text's arrival to its first fragment.
@@ -196,7 +196,7 @@ Deno.test("a text turn without brackets starts at its first fragment: a bot answ
 });
 
 Deno.test("a text bot that ends the call by tool right after its last words keeps that turn", async () => {
-  const agent = startBehaveAgent(async (s) => {
+  const agent = await startBehaveAgent(async (s) => {
     await nextSendText(s);
     s.send(rtvi("bot-output", { text: "All done, goodbye.", aggregated_by: "sentence" }));
     s.send(rtvi("llm-function-call-in-progress", {
@@ -225,7 +225,7 @@ function agentAudio(out: Awaited<ReturnType<typeof runCall>>) {
 }
 
 Deno.test("an audio bot without brackets that ends the call by tool right after its last audio keeps that turn, its audio recorded", async () => {
-  const agent = startBehaveAgent(async (s) => {
+  const agent = await startBehaveAgent(async (s) => {
     await sayTurn(s, "Hello, how can I help?", 600);
     await s.callerEnded();
     s.send(rtvi("bot-tts-text", { text: "Done, goodbye." }));
@@ -257,7 +257,7 @@ for (
   ]] as const
 ) {
   Deno.test(`${how} while the bot speaks: its turn so far is recorded, words and audio`, async () => {
-    const agent = startBehaveAgent(async (s) => {
+    const agent = await startBehaveAgent(async (s) => {
       s.send(rtvi("bot-started-speaking"));
       s.send(rtvi("bot-tts-text", { text: "Let me read you the whole policy, it is long." }));
       await s.play(voicedSignal(AGENT_RATE, 4000, 1));
@@ -299,14 +299,14 @@ const AUDIO_CONFIG = {
 
 Deno.test("an audio bot that sends text and no audio is marked harness_playout, one that speaks agent_audio", async () => {
   const { measureAudio } = await import("../src/runner/audio_metrics.ts");
-  const textOnly = startBehaveAgent(async (s) => {
+  const textOnly = await startBehaveAgent(async (s) => {
     s.send(rtvi("bot-output", { text: "Hello, how can I help?", aggregated_by: "sentence" }));
     await s.callerEnded();
     s.send(rtvi("bot-output", { text: "Done, goodbye.", aggregated_by: "sentence" }));
     await sleep(900);
     s.send(rtvi("server-message", { type: "end" }));
   });
-  const speaking = startBehaveAgent(greetAnswerEnd);
+  const speaking = await startBehaveAgent(greetAnswerEnd);
   try {
     const [silent, heard] = await Promise.all([
       audioCall({ url: textOnly.url }),
@@ -365,7 +365,7 @@ function longTalker(yieldMs?: number, log: { producedMs?: number; agentView?: st
 let warm: Promise<void> | undefined;
 const warmUp = () =>
   warm ??= (async () => {
-    const agent = startBehaveAgent(greetAnswerEnd);
+    const agent = await startBehaveAgent(greetAnswerEnd);
     try {
       await audioCall({ url: agent.url });
       await agent.done();
@@ -384,7 +384,7 @@ for (const framing of ["json", "protobuf"] as const) {
         const { measureAudio } = await import("../src/runner/audio_metrics.ts");
         await warmUp();
         const log: { producedMs?: number; agentView?: string } = {};
-        const agent = startBehaveAgent(longTalker(yieldMs, log), { frameMs: 10 });
+        const agent = await startBehaveAgent(longTalker(yieldMs, log), { frameMs: 10 });
         try {
           const out = await audioCall({ url: agent.url, framing }, {
             user: new ScriptedUser({ bargeIns: [{ agentUtterance: 1, atMs: 1500 }] }),
@@ -446,7 +446,7 @@ for (const framing of ["json", "protobuf"] as const) {
     ] as const
   ) {
     Deno.test(`in-band DTMF over ${framing}, 16 kHz, ${line}: the agent's 16 tones are its 16 keys, no extras`, async () => {
-      const agent = startBehaveAgent(async (s) => {
+      const agent = await startBehaveAgent(async (s) => {
         await s.play(keyTones(ALL_KEYS, 16000, { ...tone, seed: 7 }));
         await sleep(300);
         s.send(rtvi("server-message", { type: "end" }));
@@ -470,7 +470,7 @@ for (const framing of ["json", "protobuf"] as const) {
 Deno.test("in-band DTMF to a remote agent: callbench's keys go as tones in its audio, never as dtmf messages", async () => {
   const { detectDtmf } = await import("../src/audio/dtmf.ts");
   let heard: Int16Array = new Int16Array();
-  const agent = startBehaveAgent(async (s) => {
+  const agent = await startBehaveAgent(async (s) => {
     await sayTurn(s, "Press your PIN.", 500);
     await sleep(2500);
     heard = s.callerAudio();

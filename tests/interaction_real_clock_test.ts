@@ -184,7 +184,7 @@ export async function call(
   const log: AgentLog = { said: [], heard: [] };
   const clock = new RealClock();
   const rate = framing === "twilio" ? 8000 : AGENT_RATE;
-  const agent = startBehaveAgent(knownAgent(mode, log, rate), {
+  const agent = await startBehaveAgent(knownAgent(mode, log, rate), {
     frameMs: framing === "twilio" ? 20 : 10,
     sampleRate: rate,
     turnEndMs: TURN_END_MS,
