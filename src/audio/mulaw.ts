@@ -45,9 +45,14 @@ const DECODE = Int16Array.from({ length: 256 }, (_, b) => mulawDecodeSample(b));
  */
 const ENCODE = Uint8Array.from({ length: 8193 }, (_, i) => mulawEncodeSample(i * 4));
 
-/** Linear PCM16 samples to µ-law bytes. */
-export function mulawEncode(samples: Int16Array): Uint8Array {
-  const out = new Uint8Array(samples.length);
+/**
+ * Linear PCM16 samples to µ-law bytes: in `into` when it is long enough (a view of it is
+ * returned, for bytes used at once), else in a new array.
+ */
+export function mulawEncode(samples: Int16Array, into?: Uint8Array): Uint8Array {
+  const out = into && into.length >= samples.length
+    ? into.subarray(0, samples.length)
+    : new Uint8Array(samples.length);
   for (let i = 0; i < samples.length; i++) {
     const x = samples[i]!;
     out[i] = x < 0 ? ENCODE[-x >> 2]! & 0x7f : ENCODE[x >> 2]!;

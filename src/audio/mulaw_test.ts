@@ -63,3 +63,17 @@ Deno.test("mulawDecode() is odd-symmetric and monotonic over the codes", () => {
   for (let k = 1; k < 128; k++) assert.ok(values[k]! > values[k - 1]!);
   for (let b = 0; b < 128; b++) assert.equal(mulawDecodeSample(b) + mulawDecodeSample(b | 0x80), 0);
 });
+
+Deno.test("mulawEncode() into a buffer long enough writes a view of it; a short one is not used", () => {
+  const samples = Int16Array.from({ length: 160 }, (_, i) => (i - 80) * 400);
+  const into = new Uint8Array(200).fill(9);
+  const out = mulawEncode(samples, into);
+  assert.equal(out.buffer, into.buffer);
+  assert.equal(out.length, 160);
+  assert.deepEqual(out, mulawEncode(samples));
+  assert.equal(into[160], 9, "nothing written past the samples");
+  const short = new Uint8Array(10);
+  const fresh = mulawEncode(samples, short);
+  assert.notEqual(fresh.buffer, short.buffer);
+  assert.deepEqual(fresh, out);
+});

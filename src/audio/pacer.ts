@@ -42,7 +42,11 @@ export function pacerLatenessOf(clock: Clock): LatenessSummary | undefined {
 
 /** One chunk as sent. */
 export interface PacedChunk {
-  /** Always a full chunk; queued audio is padded with zeros at the end of the queue. */
+  /**
+   * Always a full chunk; queued audio is padded with zeros at the end of the queue. Read
+   * only: it may be a view of the queued audio or the silence every pacer shares (copy
+   * it to write into it, as a line's noise fill does).
+   */
   samples: Int16Array;
   /** Chunk number since `start` (0, 1, 2, ...). */
   index: number;
@@ -52,6 +56,15 @@ export interface PacedChunk {
   sentAt: CallTime;
   /** Samples of queued audio in it (0: pure silence fill). */
   audioSamples: number;
+}
+
+/** Zeros of each chunk size, shared by every pacer's silent chunks (never written). */
+const _silence = new Map<number, Int16Array>();
+
+function silence(size: number): Int16Array {
+  let zeros = _silence.get(size);
+  if (!zeros) _silence.set(size, zeros = new Int16Array(size));
+  return zeros;
 }
 
 export interface PacerOptions {
@@ -353,8 +366,23 @@ export class Pacer {
   #send(k: number, now: CallTime): void {
     const size = this.#sampleAt(k + 1) - this.#sampleAt(k);
     if (this.#queued === 0 && !this.#silenceFill) return;
-    const samples = new Int16Array(size);
+    // Most chunks are wholly inside one queued utterance or wholly silent: those are a
+    // view of the utterance or the shared silence, not a new buffer each (every buffer
+    // made counts towards the next full GC, whose pauses are most of a busy run's
+    // lateness). Only a chunk across utterances, or padded at the queue's end, is new.
+    const head = this.#queue[0];
+    let samples: Int16Array;
     let filled = 0;
+    if (head !== undefined && head.length - this.#offset >= size) {
+      samples = head.subarray(this.#offset, this.#offset + size);
+      filled = size;
+      this.#offset += size;
+      if (this.#offset === head.length) {
+        this.#queue.shift();
+        this.#offset = 0;
+      }
+    } else if (head === undefined) samples = silence(size);
+    else samples = new Int16Array(size);
     while (filled < size && this.#queue.length > 0) {
       const head = this.#queue[0]!;
       const take = Math.min(size - filled, head.length - this.#offset);

@@ -63,6 +63,34 @@ Deno.test("Pacer sends queued audio in order, pads its end and fills silence aft
   assert.equal(pacer.queuedSamples, 0);
 });
 
+Deno.test("Pacer's chunks are views of the queued audio or one shared silence: no buffer of their own unless they span or pad", async () => {
+  const clock = new SimClock();
+  const { pacer, chunks } = collect(clock);
+  const audio = Int16Array.from({ length: 1200 }, (_, i) => i + 1);
+  pacer.enqueue(audio.subarray(0, 600));
+  pacer.enqueue(audio.subarray(600));
+  pacer.start();
+  await clock.advance(100);
+  pacer.stop();
+  // 0 and 1 lie in the first utterance, 2 spans both, 3 lies in the second, 4 pads its end.
+  assert.equal(chunks[0]!.samples.buffer, audio.buffer);
+  assert.equal(chunks[0]!.samples.byteOffset, 0);
+  assert.equal(chunks[1]!.samples.buffer, audio.buffer);
+  assert.notEqual(chunks[2]!.samples.buffer, audio.buffer);
+  assert.equal(chunks[3]!.samples.buffer, audio.buffer);
+  assert.equal(chunks[3]!.samples.byteOffset, 2 * 768);
+  assert.notEqual(chunks[4]!.samples.buffer, audio.buffer);
+  // After the queue: silence, the same zeros each time (and for any pacer of that size).
+  assert.equal(chunks[5]!.samples, chunks[6]!.samples);
+  assert.ok(chunks[5]!.samples.every((s) => s === 0));
+  const other = collect(clock);
+  other.pacer.start();
+  await clock.advance(16);
+  other.pacer.stop();
+  assert.equal(other.chunks[0]!.samples, chunks[5]!.samples);
+  assert.deepEqual(chunks.flatMap((c) => [...c.samples]).slice(0, 1200), [...audio]);
+});
+
 Deno.test("Pacer without silence fill sends nothing between utterances and keeps the grid", async () => {
   const clock = new SimClock();
   const { pacer, chunks } = collect(clock, { silenceFill: false });

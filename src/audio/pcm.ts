@@ -105,13 +105,26 @@ export function pcm16ToBytes(samples: Int16Array): Uint8Array<ArrayBuffer> {
   return out;
 }
 
+/**
+ * The samples as little-endian bytes: a view of their own memory on a little-endian
+ * host (no copy; writing one writes the other), else a copy.
+ */
+export function pcm16BytesView(samples: Int16Array): Uint8Array<ArrayBuffer> {
+  if (!LITTLE_ENDIAN || !(samples.buffer instanceof ArrayBuffer)) return pcm16ToBytes(samples);
+  return new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
+}
+
+/** Why `byteCount` bytes are not PCM16 samples (an odd count), or undefined. */
+export function pcm16ByteProblem(byteCount: number): string | undefined {
+  return byteCount % 2 === 0 ? undefined : `PCM16 audio has an odd byte count (${byteCount})`;
+}
+
 /** Little-endian bytes as samples; an odd byte count is a problem, not a truncation. */
 export function pcm16FromBytes(
   bytes: Uint8Array,
 ): { ok: true; samples: Int16Array } | AudioFormatProblem {
-  if (bytes.length % 2 !== 0) {
-    return { ok: false, message: `PCM16 audio has an odd byte count (${bytes.length})` };
-  }
+  const problem = pcm16ByteProblem(bytes.length);
+  if (problem) return { ok: false, message: problem };
   const samples = new Int16Array(bytes.length / 2);
   if (LITTLE_ENDIAN) {
     new Uint8Array(samples.buffer).set(bytes);

@@ -133,6 +133,31 @@ export class Resampler {
     return this.#emit(this.#bufStart + this.#bufLen);
   }
 
+  /**
+   * {@link process} of little-endian PCM16 bytes (an even count), read in place: no
+   * samples array is made for them. The output is the same.
+   */
+  processBytes(bytes: Uint8Array): Int16Array {
+    if (bytes.length % 2 !== 0) throw new RangeError(`an odd PCM16 byte count (${bytes.length})`);
+    const count = bytes.length / 2;
+    if (this.#identity) {
+      const out = new Int16Array(count);
+      for (let j = 0; j < count; j++) {
+        out[j] = (bytes[2 * j]! | (bytes[2 * j + 1]! << 8)) << 16 >> 16;
+      }
+      return out;
+    }
+    this.#reserve(count);
+    const buf = this.#buf;
+    let at = this.#bufLen;
+    for (let j = 0; j < bytes.length; j += 2) {
+      buf[at++] = (bytes[j]! | (bytes[j + 1]! << 8)) << 16 >> 16;
+    }
+    this.#bufLen = at;
+    this.#received += count;
+    return this.#emit(this.#bufStart + this.#bufLen);
+  }
+
   /** Ends the stream: returns the remaining output (total = ceil(input * to / from)). */
   flush(): Int16Array {
     if (this.#identity) return new Int16Array(0);
@@ -153,12 +178,17 @@ export class Resampler {
     this.#received = 0;
   }
 
-  #append(chunk: Int16Array): void {
-    if (this.#bufLen + chunk.length > this.#buf.length) {
-      const bigger = new Float64Array(Math.max(this.#buf.length * 2, this.#bufLen + chunk.length));
+  /** Makes room for `count` more input samples. */
+  #reserve(count: number): void {
+    if (this.#bufLen + count > this.#buf.length) {
+      const bigger = new Float64Array(Math.max(this.#buf.length * 2, this.#bufLen + count));
       bigger.set(this.#buf.subarray(0, this.#bufLen));
       this.#buf = bigger;
     }
+  }
+
+  #append(chunk: Int16Array): void {
+    this.#reserve(chunk.length);
     const buf = this.#buf;
     let at = this.#bufLen;
     for (let j = 0; j < chunk.length; j++) buf[at++] = chunk[j]!;

@@ -86,6 +86,38 @@ Deno.test("Resampler.process() over random chunks gives the same output as one r
   }
 });
 
+Deno.test("Resampler.processBytes() reads little-endian PCM16 in place, from views at odd offsets, as process() does", () => {
+  const rand = mulberry32(11);
+  for (const [from, to] of [[24000, 16000], [8000, 16000], [16000, 16000]]) {
+    const input = Int16Array.from({ length: 5000 }, () => Math.round((rand() - 0.5) * 65535));
+    input[0] = -32768;
+    input[1] = 32767;
+    // The bytes one past the start of a bigger buffer: an odd offset, as a socket's read gives.
+    const backing = new Uint8Array(input.length * 2 + 3);
+    const bytes = backing.subarray(1, 1 + input.length * 2);
+    for (let i = 0; i < input.length; i++) {
+      bytes[2 * i] = input[i]! & 0xff;
+      bytes[2 * i + 1] = (input[i]! >> 8) & 0xff;
+    }
+    const byBytes = new Resampler(from!, to!);
+    const bySamples = new Resampler(from!, to!);
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let at = 0; at < input.length; at += 480) {
+      a.push(...byBytes.processBytes(bytes.subarray(2 * at, 2 * Math.min(input.length, at + 480))));
+      b.push(...bySamples.process(input.subarray(at, at + 480)));
+    }
+    a.push(...byBytes.flush());
+    b.push(...bySamples.flush());
+    assert.deepEqual(a, b, `${from} -> ${to}`);
+    if (from === to) assert.deepEqual(a, [...input]);
+  }
+  assert.throws(
+    () => new Resampler(24000, 16000).processBytes(new Uint8Array(3)),
+    /odd PCM16 byte count \(3\)/,
+  );
+});
+
 Deno.test("Resampler rejects rates whose ratio needs too many phases", () => {
   assert.throws(() => new Resampler(16000, 16001), RangeError);
   assert.throws(() => new Resampler(0, 16000), RangeError);

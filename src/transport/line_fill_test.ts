@@ -37,6 +37,41 @@ Deno.test("the RTVI caller stream puts the line's noise in the silence of each c
   assert.equal(chunks[k + 1]![128], 1000 + 136);
 });
 
+Deno.test("a line's fill writes into a copy: the pacers' shared silence and the queued utterance stay as they were", async () => {
+  const clock = new SimClock();
+  const sent: Int16Array[] = [];
+  const stream = new CallerAudioStream({
+    clock,
+    send: (a) => {
+      const r = pcm16FromBytes(a.pcm);
+      if (r.ok) sent.push(r.samples);
+    },
+    fill: (x, from) => x.fill(777, from),
+  });
+  const utterance = new Int16Array(16 * 40).fill(-5); // 40 ms: two whole chunks and a part
+  stream.start();
+  clock.timer(32, () => stream.play(pcm16(utterance, 16000)));
+  clock.timer(160, () => stream.stop());
+  await clock.runUntil!(() => false);
+  assert.ok(sent[0]!.every((v) => v === 777), "the silence before is filled");
+  assert.ok(sent.some((c) => c.every((v) => v === -5)), "the utterance is sent");
+  assert.ok(utterance.every((v) => v === -5), "the utterance was not written into");
+  // A second stream without a fill sends silence as zeros: the fill did not reach it.
+  const plain: Int16Array[] = [];
+  const quiet = new CallerAudioStream({
+    clock,
+    send: (a) => {
+      const r = pcm16FromBytes(a.pcm);
+      if (r.ok) plain.push(r.samples);
+    },
+    onChunk: (c) => plain.push(c.samples),
+  });
+  quiet.start();
+  clock.timer(200, () => quiet.stop());
+  await clock.runUntil!(() => false);
+  assert.ok(plain.length > 0 && plain.every((c) => c.every((v) => v === 0)));
+});
+
 Deno.test("the Twilio caller stream fills its silent frames with the line's noise", async () => {
   const clock = new SimClock();
   const media: Uint8Array[] = [];

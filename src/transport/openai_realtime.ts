@@ -351,7 +351,7 @@ export class RealtimeParticipant implements Participant {
     });
   }
 
-  #onFrame(data: string | ArrayBuffer): void {
+  #onFrame(data: string | Uint8Array): void {
     if (typeof data !== "string") {
       return this.#garbage("a binary frame (realtime events are JSON text)");
     }

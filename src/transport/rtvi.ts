@@ -572,13 +572,13 @@ export class RtviParticipant implements Participant {
 
   // ---- incoming ------------------------------------------------------------------
 
-  #onFrame(data: string | ArrayBuffer): void {
+  #onFrame(data: string | Uint8Array): void {
     if (this.#failed) return; // what a broken peer still sends is not looked at
     const frame = readFrame(data, this.#maxFrameBytes());
     if (!frame.ok) return this.#garbage(frame.error);
     if ("skipped" in frame) {
       if (frame.skipped !== "audio" || !this.#inAudio || typeof data === "string") return;
-      const audio = decodePipecatFrame(new Uint8Array(data));
+      const audio = decodePipecatFrame(data);
       if (!audio.ok) return this.#garbage(`bad AudioRawFrame: ${audio.problem.message}`);
       if (audio.frame.kind === "audio") return this.#peerAudio(audio.frame, "AudioRawFrame");
       return;

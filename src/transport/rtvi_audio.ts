@@ -19,7 +19,14 @@
  * @module
  */
 import type { Clock } from "../bridge/call.ts";
-import { type Pcm16, pcm16, pcm16FromBytes, pcm16ToBytes, toMono } from "../audio/pcm.ts";
+import {
+  type Pcm16,
+  pcm16,
+  pcm16ByteProblem,
+  pcm16BytesView,
+  pcm16FromBytes,
+  toMono,
+} from "../audio/pcm.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
 import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
@@ -102,14 +109,17 @@ export class CallerAudioStream {
         options.onChunk?.(chunk);
         const fill = options.fill;
         const filled = fill !== undefined && chunk.audioSamples < chunk.samples.length;
+        let samples = chunk.samples;
         if (filled) {
-          // The line's noise fills the silence: this chunk is its own, not the shared one.
+          // The line's noise fills the silence, in a copy: the pacer's chunk may be shared.
+          samples = samples.slice();
           const at = chunk.dueAt + (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
-          fill(chunk.samples, chunk.audioSamples, at, WIRE_SEND_RATE);
+          fill(samples, chunk.audioSamples, at, WIRE_SEND_RATE);
         }
         options.send(
           chunk.audioSamples === 0 && !filled ? SILENT_WIRE_CHUNK : {
-            pcm: pcm16ToBytes(chunk.samples),
+            // The chunk's own bytes, not a copy: what takes them sends them at once.
+            pcm: pcm16BytesView(samples),
             sampleRate: WIRE_SEND_RATE,
             numChannels: 1,
           },
@@ -229,19 +239,26 @@ export class PeerAudioReceiver {
     if (this.#over) return;
     // It arrived now: before the work on it (a first frame's resampler takes a while to make).
     const now = this.#o.clock.now();
-    const decoded = pcm16FromBytes(audio.pcm);
-    if (!decoded.ok) return decoded.message;
-    const frameMs = (decoded.samples.length * 1000) / (audio.sampleRate * audio.numChannels);
+    const problem = pcm16ByteProblem(audio.pcm.length);
+    if (problem) return problem;
+    const count = audio.pcm.length / 2;
+    const frameMs = (count * 1000) / (audio.sampleRate * audio.numChannels);
     if (!this.#ahead.add(Math.max(MIN_FRAME_MS, frameMs))) return this.#bound(AUDIO_AHEAD_EXCEEDED);
-    if (decoded.samples.length === 0) return;
-    const mono = toMono(
-      pcm16(decoded.samples, audio.sampleRate, audio.numChannels === 2 ? 2 : 1),
-    );
+    if (count === 0) return;
     this.#stats.frames++;
-    this.#stats.receivedMs += (mono.samples.length * 1000) / audio.sampleRate;
+    this.#stats.receivedMs += (count * 1000) / (audio.sampleRate * audio.numChannels);
     if (!this.#stats.rates.includes(audio.sampleRate)) this.#stats.rates.push(audio.sampleRate);
-    let samples = mono.samples;
-    if (audio.sampleRate !== this.#o.sampleRate) {
+    // Mono audio to resample is read from its bytes in place: no samples array is made
+    // for a frame only passing through (each one made brings the next full GC nearer).
+    const resample = audio.sampleRate !== this.#o.sampleRate;
+    const inPlace = resample && audio.numChannels !== 2;
+    const decoded = inPlace ? undefined : pcm16FromBytes(audio.pcm);
+    if (decoded && !decoded.ok) return decoded.message;
+    const mono = decoded &&
+      toMono(pcm16(decoded.samples, audio.sampleRate, audio.numChannels === 2 ? 2 : 1)).samples;
+    let samples: Int16Array;
+    if (!resample) samples = mono!;
+    else {
       let r = this.#resamplers.get(audio.sampleRate);
       if (!r) {
         try {
@@ -251,7 +268,7 @@ export class PeerAudioReceiver {
         }
         this.#resamplers.set(audio.sampleRate, r);
       }
-      samples = r.process(samples);
+      samples = mono ? r.process(mono) : r.processBytes(audio.pcm);
     }
     // Kept with its arrival: placed as heard when the turn is taken (`placeArrived`).
     this.#startMs ??= now;

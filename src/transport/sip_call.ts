@@ -320,9 +320,12 @@ export class SipCall {
     this.#late.push(chunk.sentAt - chunk.dueAt);
     this.#stats.sentMs += SIP_FRAME_MS;
     this.#stats.sentSpeechMs += (chunk.audioSamples * 1000) / SIP_RATE;
-    if (this.#o.fill && chunk.audioSamples < chunk.samples.length) {
+    let samples = chunk.samples;
+    if (this.#o.fill && chunk.audioSamples < samples.length) {
+      // In a copy: the pacer's chunk may be shared.
+      samples = samples.slice();
       const at = chunk.dueAt + (chunk.audioSamples * 1000) / SIP_RATE;
-      this.#o.fill(chunk.samples, chunk.audioSamples, at, SIP_RATE);
+      this.#o.fill(samples, chunk.audioSamples, at, SIP_RATE);
     }
     this.#o.send(buildRtp({
       payloadType: this.#o.media.payloadType,
@@ -330,7 +333,7 @@ export class SipCall {
       sequence: this.#sequence++,
       timestamp: this.#timestamp,
       ssrc: this.#o.ssrc,
-      payload: this.#encode(chunk.samples),
+      payload: this.#encode(samples),
     }));
     this.#timestamp = (this.#timestamp + SIP_FRAME_SAMPLES) >>> 0;
     this.#stats.sentPackets++;

@@ -212,7 +212,7 @@ export class TwilioParticipant implements Participant {
     await sayHeardTurn(this.#line!, this.#stt(), turn, TWILIO_RATE);
   }
 
-  #onFrame(data: string | ArrayBuffer): void {
+  #onFrame(data: string | Uint8Array): void {
     if (this.#failed) return; // what a broken agent still sends is not looked at
     if (typeof data !== "string") return this.#garbage("a binary frame (Twilio sends JSON text)");
     const parsed = parseAgentMessage(data, this.#call?.stream.init.streamSid);

@@ -37,6 +37,7 @@ import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import { DtmfDetector } from "../audio/dtmf.ts";
 import {
   type AgentMessage,
+  TWILIO_FRAME_BYTES,
   TWILIO_FRAME_MS,
   TWILIO_MEDIA_FORMAT,
   TwilioStream,
@@ -49,6 +50,9 @@ import {
   MAX_TURN_AUDIO_MS,
   TURN_AUDIO_EXCEEDED,
 } from "./flood_bounds.ts";
+
+/** The µ-law of the caller's frame being sent (read into base64 before the next). */
+const _frameBytes = new Uint8Array(TWILIO_FRAME_BYTES);
 
 /** Twilio's sample rate (8 kHz µ-law). */
 export const TWILIO_RATE = TWILIO_MEDIA_FORMAT.sampleRate;
@@ -215,11 +219,16 @@ export class TwilioCall {
         this.#late.push(chunk.sentAt - chunk.dueAt);
         this.#stats.sentMs += TWILIO_FRAME_MS;
         this.#stats.sentSpeechMs += (chunk.audioSamples * 1000) / TWILIO_RATE;
-        if (this.#o.fill && chunk.audioSamples < chunk.samples.length) {
+        let samples = chunk.samples;
+        if (this.#o.fill && chunk.audioSamples < samples.length) {
+          // In a copy: the pacer's chunk may be shared.
+          samples = samples.slice();
           const at = chunk.dueAt + (chunk.audioSamples * 1000) / TWILIO_RATE;
-          this.#o.fill(chunk.samples, chunk.audioSamples, at, TWILIO_RATE);
+          this.#o.fill(samples, chunk.audioSamples, at, TWILIO_RATE);
         }
-        this.#o.send(this.stream.media(mulawEncode(chunk.samples)));
+        // Its bytes are base64 at once: one buffer for every frame (one each would bring the
+        // next full GC nearer).
+        this.#o.send(this.stream.media(mulawEncode(samples, _frameBytes)));
       },
     });
     this.#playback = new Pacer({

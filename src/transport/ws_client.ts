@@ -88,8 +88,11 @@ export interface WsClientOptions {
   connect?: Connector;
   /** Headers of the upgrade request (never shown in messages). */
   headers?: Record<string, string>;
-  /** One frame, text or bytes, within the size bound. */
-  onFrame(data: string | ArrayBuffer): void;
+  /**
+   * One frame, text or bytes, within the size bound. The bytes may be a view of the
+   * socket's read buffer: read them now, or copy them.
+   */
+  onFrame(data: string | Uint8Array): void;
   /** A frame that cannot be taken (wrong type, too large): the peer is broken. */
   onGarbage(what: string): void;
   /** The open socket closed (by either end). */
@@ -208,7 +211,11 @@ async function open(options: WsClientOptions): Promise<WsClient | AttemptFailure
     return { error: (e as Error).message };
   }
   return new Promise((resolve) => {
-    ws.binaryType = "arraybuffer";
+    // The `ws` client's own Buffers (a view of what the socket read): "arraybuffer" would
+    // copy each frame into a buffer of its own, and every buffer made brings the next full
+    // GC nearer. A socket without that type (a browser-style one) gives ArrayBuffers.
+    ws.binaryType = "nodebuffer";
+    if (ws.binaryType !== "nodebuffer") ws.binaryType = "arraybuffer";
     const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const cancel = options.clock.timer(timeoutMs, () => {
       settle({ error: `no connection within ${timeoutMs} ms` });
@@ -250,10 +257,13 @@ async function open(options: WsClientOptions): Promise<WsClient | AttemptFailure
       ws.onmessage = (event) => {
         // Frames come in batches: the chunks due meanwhile go out first.
         realTimeTicker.poll();
-        const data = event.data;
-        if (typeof data !== "string" && !(data instanceof ArrayBuffer)) {
-          return options.onGarbage("a frame of an unexpected type");
-        }
+        const raw = event.data;
+        const data = typeof raw === "string" || raw instanceof Uint8Array
+          ? raw
+          : raw instanceof ArrayBuffer
+          ? new Uint8Array(raw)
+          : undefined;
+        if (data === undefined) return options.onGarbage("a frame of an unexpected type");
         const size = frameBytes(data, maxFrameBytes);
         if (size > maxFrameBytes) {
           return options.onGarbage(`frame too large: ${size} bytes (limit ${maxFrameBytes})`);
@@ -266,7 +276,7 @@ async function open(options: WsClientOptions): Promise<WsClient | AttemptFailure
 }
 
 /** A frame's size in bytes, counted only when it may exceed `limit`. */
-function frameBytes(data: string | ArrayBuffer, limit: number): number {
+function frameBytes(data: string | Uint8Array, limit: number): number {
   if (typeof data !== "string") return data.byteLength;
   // UTF-8 takes at most three bytes per UTF-16 unit: most frames need no count.
   return data.length * 3 <= limit ? data.length : new TextEncoder().encode(data).length;
