@@ -391,6 +391,10 @@ export async function writeRecording(
   } catch (e) {
     return { wav_error: `Cannot make ${dir}: ${(e as Error).message}` };
   }
-  const r = await writeWavFile(`${dir}/${name}`, stereoRecording(outcome, sampleRate, callerFill));
+  // Other calls' audio may be on the wire: each step of a long recording gives way to it.
+  await yieldToRealTime();
+  const recording = stereoRecording(outcome, sampleRate, callerFill);
+  await yieldToRealTime();
+  const r = await writeWavFile(`${dir}/${name}`, recording);
   return r.ok ? { wav: `audio/${name}` } : { wav_error: r.message };
 }
