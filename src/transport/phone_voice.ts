@@ -8,8 +8,9 @@
  */
 import type { CallLine } from "../bridge/call.ts";
 import { ParticipantError } from "../bridge/call.ts";
-import { type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
-import { resample } from "../audio/resample.ts";
+import { concatSamples, type Pcm16, pcm16, toMono } from "../audio/pcm.ts";
+import { resample, Resampler } from "../audio/resample.ts";
+import { yieldToRealTime } from "../audio/pacer.ts";
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
 import { WORDS_UNKNOWN } from "./mapping.ts";
 
@@ -17,6 +18,28 @@ import { WORDS_UNKNOWN } from "./mapping.ts";
 export function monoAt(audio: Pcm16, rate: number): Int16Array {
   const mono = toMono(audio);
   return mono.sampleRate === rate ? mono.samples : resample(mono.samples, mono.sampleRate, rate);
+}
+
+/** Input samples resampled between two turns of the event loop (about 0.3 ms of work). */
+const RESAMPLE_BLOCK = 4000;
+
+/**
+ * {@link monoAt} for an utterance about to be played on a live call: the same samples,
+ * resampled a block at a time with a `yieldToRealTime()` between blocks, so the other
+ * calls' chunks due meanwhile go out (a whole utterance at once held this thread for
+ * milliseconds at every caller turn of every call).
+ */
+export async function monoAtGivingWay(audio: Pcm16, rate: number): Promise<Int16Array> {
+  const mono = toMono(audio);
+  if (mono.sampleRate === rate) return mono.samples;
+  const resampler = new Resampler(mono.sampleRate, rate);
+  const parts: Int16Array[] = [];
+  for (let at = 0; at < mono.samples.length; at += RESAMPLE_BLOCK) {
+    if (at > 0) await yieldToRealTime();
+    parts.push(resampler.process(mono.samples.subarray(at, at + RESAMPLE_BLOCK)));
+  }
+  parts.push(resampler.flush());
+  return concatSamples(parts);
 }
 
 /** The caller's words as audio, or the call's failure when its TTS fails (`user_error`). */

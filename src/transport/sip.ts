@@ -40,7 +40,7 @@ import {
 } from "../bridge/call.ts";
 import type { Side } from "../domains/domain.ts";
 import { type Pcm16, pcm16 } from "../audio/pcm.ts";
-import { callerWords, monoAt, sayHeardTurn } from "./phone_voice.ts";
+import { callerWords, monoAtGivingWay, sayHeardTurn } from "./phone_voice.ts";
 import { Vad } from "../audio/vad.ts";
 import { dtmfTones } from "../audio/dtmf.ts";
 import { alawDecode, alawEncode } from "../audio/alaw.ts";
@@ -622,7 +622,7 @@ export class SipParticipant implements Participant {
 
   /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
   async #play(audio: Pcm16, report = false): Promise<void> {
-    const samples = monoAt(audio, SIP_RATE);
+    const samples = await monoAtGivingWay(audio, SIP_RATE);
     const pcma = this.#media?.codec === "PCMA";
     // The record measures the caller's speech on what went out: 8 kHz G.711.
     const onSent = report

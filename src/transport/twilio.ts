@@ -32,7 +32,7 @@ import {
   type ParticipantInfo,
 } from "../bridge/call.ts";
 import { type Pcm16, pcm16 } from "../audio/pcm.ts";
-import { callerWords, monoAt, sayHeardTurn } from "./phone_voice.ts";
+import { callerWords, monoAt, monoAtGivingWay, sayHeardTurn } from "./phone_voice.ts";
 import { Vad } from "../audio/vad.ts";
 import { mulawDecode, mulawEncode } from "../audio/mulaw.ts";
 import { sha256Hex } from "../canonical/hash.ts";
@@ -193,7 +193,7 @@ export class TwilioParticipant implements Participant {
 
   /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
   async #play(audio: Pcm16, report = false): Promise<void> {
-    const samples = monoAt(audio, TWILIO_RATE);
+    const samples = await monoAtGivingWay(audio, TWILIO_RATE);
     // The record measures the caller's speech on what went out: 8 kHz µ-law.
     const onSent = report
       ? (at: number, grid: number) =>

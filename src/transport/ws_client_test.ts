@@ -63,3 +63,48 @@ Deno.test("a real-clock pacer sends on time while the client works through a bat
   }
   assert.equal(realTimeTicker.size, 0);
 });
+
+Deno.test("the ws client sends a string as a text frame and bytes as a binary one, and hands binary frames on as bytes", async () => {
+  const got: (string | number[])[] = [];
+  const done = Promise.withResolvers<void>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    socket.binaryType = "arraybuffer";
+    socket.onmessage = (e) => {
+      got.push(typeof e.data === "string" ? e.data : [...new Uint8Array(e.data as ArrayBuffer)]);
+      if (got.length === 3) {
+        socket.send(new Uint8Array([7, 8, 9]));
+        socket.send("back");
+      }
+    };
+    return response;
+  });
+  const url = `ws://127.0.0.1:${server.addr.port}/`;
+  const frames: (string | Uint8Array)[] = [];
+  try {
+    const client = await WsClient.connect({
+      url,
+      shownUrl: url,
+      side: "agent",
+      clock: new RealClock(),
+      onFrame: (data) => {
+        frames.push(typeof data === "string" ? data : data.slice());
+        if (frames.length === 2) done.resolve();
+      },
+      onGarbage: (what) => done.reject(new Error(what)),
+      onClosed: () => {},
+    });
+    assert.ok(client.send(JSON.stringify({ event: "media", text: "héllo ✓" })));
+    assert.ok(client.send(new Uint8Array([1, 2, 3])));
+    assert.ok(client.send(""));
+    await done.promise;
+    await client.close();
+  } finally {
+    await server.shutdown();
+  }
+  // Text stays text, byte for byte (UTF-8 both ways); bytes stay bytes.
+  assert.deepEqual(got, [JSON.stringify({ event: "media", text: "héllo ✓" }), [1, 2, 3], ""]);
+  assert.ok(frames[0] instanceof Uint8Array);
+  assert.deepEqual([...(frames[0] as Uint8Array)], [7, 8, 9]);
+  assert.equal(frames[1], "back");
+});
