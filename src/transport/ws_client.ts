@@ -36,12 +36,6 @@ export interface ClientSocket {
   onclose: ((event: { code: number; reason: string }) => void) | null;
   onerror: ((event: { message?: string }) => void) | null;
   send(data: string | Uint8Array<ArrayBuffer>): void;
-  /**
-   * Sends UTF-8 bytes as a text frame, where the socket can (the `ws` client): a string
-   * sent as it is goes out as a header and a payload in two writes (`writev`), which
-   * was the largest single cost of 200 Twilio calls; bytes go out in one.
-   */
-  sendText?(utf8: Uint8Array<ArrayBuffer>): void;
   close(code?: number, reason?: string): void;
 }
 
@@ -182,8 +176,7 @@ export class WsClient {
   send(data: string | Uint8Array<ArrayBuffer>): boolean {
     if (!this.open) return false;
     try {
-      if (typeof data === "string" && this.#ws.sendText) this.#ws.sendText(utf8.encode(data));
-      else this.#ws.send(data);
+      this.#ws.send(data);
       return true;
     } catch {
       return false;
@@ -305,15 +298,8 @@ interface WsModule {
   WebSocket: new (
     url: string,
     options: { perMessageDeflate: boolean; maxPayload: number; headers?: Record<string, string> },
-  ) => WsSocket;
+  ) => ClientSocket;
 }
-
-/** A `ws` client socket: its `send` takes options (`binary: false` sends bytes as text). */
-interface WsSocket extends ClientSocket {
-  send(data: string | Uint8Array<ArrayBuffer>, options?: { binary: boolean }): void;
-}
-
-const utf8 = new TextEncoder();
 
 let _wsModule: Promise<WsModule> | undefined;
 
@@ -330,13 +316,10 @@ export async function wsConnector(): Promise<Connector> {
     throw new Error(`cannot load the WebSocket client (npm:ws): ${(e as Error).message}`);
   }
   // Deno's client offers no compression either; deflate would only add latency.
-  return (url, maxPayload, headers) => {
-    const socket = new ws.WebSocket(url, {
+  return (url, maxPayload, headers) =>
+    new ws.WebSocket(url, {
       perMessageDeflate: false,
       maxPayload,
       ...(headers ? { headers } : {}),
     });
-    socket.sendText = (bytes) => socket.send(bytes, { binary: false });
-    return socket;
-  };
 }
