@@ -18,7 +18,7 @@ Deno.test("ws host: a message that came while this thread was held 40 ms is stam
   const server = await hostWebSocketServer((socket) => {
     socket.onmessage = (m) => {
       got.push(m);
-      if (got.length === 3) {
+      if (got.length === 4) {
         socket.send(new Uint8Array([1, 2, 3]));
         echoed();
       }
@@ -41,17 +41,22 @@ Deno.test("ws host: a message that came while this thread was held 40 ms is stam
       if (e.data.closed) resolve();
     };
   });
-  client.postMessage({ url: `ws://127.0.0.1:${server.port}/x`, messages: ["m0", "m1", "m2"] });
+  client.postMessage({
+    url: `ws://127.0.0.1:${server.port}/x`,
+    messages: ["warm", "m1", "m2", "m3"],
+  });
   await echo;
   await closed;
   client.terminate();
   await server.shutdown();
-  assert.deepEqual(got.map((m) => m.data), ["m0", "m1", "m2"]);
+  assert.deepEqual(got.map((m) => m.data), ["warm", "m1", "m2", "m3"]);
   assert.deepEqual(back, [1, 2, 3]);
-  for (let i = 0; i < 3; i++) {
+  // The first message through a fresh socket and cold threads is not timed (CI read one 11.9 ms
+  // late). The others came while this thread was held: a stamp taken here reads the 40 ms.
+  for (let i = 1; i < 4; i++) {
     const late = got[i]!.at - sent[i]!;
     assert.ok(
-      late >= -1 && late < 10,
+      late >= -1 && late < 20,
       `message ${i} stamped ${late.toFixed(2)} ms after it was sent`,
     );
   }
