@@ -15,6 +15,16 @@ function collect(clock: Clock, options: Partial<ConstructorParameters<typeof Pac
   return { pacer, chunks };
 }
 
+/** A sim-clock pacer with `1..length` queued as two utterances split at `split`. */
+function queuedInTwo(length: number, split: number) {
+  const clock = new SimClock();
+  const { pacer, chunks } = collect(clock);
+  const audio = Int16Array.from({ length }, (_, i) => i + 1);
+  pacer.enqueue(audio.subarray(0, split));
+  pacer.enqueue(audio.subarray(split));
+  return { clock, pacer, chunks, audio };
+}
+
 /** A real-clock pacer whose `onChunk` throws "boom" at its second chunk. */
 function boomPacer(): Pacer {
   return new Pacer({
@@ -45,11 +55,7 @@ Deno.test("Pacer sends 512-byte chunks on the 16 ms grid with no drift over 60 s
 });
 
 Deno.test("Pacer sends queued audio in order, pads its end and fills silence after", async () => {
-  const clock = new SimClock();
-  const { pacer, chunks } = collect(clock);
-  const audio = Int16Array.from({ length: 1000 }, (_, i) => i + 1);
-  pacer.enqueue(audio.subarray(0, 300));
-  pacer.enqueue(audio.subarray(300));
+  const { clock, pacer, chunks, audio } = queuedInTwo(1000, 300);
   let drainedAt = -1;
   pacer.drained().then(() => drainedAt = clock.now());
   pacer.start();
@@ -64,11 +70,7 @@ Deno.test("Pacer sends queued audio in order, pads its end and fills silence aft
 });
 
 Deno.test("Pacer's chunks are views of the queued audio or one shared silence: no buffer of their own unless they span or pad", async () => {
-  const clock = new SimClock();
-  const { pacer, chunks } = collect(clock);
-  const audio = Int16Array.from({ length: 1200 }, (_, i) => i + 1);
-  pacer.enqueue(audio.subarray(0, 600));
-  pacer.enqueue(audio.subarray(600));
+  const { clock, pacer, chunks, audio } = queuedInTwo(1200, 600);
   pacer.start();
   await clock.advance(100);
   pacer.stop();

@@ -125,14 +125,21 @@ export function pcm16FromBytes(
 ): { ok: true; samples: Int16Array } | AudioFormatProblem {
   const problem = pcm16ByteProblem(bytes.length);
   if (problem) return { ok: false, message: problem };
+  return { ok: true, samples: pcm16Samples(bytes) };
+}
+
+/** Little-endian bytes as samples, copied; an odd byte count throws a `RangeError`. */
+export function pcm16Samples(bytes: Uint8Array): Int16Array {
+  const problem = pcm16ByteProblem(bytes.length);
+  if (problem) throw new RangeError(problem);
   const samples = new Int16Array(bytes.length / 2);
   if (LITTLE_ENDIAN) {
     new Uint8Array(samples.buffer).set(bytes);
-    return { ok: true, samples };
+    return samples;
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(i * 2, true);
-  return { ok: true, samples };
+  return samples;
 }
 
 /** Interleaves two mono channels into stereo; the shorter one is padded with silence. */

@@ -6,6 +6,7 @@ import {
   interleave,
   pcm16,
   pcm16FromBytes,
+  pcm16Samples,
   pcm16ToBytes,
   silence,
   toMono,
@@ -28,6 +29,15 @@ Deno.test("pcm16FromBytes() reads an unaligned view and rejects an odd byte coun
   assert.deepEqual([...back.samples], [2, 3]);
   const odd = pcm16FromBytes(new Uint8Array(3));
   assert.ok(!odd.ok && odd.message.includes("odd byte count (3)"));
+});
+
+Deno.test("pcm16Samples() copies an unaligned view's samples and throws a RangeError on an odd byte count", () => {
+  const buf = new Uint8Array([9, 2, 0, 0xfe, 0xff]);
+  const samples = pcm16Samples(buf.subarray(1));
+  assert.deepEqual([...samples], [2, -2]);
+  buf[1] = 7;
+  assert.equal(samples[0], 2, "a copy, not a view");
+  assert.throws(() => pcm16Samples(new Uint8Array(3)), RangeError);
 });
 
 Deno.test("durationMs(), silence() and concatPcm() agree on lengths", () => {

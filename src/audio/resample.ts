@@ -21,6 +21,8 @@
  * @module
  */
 
+import { pcm16ByteProblem, pcm16Samples } from "./pcm.ts";
+
 /** The rates the bridge meets on the wire. Others work when the ratio is simple enough. */
 export const COMMON_RATES = [8000, 16000, 22050, 24000] as const;
 
@@ -138,15 +140,10 @@ export class Resampler {
    * samples array is made for them. The output is the same.
    */
   processBytes(bytes: Uint8Array): Int16Array {
-    if (bytes.length % 2 !== 0) throw new RangeError(`an odd PCM16 byte count (${bytes.length})`);
+    if (this.#identity) return pcm16Samples(bytes);
+    const problem = pcm16ByteProblem(bytes.length);
+    if (problem) throw new RangeError(problem);
     const count = bytes.length / 2;
-    if (this.#identity) {
-      const out = new Int16Array(count);
-      for (let j = 0; j < count; j++) {
-        out[j] = (bytes[2 * j]! | (bytes[2 * j + 1]! << 8)) << 16 >> 16;
-      }
-      return out;
-    }
     this.#reserve(count);
     const buf = this.#buf;
     let at = this.#bufLen;

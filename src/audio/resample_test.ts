@@ -114,7 +114,7 @@ Deno.test("Resampler.processBytes() reads little-endian PCM16 in place, from vie
   }
   assert.throws(
     () => new Resampler(24000, 16000).processBytes(new Uint8Array(3)),
-    /odd PCM16 byte count \(3\)/,
+    /odd byte count \(3\)/,
   );
 });
 

@@ -12,17 +12,26 @@ const stamp = (rate: number) => (x: Int16Array, from: number, at: number) => {
   for (let i = from; i < x.length; i++) x[i] = 1000 + Math.round(at + ((i - from) * 1000) / rate);
 };
 
-Deno.test("the RTVI caller stream puts the line's noise in the silence of each chunk, at its call time", async () => {
-  const clock = new SimClock();
-  const chunks: Int16Array[] = [];
+/** A caller stream on `clock` whose sent chunks, decoded, gather in `sent`. */
+function recordedStream(
+  clock: SimClock,
+  options: Partial<ConstructorParameters<typeof CallerAudioStream>[0]>,
+): { stream: CallerAudioStream; sent: Int16Array[] } {
+  const sent: Int16Array[] = [];
   const stream = new CallerAudioStream({
     clock,
     send: (a) => {
       const r = pcm16FromBytes(a.pcm);
-      if (r.ok) chunks.push(r.samples);
+      if (r.ok) sent.push(r.samples);
     },
-    fill: stamp(16000),
+    ...options,
   });
+  return { stream, sent };
+}
+
+Deno.test("the RTVI caller stream puts the line's noise in the silence of each chunk, at its call time", async () => {
+  const clock = new SimClock();
+  const { stream, sent: chunks } = recordedStream(clock, { fill: stamp(16000) });
   stream.start();
   clock.timer(100, () => stream.play(pcm16(new Int16Array(16 * 24).fill(-5), 16000))); // 24 ms
   clock.timer(200, () => stream.stop());
@@ -39,15 +48,7 @@ Deno.test("the RTVI caller stream puts the line's noise in the silence of each c
 
 Deno.test("a line's fill writes into a copy: the pacers' shared silence and the queued utterance stay as they were", async () => {
   const clock = new SimClock();
-  const sent: Int16Array[] = [];
-  const stream = new CallerAudioStream({
-    clock,
-    send: (a) => {
-      const r = pcm16FromBytes(a.pcm);
-      if (r.ok) sent.push(r.samples);
-    },
-    fill: (x, from) => x.fill(777, from),
-  });
+  const { stream, sent } = recordedStream(clock, { fill: (x, from) => x.fill(777, from) });
   const utterance = new Int16Array(16 * 40).fill(-5); // 40 ms: two whole chunks and a part
   stream.start();
   clock.timer(32, () => stream.play(pcm16(utterance, 16000)));
@@ -57,13 +58,7 @@ Deno.test("a line's fill writes into a copy: the pacers' shared silence and the 
   assert.ok(sent.some((c) => c.every((v) => v === -5)), "the utterance is sent");
   assert.ok(utterance.every((v) => v === -5), "the utterance was not written into");
   // A second stream without a fill sends silence as zeros: the fill did not reach it.
-  const plain: Int16Array[] = [];
-  const quiet = new CallerAudioStream({
-    clock,
-    send: (a) => {
-      const r = pcm16FromBytes(a.pcm);
-      if (r.ok) plain.push(r.samples);
-    },
+  const { stream: quiet, sent: plain } = recordedStream(clock, {
     onChunk: (c) => plain.push(c.samples),
   });
   quiet.start();

@@ -24,7 +24,7 @@ import {
   pcm16,
   pcm16ByteProblem,
   pcm16BytesView,
-  pcm16FromBytes,
+  pcm16Samples,
   toMono,
 } from "../audio/pcm.ts";
 import { type PacedChunk, Pacer } from "../audio/pacer.ts";
@@ -248,27 +248,22 @@ export class PeerAudioReceiver {
     this.#stats.frames++;
     this.#stats.receivedMs += (count * 1000) / (audio.sampleRate * audio.numChannels);
     if (!this.#stats.rates.includes(audio.sampleRate)) this.#stats.rates.push(audio.sampleRate);
-    // Mono audio to resample is read from its bytes in place: no samples array is made
-    // for a frame only passing through (each one made brings the next full GC nearer).
-    const resample = audio.sampleRate !== this.#o.sampleRate;
-    const inPlace = resample && audio.numChannels !== 2;
-    const decoded = inPlace ? undefined : pcm16FromBytes(audio.pcm);
-    if (decoded && !decoded.ok) return decoded.message;
-    const mono = decoded &&
-      toMono(pcm16(decoded.samples, audio.sampleRate, audio.numChannels === 2 ? 2 : 1)).samples;
+    let resampler: Resampler | undefined;
+    if (audio.sampleRate !== this.#o.sampleRate) {
+      const made = this.#resampler(audio.sampleRate);
+      if (typeof made === "string") return made;
+      resampler = made;
+    }
     let samples: Int16Array;
-    if (!resample) samples = mono!;
-    else {
-      let r = this.#resamplers.get(audio.sampleRate);
-      if (!r) {
-        try {
-          r = new Resampler(audio.sampleRate, this.#o.sampleRate);
-        } catch (e) {
-          return (e as Error).message;
-        }
-        this.#resamplers.set(audio.sampleRate, r);
-      }
-      samples = mono ? r.process(mono) : r.processBytes(audio.pcm);
+    if (resampler && audio.numChannels !== 2) {
+      // Mono audio to resample is read from its bytes in place: no samples array is made
+      // for a frame only passing through (each one made brings the next full GC nearer).
+      samples = resampler.processBytes(audio.pcm);
+    } else {
+      const mono =
+        toMono(pcm16(pcm16Samples(audio.pcm), audio.sampleRate, audio.numChannels === 2 ? 2 : 1))
+          .samples;
+      samples = resampler ? resampler.process(mono) : mono;
     }
     // Kept with its arrival: placed as heard when the turn is taken (`placeArrived`).
     this.#startMs ??= now;
@@ -280,6 +275,20 @@ export class PeerAudioReceiver {
     this.#vad(samples);
     for (const e of this.#dtmf?.push(samples) ?? []) this.#o.onDtmf!(e.key);
     this.#armGap();
+  }
+
+  /** The resampler from `rate` to the receiver's rate, made on first use; a message if none can be. */
+  #resampler(rate: number): Resampler | string {
+    let r = this.#resamplers.get(rate);
+    if (!r) {
+      try {
+        r = new Resampler(rate, this.#o.sampleRate);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      this.#resamplers.set(rate, r);
+    }
+    return r;
   }
 
   /**

@@ -3,15 +3,39 @@ import { RealClock } from "../clock/clock.ts";
 import { type PacedChunk, Pacer, realTimeTicker } from "../audio/pacer.ts";
 import { WsClient } from "./ws_client.ts";
 
-Deno.test("a real-clock pacer sends on time while the client works through a batch of frames read at once", async () => {
-  // A peer that sends 60 frames at once: they come in one read, one task for all.
+/**
+ * A loopback server whose sockets `onSocket` serves, and a real-clock client connected to
+ * it that hands its frames to `onFrame` and any garbage to `onGarbage`.
+ */
+async function connectToServer(
+  onSocket: (socket: WebSocket) => void,
+  onFrame: (data: string | Uint8Array) => void,
+  onGarbage: (what: string) => void,
+): Promise<{ client: WsClient; server: Deno.HttpServer<Deno.NetAddr> }> {
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
     const { socket, response } = Deno.upgradeWebSocket(req);
-    socket.onopen = () => {
-      for (let i = 0; i < 60; i++) socket.send(`frame ${i}`);
-    };
+    onSocket(socket);
     return response;
   });
+  const url = `ws://127.0.0.1:${server.addr.port}/`;
+  try {
+    const client = await WsClient.connect({
+      url,
+      shownUrl: url,
+      side: "agent",
+      clock: new RealClock(),
+      onFrame,
+      onGarbage,
+      onClosed: () => {},
+    });
+    return { client, server };
+  } catch (e) {
+    await server.shutdown();
+    throw e;
+  }
+}
+
+Deno.test("a real-clock pacer sends on time while the client works through a batch of frames read at once", async () => {
   const chunks: PacedChunk[] = [];
   const clock = new RealClock();
   const wallOffset = performance.now() - clock.now();
@@ -24,30 +48,33 @@ Deno.test("a real-clock pacer sends on time while the client works through a bat
   let frames = 0;
   let batch: { from: number; to: number } | undefined;
   const read = Promise.withResolvers<void>();
-  const url = `ws://127.0.0.1:${server.addr.port}/`;
   pacer.start();
   try {
-    const client = await WsClient.connect({
-      url,
-      shownUrl: url,
-      side: "agent",
-      clock: new RealClock(),
+    const { client, server } = await connectToServer(
+      // A peer that sends 60 frames at once: they come in one read, one task for all.
+      (socket) => {
+        socket.onopen = () => {
+          for (let i = 0; i < 60; i++) socket.send(`frame ${i}`);
+        };
+      },
       // 2 ms of work a frame: 120 ms for the batch.
-      onFrame: () => {
+      () => {
         const at = performance.now();
         batch ??= { from: at, to: at };
         while (performance.now() - at < 2) { /* work on the frame */ }
         batch.to = performance.now();
         if (++frames === 60) read.resolve();
       },
-      onGarbage: (what) => read.reject(new Error(what)),
-      onClosed: () => {},
-    });
-    await read.promise;
-    await client.close();
+      (what) => read.reject(new Error(what)),
+    );
+    try {
+      await read.promise;
+      await client.close();
+    } finally {
+      await server.shutdown();
+    }
   } finally {
     pacer.stop();
-    await server.shutdown();
   }
   const span = batch!.to - batch!.from;
   assert.ok(span >= 110, `the batch took ${span} ms`);
@@ -67,33 +94,25 @@ Deno.test("a real-clock pacer sends on time while the client works through a bat
 Deno.test("the ws client sends a string as a text frame and bytes as a binary one, and hands binary frames on as bytes", async () => {
   const got: (string | number[])[] = [];
   const done = Promise.withResolvers<void>();
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
-    const { socket, response } = Deno.upgradeWebSocket(req);
-    socket.binaryType = "arraybuffer";
-    socket.onmessage = (e) => {
-      got.push(typeof e.data === "string" ? e.data : [...new Uint8Array(e.data as ArrayBuffer)]);
-      if (got.length === 3) {
-        socket.send(new Uint8Array([7, 8, 9]));
-        socket.send("back");
-      }
-    };
-    return response;
-  });
-  const url = `ws://127.0.0.1:${server.addr.port}/`;
   const frames: (string | Uint8Array)[] = [];
+  const { client, server } = await connectToServer(
+    (socket) => {
+      socket.binaryType = "arraybuffer";
+      socket.onmessage = (e) => {
+        got.push(typeof e.data === "string" ? e.data : [...new Uint8Array(e.data as ArrayBuffer)]);
+        if (got.length === 3) {
+          socket.send(new Uint8Array([7, 8, 9]));
+          socket.send("back");
+        }
+      };
+    },
+    (data) => {
+      frames.push(typeof data === "string" ? data : data.slice());
+      if (frames.length === 2) done.resolve();
+    },
+    (what) => done.reject(new Error(what)),
+  );
   try {
-    const client = await WsClient.connect({
-      url,
-      shownUrl: url,
-      side: "agent",
-      clock: new RealClock(),
-      onFrame: (data) => {
-        frames.push(typeof data === "string" ? data : data.slice());
-        if (frames.length === 2) done.resolve();
-      },
-      onGarbage: (what) => done.reject(new Error(what)),
-      onClosed: () => {},
-    });
     assert.ok(client.send(JSON.stringify({ event: "media", text: "héllo ✓" })));
     assert.ok(client.send(new Uint8Array([1, 2, 3])));
     assert.ok(client.send(""));
