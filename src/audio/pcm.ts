@@ -128,13 +128,21 @@ export function pcm16FromBytes(
   return { ok: true, samples: pcm16Samples(bytes) };
 }
 
-/** Little-endian bytes as samples, copied; an odd byte count throws a `RangeError`. */
-export function pcm16Samples(bytes: Uint8Array): Int16Array {
+/**
+ * Little-endian bytes as samples, copied: into a new array, or into `into` from index 0
+ * (the view of what was written is returned). An odd byte count, or too little room,
+ * throws a `RangeError`.
+ */
+export function pcm16Samples(bytes: Uint8Array, into?: Int16Array): Int16Array {
   const problem = pcm16ByteProblem(bytes.length);
   if (problem) throw new RangeError(problem);
-  const samples = new Int16Array(bytes.length / 2);
+  const count = bytes.length / 2;
+  if (into && into.length < count) {
+    throw new RangeError(`room for ${into.length} samples, not ${count}`);
+  }
+  const samples = into ? into.subarray(0, count) : new Int16Array(count);
   if (LITTLE_ENDIAN) {
-    new Uint8Array(samples.buffer).set(bytes);
+    new Uint8Array(samples.buffer, samples.byteOffset, bytes.length).set(bytes);
     return samples;
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

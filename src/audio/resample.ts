@@ -137,13 +137,18 @@ export class Resampler {
 
   /**
    * {@link process} of little-endian PCM16 bytes (an even count), read in place: no
-   * samples array is made for them. The output is the same.
+   * samples array is made for them. The output is the same. Given `into` (with room
+   * for {@link outputFor} of the samples), it is written there from index 0 and the
+   * view of it returned: no array is made for the output either.
    */
-  processBytes(bytes: Uint8Array): Int16Array {
-    if (this.#identity) return pcm16Samples(bytes);
+  processBytes(bytes: Uint8Array, into?: Int16Array): Int16Array {
     const problem = pcm16ByteProblem(bytes.length);
     if (problem) throw new RangeError(problem);
     const count = bytes.length / 2;
+    if (into && into.length < this.outputFor(count)) {
+      throw new RangeError(`room for ${into.length} samples, ${this.outputFor(count)} are due`);
+    }
+    if (this.#identity) return pcm16Samples(bytes, into);
     this.#reserve(count);
     const buf = this.#buf;
     let at = this.#bufLen;
@@ -152,7 +157,24 @@ export class Resampler {
     }
     this.#bufLen = at;
     this.#received += count;
-    return this.#emit(this.#bufStart + this.#bufLen);
+    return this.#emit(this.#bufStart + this.#bufLen, Infinity, into);
+  }
+
+  /** How many output samples `count` more input samples complete (exactly). */
+  outputFor(count: number): number {
+    if (this.#identity) return count;
+    return this.#due(this.#bufStart + this.#bufLen + count, Infinity);
+  }
+
+  /**
+   * The outputs due with input below index `available` (and instants before `limit`):
+   * output k sits at `t = i·L + phase + k·M` (in 1/L input samples) and is due while
+   * `floor(t / L) + half < available`, that is while `t < (available - half)·L`.
+   */
+  #due(available: number, limit: number): number {
+    const l = this.#l;
+    const last = Math.min(available - this.#n / 2, limit) * l - (this.#i * l + this.#phase);
+    return Math.max(0, Math.ceil(last / this.#m));
   }
 
   /** Ends the stream: returns the remaining output (total = ceil(input * to / from)). */
@@ -196,7 +218,7 @@ export class Resampler {
    * Emits every output whose taps lie below input index `available` (and, when
    * flushing, whose instant lies before `limit`).
    */
-  #emit(available: number, limit = Infinity): Int16Array {
+  #emit(available: number, limit = Infinity, into?: Int16Array): Int16Array {
     const n = this.#n;
     const half = n / 2;
     const l = this.#l;
@@ -206,7 +228,8 @@ export class Resampler {
     const start = this.#bufStart;
     let i = this.#i;
     let phase = this.#phase;
-    const out = new Int16Array(Math.max(0, Math.ceil(((available - i) * l) / m) + 1));
+    const due = this.#due(available, limit);
+    const out = into ? into.subarray(0, due) : new Int16Array(due);
     let count = 0;
     // Four outputs at a time while four are due: four independent sums run side by side
     // (a single sum is a chain of dependent adds, each waiting on the last). Each output
@@ -269,7 +292,7 @@ export class Resampler {
       this.#bufLen -= drop;
       this.#bufStart += drop;
     }
-    return count === out.length ? out : out.slice(0, count);
+    return out;
   }
 }
 

@@ -86,6 +86,42 @@ Deno.test("Resampler.process() over random chunks gives the same output as one r
   }
 });
 
+Deno.test("Resampler.outputFor() is exact, and processBytes() writes into a given array: the same samples, no array of its own", () => {
+  const rand = mulberry32(5);
+  for (
+    const [from, to] of [[24000, 16000], [8000, 16000], [16000, 8000], [44100, 16000], [
+      16000,
+      16000,
+    ]]
+  ) {
+    const input = Int16Array.from({ length: 9000 }, () => Math.round((rand() - 0.5) * 60000));
+    const bytes = new Uint8Array(input.buffer);
+    const alone = new Resampler(from!, to!);
+    const into = new Resampler(from!, to!);
+    const room = new Int16Array(4000);
+    // Chunks of odd sizes, so the phase at each chunk's start varies.
+    for (let at = 0, k = 0; at < input.length; k++) {
+      const size = Math.min(input.length - at, [160, 480, 1, 333, 960][k % 5]!);
+      const chunk = bytes.subarray(2 * at, 2 * (at + size));
+      const due = alone.outputFor(size);
+      const a = alone.processBytes(chunk);
+      assert.equal(a.length, due, `${from} -> ${to} at ${at}`);
+      assert.equal(a.buffer.byteLength, a.byteLength, "an array exactly its length");
+      assert.equal(into.outputFor(size), due);
+      const b = into.processBytes(chunk, room.subarray(7));
+      assert.equal(b.buffer, room.buffer);
+      assert.equal(b.byteOffset, 14);
+      assert.deepEqual([...b], [...a]);
+      at += size;
+    }
+  }
+  const r = new Resampler(24000, 16000);
+  assert.throws(
+    () => r.processBytes(new Uint8Array(960), new Int16Array(300)),
+    /room for 300 samples/,
+  );
+});
+
 Deno.test("Resampler.processBytes() reads little-endian PCM16 in place, from views at odd offsets, as process() does", () => {
   const rand = mulberry32(11);
   for (const [from, to] of [[24000, 16000], [8000, 16000], [16000, 16000]]) {

@@ -332,11 +332,14 @@ export function encodeTranscriptionFrame(
  * Reads a `pipecat.Frame` with all its fields. Malformed or truncated bytes, a frame
  * of no known kind, and audio the guard refuses (over `maxAudioBytes`, not whole
  * PCM16 sample frames, a sample rate outside `AUDIO_SAMPLE_RATES`, a channel count
- * other than 1 or 2) come back as a problem. The audio is copied out of `bytes`.
+ * other than 1 or 2) come back as a problem. The audio is copied out of `bytes`, unless
+ * `copyAudio` is false: then it is a view of them, for a reader done with it before
+ * `bytes` can change (one buffer less for each frame only passing through).
  */
 export function decodePipecatFrame(
   bytes: Uint8Array,
   maxAudioBytes = MAX_AUDIO_PAYLOAD_BYTES,
+  { copyAudio = true }: { copyAudio?: boolean } = {},
 ): FrameResult {
   try {
     const { kind, body } = readKind(bytes);
@@ -346,7 +349,7 @@ export function decodePipecatFrame(
       case "message":
         return { ok: true, frame: { kind, data: readMessageData(body) } };
       case "audio":
-        return readAudio(body, maxAudioBytes);
+        return readAudio(body, maxAudioBytes, copyAudio);
       case "text": {
         const f = readFields(body, kind, { 1: "uint64", 2: "string", 3: "string" });
         return { ok: true, frame: { kind, ...header(f), text: str(f[3]) } };
@@ -377,7 +380,7 @@ type FieldType = "uint64" | "uint32" | "string" | "bytes";
 type FieldValue = bigint | number | string | Uint8Array;
 const HEADER = { 1: "uint64", 2: "string" } as const;
 
-function readAudio(body: Uint8Array, maxAudioBytes: number): FrameResult {
+function readAudio(body: Uint8Array, maxAudioBytes: number, copy: boolean): FrameResult {
   const f = readFields(body, "audio", {
     1: "uint64",
     2: "string",
@@ -393,7 +396,7 @@ function readAudio(body: Uint8Array, maxAudioBytes: number): FrameResult {
   const frame: { kind: "audio" } & PipecatAudioFrame = {
     kind: "audio",
     ...header(f),
-    pcm: audio.slice(),
+    pcm: copy ? audio.slice() : audio,
     sampleRate: checked.value.sampleRate,
     numChannels: checked.value.numChannels,
   };

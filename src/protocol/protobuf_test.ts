@@ -184,6 +184,11 @@ Deno.test("decodePipecatFrame reads an official audio frame's PCM, rate and chan
   const frame = r.frame as { pcm: Uint8Array };
   assert.notEqual(frame.pcm.buffer, theirs.buffer);
   assert.equal(new Int16Array(frame.pcm.buffer).length, 512);
+  // Asked not to copy, it is a view of the frame's own bytes: the same samples.
+  const view = decodePipecatFrame(theirs, undefined, { copyAudio: false });
+  assert.ok(view.ok && view.frame.kind === "audio");
+  assert.equal(view.frame.pcm.buffer, theirs.buffer);
+  assert.deepEqual(view.frame.pcm, pcm);
 });
 
 Deno.test("audio frames round-trip id, name and a pts beyond 2^53", () => {

@@ -578,7 +578,8 @@ export class RtviParticipant implements Participant {
     if (!frame.ok) return this.#garbage(frame.error);
     if ("skipped" in frame) {
       if (frame.skipped !== "audio" || !this.#inAudio || typeof data === "string") return;
-      const audio = decodePipecatFrame(data);
+      // A view of the frame: the receiver reads it at once, into buffers of its own.
+      const audio = decodePipecatFrame(data, undefined, { copyAudio: false });
       if (!audio.ok) return this.#garbage(`bad AudioRawFrame: ${audio.problem.message}`);
       if (audio.frame.kind === "audio") return this.#peerAudio(audio.frame, "AudioRawFrame");
       return;

@@ -200,6 +200,11 @@ export interface PeerAudioReceiverOptions {
   onDtmf?: (key: string) => void;
 }
 
+/** A turn's first buffer holds this much audio; it doubles as the turn goes on. */
+const TURN_BUFFER_START_MS = 2_000;
+/** A turn's buffer up to this size is kept for the next turn (bigger ones are let go). */
+const KEPT_TURN_BUFFER_MS = 16_000;
+
 /** The peer's audio, decoded and kept per turn. */
 export class PeerAudioReceiver {
   readonly #o: PeerAudioReceiverOptions;
@@ -208,6 +213,14 @@ export class PeerAudioReceiver {
   readonly #dtmf?: DtmfDetector;
   #chunks: ArrivedFrame[] = [];
   #length = 0;
+  /**
+   * The turn's mono audio, which `#chunks` are views of: `#used` samples of it are
+   * written. When it is full a bigger one takes its place (the views keep the old one
+   * until the turn is taken); after a take it is written again from the start, kept
+   * while it is no bigger than `KEPT_TURN_BUFFER_MS`.
+   */
+  #turn = new Int16Array(0);
+  #used = 0;
   #startMs: number | undefined;
   #speaking = false;
   #cancelGap: () => void = () => {};
@@ -255,14 +268,16 @@ export class PeerAudioReceiver {
       resampler = made;
     }
     let samples: Int16Array;
-    if (resampler && audio.numChannels !== 2) {
-      // Mono audio to resample is read from its bytes in place: no samples array is made
-      // for a frame only passing through (each one made brings the next full GC nearer).
-      samples = resampler.processBytes(audio.pcm);
+    if (audio.numChannels !== 2) {
+      // Mono audio goes from its bytes straight into the turn's buffer, resampled or not:
+      // no array is made for a frame only passing through (each one made brings the next
+      // full GC nearer, and a GC's pause makes every pacer late).
+      samples = resampler
+        ? resampler.processBytes(audio.pcm, this.#room(resampler.outputFor(count)))
+        : pcm16Samples(audio.pcm, this.#room(count));
+      this.#used += samples.length;
     } else {
-      const mono =
-        toMono(pcm16(pcm16Samples(audio.pcm), audio.sampleRate, audio.numChannels === 2 ? 2 : 1))
-          .samples;
+      const mono = toMono(pcm16(pcm16Samples(audio.pcm), audio.sampleRate, 2)).samples;
       samples = resampler ? resampler.process(mono) : mono;
     }
     // Kept with its arrival: placed as heard when the turn is taken (`placeArrived`).
@@ -275,6 +290,24 @@ export class PeerAudioReceiver {
     this.#vad(samples);
     for (const e of this.#dtmf?.push(samples) ?? []) this.#o.onDtmf!(e.key);
     this.#armGap();
+  }
+
+  /** Room for `count` more samples in the turn's buffer (a bigger buffer when it is full). */
+  #room(count: number): Int16Array {
+    if (this.#used + count > this.#turn.length) {
+      const start = (TURN_BUFFER_START_MS * this.#o.sampleRate) / 1000;
+      this.#turn = new Int16Array(Math.max(count, 2 * this.#turn.length, start));
+      this.#used = 0;
+    }
+    return this.#turn.subarray(this.#used, this.#used + count);
+  }
+
+  /** The turn's audio is placed or dropped: its buffer can be written again. */
+  #reuseTurn(): void {
+    this.#used = 0;
+    if (this.#turn.length > (KEPT_TURN_BUFFER_MS * this.#o.sampleRate) / 1000) {
+      this.#turn = new Int16Array(0);
+    }
   }
 
   /** The resampler from `rate` to the receiver's rate, made on first use; a message if none can be. */
@@ -320,6 +353,7 @@ export class PeerAudioReceiver {
     this.#cancelGap();
     this.#chunks = [];
     this.#length = 0;
+    this.#reuseTurn();
     this.#startMs = undefined;
     this.#o.onBound?.(what);
     return undefined;
@@ -360,17 +394,20 @@ export class PeerAudioReceiver {
         this.#length += tail.length;
       }
     }
-    this.#resamplers.clear();
+    // Flushed, each resampler is as new: it serves the next turn.
     const startMs = this.#startMs;
     this.#startMs = undefined;
     if (this.#length === 0 || startMs === undefined) {
       this.#chunks = [];
       this.#length = 0;
+      this.#reuseTurn();
       return undefined;
     }
+    // A copy: the chunks are views of the buffer the next turn writes.
     const placed = placeArrived(this.#chunks, this.#o.sampleRate)!;
     this.#chunks = [];
     this.#length = 0;
+    this.#reuseTurn();
     return { pcm: pcm16(placed.samples, this.#o.sampleRate), startMs };
   }
 

@@ -130,6 +130,46 @@ Deno.test("the bot's audio: each frame's rate honoured, stereo made mono, kept u
   assert.equal(rx.take(), undefined);
 });
 
+Deno.test("the bot's audio, written into a turn buffer it reuses: each turn is taken whole, and an earlier turn is not written over", async () => {
+  const clock = new SimClock();
+  const rx = new PeerAudioReceiver({ clock, sampleRate: 16000 });
+  // Each turn's frames carry a ramp of its own, so any overwrite of one shows in the other.
+  const frame = (turn: number, k: number, rate: number) => {
+    const samples = Int16Array.from(
+      { length: (rate * 20) / 1000 },
+      (_, i) => turn * 1000 + (k * 7 + i) % 500,
+    );
+    return { pcm: new Uint8Array(samples.buffer), sampleRate: rate, numChannels: 1 };
+  };
+  const expected = (turn: number, frames: number) =>
+    Array.from(
+      { length: frames },
+      (_, k) => Array.from({ length: 320 }, (_, i) => turn * 1000 + (k * 7 + i) % 500),
+    ).flat();
+  const turns: Int16Array[] = [];
+  // 16 kHz turns of 1 s, 3 s (past the first buffer's 2 s: a bigger one mid-turn) and 1 s,
+  // each frame 20 ms after the last.
+  for (const [turn, frames] of [[1, 50], [2, 150], [3, 50]] as const) {
+    for (let k = 0; k < frames; k++) {
+      assert.equal(rx.push(frame(turn, k, 16000)), undefined);
+      await clock.advance(20);
+    }
+    turns.push(rx.take()!.pcm.samples);
+  }
+  assert.deepEqual([...turns[0]!], expected(1, 50));
+  assert.deepEqual([...turns[1]!], expected(2, 150));
+  assert.deepEqual([...turns[2]!], expected(3, 50));
+  // Resampled (24 kHz) turns go into the buffer too, and the resampler serves the next
+  // turn as new: two equal turns are heard the same.
+  const twice: number[][] = [];
+  for (let t = 0; t < 2; t++) {
+    for (let k = 0; k < 10; k++) rx.push(frame(4, k, 24000));
+    twice.push([...rx.take()!.pcm.samples]);
+  }
+  assert.equal(twice[0]!.length, 3200);
+  assert.deepEqual(twice[1], twice[0]);
+});
+
 Deno.test("the bot's audio is bounded: a minute ahead of real time, two minutes a turn (SimClock)", async () => {
   const second = (rate: number) => ({
     pcm: new Uint8Array(rate * 2),
