@@ -332,7 +332,15 @@ Deno.test("an audio bot that sends text and no audio is marked harness_playout, 
  * Speaks 6 s; with `yieldMs`, stops that long after the caller's speech reached it, and
  * logs the yield it produced (its audio's end as sent less the caller's first sound).
  */
-function longTalker(yieldMs?: number, log: { producedMs?: number; agentView?: string } = {}) {
+/** What a long talker saw: its yield, and the caller's onset and its own end from its audio's start. */
+interface TalkerLog {
+  producedMs?: number;
+  agentView?: string;
+  callerMs?: number;
+  endMs?: number;
+}
+
+function longTalker(yieldMs?: number, log: TalkerLog = {}) {
   return async (s: BehaveSession) => {
     s.send(rtvi("bot-started-speaking"));
     s.send(rtvi("bot-tts-text", { text: "Let me read you our whole policy on changes." }));
@@ -344,9 +352,9 @@ function longTalker(yieldMs?: number, log: { producedMs?: number; agentView?: st
           s.clear();
           log.producedMs = s.audioEndAt() - s.callerTurns[i]!.startAt;
           const from = s.audioStartAt();
-          log.agentView = `agent: caller +${(s.callerTurns[i]!.startAt - from).toFixed(1)}, end +${
-            (s.audioEndAt() - from).toFixed(1)
-          }`;
+          log.callerMs = s.callerTurns[i]!.startAt - from;
+          log.endMs = s.audioEndAt() - from;
+          log.agentView = `agent: caller +${log.callerMs.toFixed(1)}, end +${log.endMs.toFixed(1)}`;
         });
     }
     await played;
@@ -383,7 +391,7 @@ for (const framing of ["json", "protobuf"] as const) {
       fn: async () => {
         const { measureAudio } = await import("../src/runner/audio_metrics.ts");
         await warmUp();
-        const log: { producedMs?: number; agentView?: string } = {};
+        const log: TalkerLog = {};
         const agent = await startBehaveAgent(longTalker(yieldMs, log), { frameMs: 10 });
         try {
           const out = await audioCall({ url: agent.url, framing }, {
@@ -420,10 +428,23 @@ for (const framing of ["json", "protobuf"] as const) {
             // Its audio ends on its 10 ms grid: a chunk whose timer had not fired yet when
             // it cleared is not sent, so it may stop up to a chunk short of its timer.
             assert.ok(produced > yieldMs - 10 && produced < yieldMs + 100, `produced ${produced}`);
-            assert.ok(
-              Math.abs(b.yield_ms - produced) <= 20,
-              `yield ${b.yield_ms} ms, produced ${produced.toFixed(1)} ms (${views})`,
-            );
+            // The yield runs from the caller's onset as it left to the agent's end as it
+            // came, so it is checked at both ends. The end is where the agent put it.
+            const harnessEnd = b.at_ms + b.yield_ms - start;
+            assert.ok(Math.abs(harnessEnd - log.endMs!) <= 20, `the end (${views})`);
+            // The onset is where the agent heard it, or before by the way to it: the agent
+            // finds it 6-8 ms in (its first sample of magnitude 33), and its thread may be
+            // kept waiting for a CPU on a loaded machine (it once heard it 37 ms after it
+            // left). An onset placed after the agent heard it, or far before, fails.
+            const heardAfter = log.callerMs! - (b.at_ms - start);
+            assert.ok(heardAfter >= -2 && heardAfter <= 50, `the onset (${views})`);
+            // On a quiet machine the two agree to the detection's few ms.
+            if (heardAfter <= 12) {
+              assert.ok(
+                Math.abs(b.yield_ms - produced) <= 20,
+                `yield ${b.yield_ms} ms, produced ${produced.toFixed(1)} ms (${views})`,
+              );
+            }
           }
         } finally {
           await agent.close();
