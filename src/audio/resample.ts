@@ -145,8 +145,10 @@ export class Resampler {
     const problem = pcm16ByteProblem(bytes.length);
     if (problem) throw new RangeError(problem);
     const count = bytes.length / 2;
-    if (into && into.length < this.outputFor(count)) {
-      throw new RangeError(`room for ${into.length} samples, ${this.outputFor(count)} are due`);
+    // Checked before anything changes: a typed array drops what is written past its end.
+    const due = into ? this.outputFor(count) : 0;
+    if (into && into.length < due) {
+      throw new RangeError(`room for ${into.length} samples, ${due} are due`);
     }
     if (this.#identity) return pcm16Samples(bytes, into);
     this.#reserve(count);

@@ -302,8 +302,11 @@ export class PeerAudioReceiver {
     return this.#turn.subarray(this.#used, this.#used + count);
   }
 
-  /** The turn's audio is placed or dropped: its buffer can be written again. */
-  #reuseTurn(): void {
+  /** The turn's audio is placed or dropped: nothing is kept, and its buffer can be written again. */
+  #dropTurn(): void {
+    this.#chunks = [];
+    this.#length = 0;
+    this.#startMs = undefined;
     this.#used = 0;
     if (this.#turn.length > (KEPT_TURN_BUFFER_MS * this.#o.sampleRate) / 1000) {
       this.#turn = new Int16Array(0);
@@ -351,10 +354,7 @@ export class PeerAudioReceiver {
   #bound(what: string): undefined {
     this.#over = true;
     this.#cancelGap();
-    this.#chunks = [];
-    this.#length = 0;
-    this.#reuseTurn();
-    this.#startMs = undefined;
+    this.#dropTurn();
     this.#o.onBound?.(what);
     return undefined;
   }
@@ -396,19 +396,12 @@ export class PeerAudioReceiver {
     }
     // Flushed, each resampler is as new: it serves the next turn.
     const startMs = this.#startMs;
-    this.#startMs = undefined;
-    if (this.#length === 0 || startMs === undefined) {
-      this.#chunks = [];
-      this.#length = 0;
-      this.#reuseTurn();
-      return undefined;
-    }
     // A copy: the chunks are views of the buffer the next turn writes.
-    const placed = placeArrived(this.#chunks, this.#o.sampleRate)!;
-    this.#chunks = [];
-    this.#length = 0;
-    this.#reuseTurn();
-    return { pcm: pcm16(placed.samples, this.#o.sampleRate), startMs };
+    const placed = this.#length > 0 && startMs !== undefined
+      ? placeArrived(this.#chunks, this.#o.sampleRate)
+      : undefined;
+    this.#dropTurn();
+    return placed && { pcm: pcm16(placed.samples, this.#o.sampleRate), startMs: startMs! };
   }
 
   get stats(): ReceiveStats {

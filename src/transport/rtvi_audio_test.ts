@@ -147,9 +147,10 @@ Deno.test("the bot's audio, written into a turn buffer it reuses: each turn is t
       (_, k) => Array.from({ length: 320 }, (_, i) => turn * 1000 + (k * 7 + i) % 500),
     ).flat();
   const turns: Int16Array[] = [];
-  // 16 kHz turns of 1 s, 3 s (past the first buffer's 2 s: a bigger one mid-turn) and 1 s,
-  // each frame 20 ms after the last.
-  for (const [turn, frames] of [[1, 50], [2, 150], [3, 50]] as const) {
+  // 16 kHz turns of 1 s, 3 s (past the first buffer's 2 s: a bigger one mid-turn), 1 s,
+  // 17 s (its buffer, past the 16 s kept, is let go after it) and 1 s, each frame 20 ms
+  // after the last.
+  for (const [turn, frames] of [[1, 50], [2, 150], [3, 50], [5, 850], [6, 50]] as const) {
     for (let k = 0; k < frames; k++) {
       assert.equal(rx.push(frame(turn, k, 16000)), undefined);
       await clock.advance(20);
@@ -159,6 +160,9 @@ Deno.test("the bot's audio, written into a turn buffer it reuses: each turn is t
   assert.deepEqual([...turns[0]!], expected(1, 50));
   assert.deepEqual([...turns[1]!], expected(2, 150));
   assert.deepEqual([...turns[2]!], expected(3, 50));
+  assert.deepEqual([...turns[3]!], expected(5, 850));
+  assert.deepEqual([...turns[4]!], expected(6, 50));
+  assert.deepEqual([...turns[2]!], expected(3, 50), "an earlier turn is as it was taken");
   // Resampled (24 kHz) turns go into the buffer too, and the resampler serves the next
   // turn as new: two equal turns are heard the same.
   const twice: number[][] = [];
