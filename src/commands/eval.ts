@@ -67,6 +67,7 @@ const PARTICIPANT_FLAGS = {
     description: "oracle | vad-oracle (turns by VAD; needs --audio) | noop | llm | navigator\n" +
       "| script:FILE | ws://HOST:PORT/PATH\n" +
       "| sip:USER@HOST[:PORT] (a phone agent over SIP/RTP, UDP; needs --audio)\n" +
+      "| http://HOST:PORT/api/offer (a pipecat SmallWebRTC bot: WebRTC)\n" +
       "(default: llm when an agent model is configured, else oracle)",
   },
   user: {
@@ -116,8 +117,9 @@ const PARTICIPANT_FLAGS = {
     description: "the ws:// agent's wire: json (default; RTVI JSON text frames) |\n" +
       "protobuf (RTVI in pipecat protobuf frames) | twilio (Twilio Media\n" +
       "Streams: callbench plays Twilio; audio only) | openai-realtime (the\n" +
-      "OpenAI Realtime API: callbench is the client; needs --audio). Else the\n" +
-      "URL's ?framing=",
+      "OpenAI Realtime API: callbench is the client; needs --audio) |\n" +
+      "smallwebrtc (pipecat SmallWebRTC over WebRTC; default for http://).\n" +
+      "Else the URL's ?framing=",
   },
   "tools-server": {
     type: "boolean",
@@ -398,8 +400,8 @@ export const command: Command = {
         hint: `one of ${WIRE_FRAMINGS.join(", ")}`,
       });
     }
-    if (framing !== undefined && !/^wss?:\/\//.test(values.agent ?? "")) {
-      throw new InputError({ field: "--framing", message: "needs a ws:// agent" });
+    if (framing !== undefined && !/^(wss?|https?):\/\//.test(values.agent ?? "")) {
+      throw new InputError({ field: "--framing", message: "needs a ws:// or http:// agent" });
     }
     const realtime = realtimeFromFlags(values, framing);
     if (/^sips?:/i.test(values.agent ?? "")) await checkSipAgent(values.agent!, values.audio);
@@ -509,15 +511,16 @@ export const command: Command = {
     });
     // Real-time audio calls to a remote agent: as many at once as the machine holds at
     // the pacers' lateness bound (at most --concurrency), and none started while late.
-    const realTime = speech !== undefined && /^(wss?:\/\/|sip:)/.test(participants.agent)
-      ? await realTimeRun(
-        // SIP's RTP is Twilio's 20 ms G.711 frames both ways: its row of the table.
-        participants.agent.startsWith("sip:")
-          ? "twilio"
-          : framing ?? urlFraming(participants.agent),
-        values.concurrency === undefined ? undefined : concurrency,
-      )
-      : undefined;
+    const realTime =
+      speech !== undefined && /^(wss?:\/\/|https?:\/\/|sip:)/.test(participants.agent)
+        ? await realTimeRun(
+          // SIP's RTP is Twilio's 20 ms G.711 frames both ways: its row of the table.
+          participants.agent.startsWith("sip:")
+            ? "twilio"
+            : framing ?? urlFraming(participants.agent),
+          values.concurrency === undefined ? undefined : concurrency,
+        )
+        : undefined;
     if (realTime) concurrency = realTime.concurrency;
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
     // Not a terminal (CI): plain lines, with how many completed trials fail their score.
@@ -690,10 +693,10 @@ export const command: Command = {
   },
 };
 
-/** The framing a ws:// URL names (`?framing=`), else json. */
+/** The framing a URL names (`?framing=`), else smallwebrtc for http(s)://, else json. */
 function urlFraming(url: string): WireFraming {
   const named = new URL(url).searchParams.get("framing");
-  return isWireFraming(named) ? named : "json";
+  return isWireFraming(named) ? named : /^https?:/.test(url) ? "smallwebrtc" : "json";
 }
 
 /**

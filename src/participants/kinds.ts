@@ -198,6 +198,9 @@ export const PARTICIPANT_KINDS: readonly ParticipantKind[] = [
   },
   remoteKind("ws://", "agent"),
   remoteKind("wss://", "agent"),
+  // A SmallWebRTC offer endpoint (`/api/offer`): `src/transport/smallwebrtc.ts`.
+  remoteKind("http://", "agent"),
+  remoteKind("https://", "agent"),
   {
     name: "sip:",
     usage: "sip:USER@HOST[:PORT]",

@@ -53,6 +53,8 @@ export const CALLS_PER_IDLE_CORE: Readonly<Record<WireFraming, number>> = {
   twilio: 50,
   // Not measured yet: 10 ms appends both ways are twice Twilio's frames, so half its calls.
   "openai-realtime": 25,
+  // Not measured yet: Opus both ways in WebAssembly and a WebRTC stack in TypeScript.
+  smallwebrtc: 10,
 };
 
 /** What the default concurrency of real-time calls looks at. */

@@ -10,9 +10,11 @@
  * | `protobuf`       | `./rtvi.ts`    | RTVI JSON inside pipecat protobuf `MessageFrame`s      |
  * | `twilio`         | `./twilio.ts`  | Twilio Media Streams (callbench plays Twilio's side)   |
  * | `openai-realtime`| `./openai_realtime.ts` | OpenAI Realtime API (callbench is the client)  |
+ * | `smallwebrtc`    | `./smallwebrtc.ts` | pipecat SmallWebRTC: RTVI on a data channel, Opus tracks |
  *
  * A new mapping is a new file and one row of {@link MAPPINGS}. The framing comes from
- * the option (`eval --framing`), else the URL's `?framing=` query, else `json`.
+ * the option (`eval --framing`), else the URL's `?framing=` query, else `smallwebrtc`
+ * for an `http(s)://` URL (a SmallWebRTC offer endpoint), else `json`.
  *
  * @module
  */
@@ -27,7 +29,13 @@ import type { RealtimeAudioFormat, RealtimeTurnDetection } from "../protocol/ope
 export const WORDS_UNKNOWN = "[words unknown]";
 
 /** The framings `--framing` takes. */
-export const WIRE_FRAMINGS = ["json", "protobuf", "twilio", "openai-realtime"] as const;
+export const WIRE_FRAMINGS = [
+  "json",
+  "protobuf",
+  "twilio",
+  "openai-realtime",
+  "smallwebrtc",
+] as const;
 /** One of `WIRE_FRAMINGS`: how a remote participant's messages go on the wire. */
 export type WireFraming = typeof WIRE_FRAMINGS[number];
 
@@ -127,7 +135,13 @@ export const MAPPINGS: Record<WireFraming, () => Promise<WireMapping>> = {
   protobuf: async () => (await import("./rtvi.ts")).rtviMapping,
   twilio: async () => (await import("./twilio.ts")).twilioMapping,
   "openai-realtime": async () => (await import("./openai_realtime.ts")).realtimeMapping,
+  smallwebrtc: async () => (await import("./smallwebrtc.ts")).smallWebRtcMapping,
 };
+
+/** Whether `url` is an HTTP(S) URL: a SmallWebRTC offer endpoint. */
+export function isHttpUrl(url: string): boolean {
+  return /^https?:\/\//i.test(url);
+}
 
 /** What every mapping's `WsClient.connect` takes from its options (the rest is its own). */
 export function connectOptions(
@@ -151,7 +165,8 @@ export function connectOptions(
 export function resolveRemote(options: RemoteParticipantOptions): ResolvedRemote {
   const url = new URL(options.url);
   const param = url.searchParams.get("framing");
-  const framing = options.framing ?? (isWireFraming(param) ? param : "json");
+  const framing = options.framing ??
+    (isWireFraming(param) ? param : isHttpUrl(options.url) ? "smallwebrtc" : "json");
   if (options.token !== undefined) url.searchParams.set("token", options.token);
   const shown = new URL(options.url);
   shown.searchParams.delete("token");

@@ -97,6 +97,21 @@ const FLUSH_QUIET_MS = 200;
 /** The RTVI mapping (`--framing json|protobuf`). */
 export const rtviMapping: WireMapping = (options) => new RtviParticipant(options);
 
+/**
+ * A wire whose audio goes on media tracks of its own (WebRTC: `./smallwebrtc.ts`), not
+ * in RTVI frames: the RTVI messages are the same, the audio is paced at its rate and
+ * chunk length and handed to it, and the peer's audio comes from it.
+ */
+export interface RtviMedia {
+  /** The rate and chunk length of the caller's audio on the track. */
+  sampleRate: number;
+  chunkMs: number;
+  /** Sends one paced chunk (`silent`: the stream's one silent chunk). */
+  send(chunk: PcmAudio, silent: boolean): void;
+  /** Hands the peer's audio to `push` as it comes, with when it arrived. */
+  listen(push: (audio: PcmAudio, arrivedAt: number) => void): void;
+}
+
 export class RtviParticipant implements Participant {
   readonly info: ParticipantInfo;
   readonly #options: ResolvedRemote;
@@ -148,8 +163,11 @@ export class RtviParticipant implements Participant {
   #closing = false;
   #failed = false;
 
-  constructor(options: ResolvedRemote) {
+  readonly #media?: RtviMedia;
+
+  constructor(options: ResolvedRemote, media?: RtviMedia) {
     this.#options = options;
+    this.#media = media;
     this.#framing = options.framing === "protobuf" ? "protobuf" : "json";
     this.#side = options.side;
     this.info = remoteInfo(options);
@@ -478,9 +496,10 @@ export class RtviParticipant implements Participant {
   /** What the bot gets of `audio` in an audio call: 16 kHz PCM16 (the tones it is sent are heard so). */
   wireAudio(audio: Pcm16): Pcm16 {
     const mono = toMono(audio);
-    return mono.sampleRate === WIRE_SEND_RATE
+    const rate = this.#media?.sampleRate ?? WIRE_SEND_RATE;
+    return mono.sampleRate === rate
       ? mono
-      : pcm16(resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE), WIRE_SEND_RATE);
+      : pcm16(resample(mono.samples, mono.sampleRate, rate), rate);
   }
 
   async close(): Promise<void> {
@@ -769,11 +788,16 @@ export class RtviParticipant implements Participant {
       // In-band keys: the bot's tones, decoded from its audio, are its key presses.
       ...(audio.inband ? { onDtmf: (key: string) => line.press(key, { inAudio: true }) } : {}),
     });
-    this.#outAudio = new CallerAudioStream({
+    const media = this.#media;
+    const out: CallerAudioStream = this.#outAudio = new CallerAudioStream({
       clock: line.clock,
-      send: (chunk) => this.#sendAudio(chunk),
+      send: media
+        ? (chunk): void => media.send(chunk, chunk === out.silentChunk)
+        : (chunk) => this.#sendAudio(chunk),
       ...(audio.fill ? { fill: audio.fill } : {}),
+      ...(media ? { sampleRate: media.sampleRate, chunkMs: media.chunkMs } : {}),
     });
+    media?.listen((pcm, at) => this.#peerAudio(pcm, "audio on the track", at));
   }
 
   #sendAudio(chunk: PcmAudio): void {
@@ -785,8 +809,9 @@ export class RtviParticipant implements Participant {
     this.#client?.send(encodeAudio(chunk, this.#framing));
   }
 
-  #peerAudio(audio: PcmAudio, what: string): void {
-    const problem = this.#inAudio!.push(audio);
+  #peerAudio(audio: PcmAudio, what: string, arrivedAt?: number): void {
+    if (this.#failed || this.#closing) return;
+    const problem = this.#inAudio!.push(audio, arrivedAt);
     if (problem) return this.#garbage(`bad ${what}: ${problem}`);
     if (this.#botSpeaking || this.#inAudio!.speaking) this.#line?.active?.();
     // A bracketed turn is heard starting with its first audio, not its announcement.

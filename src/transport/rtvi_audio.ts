@@ -81,6 +81,10 @@ export interface CallerAudioStreamOptions {
   onChunk?: (chunk: PacedChunk) => void;
   /** The line's noise for the silence in a chunk (`LineAudio.fill`). */
   fill?: (samples: Int16Array, from: number, atMs: number, sampleRate: number) => void;
+  /** The rate chunks go out at (default {@link WIRE_SEND_RATE}; WebRTC's Opus: 48 kHz). */
+  sampleRate?: number;
+  /** One chunk's length (default {@link WIRE_CHUNK_MS}; WebRTC's Opus: 20 ms). */
+  chunkMs?: number;
 }
 
 /** The caller's side of the audio, paced onto the wire. */
@@ -88,23 +92,36 @@ export class CallerAudioStream {
   readonly #pacer: Pacer;
   readonly #options: CallerAudioStreamOptions;
   readonly #stats = { chunks: 0, speechChunks: 0, speechMs: 0, clearedSamples: 0 };
-  readonly #marks = new SentMarks(WIRE_SEND_RATE);
+  readonly #rate: number;
+  readonly #marks: SentMarks;
+  /** The chunk sent for a slot of pure silence (one object, so its encoding can be kept). */
+  readonly silentChunk: PcmAudio;
   /** Each chunk's lateness, ms (a real call of 15 min keeps 56,250 of them). */
   #late: number[] = [];
 
   constructor(options: CallerAudioStreamOptions) {
     this.#options = options;
+    const rate = this.#rate = options.sampleRate ?? WIRE_SEND_RATE;
+    const chunkMs = options.chunkMs ?? WIRE_CHUNK_MS;
+    this.#marks = new SentMarks(rate);
+    this.silentChunk = rate === WIRE_SEND_RATE && chunkMs === WIRE_CHUNK_MS
+      ? SILENT_WIRE_CHUNK
+      : Object.freeze({
+        pcm: new Uint8Array((rate * chunkMs / 1000) * 2),
+        sampleRate: rate,
+        numChannels: 1,
+      });
     this.#pacer = new Pacer({
       clock: options.clock,
-      sampleRate: WIRE_SEND_RATE,
-      chunkMs: WIRE_CHUNK_MS,
+      sampleRate: rate,
+      chunkMs,
       onChunk: (chunk) => {
         this.#stats.chunks++;
         this.#late.push(chunk.sentAt - chunk.dueAt);
         this.#marks.sent(chunk);
         if (chunk.audioSamples > 0) {
           this.#stats.speechChunks++;
-          this.#stats.speechMs += (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
+          this.#stats.speechMs += (chunk.audioSamples * 1000) / rate;
         }
         options.onChunk?.(chunk);
         const fill = options.fill;
@@ -113,14 +130,14 @@ export class CallerAudioStream {
         if (filled) {
           // The line's noise fills the silence, in a copy: the pacer's chunk may be shared.
           samples = samples.slice();
-          const at = chunk.dueAt + (chunk.audioSamples * 1000) / WIRE_SEND_RATE;
-          fill(samples, chunk.audioSamples, at, WIRE_SEND_RATE);
+          const at = chunk.dueAt + (chunk.audioSamples * 1000) / rate;
+          fill(samples, chunk.audioSamples, at, rate);
         }
         options.send(
-          chunk.audioSamples === 0 && !filled ? SILENT_WIRE_CHUNK : {
+          chunk.audioSamples === 0 && !filled ? this.silentChunk : {
             // The chunk's own bytes, not a copy: what takes them sends them at once.
             pcm: pcm16BytesView(samples),
-            sampleRate: WIRE_SEND_RATE,
+            sampleRate: rate,
             numChannels: 1,
           },
         );
@@ -140,9 +157,9 @@ export class CallerAudioStream {
    */
   play(audio: Pcm16, onSent?: (atMs: number, gridMs: number) => void): void {
     const mono = toMono(audio);
-    const samples = mono.sampleRate === WIRE_SEND_RATE
+    const samples = mono.sampleRate === this.#rate
       ? mono.samples
-      : resample(mono.samples, mono.sampleRate, WIRE_SEND_RATE);
+      : resample(mono.samples, mono.sampleRate, this.#rate);
     this.#marks.queued(samples.length, onSent);
     this.#pacer.enqueue(samples);
   }
@@ -246,12 +263,14 @@ export class PeerAudioReceiver {
 
   /**
    * Takes one frame's audio (already past the payload guard: a known rate, whole
-   * sample frames). Returns a problem message for audio that cannot be used.
+   * sample frames), which arrived at `arrivedAt` (default now: a wire whose frames are
+   * held before they are taken, WebRTC's jitter buffer, says when they came). Returns a
+   * problem message for audio that cannot be used.
    */
-  push(audio: PcmAudio): string | undefined {
+  push(audio: PcmAudio, arrivedAt?: number): string | undefined {
     if (this.#over) return;
     // It arrived now: before the work on it (a first frame's resampler takes a while to make).
-    const now = this.#o.clock.now();
+    const now = arrivedAt ?? this.#o.clock.now();
     const problem = pcm16ByteProblem(audio.pcm.length);
     if (problem) return problem;
     const count = audio.pcm.length / 2;
