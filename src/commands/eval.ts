@@ -511,16 +511,15 @@ export const command: Command = {
     });
     // Real-time audio calls to a remote agent: as many at once as the machine holds at
     // the pacers' lateness bound (at most --concurrency), and none started while late.
-    const realTime =
-      speech !== undefined && /^(wss?:\/\/|https?:\/\/|sip:)/.test(participants.agent)
-        ? await realTimeRun(
-          // SIP's RTP is Twilio's 20 ms G.711 frames both ways: its row of the table.
-          participants.agent.startsWith("sip:")
-            ? "twilio"
-            : framing ?? urlFraming(participants.agent),
-          values.concurrency === undefined ? undefined : concurrency,
-        )
-        : undefined;
+    const realTime = speech !== undefined && /^(wss?|https?|sip):/.test(participants.agent)
+      ? await realTimeRun(
+        // SIP's RTP is Twilio's 20 ms G.711 frames both ways: its row of the table.
+        participants.agent.startsWith("sip:")
+          ? "twilio"
+          : framing ?? urlFraming(participants.agent),
+        values.concurrency === undefined ? undefined : concurrency,
+      )
+      : undefined;
     if (realTime) concurrency = realTime.concurrency;
     const bar = io.errIsTerminal ? progressBar(io) : undefined;
     // Not a terminal (CI): plain lines, with how many completed trials fail their score.

@@ -120,10 +120,16 @@ export class SmallWebRtcParticipant implements Participant {
       );
     }
     this.#keepAlive();
-    const socket = this.#socket = new ChannelSocket(peer, (type) => this.#signalling(type));
-    peer.onFailed((why) => socket.lost(why));
+    peer.onFailed((why) => this.#socket?.lost(why));
+    // The channel is open: the socket says so once the client has set its handlers.
+    const connect = () => {
+      if (this.#socket) {
+        throw new Error("the data channel was closed (a peer connection is one call)");
+      }
+      return this.#socket = new ChannelSocket(peer, (type) => this.#signalling(type));
+    };
     this.#inner = new RtviParticipant(
-      { ...this.#o, connect: () => socket, connectAttempts: 1 },
+      { ...this.#o, connect, connectAttempts: 1 },
       line.audio ? this.#media(peer) : undefined,
     );
     await this.#inner.start(line, setup);
