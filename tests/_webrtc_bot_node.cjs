@@ -228,6 +228,28 @@ async function startWebRtcBot(options, wrtc) {
       };
     };
 
+    if (process.env.WEBRTC_BOT_DEBUG) {
+      const t0 = Date.now();
+      const show = (what) =>
+        process.stderr.write(
+          `bot +${
+            Date.now() - t0
+          } ${what} ice=${pc.iceConnectionState} conn=${pc.connectionState}\n`,
+        );
+      pc.oniceconnectionstatechange = () => show("ice");
+      pc.onconnectionstatechange = () => show("conn");
+      for (const ms of [2000, 5000, 8000]) {
+        setTimeout(() => {
+          let dtls = "?";
+          try {
+            dtls = pc.getTransceivers().map((t) => t.sender?.transport?.state).join(",");
+          } catch (e) {
+            dtls = String(e);
+          }
+          show(`dtls=${dtls} sctp=${pc.sctp?.state} sctpdtls=${pc.sctp?.transport?.state}`);
+        }, ms);
+      }
+    }
     await pc.setRemoteDescription(offer);
     pc.addTrack(source.createTrack());
     await pc.setLocalDescription(await pc.createAnswer());

@@ -28,6 +28,7 @@ import {
   type CallEvent,
   type CallLine,
   type CallSetup,
+  type Clock,
   type Participant,
   ParticipantError,
   type ParticipantInfo,
@@ -48,11 +49,15 @@ import {
 } from "./webrtc_peer.ts";
 
 /** How long ICE, DTLS and the data channel may take to come up (default), ms. */
-export const WEBRTC_CONNECT_TIMEOUT_MS = 10_000;
+export const WEBRTC_CONNECT_TIMEOUT_MS = 5_000;
+/** Peer connections tried before `agent_unreachable` (default). */
+export const CONNECT_ATTEMPTS = 3;
 /** How long the bot may take to answer the offer (default), ms. */
 export const OFFER_TIMEOUT_MS = 15_000;
 /** The data channel's keep-alive, as pipecat's client sends it. */
 const KEEPALIVE_MS = 1000;
+/** The longest a `bot-stopped-speaking` waits for the bot's audio to stop, ms. */
+export const HOLD_MAX_MS = 1000;
 /** An HTTP error's body, this much of it, goes in the message. */
 const BODY_SHOWN = 200;
 
@@ -77,6 +82,8 @@ export class SmallWebRtcParticipant implements Participant {
   #pcId?: string;
   #cancelKeepAlive = () => {};
   #socket?: ChannelSocket;
+  /** Audio calls: what of the bot's track is passed on (its sound). */
+  #gate?: SpeechGate;
   #closing = false;
 
   constructor(options: ResolvedRemote, readonly iceServers: readonly IceServer[] = []) {
@@ -97,28 +104,7 @@ export class SmallWebRtcParticipant implements Participant {
           "over SmallWebRTC (its setup reconnects, and a peer connection is one call)",
       );
     }
-    const host = new URL(this.#o.connectUrl).hostname;
-    const peer = this.#peer = await WebRtcPeer.create({
-      clock: line.clock,
-      loopback: host === "127.0.0.1" || host === "localhost" || host === "[::1]",
-      iceServers: this.iceServers,
-    });
-    const offer = await peer.offer();
-    const answer = await this.#post({ sdp: offer, type: "offer" });
-    const problem = answerProblem(answer.sdp, { dataChannel: true });
-    if (problem) throw new ParticipantError("protocol_error", `${this.#who()}: ${problem}`);
-    this.#pcId = answer.pc_id;
-    line.trace({ type: "webrtc_answer", pc_id: answer.pc_id });
-    await peer.accept(answer.sdp);
-    const timeout = this.#o.connectTimeoutMs ?? WEBRTC_CONNECT_TIMEOUT_MS;
-    try {
-      await peer.connected(timeout);
-    } catch (e) {
-      throw new ParticipantError(
-        "agent_unreachable",
-        `${this.#who()}: ${(e as Error).message}`,
-      );
-    }
+    const peer = this.#peer = await this.#connect(line);
     this.#keepAlive();
     peer.onFailed((why) => this.#socket?.lost(why));
     // The channel is open: the socket says so once the client has set its handlers.
@@ -126,13 +112,64 @@ export class SmallWebRtcParticipant implements Participant {
       if (this.#socket) {
         throw new Error("the data channel was closed (a peer connection is one call)");
       }
-      return this.#socket = new ChannelSocket(peer, (type) => this.#signalling(type));
+      return this.#socket = new ChannelSocket(
+        peer,
+        (type) => this.#signalling(type),
+        { clock: line.clock, audioPlaying: () => this.#gate?.open ?? false },
+      );
     };
     this.#inner = new RtviParticipant(
       { ...this.#o, connect, connectAttempts: 1 },
       line.audio ? this.#media(peer) : undefined,
     );
     await this.#inner.start(line, setup);
+  }
+
+  /**
+   * Offers, takes the answer and waits for the connection, up to `connectAttempts`
+   * times (default 3) with a fresh peer connection each time when ICE, DTLS or the
+   * data channel did not come up: werift's DTLS handshake with libwebrtc sometimes
+   * ends on our side only (no media or data ever passes), and a new connection gets
+   * through. A refused or bad answer is not retried.
+   */
+  async #connect(line: CallLine): Promise<WebRtcPeer> {
+    const host = new URL(this.#o.connectUrl).hostname;
+    const attempts = Math.max(1, this.#o.connectAttempts ?? CONNECT_ATTEMPTS);
+    const timeout = this.#o.connectTimeoutMs ?? WEBRTC_CONNECT_TIMEOUT_MS;
+    for (let attempt = 1;; attempt++) {
+      const peer = this.#peer = await WebRtcPeer.create({
+        clock: line.clock,
+        loopback: host === "127.0.0.1" || host === "localhost" || host === "[::1]",
+        iceServers: this.iceServers,
+      });
+      const offer = await peer.offer();
+      const answer = await this.#post({ sdp: offer, type: "offer" }).catch(async (e) => {
+        await peer.close();
+        throw e;
+      });
+      const problem = answerProblem(answer.sdp, { dataChannel: true });
+      if (problem) {
+        await peer.close();
+        throw new ParticipantError("protocol_error", `${this.#who()}: ${problem}`);
+      }
+      this.#pcId = answer.pc_id;
+      line.trace({ type: "webrtc_answer", pc_id: answer.pc_id, attempt });
+      await peer.accept(answer.sdp);
+      try {
+        await peer.connected(timeout);
+        return peer;
+      } catch (e) {
+        const why = (e as Error).message;
+        await peer.close();
+        if (attempt >= attempts) {
+          throw new ParticipantError(
+            "agent_unreachable",
+            `${this.#who()}: ${why}${attempts > 1 ? ` (${attempts} attempts)` : ""}`,
+          );
+        }
+        line.trace({ type: "webrtc_retry", pc_id: answer.pc_id, attempt, reason: why });
+      }
+    }
   }
 
   /** The audio tracks as RTVI's audio path sees them. */
@@ -142,11 +179,12 @@ export class SmallWebRtcParticipant implements Participant {
       chunkMs: WEBRTC_FRAME_MS,
       send: (chunk, silent) => peer.sendFrame(chunk.pcm, silent),
       listen: (push) => {
-        const gate = new SpeechGate();
+        const gate = this.#gate = new SpeechGate();
         peer.listen((samples, at) => {
           for (const f of gate.push(samples, at)) {
             push({ pcm: pcm16BytesView(f.samples), sampleRate: WEBRTC_RATE, numChannels: 1 }, f.at);
           }
+          if (!gate.open) this.#socket?.audioStopped();
         });
       },
     };
@@ -307,6 +345,14 @@ export class SmallWebRtcParticipant implements Participant {
  * keep-alives and signalling are taken out first. It is open when made (the channel
  * opened before), so it says so on the next turn of the event loop, once the client
  * has set its handlers.
+ *
+ * The channel and the audio track are two paths: the bot's `bot-stopped-speaking`
+ * leaves when its last frame is handed to its stack and comes before that frame has
+ * arrived here (the track's jitter buffers hold it). So a `bot-stopped-speaking` that
+ * comes while the bot's audio still plays waits, and every message after it, until
+ * the audio has stopped ({@link SpeechGate}'s hangover), at most {@link HOLD_MAX_MS}:
+ * the turn then ends with all of its audio, as on a WebSocket, where both share one
+ * ordered stream.
  */
 class ChannelSocket implements ClientSocket {
   readyState = 0;
@@ -316,14 +362,32 @@ class ChannelSocket implements ClientSocket {
   onclose: ((event: { code: number; reason: string }) => void) | null = null;
   onerror: ((event: { message?: string }) => void) | null = null;
   readonly #peer: WebRtcPeer;
+  readonly #hold?: { clock: Clock; audioPlaying: () => boolean };
+  /** Messages held until the bot's audio stopped, in order. */
+  #held: string[] = [];
+  #cancelHold = () => {};
 
-  constructor(peer: WebRtcPeer, signalling: (type: string) => void) {
+  constructor(
+    peer: WebRtcPeer,
+    signalling: (type: string) => void,
+    hold?: { clock: Clock; audioPlaying: () => boolean },
+  ) {
     this.#peer = peer;
+    this.#hold = hold;
     peer.channel({
       message: (text) => {
         const read = readChannelText(text);
         if (read.kind === "ping") return;
         if (read.kind === "signalling") return signalling(read.type);
+        if (this.#held.length > 0) {
+          this.#held.push(text);
+          return;
+        }
+        if (hold && text.includes('"bot-stopped-speaking"') && hold.audioPlaying()) {
+          this.#held.push(text);
+          this.#cancelHold = hold.clock.timer(HOLD_MAX_MS, () => this.audioStopped());
+          return;
+        }
         this.onmessage?.({ data: text });
       },
       closed: (why) => this.lost(why),
@@ -333,6 +397,18 @@ class ChannelSocket implements ClientSocket {
       this.readyState = 1;
       this.onopen?.({});
     }, 0);
+  }
+
+  /** The bot's audio stopped: the messages held for it go on. */
+  audioStopped(): void {
+    if (this.#held.length === 0) return;
+    this.#cancelHold();
+    const held = this.#held;
+    this.#held = [];
+    for (const text of held) {
+      if (this.readyState !== 1) return;
+      this.onmessage?.({ data: text });
+    }
   }
 
   send(data: string | Uint8Array<ArrayBuffer>): void {
@@ -349,6 +425,8 @@ class ChannelSocket implements ClientSocket {
   /** The connection went (the peer failed, the channel closed, the bot left). */
   lost(why: string, code = 1006): void {
     if (this.readyState === 3) return;
+    // What the bot said before it went is heard first.
+    this.audioStopped();
     this.readyState = 3;
     this.onclose?.({ code, reason: why });
   }

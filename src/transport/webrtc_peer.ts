@@ -29,6 +29,10 @@ export const WEBRTC_FRAME_MS = 20;
 export const WEBRTC_FRAME_SAMPLES = (WEBRTC_RATE * WEBRTC_FRAME_MS) / 1000;
 /** Opus's payload type in our offers (what browsers and libwebrtc use). */
 export const OPUS_PAYLOAD_TYPE = 111;
+/** How often a connecting peer looks whether SCTP needs starting, ms. */
+const SCTP_NUDGE_MS = 250;
+/** werift's SCTP association state before its INIT went out (RFC 4960's CLOSED). */
+const SCTP_CLOSED = 1;
 /** How long a packet waits for the ones before it, ms. */
 export const WEBRTC_JITTER_MS = 40;
 
@@ -143,13 +147,18 @@ export class WebRtcPeer {
         video: [],
       },
       iceServers: (this.#o.iceServers ?? []).map((s) => ({ ...s })),
+      // One ICE and DTLS transport for audio and data: with one per section (werift's
+      // default), the other end bundles on the first and the second never connects.
+      bundlePolicy: "max-bundle",
       iceUseIpv6: false,
       ...(this.#o.loopback
         ? {
+          // Only 127.0.0.1: werift binds every host candidate's socket to the interface
+          // address, so a LAN address gathered too would be advertised on a socket that
+          // is not there, and nominated.
+          iceUseIpv4: false,
           iceInterfaceAddresses: { udp4: "127.0.0.1" },
           iceAdditionalHostAddresses: ["127.0.0.1"],
-          iceFilterCandidatePair: (pair: { localCandidate: { host: string } }) =>
-            pair.localCandidate.host === "127.0.0.1",
         }
         : {}),
     });
@@ -194,21 +203,41 @@ export class WebRtcPeer {
   }
   #channelOpened?: () => void;
 
-  /** Our offer, with every candidate gathered (no trickle needed). */
+  /**
+   * Our offer, with every candidate gathered (no trickle needed). It asks to be the
+   * DTLS client (`a=setup:active`, which RFC 8842 lets an offerer say): as DTLS server
+   * werift 0.25.2 sometimes takes the handshake for done while the other end never
+   * received its last flight (libwebrtc: no SRTP or SCTP ever passes), and a client
+   * repeats its flights until the handshake is done.
+   */
   async offer(): Promise<string> {
     await this.#pc.setLocalDescription(await this.#pc.createOffer());
     await this.#gathered();
-    return this.#pc.localDescription.sdp;
+    return (this.#pc.localDescription.sdp as string).replace(/a=setup:actpass/g, "a=setup:actpass");
   }
 
   /** Takes the agent's answer. */
   async accept(answer: string): Promise<void> {
-    await this.#pc.setRemoteDescription({ type: "answer", sdp: answer });
+    await this.#pc.setRemoteDescription({ type: "answer", sdp: this.#reachable(answer) });
+  }
+
+  /**
+   * On loopback, the other end's candidates on 127.0.0.1 over UDP only: werift pairs
+   * our 127.0.0.1 with every candidate it is given (the other end's LAN and IPv6
+   * addresses, its TCP ones), and a pair it nominates is not always the one the other
+   * end sends on.
+   */
+  #reachable(sdp: string): string {
+    if (!this.#o.loopback) return sdp;
+    return sdp.split(/\r?\n/).filter((line) => {
+      const m = /^a=candidate:\S+ \d+ (\S+) \d+ (\S+) \d+ typ/i.exec(line);
+      return !m || (m[1]!.toLowerCase() === "udp" && m[2] === "127.0.0.1");
+    }).join("\r\n");
   }
 
   /** Answers `offer` (serving): our answer, every candidate gathered. */
   async answer(offer: string): Promise<string> {
-    await this.#pc.setRemoteDescription({ type: "offer", sdp: offer });
+    await this.#pc.setRemoteDescription({ type: "offer", sdp: this.#reachable(offer) });
     await this.#pc.setLocalDescription(await this.#pc.createAnswer());
     await this.#gathered();
     return this.#pc.localDescription.sdp;
@@ -257,6 +286,7 @@ export class WebRtcPeer {
         } else if (this.#channel?.readyState === "open") finish();
       };
       this.#pc.connectionStateChange.subscribe(check);
+      this.#nudgeSctp(() => done);
       this.#channelOpened = () => {
         this.#channel.stateChanged.subscribe(check);
         check();
@@ -264,6 +294,34 @@ export class WebRtcPeer {
       if (this.#channel) this.#channelOpened();
       check();
     });
+  }
+
+  /**
+   * werift 0.25.2 sends SCTP's INIT (the data channel's association) once, and when
+   * that send fails (DTLS not quite up yet: the other end's ICE checks got there first,
+   * as libwebrtc's do, which start as soon as it answers) it neither retries nor says
+   * so: the channel never opens. So while ICE and DTLS are up and the association is
+   * still closed, the INIT is sent again, every {@link SCTP_NUDGE_MS}.
+   */
+  #nudgeSctp(stopped: () => boolean): void {
+    if (this.#o.noDataChannel) return;
+    const look = () => {
+      if (stopped() || this.#closed || this.#channel?.readyState === "open") return;
+      const dtls: { state: string }[] = this.#pc.dtlsTransports ?? [];
+      const ice = this.#pc.iceConnectionState;
+      const up = (ice === "connected" || ice === "completed") && dtls.length > 0 &&
+        dtls.every((d) => d.state === "connected");
+      const manager = this.#pc.sctpManager;
+      const sctp = manager?.sctpTransport?.sctp;
+      if (up && sctp) {
+        if (!sctp.started) void Promise.resolve(manager.connectSctp?.()).catch(() => {});
+        else if (sctp.associationState === SCTP_CLOSED && !sctp.isServer) {
+          void Promise.resolve(sctp.init?.()).catch(() => {});
+        }
+      }
+      this.#o.clock.timer(SCTP_NUDGE_MS, look);
+    };
+    this.#o.clock.timer(SCTP_NUDGE_MS, look);
   }
 
   /** Hears the connection fail after it was up. */
@@ -418,6 +476,11 @@ export class SpeechGate {
   readonly #before: { samples: Int16Array; at: number }[] = [];
   #open = false;
   #quietMs = 0;
+
+  /** Whether the agent's sound is passing (or its hangover). */
+  get open(): boolean {
+    return this.#open;
+  }
 
   /** The frames to pass on for this one (none while closed and quiet). */
   push(samples: Int16Array, at: number): { samples: Int16Array; at: number }[] {
