@@ -305,23 +305,17 @@ function edit(sdp, how) {
       .join("\r\n");
   }
   if (how === "pcmu-only") {
+    // An answerer with no Opus: its audio names PCMU alone.
     return lines.map((l) =>
       l.startsWith("m=audio ") ? l.replace(/ UDP\/TLS\/RTP\/SAVPF .*/, " UDP/TLS/RTP/SAVPF 0") : l
-    )
-      .filter((l) => !/^a=(rtpmap|fmtp|rtcp-fb):111 /.test(l))
-      .flatMap((l) => l.startsWith("m=audio ") ? [l] : [l]).join("\r\n").replace(
-        /(m=audio [^\r]*\r\n)/,
-        "$1a=rtpmap:0 PCMU/8000\r\n",
-      );
+    ).filter((l) => !/^a=(rtpmap|fmtp|rtcp-fb):111 /.test(l)).join("\r\n").replace(
+      /(m=audio [^\r]*\r\n)/,
+      "$1a=rtpmap:0 PCMU/8000\r\n",
+    );
   }
   if (how === "no-ice") {
-    // Candidates no one listens on: ICE never connects.
-    return lines.filter((l) => !l.startsWith("a=candidate:")).map((l) =>
-      l.startsWith("c=IN IP4") ? "c=IN IP4 127.0.0.1" : l
-    ).concat([]).join("\r\n").replace(
-      /(a=mid:[^\r]*\r\n)/g,
-      "$1a=candidate:1 1 udp 2122260223 127.0.0.1 9 typ host\r\n",
-    );
+    // A password other than its own: no check of ours is ever answered as valid.
+    return sdp.replace(/a=ice-pwd:\S+/g, "a=ice-pwd:not0the0password0it0uses");
   }
   return sdp;
 }
