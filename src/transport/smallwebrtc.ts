@@ -100,7 +100,7 @@ export class SmallWebRtcParticipant implements Participant {
     if (setup.agent_world) {
       throw new ParticipantError(
         "protocol_error",
-        `${this.#who()}: an agent that owns its world (--agent-world self) is not supported ` +
+        `${this.#who()}: an agent that owns its world is not supported ` +
           "over SmallWebRTC (its setup reconnects, and a peer connection is one call)",
       );
     }
