@@ -122,7 +122,6 @@ export interface ResolvedRemote extends RemoteParticipantOptions {
 /** Builds the participant of one mapping. */
 export type WireMapping = (options: ResolvedRemote) => Participant;
 
-
 /** What every mapping's `WsClient.connect` takes from its options (the rest is its own). */
 export function connectOptions(
   resolved: ResolvedRemote,
