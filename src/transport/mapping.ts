@@ -12,7 +12,8 @@
  * | `openai-realtime`| `./openai_realtime.ts` | OpenAI Realtime API (callbench is the client)  |
  * | `smallwebrtc`    | `./smallwebrtc.ts` | pipecat SmallWebRTC: RTVI on a data channel, Opus tracks |
  *
- * A new mapping is a new file and one row of {@link MAPPINGS}. The framing comes from
+ * A new mapping is a new file and one row of `MAPPINGS` (`./mappings.ts`, which alone
+ * imports the mapping files, so that they can import this one). The framing comes from
  * the option (`eval --framing`), else the URL's `?framing=` query, else `smallwebrtc`
  * for an `http(s)://` URL (a SmallWebRTC offer endpoint), else `json`.
  *
@@ -128,15 +129,6 @@ export interface ResolvedRemote extends RemoteParticipantOptions {
 
 /** Builds the participant of one mapping. */
 export type WireMapping = (options: ResolvedRemote) => Participant;
-
-/** Each framing's mapping, loaded on first use. */
-export const MAPPINGS: Record<WireFraming, () => Promise<WireMapping>> = {
-  json: async () => (await import("./rtvi.ts")).rtviMapping,
-  protobuf: async () => (await import("./rtvi.ts")).rtviMapping,
-  twilio: async () => (await import("./twilio.ts")).twilioMapping,
-  "openai-realtime": async () => (await import("./openai_realtime.ts")).realtimeMapping,
-  smallwebrtc: async () => (await import("./smallwebrtc.ts")).smallWebRtcMapping,
-};
 
 /** Whether `url` is an HTTP(S) URL: a SmallWebRTC offer endpoint. */
 export function isHttpUrl(url: string): boolean {
