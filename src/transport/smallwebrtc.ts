@@ -354,7 +354,7 @@ export class SmallWebRtcParticipant implements Participant {
  * the turn then ends with all of its audio, as on a WebSocket, where both share one
  * ordered stream.
  */
-class ChannelSocket implements ClientSocket {
+export class ChannelSocket implements ClientSocket {
   readyState = 0;
   binaryType = "";
   onopen: ((event: unknown) => void) | null = null;
