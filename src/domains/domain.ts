@@ -28,6 +28,8 @@ export interface ToolContext {
    * the call when the tool fails.
    */
   next(counter: string): number;
+  /** A per-trial counter's value now (0 if never counted), without counting. */
+  count(counter: string): number;
   /** A deterministic UUID (v4 layout) drawn from the trial's seed and a counter. */
   uuid(label: string): string;
 }
@@ -71,6 +73,11 @@ export interface ToolDef<A = any> {
   readonly aliases?: readonly string[];
   /** The side whose database the tool acts on, and who may call it. */
   readonly side: Side;
+  /**
+   * The side whose database the tool acts on when it is not the caller's own: in
+   * banking, the caller's tools act on the bank's one database (`agent`).
+   */
+  readonly world?: Side;
   /** `read` looks the world up, `write` changes it, `system` acts on the call. */
   readonly kind: "read" | "write" | "system";
   /** What the tool does to the call, if anything (see `ToolEffect`). */
