@@ -119,6 +119,17 @@ export interface Domain {
   sync?(agentDb: Db, userDb: Db): SyncDeltas;
   /** Applies a delta from `sync` to one side's draft (the bot-side applier). */
   applyDelta?(db: Db, delta: Record<string, unknown>, side: Side): void;
+  /**
+   * Readies what the tools read besides the world before a scenario's Environment
+   * opens, in the process that runs it (banking: its knowledge base from the data
+   * root, and the retrieval variant a scenario tag names).
+   */
+  prepare?(files: DomainFiles, scenario: { readonly tags: readonly string[] }): void;
+}
+
+/** The data root as a domain sees it: paths resolved under it. */
+export interface DomainFiles {
+  resolve(path: string): string;
 }
 
 /**

@@ -17,6 +17,7 @@ export const BUILTIN_SUITE_IDS: readonly string[] = [
   "tau2_retail",
   "tau2_telecom",
   "tau2_telecom_workflow",
+  "tau2_banking_knowledge",
 ];
 
 const registered = new Map<string, Suite>();

@@ -1,0 +1,50 @@
+/**
+ * The tau2 banking domain with a knowledge base (τ-voice `banking_knowledge`): one
+ * bank database both sides act on, the agent's lookups and discoverable internal
+ * tools (unlocked by name, called with JSON arguments), the caller's own tools and
+ * the ones the agent hands over, and the knowledge-base searches of the retrieval
+ * variant in use. Every answer is the reference's text.
+ *
+ * ```ts
+ * import { Environment } from "../../env/environment.ts";
+ * import { domain } from "./mod.ts";
+ *
+ * const env = new Environment(domain, { db: { users: { data: {}, notes: "" } } }, {
+ *   today: "2025-11-14",
+ *   seed: "demo",
+ * });
+ * env.call("agent", "get_current_time", {}).result; // "The current time is 2025-11-14 03:40:00 EST."
+ * ```
+ *
+ * @module
+ */
+import { endConversationTool } from "../common.ts";
+import type { Domain } from "../domain.ts";
+import { validationError } from "../tau2_common/validation_error.ts";
+import { agentTools, userTools } from "./base_tools.ts";
+import { initFunctions } from "./init_functions.ts";
+import { prepareKnowledge } from "./knowledge.ts";
+import { retrievalTools } from "./retrieval_tools.ts";
+
+export const domain: Domain = {
+  id: "tau2_banking_knowledge",
+  tools: [...agentTools, ...retrievalTools, ...userTools, endConversationTool],
+  validationError: (_tool, error, args) =>
+    validationError(error, args, {
+      number: "float",
+      object: () => ({ error: "Input should be a valid dictionary", type: "dict_type" }),
+    }),
+  initFunctions,
+  prepare: prepareKnowledge,
+};
+
+export { AGENT_DISCOVERABLE, USER_DISCOVERABLE } from "./base_tools.ts";
+export { loadKnowledgeBase } from "./knowledge_base.ts";
+export {
+  activeVariant,
+  DOCUMENTS_DIR,
+  useKnowledgeBase,
+  useRetrievalVariant,
+  VARIANT_TAG,
+} from "./knowledge.ts";
+export { resolveVariant, VARIANT_NAMES, variantTools } from "./variants.ts";
