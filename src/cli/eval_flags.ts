@@ -23,6 +23,13 @@ export const EVAL_SELECTION_FLAGS = {
     type: "boolean",
     description: "every scenario of the data root (stdin is not read)",
   },
+  retrieval: {
+    type: "string",
+    value: "V",
+    description: "tau2_banking_knowledge: the agent's knowledge-base tools and prompt, as\n" +
+      "the reference's variant V: bm25_grep (default) | bm25 | grep_only | full_kb |\n" +
+      "no_knowledge | golden_retrieval; part of the config hash",
+  },
 } as const satisfies FlagTable;
 
 /** Who is on the call. */

@@ -8,7 +8,17 @@
 import { ageDays, type DiscoverableTool, p, TODAY } from "./discoverable.ts";
 import { deterministicId } from "./ids.ts";
 import { pyFixed, pyFloat, pyStr, truthy } from "./python_format.ts";
-import { addRecord, type BankRecord, found, listing, query, queryText, recordOf, rows, writable } from "./tables.ts";
+import {
+  addRecord,
+  type BankRecord,
+  found,
+  listing,
+  query,
+  queryText,
+  recordOf,
+  rows,
+  writable,
+} from "./tables.ts";
 import { pythonRound } from "../tau2_common/python_number.ts";
 import { accountBalance, get, parseBalance, toFloat } from "./values.ts";
 
@@ -77,7 +87,9 @@ function credit(
     ? `$${money(after)}`
     : money(after);
   const txn = `txn_${
-    deterministicId(`${kind}_credit:${S(a.account_id)}:${S(a.credit_type)}:${pyFloat(amount)}:${TODAY}`)
+    deterministicId(
+      `${kind}_credit:${S(a.account_id)}:${S(a.credit_type)}:${pyFloat(amount)}:${TODAY}`,
+    )
   }`;
   const description = a.credit_type === "rebate_credit"
     ? "REBATE CREDIT - CUSTOMER SERVICE"
@@ -224,9 +236,9 @@ export const bankAccountTools: DiscoverableTool[] = [
       record.date_closed = TODAY;
       record.closure_reason = a.reason;
       record.early_closure_fee_waived = a.waive_early_closure_fee;
-      return `Bank account closed successfully!\n  - Account ID: ${S(a.account_id)}\n  - Account Type: ${
-        S(get(record, "account_type", "N/A"))
-      }\n  - Account Class: ${
+      return `Bank account closed successfully!\n  - Account ID: ${
+        S(a.account_id)
+      }\n  - Account Type: ${S(get(record, "account_type", "N/A"))}\n  - Account Class: ${
         S(get(record, "account_class", "N/A"))
       }\n  - Status: CLOSED\n  - Date Closed: ${TODAY}\n  - Reason: ${
         S(a.reason)
@@ -280,7 +292,9 @@ export const bankAccountTools: DiscoverableTool[] = [
       if (!source) return `Error: Source account '${S(a.source_account_id)}' not found.`;
       const dest = recordOf(db, "accounts", a.destination_account_id);
       if (!dest) return `Error: Destination account '${S(a.destination_account_id)}' not found.`;
-      if (!isOpen(source)) return `Error: Source account '${S(a.source_account_id)}' is not active.`;
+      if (!isOpen(source)) {
+        return `Error: Source account '${S(a.source_account_id)}' is not active.`;
+      }
       if (!isOpen(dest)) {
         return `Error: Destination account '${S(a.destination_account_id)}' is not active.`;
       }

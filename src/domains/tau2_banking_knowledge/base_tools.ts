@@ -70,7 +70,7 @@ const userQuery = (field: string) => (db: Db, value: string) =>
 
 const text = (description: string) => z.string().describe(description);
 const jsonArgs = z.string().default("{}").describe(
-  "The tool's arguments as a JSON object, e.g. '{\"user_id\": \"abc123\"}'",
+  'The tool\'s arguments as a JSON object, e.g. \'{"user_id": "abc123"}\'',
 );
 
 export const agentTools: ToolDef[] = [

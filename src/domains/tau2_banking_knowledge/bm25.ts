@@ -12,8 +12,8 @@ const B = 0.75;
 const EPSILON = 0.25;
 
 // Python's str.split() separators (str.isspace), which JavaScript's \s does not all match.
-// deno-lint-ignore no-control-regex
 const WHITESPACE =
+  // deno-lint-ignore no-control-regex
   /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
 /** `text.lower().split()`. */

@@ -9,7 +9,15 @@ import type { Db } from "../domain.ts";
 import { ageDays, type DiscoverableTool, p, TODAY } from "./discoverable.ts";
 import { deterministicId, ids } from "./ids.ts";
 import { pyFixed, pyFloat, pyJsonDumps, pyStr, titled, truthy } from "./python_format.ts";
-import { addRecord, type BankRecord, found, queryText, recordOf, rows, writable } from "./tables.ts";
+import {
+  addRecord,
+  type BankRecord,
+  found,
+  queryText,
+  recordOf,
+  rows,
+  writable,
+} from "./tables.ts";
 import { get, toFloat } from "./values.ts";
 
 const S = pyStr;
@@ -128,7 +136,9 @@ function retireOthers(
 ): string[] {
   const retired: string[] = [];
   for (const [id, other] of Object.entries(rows(db, "debit_cards") ?? {})) {
-    if (id !== cardId && get(other, "account_id") === accountId && get(other, "status") === "ACTIVE") {
+    if (
+      id !== cardId && get(other, "account_id") === accountId && get(other, "status") === "ACTIVE"
+    ) {
       Object.assign(writable(db, "debit_cards")![id]!, update);
       retired.push(id);
     }
@@ -187,7 +197,11 @@ export const debitCardTools: DiscoverableTool[] = [
       p("written_statement_provided", "boolean", "Whether a written statement was given"),
       p("provisional_credit_eligible", "boolean", "Whether provisional credit applies"),
       p("customer_max_liability_amount", "number", "The customer's most liability; -1: unlimited"),
-      p("card_action", "string", "'keep_active', 'freeze_pending_investigation' or 'close_and_reissue'"),
+      p(
+        "card_action",
+        "string",
+        "'keep_active', 'freeze_pending_investigation' or 'close_and_reissue'",
+      ),
     ],
     run(a, db) {
       const required = [
@@ -208,8 +222,13 @@ export const debitCardTools: DiscoverableTool[] = [
         return "Error: customer_max_liability_amount is required.";
       }
       if (
-        [a.card_in_possession, a.contacted_merchant, a.police_report_filed, a
-          .written_statement_provided].some((x) => x === null)
+        [
+          a.card_in_possession,
+          a.contacted_merchant,
+          a.police_report_filed,
+          a
+            .written_statement_provided,
+        ].some((x) => x === null)
       ) {
         return "Error: card_in_possession, contacted_merchant, police_report_filed, and written_statement_provided are required boolean fields.";
       }
@@ -401,14 +420,16 @@ export const debitCardTools: DiscoverableTool[] = [
         }
       }
       const cards = Object.values(rows(db, "debit_cards") ?? {});
-      if (cards.some((c) => get(c, "account_id") === a.account_id && get(c, "status") === "ACTIVE")) {
+      if (
+        cards.some((c) => get(c, "account_id") === a.account_id && get(c, "status") === "ACTIVE")
+      ) {
         return `Error: Account '${accountId}' already has an active debit card. Maximum 1 active card per checking account.`;
       }
       const total = delivery! + design! + excess;
       if (total > 0 && holdings < total) {
-        return `Error: Insufficient funds for fees. Total fees: $${money(total)}. Current balance: $${
-          money(holdings)
-        }`;
+        return `Error: Insufficient funds for fees. Total fees: $${
+          money(total)
+        }. Current balance: $${money(holdings)}`;
       }
       const times: Record<string, string> = {
         STANDARD: "7-10 business days",
@@ -505,10 +526,16 @@ export const debitCardTools: DiscoverableTool[] = [
   {
     name: "activate_debit_card_8291",
     mutates: true,
-    description: "Activate a first debit card of a checking account (issued as 'new_account' or 'first_card').",
+    description:
+      "Activate a first debit card of a checking account (issued as 'new_account' or 'first_card').",
     params: ACTIVATION_PARAMS,
     run(a, db) {
-      const check = activationCheck(a, db, ["new_account", "first_card"], "activate_debit_card_8291");
+      const check = activationCheck(
+        a,
+        db,
+        ["new_account", "first_card"],
+        "activate_debit_card_8291",
+      );
       if ("error" in check) return check.error;
       Object.assign(writable(db, "debit_cards")![a.card_id as string]!, {
         status: "ACTIVE",
@@ -577,7 +604,8 @@ export const debitCardTools: DiscoverableTool[] = [
   {
     name: "activate_debit_card_8293",
     mutates: true,
-    description: "Activate a reissued debit card (expired, damaged, upgraded or reissued by the bank).",
+    description:
+      "Activate a reissued debit card (expired, damaged, upgraded or reissued by the bank).",
     params: ACTIVATION_PARAMS,
     run(a, db) {
       const check = activationCheck(
@@ -647,7 +675,9 @@ export const debitCardTools: DiscoverableTool[] = [
         "account_closing",
       ];
       const reason = S(a.reason).toLowerCase();
-      if (!reasons.includes(reason)) return `Error: Invalid reason. Must be one of: ${list(reasons)}`;
+      if (!reasons.includes(reason)) {
+        return `Error: Invalid reason. Must be one of: ${list(reasons)}`;
+      }
       const card = recordOf(db, "debit_cards", a.card_id);
       if (!card) return `Error: Debit card '${S(a.card_id)}' not found.`;
       const previous = get(card, "status");
@@ -772,7 +802,11 @@ export const debitCardTools: DiscoverableTool[] = [
     description: "Clear a fraud alert or a velocity block on a debit card.",
     params: [
       p("card_id", "string", "The debit card"),
-      p("reason", "string", "'customer_verified' (fraud alert) or 'velocity_clear' (velocity block)"),
+      p(
+        "reason",
+        "string",
+        "'customer_verified' (fraud alert) or 'velocity_clear' (velocity block)",
+      ),
     ],
     run(a, db) {
       if (!truthy(a.card_id)) return "Error: Missing required parameter: card_id.";
@@ -977,9 +1011,9 @@ export const debitCardTools: DiscoverableTool[] = [
         return `Error: Could not find linked account for debit card '${S(a.card_id)}'.`;
       }
       if (get(account, "status") !== "OPEN") {
-        return `Error: The linked account '${S(accountId)}' is not in good standing. Account status: ${
-          S(get(account, "status"))
-        }.`;
+        return `Error: The linked account '${
+          S(accountId)
+        }' is not in good standing. Account status: ${S(get(account, "status"))}.`;
       }
       const opened = get(account, "date_opened");
       if (truthy(opened)) {

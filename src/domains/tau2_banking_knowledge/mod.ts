@@ -47,4 +47,4 @@ export {
   useRetrievalVariant,
   VARIANT_TAG,
 } from "./knowledge.ts";
-export { resolveVariant, VARIANT_NAMES, variantTools } from "./variants.ts";
+export { DEFAULT_VARIANT, resolveVariant, VARIANT_NAMES, variantTools } from "./variants.ts";

@@ -71,7 +71,9 @@ function decodeError(text: string): string {
       if (c === "\\") {
         const e = text[i + 1];
         if (e === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail("Invalid \\uXXXX escape", i + 1);
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+            fail("Invalid \\uXXXX escape", i + 1);
+          }
           i += 6;
           continue;
         }

@@ -77,9 +77,10 @@ export const userDiscoverableTools: DiscoverableTool[] = [
         `Cash back dispute submitted successfully. Your case has been queued for review.\n\nExecuted: ${name}\nArguments: ${
           pyJsonDumps(args, { indent: 2 })
         }\n`;
-      return head + (added
-        ? `Dispute ID: ${id}\n${status}`
-        : "Note: Dispute may have already been submitted for this transaction.");
+      return head +
+        (added
+          ? `Dispute ID: ${id}\n${status}`
+          : "Note: Dispute may have already been submitted for this transaction.");
     },
   },
   {
@@ -108,9 +109,10 @@ export const userDiscoverableTools: DiscoverableTool[] = [
         `Referral link generated successfully. Share this link with the person you want to refer.\n\nExecuted: ${name}\nArguments: ${
           pyJsonDumps(args, { indent: 2 })
         }\n`;
-      return head + (added
-        ? `Referral ID: ${id}\nReferral link: https://rhobank.com/refer/${id}`
-        : "Note: A referral link for this card may have already been generated.");
+      return head +
+        (added
+          ? `Referral ID: ${id}\nReferral link: https://rhobank.com/refer/${id}`
+          : "Note: A referral link for this card may have already been generated.");
     },
   },
   {

@@ -120,7 +120,11 @@ async function loadBanking(root: DataRoot, variant: RetrievalVariant): Promise<L
   }
   const voice = root.jsonOnce<{ configs?: Record<string, unknown> }>(voiceFile);
   if (typeof voice?.configs !== "object" || voice.configs === null) {
-    problems.push({ file: root.resolve(voiceFile), field: "configs", message: "missing the task configs" });
+    problems.push({
+      file: root.resolve(voiceFile),
+      field: "configs",
+      message: "missing the task configs",
+    });
     return { scenarios: [], problems };
   }
   const voiceIds = new Set(Object.keys(voice.configs));
@@ -161,9 +165,12 @@ async function loadBanking(root: DataRoot, variant: RetrievalVariant): Promise<L
       : fullKbPolicy ?? template;
     const input = scenarioInput(task, variant, agentPrompt(policy), agentTools, userTools);
     const unknown = (input.expect?.reference_actions ?? []).flatMap((a, k) =>
-      domain.tools.some((t) => t.side === a.side && t.name === a.name)
-        ? []
-        : [located(`evaluation_criteria.actions[${k}].name`, `unknown ${a.side}-side tool "${a.name}"`)]
+      domain.tools.some((t) => t.side === a.side && t.name === a.name) ? [] : [
+        located(
+          `evaluation_criteria.actions[${k}].name`,
+          `unknown ${a.side}-side tool "${a.name}"`,
+        ),
+      ]
     );
     if (unknown.length > 0) {
       problems.push(...unknown);
@@ -208,7 +215,9 @@ function scenarioInput(
   }));
   const init: ScenarioInput["initialization_actions"] = [];
   const agentData = task.initial_state?.initialization_data?.agent_data;
-  if (agentData) init.push({ side: "agent", func_name: "update_db", arguments: { data: agentData } });
+  if (agentData) {
+    init.push({ side: "agent", func_name: "update_db", arguments: { data: agentData } });
+  }
   // The reference logs calls of read-only discoverable tools only when the gold calls them.
   const reads = [
     ...new Set(
