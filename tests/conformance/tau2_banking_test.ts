@@ -9,6 +9,7 @@
  *   deno test --allow-read --allow-write --allow-net=127.0.0.1 --allow-env --allow-run tests/conformance/tau2_banking_test.ts
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { dbHash } from "../../src/canonical/hash.ts";
 import { participantFactory } from "../../src/participants/registry.ts";
@@ -127,6 +128,67 @@ Deno.test({
       "tau2_banking_knowledge__task_012",
       "tau2_banking_knowledge__task_014",
     ]);
+  },
+});
+
+/**
+ * Answers that differ from the reference's, by scenario and index, with why. JSON
+ * keeps no difference between 0 and 0.0; the bank's data holds floats but for a few
+ * counter fields, and this one task's initial data writes an int where other tasks
+ * write a float.
+ */
+const ANSWER_DIFFERENCES: Record<string, [number, string][]> = {
+  task_084: [[10, "provisional_credit_amount: 0 in the task's data, printed here as 0.0"]],
+};
+
+function masked(name: string, text: string): string {
+  if (name !== "unlock_discoverable_agent_tool" && name !== "give_discoverable_user_tool") {
+    return text;
+  }
+  return text.replace(
+    /Description: [\s\S]*?(?=\n\nTool: |\nParameters:|\nArguments:)/g,
+    "Description: *",
+  )
+    .replace(/^( {2}- \w+: [\w ]+ \((?:required|optional)\)) - .*$/gm, "$1 - *");
+}
+
+Deno.test({
+  name:
+    "banking: every gold call answers the reference's text, and every task ends on the reference's bank",
+  ignore: !present,
+  async fn() {
+    const expected = JSON.parse(
+      Deno.readTextFileSync(new URL("./testdata/banking_gold_answers.json", import.meta.url)),
+    ) as Record<string, { answers: string[]; db_sha256: string }>;
+    const differ: Record<string, number[]> = {};
+    const banks: string[] = [];
+    let same = 0;
+    for (const s of await scenarios()) {
+      const id = s.source!.replace(/^tau2:/, "");
+      const { env } = await openEnvironment(root, s, "gold");
+      (s.expect.reference_actions ?? []).forEach((a, i) => {
+        const r = env.call(a.side, a.name, a.arguments);
+        const digest = createHash("sha256").update(masked(a.name, String(r.result))).digest("hex");
+        if (digest.slice(0, 16) === expected[id]!.answers[i]) same++;
+        else (differ[id] ??= []).push(i);
+        if (!r.record) env.sync();
+      });
+      const bank = Object.fromEntries(
+        Object.entries(env.db).filter(([, t]) => {
+          const table = t as { data?: object; notes?: string };
+          return Object.keys(table.data ?? {}).length > 0 || (table.notes ?? "") !== "";
+        }),
+      );
+      if (dbHash(bank) !== expected[id]!.db_sha256) banks.push(id);
+    }
+    console.log(`banking: ${same} gold answers equal to the reference's`);
+    assert.deepEqual(
+      differ,
+      Object.fromEntries(
+        Object.entries(ANSWER_DIFFERENCES).map(([k, v]) => [k, v.map(([i]) => i)]),
+      ),
+    );
+    assert.deepEqual(banks, []);
   },
 });
 
