@@ -15,7 +15,6 @@ import type { Suite } from "../suite.ts";
 import { numberedName, telecomName } from "./names.ts";
 import { agentPrompt, telecomAgentPrompt, telecomPolicy } from "./prompts.ts";
 import { tau2Suite, type Tau2SuiteConfig } from "./tau2_suite.ts";
-import { bankingSuite } from "./banking_suite.ts";
 
 export const TAU2_AIRLINE_TODAY = "2024-05-15";
 export const TAU2_RETAIL_TODAY = "2024-05-15";
@@ -79,4 +78,4 @@ export const configs: readonly Tau2SuiteConfig[] = [
   telecom("tau2_telecom_workflow", "tech_support_workflow.md"),
 ];
 
-export const suites: Suite[] = [...configs.map((config) => tau2Suite(config)), bankingSuite()];
+export const suites: Suite[] = configs.map((config) => tau2Suite(config));
