@@ -125,6 +125,19 @@ export interface Domain {
    * root, and the retrieval variant a scenario tag names).
    */
   prepare?(files: DomainFiles, scenario: { readonly tags: readonly string[] }): void;
+  /** Tools reached through another tool (banking's discoverable ones), for listings. */
+  readonly discoverable?: readonly DiscoverableInfo[];
+}
+
+/** A tool a side calls through a gateway tool, as `tools` lists it. */
+export interface DiscoverableInfo {
+  name: string;
+  side: Side;
+  /** The tool that calls it (`call_discoverable_agent_tool`). */
+  via: string;
+  kind: "read" | "write";
+  description: string;
+  params: readonly { name: string; type: string; required: boolean }[];
 }
 
 /** The data root as a domain sees it: paths resolved under it. */

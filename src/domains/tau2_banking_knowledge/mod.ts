@@ -19,9 +19,10 @@
  * @module
  */
 import { endConversationTool } from "../common.ts";
-import type { Domain } from "../domain.ts";
+import type { DiscoverableInfo, Domain, Side } from "../domain.ts";
+import type { DiscoverableTool } from "./discoverable.ts";
 import { validationError } from "../tau2_common/validation_error.ts";
-import { agentTools, userTools } from "./base_tools.ts";
+import { AGENT_DISCOVERABLE, agentTools, USER_DISCOVERABLE, userTools } from "./base_tools.ts";
 import { initFunctions } from "./init_functions.ts";
 import { prepareKnowledge } from "./knowledge.ts";
 import { retrievalTools } from "./retrieval_tools.ts";
@@ -36,7 +37,22 @@ export const domain: Domain = {
     }),
   initFunctions,
   prepare: prepareKnowledge,
+  discoverable: [
+    ...[...AGENT_DISCOVERABLE.values()].map((t) => info(t, "agent")),
+    ...[...USER_DISCOVERABLE.values()].map((t) => info(t, "user")),
+  ],
 };
+
+function info(t: DiscoverableTool, side: Side): DiscoverableInfo {
+  return {
+    name: t.name,
+    side,
+    via: side === "agent" ? "call_discoverable_agent_tool" : "call_discoverable_user_tool",
+    kind: t.mutates ? "write" : "read",
+    description: t.description,
+    params: t.params.map(({ name, type, required }) => ({ name, type, required })),
+  };
+}
 
 export { AGENT_DISCOVERABLE, USER_DISCOVERABLE } from "./base_tools.ts";
 export { loadKnowledgeBase } from "./knowledge_base.ts";
