@@ -88,6 +88,11 @@ export interface ToolDef<A = any> {
   readonly args: z.ZodType<A>;
   /** Runs the tool on validated arguments; `ctx.db` is a draft a failed outcome rolls back. */
   run(args: A, ctx: ToolContext): ToolOutcome;
+  /**
+   * Network work a call needs done before it runs (banking's dense search embeds its
+   * query), awaited by the call's bridge; a failure leaves `run` to answer the error.
+   */
+  warm?(args: unknown): Promise<void>;
 }
 
 /** `predicate(db, args)` returns the value compared with `assert_value`. */

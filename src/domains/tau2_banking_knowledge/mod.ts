@@ -57,8 +57,11 @@ function info(t: DiscoverableTool, side: Side): DiscoverableInfo {
 export { AGENT_DISCOVERABLE, USER_DISCOVERABLE } from "./base_tools.ts";
 export { loadKnowledgeBase } from "./knowledge_base.ts";
 export {
+  activeEmbeddingsUrl,
   activeVariant,
   DOCUMENTS_DIR,
+  EMBEDDINGS_TAG,
+  useEmbeddingsUrl,
   useKnowledgeBase,
   useRetrievalVariant,
   VARIANT_TAG,

@@ -1,5 +1,5 @@
 /**
- * The reference's retrieval variants that run offline: which knowledge tools the
+ * The reference's retrieval variants: which knowledge tools the
  * agent gets (`KB_search` over BM25, `grep`, neither), which prompt template, and
  * what the template inlines (the whole knowledge base, or the task's required
  * documents). Names are the reference's; its prompt files' names are accepted too.
@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { QWEN_QUERY_INSTRUCTION } from "./dense.ts";
 
 export interface RetrievalVariant {
   name: string;
@@ -18,7 +19,23 @@ export interface RetrievalVariant {
   kbSearchTopK?: number;
   /** `grep`, with this many results. */
   grepTopK?: number;
+  /** `KB_search` over dense embeddings of this model instead of BM25. */
+  dense?: DenseSpec;
 }
+
+/** The embedding model of a dense variant, and where its key is read from. */
+export interface DenseSpec {
+  model: string;
+  keyEnv: string;
+  queryInstruction?: string;
+}
+
+const OPENAI: DenseSpec = { model: "text-embedding-3-large", keyEnv: "OPENAI_API_KEY" };
+const QWEN: DenseSpec = {
+  model: "qwen/qwen3-embedding-8b",
+  keyEnv: "OPENROUTER_API_KEY",
+  queryInstruction: QWEN_QUERY_INSTRUCTION,
+};
 
 export const VARIANTS: readonly RetrievalVariant[] = [
   { name: "no_knowledge", prompt: "no_knowledge.md", inline: "none" },
@@ -33,7 +50,22 @@ export const VARIANTS: readonly RetrievalVariant[] = [
     grepTopK: 10,
   },
   { name: "grep_only", prompt: "grep_only.md", inline: "none", grepTopK: 10 },
+  dense("openai_embeddings", "classic_rag_openai_no_grep.md", OPENAI, false),
+  dense("openai_embeddings_grep", "classic_rag_openai.md", OPENAI, true),
+  dense("qwen_embeddings", "classic_rag_qwen_no_grep.md", QWEN, false),
+  dense("qwen_embeddings_grep", "classic_rag_qwen.md", QWEN, true),
 ];
+
+function dense(name: string, prompt: string, spec: DenseSpec, grep: boolean): RetrievalVariant {
+  return {
+    name,
+    prompt,
+    inline: "none",
+    kbSearchTopK: 10,
+    ...(grep ? { grepTopK: 10 } : {}),
+    dense: spec,
+  };
+}
 
 /** The prompt files' names for the same variants. */
 const ALIASES: Readonly<Record<string, string>> = {

@@ -20,8 +20,10 @@ import { fieldText, type Problem } from "../../problem/problem.ts";
 import type { Domain } from "../../domains/domain.ts";
 import { getDomain } from "../../domains/registry.ts";
 import {
+  activeEmbeddingsUrl,
   activeVariant,
   DOCUMENTS_DIR,
+  EMBEDDINGS_TAG,
   loadKnowledgeBase,
   VARIANT_TAG,
   variantTools,
@@ -93,8 +95,10 @@ export function bankingSuite(): Suite {
       let byVariant = loads.get(root);
       if (!byVariant) loads.set(root, byVariant = new Map());
       const variant = activeVariant();
-      let p = byVariant.get(variant.name);
-      if (!p) byVariant.set(variant.name, p = loadBanking(root, variant));
+      const url = variant.dense ? activeEmbeddingsUrl() : undefined;
+      const cacheKey = `${variant.name}\n${url ?? ""}`;
+      let p = byVariant.get(cacheKey);
+      if (!p) byVariant.set(cacheKey, p = loadBanking(root, variant, url));
       const { scenarios, problems } = await p;
       if (options.expected ?? true) await expect(root, scenarios);
       return { scenarios: [...scenarios], problems: [...problems] };
@@ -104,7 +108,11 @@ export function bankingSuite(): Suite {
   };
 }
 
-async function loadBanking(root: DataRoot, variant: RetrievalVariant): Promise<LoadResult> {
+async function loadBanking(
+  root: DataRoot,
+  variant: RetrievalVariant,
+  embeddingsUrl: string | undefined,
+): Promise<LoadResult> {
   const problems: Problem[] = [];
   const tasksFile = `${DIR}/tasks.json`;
   const voiceFile = `${DIR}/tasks_voice.json`;
@@ -164,6 +172,9 @@ async function loadBanking(root: DataRoot, variant: RetrievalVariant): Promise<L
       ? inlineRequired(template, kb!, task.required_documents ?? [])
       : fullKbPolicy ?? template;
     const input = scenarioInput(task, variant, agentPrompt(policy), agentTools, userTools);
+    if (embeddingsUrl !== undefined) {
+      input.tags = [...input.tags ?? [], `${EMBEDDINGS_TAG}${embeddingsUrl}`];
+    }
     const unknown = (input.expect?.reference_actions ?? []).flatMap((a, k) =>
       domain.tools.some((t) => t.side === a.side && t.name === a.name) ? [] : [
         located(
