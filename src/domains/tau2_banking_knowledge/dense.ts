@@ -50,9 +50,18 @@ export function queryText(e: EmbeddingsEndpoint, query: string): string {
   return e.queryInstruction ? `Instruct: ${e.queryInstruction}\nQuery:${query}` : query;
 }
 
+/** The key's variable, or undefined when unset or not readable under the run's permissions. */
+function readKey(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Embeds `texts` in one request; an HTTP or shape error throws, saying which. */
 export async function embed(e: EmbeddingsEndpoint, texts: string[]): Promise<Vector[]> {
-  const apiKey = Deno.env.get(e.keyEnv);
+  const apiKey = readKey(e.keyEnv);
   const response = await fetch(`${e.url.replace(/\/+$/, "")}/embeddings`, {
     method: "POST",
     headers: {
