@@ -131,15 +131,8 @@ Deno.test({
   },
 });
 
-/**
- * Answers that differ from the reference's, by scenario and index, with why. JSON
- * keeps no difference between 0 and 0.0; the bank's data holds floats but for a few
- * counter fields, and this one task's initial data writes an int where other tasks
- * write a float.
- */
-const ANSWER_DIFFERENCES: Record<string, [number, string][]> = {
-  task_084: [[10, "provisional_credit_amount: 0 in the task's data, printed here as 0.0"]],
-};
+/** Answers that differ from the reference's, by scenario and index, with why: none. */
+const ANSWER_DIFFERENCES: Record<string, [number, string][]> = {};
 
 function masked(name: string, text: string): string {
   if (name !== "unlock_discoverable_agent_tool" && name !== "give_discoverable_user_tool") {

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import type { Db, Side, ToolContext, ToolDef, ToolEffect, ToolOutcome } from "../domain.ts";
+import { withIntMarks } from "./int_marks.ts";
 
 export interface BankToolSpec<S extends z.ZodRawShape> {
   name: string;
@@ -34,7 +35,7 @@ export function bankTool<S extends z.ZodRawShape>(
     description: spec.description,
     args: z.object(spec.args).strict() as unknown as z.ZodType<z.output<z.ZodObject<S>>>,
     run(args, ctx): ToolOutcome {
-      const text = spec.run(args, ctx.db, ctx);
+      const text = withIntMarks(ctx, () => spec.run(args, ctx.db, ctx));
       if (spec.kind === "read") return { ok: true, result: text };
       const exit = spec.exits?.(text);
       return {

@@ -37,9 +37,13 @@ export class PyInt {
   }
 }
 
-/** Python `str(value)`; `field` names the record field a number came from. */
-export function pyStr(value: unknown, field?: string): string {
+/**
+ * Python `str(value)`; `field` names the record field a number came from, and `int`
+ * says the value is known to be an int there.
+ */
+export function pyStr(value: unknown, field?: string, int = false): string {
   if (typeof value === "string") return value;
+  if (int && typeof value === "number" && Number.isInteger(value)) return String(value);
   return pyReprOf(value, field);
 }
 

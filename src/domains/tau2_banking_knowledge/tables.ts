@@ -8,6 +8,7 @@
  * @module
  */
 import type { Db } from "../domain.ts";
+import { markedInt } from "./int_marks.ts";
 import { pyStr } from "./python_format.ts";
 
 export type BankRecord = Record<string, unknown>;
@@ -120,7 +121,7 @@ export function listing(name: string, results: readonly [string, BankRecord][]):
   results.forEach(([id, record], i) => {
     lines.push(`${i + 1}. Record ID: ${id}`);
     for (const [field, value] of Object.entries(record)) {
-      lines.push(`   ${field}: ${pyStr(value, field)}`);
+      lines.push(`   ${field}: ${pyStr(value, field, markedInt(name, id, field))}`);
     }
     lines.push("");
   });

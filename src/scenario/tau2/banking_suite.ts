@@ -146,6 +146,7 @@ async function loadBanking(
   ).map((t) => t.name);
   const userTools = domain.tools.filter((t) => t.side === "user").map((t) => t.name);
   const fullKbPolicy = variant.inline === "full_kb" ? inlineFullKb(template, kb!) : undefined;
+  const ints = intFields(root.text(tasksFile));
 
   const built: { id: string; scenario: Scenario }[] = [];
   const found = new Set<string>();
@@ -171,7 +172,14 @@ async function loadBanking(
     const policy = variant.inline === "required_documents"
       ? inlineRequired(template, kb!, task.required_documents ?? [])
       : fullKbPolicy ?? template;
-    const input = scenarioInput(task, variant, agentPrompt(policy), agentTools, userTools);
+    const input = scenarioInput(
+      task,
+      variant,
+      agentPrompt(policy),
+      agentTools,
+      userTools,
+      ints.get(task.id) ?? [],
+    );
     if (embeddingsUrl !== undefined) {
       input.tags = [...input.tags ?? [], `${EMBEDDINGS_TAG}${embeddingsUrl}`];
     }
@@ -215,6 +223,7 @@ function scenarioInput(
   prompt: string,
   agentTools: string[],
   userTools: string[],
+  ints: readonly [string, string, string][],
 ): ScenarioInput {
   const actions = (task.evaluation_criteria.actions ?? []).map((a) => ({
     side: sideOf(a.requestor),
@@ -227,7 +236,11 @@ function scenarioInput(
   const init: ScenarioInput["initialization_actions"] = [];
   const agentData = task.initial_state?.initialization_data?.agent_data;
   if (agentData) {
-    init.push({ side: "agent", func_name: "update_db", arguments: { data: agentData } });
+    init.push({
+      side: "agent",
+      func_name: "update_db",
+      arguments: { data: agentData, ...(ints.length > 0 ? { ints: ints.map((m) => [...m]) } : {}) },
+    });
   }
   // The reference logs calls of read-only discoverable tools only when the gold calls them.
   const reads = [
@@ -262,6 +275,43 @@ function scenarioInput(
     expect: { db_state_assertions: [], reference_actions: actions, nl_assertions: [] },
     success_signals: [byActions ? "is_action_match" : "db_state_match", "clean_exit"],
   };
+}
+
+/** A number written as an integer literal in the source text. */
+class IntLiteral {
+  constructor(readonly value: number) {}
+}
+
+/**
+ * By task id, the record fields its initial data writes as integer literals
+ * (`[table, record id, field]`): JSON parsing loses the difference, the reference's
+ * Python keeps it and prints `0` where a float prints `0.0`.
+ */
+function intFields(text: string): Map<string, [string, string, string][]> {
+  const tasks = JSON.parse(
+    text,
+    (_k, v, context?: { source?: string }) =>
+      typeof v === "number" && /^-?\d+$/.test(context?.source ?? "") ? new IntLiteral(v) : v,
+  ) as unknown;
+  const out = new Map<string, [string, string, string][]>();
+  if (!Array.isArray(tasks)) return out;
+  for (const task of tasks) {
+    const data = task?.initial_state?.initialization_data?.agent_data;
+    if (typeof task?.id !== "string" || typeof data !== "object" || data === null) continue;
+    const marks: [string, string, string][] = [];
+    for (const [table, value] of Object.entries(data as Record<string, unknown>)) {
+      const records = (value as { data?: unknown } | null)?.data;
+      if (typeof records !== "object" || records === null) continue;
+      for (const [id, record] of Object.entries(records as Record<string, unknown>)) {
+        if (typeof record !== "object" || record === null) continue;
+        for (const [field, v] of Object.entries(record as Record<string, unknown>)) {
+          if (v instanceof IntLiteral) marks.push([table, id, field]);
+        }
+      }
+    }
+    if (marks.length > 0) out.set(task.id, marks);
+  }
+  return out;
 }
 
 /** The caller's prompt: the task's instructions, then how to speak on the phone. */
