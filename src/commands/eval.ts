@@ -8,6 +8,7 @@ import { redactUrl } from "../transport/redact_url.ts";
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
+import { quoteInput } from "../problem/quote.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../jsonl/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
@@ -43,6 +44,7 @@ import {
   type SpeechOptions,
 } from "../speech/speech_options.ts";
 import { FLITE_PERSONAS, isFliteVoice } from "../speech/_flite_wasi.ts";
+import { MAX_VOICE_NAME_CHARS } from "../speech/user_voice.ts";
 import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
 import { parseBehaviour } from "../speech/behaviour.ts";
 
@@ -976,10 +978,13 @@ export function speechFromFlags(
   for (const [flag, side] of [["agent-voice", "agent"], ["user-voice", "user"]] as const) {
     const v = values[flag];
     if (v === undefined) continue;
+    if (v.length > MAX_VOICE_NAME_CHARS) {
+      throw new InputError({ field: `--${flag}`, message: `voice name of ${v.length} characters` });
+    }
     if (tts === "flite" && !isFliteVoice(v)) {
       throw new InputError({
         field: `--${flag}`,
-        message: `unknown flite voice "${v}"`,
+        message: `unknown flite voice ${quoteInput(v)}`,
         hint: "slt, rms, awb, kal16 or kal, optionally :rate=R (0.5-2) and :pitch=HZ (50-400)",
       });
     }
