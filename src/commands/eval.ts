@@ -8,7 +8,8 @@ import { redactUrl } from "../transport/redact_url.ts";
 import { z } from "zod";
 import type { Command, Io } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
-import { quoteInput } from "../problem/quote.ts";
+import { clip, printable, quoteInput } from "../problem/quote.ts";
+import { droppedLinesText } from "../cli/dropped_lines.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../jsonl/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
@@ -600,6 +601,8 @@ export const command: Command = {
             onExisting: (line: string) => void emit(line),
           }
           : {}),
+        onDropped: (dropped, total) =>
+          io.err(droppedLinesText(join(out!, "trials.jsonl"), dropped, total)),
         limits,
         ...(toolsServer ? { toolsServer } : {}),
         signal: stop.signal,
@@ -681,8 +684,8 @@ export const command: Command = {
         (shard ? ` [shard ${shard.index}/${shard.count}]` : ""),
     );
     for (const [kind, { count, message }] of [...errors].sort(([a], [b]) => a < b ? -1 : 1)) {
-      const first = message.length > 300 ? message.slice(0, 297) + "..." : message;
-      io.err(`  ${kind}: ${count} trial(s); first: ${first}`);
+      // The message may quote the agent: bounded, its control bytes written out.
+      io.err(`  ${kind}: ${count} trial(s); first: ${printable(clip(message, 300), true)}`);
     }
     if (!stdoutOpen && out) {
       io.err(`eval: stdout closed during the run; every record is in ${join(out, "trials.jsonl")}`);
