@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { cli } from "./_cli.ts";
+import { rtviFloodAgent } from "./_flood_agents.ts";
 
 const evalEva = (...more: string[]) =>
   cli(["eval", "--domain", "eva_airline", "--agent", "oracle", "--audio", ...more]);
@@ -44,4 +45,33 @@ Deno.test("a 100 kB voice name or behaviour name makes an error of a few hundred
   assert.equal(served.code, 2);
   assert.ok(served.stderr.length < 1000, `serve --voice: ${served.stderr.length} characters`);
   assert.match(served.stderr, /unknown flite voice "x{200}…" \(100000 characters\)/);
+});
+
+Deno.test("a peer's terminal escapes never reach a terminal: eval's stderr, explain, report --format md", async () => {
+  // An agent whose fatal error retitles the window, rings the bell and clears the screen.
+  const hostile = "\x1b]0;owned\x07\x1b[2J\x1b[31mred\x9b1m";
+  const agent = rtviFloodAgent("fatal_kind", { kind: "agent_error", errorText: hostile });
+  try {
+    const ev = await cli(["eval", "--domain", "tau2_retail", "--agent", agent.url]);
+    assert.match(ev.stdout, /owned/, ev.stderr);
+    // deno-lint-ignore no-control-regex
+    const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+    assert.match(ev.stderr, /owned/);
+    assert.doesNotMatch(ev.stderr, controls, "eval's stderr");
+    const scored = await cli(["score"], ev.stdout);
+    assert.equal(scored.code, 0, scored.stderr);
+    const verdicts = await Deno.makeTempFile({ suffix: ".jsonl" });
+    await Deno.writeTextFile(verdicts, scored.stdout);
+    const scenario = JSON.parse(ev.stdout.split("\n")[0]!).key.scenario;
+    const explained = await cli(["explain", scenario, verdicts]);
+    assert.equal(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /owned/);
+    assert.doesNotMatch(explained.stdout, controls, "explain");
+    const md = await cli(["report", "--format", "md"], scored.stdout);
+    assert.equal(md.code, 0, md.stderr);
+    assert.match(md.stdout, /owned/);
+    assert.doesNotMatch(md.stdout, controls, "report --format md");
+  } finally {
+    await agent.close();
+  }
 });
