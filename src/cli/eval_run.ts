@@ -28,6 +28,7 @@ export type SharedRunOptions = Omit<
   | "append"
   | "onExisting"
   | "onDropped"
+  | "onConcurrency"
   | "signal"
   | "onRecord"
   | "onProgress"
@@ -38,6 +39,8 @@ export type SharedRunOptions = Omit<
 export interface EvalPlan {
   run: SharedRunOptions;
   configurations: EvalConfiguration[];
+  /** `--concurrency` given: a run of fewer trials at once than asked says so. */
+  concurrencyGiven: boolean;
   /** `--append`: the folder may hold other configurations (a sweep's later lines always may). */
   append: boolean;
   /** A `--line` sweep (resumed, its every line joins the folder). */
@@ -102,6 +105,7 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
     : undefined;
   let before = 0;
   let lastDone = 0;
+  const saidConcurrency = new Set<string>();
   const runOne = (c: EvalConfiguration, index: number) =>
     runTrials({
       ...shared,
@@ -121,6 +125,17 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
         }
         : {}),
       ...(toolsServer ? { toolsServer } : {}),
+      // Said once a run (a sweep's lines would each say the same).
+      onConcurrency: (c) => {
+        // Only a run that asked (the default concurrency over a few trials is no news).
+        if (!plan.concurrencyGiven) return;
+        const said = `eval: running ${c.used} trial(s) at once, not the ${c.requested} asked: ${
+          c.why ?? "fewer"
+        }`;
+        if (saidConcurrency.has(said)) return;
+        saidConcurrency.add(said);
+        io.err(said);
+      },
       signal: stop.signal,
       onRecord: (r) => {
         written++;

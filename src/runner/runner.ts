@@ -20,7 +20,12 @@ import type { Scenario } from "../scenario/scenario.ts";
 import type { ParticipantFactory } from "../participants/participant_factory.ts";
 import { runTrial, type TrialPlan } from "./run_trial.ts";
 import { keyId, shardOf, trialKey } from "./trial_key.ts";
-import { type TrialKey, type TrialRecord, TrialRecordSchema } from "./trial_record.ts";
+import {
+  type RunConcurrency,
+  type TrialKey,
+  type TrialRecord,
+  TrialRecordSchema,
+} from "./trial_record.ts";
 import type { CallLimits } from "../bridge/bridge.ts";
 import { formatTranscript } from "./transcript.ts";
 import { fieldText, InputError } from "../problem/problem.ts";
@@ -74,6 +79,18 @@ export interface RunOptions {
   trials: number;
   /** Trials run at once (at least 1). */
   concurrency: number;
+  /**
+   * What the run was asked for when `concurrency` is already below it (a real-time
+   * run's table of what the machine holds), and why: records and `onConcurrency` say it.
+   */
+  requestedConcurrency?: { trials: number; why: string };
+  /**
+   * Run exactly the asked concurrency or refuse: fewer at once (fewer trials to run,
+   * or `requestedConcurrency` over `concurrency`) is an `InputError` before any trial.
+   */
+  strictConcurrency?: boolean;
+  /** Told once, before any trial, when the run makes fewer trials at once than asked. */
+  onConcurrency?: (c: RunConcurrency) => void;
   /**
    * Resolves when the next trial may start (real-time audio runs hold new calls while
    * the pacers are late: `realtime_concurrency.ts`). Called before each trial.
@@ -187,6 +204,13 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     errors: 0,
   };
   const lanes = Math.max(1, Math.min(opts.concurrency, todo.length));
+  let concurrency: RunConcurrency;
+  try {
+    concurrency = _concurrency(opts, lanes, todo.length);
+  } catch (e) {
+    sink?.close();
+    throw e;
+  }
   const stopped = () => opts.signal?.aborted === true;
   let pool: TrialPool | undefined;
   const stopPool = () => pool?.close();
@@ -228,6 +252,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         throw e;
       }
       if (stopped()) return;
+      record = { ...record, concurrency };
       await sink?.writeTranscript(record);
       // From here on, nothing waits: an abort lands either before the record's line
       // (neither written nor passed on) or after `onRecord` has seen it.
@@ -248,6 +273,29 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   }
   if (sink && opts.retryErrors && !stopped()) await sink.compact();
   return summary;
+}
+
+/**
+ * The run's concurrency as asked and as used (`lanes`); told to `onConcurrency` when
+ * fewer, refused when fewer and strict.
+ */
+function _concurrency(opts: RunOptions, lanes: number, todo: number): RunConcurrency {
+  const requested = opts.requestedConcurrency?.trials ?? opts.concurrency;
+  const why = lanes < opts.concurrency
+    ? `only ${todo} trial(s) to run`
+    : lanes < requested
+    ? opts.requestedConcurrency?.why
+    : undefined;
+  const c: RunConcurrency = { requested, used: lanes, ...(why !== undefined ? { why } : {}) };
+  if (lanes >= requested || todo === 0) return c;
+  if (opts.strictConcurrency) {
+    throw new InputError({
+      message: `cannot run ${requested} trials at once as asked: ${why ?? "fewer"}; ` +
+        `at most ${lanes} would run`,
+    });
+  }
+  opts.onConcurrency?.(c);
+  return c;
 }
 
 /**
