@@ -108,6 +108,7 @@ export type { ParticipantFactory } from "./src/participants/participant_factory.
 
 // Running, scoring and reporting.
 export {
+  type DroppedLine,
   planTrials,
   type RunOptions,
   type RunSummary,
@@ -119,6 +120,8 @@ export type { ServedTools, ToolsRegistry } from "./src/runner/served_tools.ts";
 export { type SpeechOptions, SpeechOptionsSchema } from "./src/speech/speech_options.ts";
 export {
   type ErrorKind,
+  type RunConcurrency,
+  RunConcurrencySchema,
   type StopReason,
   type TrialKey,
   TrialKeySchema,

@@ -87,7 +87,6 @@ export const ParticipantInfoSchema = z.object({
   ),
 });
 
-/** The trial record, version `callbench.trial/1`: one line of `trials.jsonl`. */
 /** How many trials a run made at once, against what it was asked. */
 export const RunConcurrencySchema = z.object({
   requested: z.number().int().positive().describe("trials at once the run was asked for"),
@@ -97,6 +96,7 @@ export const RunConcurrencySchema = z.object({
 /** A run's concurrency, as records carry it. */
 export type RunConcurrency = z.infer<typeof RunConcurrencySchema>;
 
+/** The trial record, version `callbench.trial/1`: one line of `trials.jsonl`. */
 export const TrialRecordSchema = z.object({
   schema: z.literal(TRIAL_RECORD_SCHEMA),
   /** The callbench that ran the trial (absent in records of older versions). */
