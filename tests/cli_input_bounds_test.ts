@@ -75,3 +75,28 @@ Deno.test("a peer's terminal escapes never reach a terminal: eval's stderr, expl
     await agent.close();
   }
 });
+
+Deno.test("a scenario file's 1 MB voice name is refused in one short line, never carried into a record", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-voice-" });
+  try {
+    const made = await cli(["scaffold", "--domain", "eva_airline", "--out", dir]);
+    assert.equal(made.code, 0, made.stderr);
+    const file = `${dir}/eva_airline__1_4_1.yaml`;
+    const text = await Deno.readTextFile(file);
+    assert.match(text, /^user:\n/m);
+    await Deno.writeTextFile(
+      file,
+      text.replace(/^user:\n/m, `user:\n  voice:\n    name: ${"v".repeat(1_000_000)}\n`),
+    );
+    const r = await cli(["eval", file, "--agent", "oracle", "--audio"]);
+    assert.equal(r.code, 2, r.stderr.slice(0, 300));
+    assert.equal(r.stdout, "");
+    assert.ok(r.stderr.length < 1000, `${r.stderr.length} characters`);
+    assert.match(
+      r.stderr,
+      /field "user\.voice\.name": Too big: expected string to have <=200 characters/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
