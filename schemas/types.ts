@@ -265,6 +265,16 @@ export type TrialKey = {
   config_hash: string;
 };
 
+/** How many trials a run held at once: asked, used, and why fewer. */
+export type RunConcurrency = {
+  /** trials at once the run was asked for */
+  requested: number;
+  /** trials at once it ran (at most) */
+  used: number;
+  /** why it ran fewer than asked */
+  why?: string;
+};
+
 /** One trial's record: what `eval` prints. */
 export type TrialRecord = {
   schema: "callbench.trial/1";
@@ -488,6 +498,15 @@ export type TrialRecord = {
     wall_ms: number;
   };
   clock?: "simulated" | "real";
+  /** The run's trials at once: as asked and as used (fewer: why). Absent in older records */
+  concurrency?: {
+    /** trials at once the run was asked for */
+    requested: number;
+    /** trials at once it ran (at most) */
+    used: number;
+    /** why it ran fewer than asked */
+    why?: string;
+  };
   /** Audio calls: what the call sounded like */
   audio?: {
     /** Text to speech used for both sides */
