@@ -202,6 +202,54 @@ Deno.test("openai-realtime: the caller cuts in where the scenario says, while th
   console.log(`yield recorded ${b.yield_ms} ms, produced ${produced.toFixed(1)} ms`);
 });
 
+Deno.test("openai-realtime: a server that goes on speaking after it heard the caller cut in, streaming in real time in 20 ms deltas: every cut-in is honoured at its speech_started, queued audio or not, and truncate says what was heard within a chunk", async () => {
+  const step = (say: string) => ({ say, ms: 3000 });
+  const { out, server } = await call(
+    {
+      neverYields: true,
+      deltaMs: 20,
+      script: [
+        step("First, a long answer."),
+        step("Second, a long answer."),
+        step("Third, a long answer."),
+        step("Fourth, a long answer."),
+        { say: "Goodbye.", after: [{ name: "end_conversation", arguments: {} }] },
+      ],
+    },
+    {
+      bargeIns: [1, 2, 3, 4].map((n) => ({ agentUtterance: n, atMs: 600 + 37 * n })),
+      maxDurationMs: 40_000,
+    },
+  );
+  assert.equal(out.error, undefined, out.error?.message);
+  assert.equal(server.log.producedYieldMs.length, 4, "the server heard four cut-ins");
+  assert.equal(server.log.truncates.length, 4, "each one was truncated");
+  const block = await measureAudio(out, {
+    tts: { provider: "fake", voices: { agent: null, user: null } },
+    stt: "transcript",
+    dtmf: "event",
+    sample_rate: 24000,
+  });
+  assert.equal(block.barge_ins.length, 4, JSON.stringify(block.barge_ins));
+  const lines: string[] = [];
+  block.barge_ins.forEach((b, i) => {
+    const produced = server.log.producedYieldMs[i]!;
+    const heard = server.log.producedHeardMs[i]!;
+    const told = server.log.truncates[i]!.audio_end_ms as number;
+    lines.push(
+      `yield ${b.yield_ms} vs ${produced.toFixed(1)}; truncate ${told} vs heard ${
+        heard.toFixed(1)
+      }`,
+    );
+    if (Deno.env.get("SHOW")) return;
+    assert.equal(b.yielded, true, lines.join("\n"));
+    assert.ok(Math.abs(b.yield_ms - produced) <= 20, lines.join("\n"));
+    // One 10 ms chunk, and the loopback's few ms.
+    assert.ok(Math.abs(told - heard) <= 15, lines.join("\n"));
+  });
+  console.log(lines.join("\n"));
+});
+
 Deno.test("openai-realtime: a refused session.update is a protocol_error with the server's words", async () => {
   const { out } = await call({ refuse: "Unsupported voice 'nobody'", script: [] });
   assert.equal(out.error?.kind, "protocol_error");
@@ -273,10 +321,37 @@ Deno.test("openai-realtime: a tool that was not offered gets unknown_tool as its
   assert.equal(out.stopReason, "agent_end");
 });
 
-Deno.test("openai-realtime: the server closing the socket mid-response is agent_disconnected", async () => {
-  const { out } = await call({ closeInResponse: 0, script: [{ say: "I am about to vanish." }] });
+Deno.test("openai-realtime: the server closing the socket mid-response is agent_disconnected, and what the caller heard of the response is a turn", async () => {
+  const { out } = await call({
+    closeInResponse: 0,
+    closeAfterMs: 1000,
+    script: [{ say: "I am about to vanish.", ms: 4000 }],
+  });
   assert.equal(out.error?.kind, "agent_disconnected");
   assert.match(out.error!.message, /closed the connection \(code 1011/);
+  const heard = out.audio!.filter((a) => a.side === "agent");
+  assert.equal(heard.length, 1, JSON.stringify(out.turns));
+  // 1 s went out in real time; the close came as it did, so about 1 s had played.
+  const ms = heard[0]!.utterance.durationMs;
+  assert.ok(ms >= 850 && ms <= 1150, `${ms} ms heard`);
+  assert.equal(out.turns.filter((t) => t.speaker === "agent").length, 1);
+});
+
+Deno.test("openai-realtime: a response that never gets response.done is a turn (what the caller heard), and a reply longer than the silence bound is not silence", async () => {
+  const { out } = await call({
+    noDone: true,
+    script: [
+      { say: "This reply plays for longer than the call's silence bound.", ms: 5500 },
+      { say: "Bye.", ms: 1000 },
+    ],
+  }, { maxDurationMs: 25_000 });
+  const agent = out.audio!.filter((a) => a.side === "agent");
+  assert.ok(agent.length >= 1, `${JSON.stringify(out.turns)} ${out.stopReason}`);
+  // 120 ms of lead silence, then 5.5 s: all heard, though the 4 s silence bound passed.
+  const first = agent[0]!.utterance.durationMs;
+  assert.ok(Math.abs(first - 5620) <= 30, `${first} ms`);
+  assert.equal(out.stopReason, "silence");
+  assert.equal(agent.length, 2, "the caller answered the first, and the second was heard too");
 });
 
 Deno.test("openai-realtime: an event of no known type is a protocol_error naming it", async () => {
