@@ -225,3 +225,39 @@ Deno.test("SIP fuzz on the sockets: random datagrams to the signalling port are 
     await agent.close();
   }
 });
+
+Deno.test("SIP against an agent that sends RTP all the time (silence between its turns): each turn starts at its speech, not at the stream's first packet; v2v, the reference's two and TTFA agree with the agent's log", async () => {
+  const agent = await startSipAgent({ delays: [300, 800], greetMs: 600, continuous: true });
+  try {
+    const participant = new SipParticipant({ uri: agent.uri });
+    const { block, out, origin } = await truthCall(
+      participant,
+      new RealClock(),
+      flite(),
+      ["Okay.", "Yes, and then add two more."],
+    );
+    const session = agent.sessions[0]!;
+    const e = errors(block, session.replies);
+    console.log(
+      `sip continuous: ${
+        JSON.stringify(e.map((x) => ({ d: x.delay, v2v: x.v2v, ref: x.refFrame })))
+      }`,
+    );
+    assert.equal(e.length, 2, JSON.stringify(block.turns));
+    for (const x of e) {
+      assert.ok(Math.abs(x.v2v) <= 20, `v2v error ${x.v2v} ms`);
+      assert.ok(Math.abs(x.refFrame) <= 20, `ref_frame error ${x.refFrame} ms`);
+      assert.ok(Math.abs(x.refSegment) <= 20, `ref_segment error ${x.refSegment} ms`);
+    }
+    // The caller waited for each reply: nobody barged in.
+    assert.deepEqual(block.barge_ins, []);
+    // The greeting (this file's first call, so the run's first stretch of a stream): placed
+    // where its speech went out, and TTFA with it.
+    const greeting = out.audio!.find((a) => a.side === "agent")!;
+    const greetErr = greeting.start_ms + origin - session.replies[0]!.firstFrameAt;
+    console.log(`sip continuous greeting placed ${greetErr.toFixed(2)} ms off`);
+    assert.ok(Math.abs(greetErr) <= 20, `greeting placed ${greetErr} ms off`);
+  } finally {
+    await agent.close();
+  }
+});

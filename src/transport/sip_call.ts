@@ -31,6 +31,8 @@ import type { RtpSource } from "./rtp_socket.ts";
 import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
 import { placeArrived } from "../audio/arrival.ts";
+import { BELOW_ACTIVE_DB, FLOOR_DBFS } from "../audio/energy.ts";
+import { meanPower16, powerDbfs } from "../audio/pcm.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import { DtmfDetector } from "../audio/dtmf.ts";
 import {
@@ -141,6 +143,29 @@ interface PlayedFrame {
   arrivedAt: number | undefined;
 }
 
+/**
+ * The frames of a turn's start, from the played ones before its speech was detected.
+ * An agent that began sending after a hole in its stream (`leadIn`: it sends only while
+ * it speaks) starts its turn at its first frame of audio, its silence pad included, as
+ * far back as the pre-roll goes. A stream that was flowing already (an agent that sends
+ * RTP all the time, as phones do, silence between its turns and from the call's start)
+ * has no lead-in of its own: its turn starts at its speech, the first of the frames
+ * before detection that stand above the line's silence by the energy measure's margin
+ * (`src/audio/energy.ts`), not at the jitter buffer's first packet up to a second
+ * earlier.
+ */
+function preRoll(recent: readonly PlayedFrame[], leadIn: boolean): PlayedFrame[] {
+  const first = recent.findIndex((f) => f.arrivedAt !== undefined);
+  if (first < 0) return recent.slice(-1);
+  if (leadIn && first > 0) return recent.slice(first);
+  const levels = recent.map((f) => powerDbfs(meanPower16(f.samples, 0, f.samples.length)));
+  const peak = Math.max(...levels);
+  const threshold = Math.max(FLOOR_DBFS, peak - BELOW_ACTIVE_DB);
+  let start = recent.length - 1;
+  while (start > 0 && levels[start - 1]! >= threshold) start--;
+  return recent.slice(start);
+}
+
 /** The media of one SIP call. */
 export class SipCall {
   readonly #o: SipCallOptions;
@@ -170,6 +195,8 @@ export class SipCall {
   #turn?: { startMs: number; audioStartMs: number; chunks: PlayedFrame[] };
   #playedAudio = 0;
   #fillRun = 0;
+  /** The agent's audio began after a hole of at least {@link HOLE_MS} (not a continuous stream). */
+  #leadIn = false;
   #arrivals: { from: number; at: number }[] = [];
   #arrivedTotal = 0;
   #begun = false;
@@ -453,6 +480,9 @@ export class SipCall {
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
     this.#playedAudio += audioSamples;
+    if (frame.arrivedAt !== undefined && this.#fillRun > 0) {
+      this.#leadIn = this.#fillRun * SIP_FRAME_MS >= HOLE_MS;
+    }
     this.#fillRun = frame.arrivedAt === undefined ? this.#fillRun + 1 : 0;
     if (this.#turn) {
       this.#turn.chunks.push(frame);
@@ -468,8 +498,7 @@ export class SipCall {
     for (const e of this.#segmenter.push(this.#o.vad.process(samples))) {
       if (e.type === "start") {
         const startMs = this.#playStart + e.atMs;
-        const first = this.#recent.findIndex((f) => f.arrivedAt !== undefined);
-        const chunks = first < 0 ? this.#recent.slice(-1) : this.#recent.slice(first);
+        const chunks = preRoll(this.#recent, this.#leadIn);
         const audioStartMs = chunks[0]!.arrivedAt ?? chunk.dueAt;
         this.#turn = { startMs, audioStartMs, chunks };
         this.#recent = [];
