@@ -81,6 +81,8 @@ export interface SipAgentSession {
   replies: TruthReplyLog[];
   /** Keys heard from callbench as telephone-events. */
   keysHeard: string[];
+  /** Its own keys: when each press's first packet (its tone's first frame) went out. */
+  keysSent: { key: string; at: number }[];
   /** Caller utterances heard (ends by the energy definition, performance.now()). */
   heard: { startAt: number; endAt: number }[];
   packetsIn: number;
@@ -204,6 +206,7 @@ export async function startSipAgent(options: SipAgentOptions) {
         ...(answer.media ? { media: answer.media } : {}),
         replies: [],
         keysHeard: [],
+        keysSent: [],
         heard: [],
         packetsIn: 0,
         packetsOut: 0,
@@ -321,7 +324,7 @@ function runMedia(
   };
   /** An utterance ends at `endAt`: the silence grid goes on from there. */
   const spoke = (endAt: number) => {
-    if (--speaking === 0) silenceAt = Math.max(silenceAt, endAt);
+    if (--speaking === 0) silenceAt = endAt;
   };
   /** Reply audio on a 20 ms grid from `speechAt`, then keys, then maybe BYE. */
   const reply = (answers: number, delayMs: number, callerEndAt: number, keys?: string) => {
@@ -377,6 +380,10 @@ function runMedia(
       const tick = () => {
         while (k < frames && startAt + k * 20 <= performance.now()) {
           if (k === 0) speaking++;
+          // Each key's tone begins a 200 ms slot (100 ms of tone, 100 ms of gap).
+          if (k % 10 === 0 && k / 10 < keys.length) {
+            session.keysSent.push({ key: keys[k / 10]!, at: performance.now() });
+          }
           const payload = new Uint8Array(160).fill(pcma ? 0xd5 : 0xff);
           payload.set(encode(tones.subarray(k * 160, (k + 1) * 160)));
           out(concat(rtpHeader(pt, seq++, ts, ssrc), payload));
@@ -394,11 +401,13 @@ function runMedia(
       const eventTs = ts + i * 1600;
       const ept = media?.telephoneEvent ?? 101;
       for (let j = 0; j < 5; j++) {
-        at(t0 + j * 20, () =>
+        at(t0 + j * 20, () => {
+          if (j === 0) session.keysSent.push({ key, at: performance.now() });
           out(concat(
             rtpHeader(ept, seq++, eventTs, ssrc, j === 0),
             buildTelephoneEvent({ event: code, end: false, volume: 10, duration: (j + 1) * 160 }),
-          )));
+          ));
+        });
       }
       for (let j = 0; j < 3; j++) {
         at(t0 + 100 + j * 20, () =>

@@ -95,8 +95,12 @@ export interface SipCallOptions {
   vad: Vad;
   onSpeechStart?: (atMs: number) => void;
   onTurn: (turn: SipHeardTurn) => void;
-  /** A key the agent pressed: `event` from telephone-event, `tone` from in-band audio. */
-  onKey?: (key: string, how: "event" | "tone") => void;
+  /**
+   * A key the agent pressed: `event` from telephone-event, `tone` from in-band audio;
+   * `atMs` is when it arrived (a tone: when its first confirming block's audio arrived,
+   * not when playback, 40 ms of jitter buffer and the detector later, found it).
+   */
+  onKey?: (key: string, how: "event" | "tone", atMs: number) => void;
   /** Decode in-band tones in the agent's audio as keys too. */
   inbandKeys?: boolean;
   /** The line's noise for the silence in a caller frame (`LineAudio.fill`). */
@@ -203,6 +207,9 @@ export class SipCall {
   #ended = false;
   #over = false;
   #late: number[] = [];
+  /** The last frames the tone detector took: where each began in its stream, and when it arrived. */
+  #toneFrames: { from: number; at: number }[] = [];
+  #tonePushed = 0;
   readonly #stats: Omit<SipCallStats, "late_ms">;
 
   constructor(options: SipCallOptions) {
@@ -302,7 +309,7 @@ export class SipCall {
       const key = this.#events.push(p.timestamp, p.payload);
       if (key) {
         this.#stats.keysHeard++;
-        this.#o.onKey?.(key, "event");
+        this.#o.onKey?.(key, "event", Math.min(atMs ?? this.#o.clock.now(), this.#o.clock.now()));
       }
       return;
     }
@@ -401,8 +408,9 @@ export class SipCall {
       if (packet.atMs === 0) send();
       else this.#later(packet.atMs, send);
     }
-    const last = plan.at(-1)?.atMs ?? 0;
-    this.#later(last + KEY_GAP_MS, () => this.#nextKey());
+    // The gap counts from the press's end (its 100 ms), not from the last end packet's
+    // retransmission: presses start 200 ms apart, as PROTOCOL.md says.
+    this.#later(KEY_PRESS_MS + KEY_GAP_MS, () => this.#nextKey());
   }
 
   /** An audio packet into the jitter buffer, by its extended sequence number, arrived `atMs`. */
@@ -473,12 +481,12 @@ export class SipCall {
   #played(chunk: PacedChunk): void {
     if (this.#ended || this.#over) return;
     const { samples, audioSamples } = chunk;
-    for (const e of this.#dtmf?.push(samples) ?? []) this.#o.onKey?.(e.key, "tone");
     const frame: PlayedFrame = {
       samples,
       audio: samples.subarray(0, audioSamples),
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
+    if (this.#dtmf) this.#tones(frame, chunk.dueAt);
     this.#playedAudio += audioSamples;
     if (frame.arrivedAt !== undefined && this.#fillRun > 0) {
       this.#leadIn = this.#fillRun * SIP_FRAME_MS >= HOLE_MS;
@@ -504,6 +512,22 @@ export class SipCall {
         this.#recent = [];
         this.#o.onSpeechStart?.(startMs);
       } else this.#endTurn(e.atMs);
+    }
+  }
+
+  /**
+   * In-band keys in a played frame, each timed where its tone's audio arrived: the
+   * detector reports a key a block or two after its tone began, in its own stream's time.
+   */
+  #tones(frame: PlayedFrame, dueAt: number): void {
+    this.#toneFrames.push({ from: this.#tonePushed, at: frame.arrivedAt ?? dueAt });
+    // The detector confirms a key within two of its 25.6 ms blocks: a few frames back.
+    if (this.#toneFrames.length > 8) this.#toneFrames.shift();
+    this.#tonePushed += frame.samples.length;
+    for (const e of this.#dtmf!.push(frame.samples)) {
+      const sample = Math.round((e.atMs * SIP_RATE) / 1000);
+      const f = this.#toneFrames.findLast((t) => t.from <= sample) ?? this.#toneFrames[0]!;
+      this.#o.onKey?.(e.key, "tone", f.at + ((sample - f.from) * 1000) / SIP_RATE);
     }
   }
 

@@ -20,6 +20,8 @@ const MEDIA: NegotiatedMedia = {
 async function setup(media: NegotiatedMedia = MEDIA) {
   const clock = new SimClock();
   const sent: Uint8Array[] = [];
+  /** When each packet went out. */
+  const sentAt: number[] = [];
   const turns: SipHeardTurn[] = [];
   const keys: string[] = [];
   const bounds: string[] = [];
@@ -30,7 +32,10 @@ async function setup(media: NegotiatedMedia = MEDIA) {
     ssrc: 0x1234,
     sequence: 65530,
     timestamp: 1000,
-    send: (p) => sent.push(p),
+    send: (p) => {
+      sent.push(p);
+      sentAt.push(clock.now());
+    },
     vad,
     onTurn: (t) => turns.push(t),
     onKey: (k) => keys.push(k),
@@ -42,7 +47,7 @@ async function setup(media: NegotiatedMedia = MEDIA) {
       assert.ok(r.ok);
       return r.packet;
     });
-  return { clock, sent, turns, keys, bounds, vad, call, packets };
+  return { clock, sent, sentAt, turns, keys, bounds, vad, call, packets };
 }
 
 /** The agent's packets: 20 ms of PCMU each, from `seq`, arriving every 20 ms. */
@@ -93,7 +98,7 @@ Deno.test("SipCall sends PCMA when the answer chose it", async () => {
 });
 
 Deno.test("SipCall sends keys as RFC 4733 events: marker first, end packet three times, one press after the other", async () => {
-  const { clock, call, packets, vad } = await setup();
+  const { clock, call, packets, sentAt, vad } = await setup();
   call.begin();
   call.press("1#");
   await clock.advance(1000);
@@ -119,6 +124,10 @@ Deno.test("SipCall sends keys as RFC 4733 events: marker first, end packet three
   ]);
   assert.deepEqual(first.map((e) => e.end), [false, false, false, false, false, true, true, true]);
   assert.ok(decoded.slice(8).every((e) => e.event === 11 && e.ts > first[0]!.ts));
+  // Presses 200 ms apart as PROTOCOL.md says (100 ms held, 100 ms between): the gap counts
+  // from the press's end, not from the last of its three end packets (140 ms).
+  const starts = packets().flatMap((p, i) => p.payloadType === 101 && p.marker ? [sentAt[i]] : []);
+  assert.deepEqual(starts, [0, 200]);
   // Sequence numbers are one stream with the audio: no repeats.
   const seqs = packets().map((p) => p.sequence);
   assert.equal(new Set(seqs).size, seqs.length);
