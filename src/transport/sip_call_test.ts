@@ -166,6 +166,35 @@ Deno.test("SipCall puts reordered packets back in line and hears the agent's tur
   vad.free();
 });
 
+Deno.test("SipCall: a turn of a continuous stream (silence packets from the call's start) starts at its speech; one after a hole in the stream keeps its lead-in", async () => {
+  for (const continuous of [true, false]) {
+    const { clock, call, turns, vad } = await setup();
+    call.begin();
+    // 1.5 s of digital silence then 600 ms of speech, one packet every 20 ms from 0 (the
+    // continuous stream); or nothing for 1 s, then 500 ms of silence and the speech.
+    const lead = continuous ? 1500 : 500;
+    const audio = new Int16Array(((lead + 600) * 8000) / 1000);
+    audio.set(voicedSignal(8000, 600, 3), (lead * 8000) / 1000);
+    const start = continuous ? 0 : 1000;
+    await clock.advance(start);
+    for (const packet of agentPackets(audio, 100)) {
+      call.receive(packet, AGENT);
+      await clock.advance(20);
+    }
+    await clock.advance(2000);
+    call.end();
+    assert.equal(turns.length, 1, `continuous: ${continuous}`);
+    // The speech's first packet arrived at start + lead; the lead-in's at start.
+    const expected = continuous ? start + lead : start;
+    const at = turns[0]!.audioStartMs;
+    assert.ok(
+      Math.abs(at - expected) <= 1,
+      `continuous ${continuous}: turn at ${at}, not ${expected}`,
+    );
+    vad.free();
+  }
+});
+
 Deno.test("SipCall hears each agent key once; ignores and counts other sources and payload types, then bounds", async () => {
   const { clock, call, keys, bounds, vad } = await setup();
   call.begin();
