@@ -78,7 +78,6 @@ export const ReferenceActionSchema = z.object({
 // The type is generated from the schema above (`deno task schema`): the package
 // exports it without naming zod's types, and a test holds the two the same.
 export type { ReferenceAction } from "../../schemas/types.ts";
-import type { ReferenceAction } from "../../schemas/types.ts";
 
 /**
  * Where a world comes from: inline, or a path under the data root. A path may carry

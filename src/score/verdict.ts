@@ -104,7 +104,6 @@ export const JudgeResultSchema = z.object({
 // The type is generated from the schema above (`deno task schema`): the package
 // exports it without naming zod's types, and a test holds the two the same.
 export type { JudgeResult } from "../../schemas/types.ts";
-import type { JudgeResult } from "../../schemas/types.ts";
 
 export const VoiceFlagSchema = z.object({
   /** Index into `turns`. */
@@ -327,7 +326,6 @@ export const VerdictSchema = z.object({
 // The type is generated from the schema above (`deno task schema`): the package
 // exports it without naming zod's types, and a test holds the two the same.
 export type { Verdict } from "../../schemas/types.ts";
-import type { Verdict } from "../../schemas/types.ts";
 
 /**
  * A verdict read without its transcript (turns, tool calls): what summaries need,
