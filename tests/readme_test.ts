@@ -150,7 +150,7 @@ Deno.test("README: compare, report --baseline, explain and tools run as written"
     const lines = block("sh", "deno task -q cli compare").trim().split("\n");
     assert.equal(lines.length, 4);
     const expected = [
-      { code: 1, out: /significant regression/ }, // --fail-on-regression: noop is worse
+      { code: 1, out: /\*\*\d+ regression\(s\)\*\*/ }, // --fail-on-regression: noop is worse
       { code: 0, out: /### Against the baseline v1/ },
       { code: 0, out: /db_state_match: final world differs at \d+ path/ },
       { code: 0, out: /^tau2_retail: \d+ tools/ },

@@ -65,7 +65,7 @@ Deno.test("compare picks two labels out of one file of verdicts", async () => {
     ).join("");
     const io = memoryIo(both);
     equal(await command.main(["oracle", "noop", "--format", "html"], io), 0);
-    ok(io.stdout.join("\n").includes("significant regression"));
+    ok(io.stdout.join("\n").includes("regression(s): "));
     await rejects(command.main(["oracle", "v9"], memoryIo(both)), (e: InputError) => {
       ok(e.message.includes("labels read: noop, oracle"), e.message);
       return true;
