@@ -427,7 +427,10 @@ export function compareRuns(
     scopes,
     flips,
     gate: {
-      rules: gate.rules.map((r) => ({ key: r.key, min_effect: minEffectText(r.min, KEY_INFO[r.key]) })),
+      rules: gate.rules.map((r) => ({
+        key: r.key,
+        min_effect: minEffectText(r.min, KEY_INFO[r.key]),
+      })),
       min_samples: gate.minSamples,
       scenario_rule: scenarioRule,
       lines,
@@ -507,11 +510,13 @@ function _decide(scopes: ScopeComparison[], gate: Gate, alpha: number): string[]
       const worse = m.better === "higher" ? delta < 0 : delta > 0;
       const big = reachesMin(rule.min, m.a!, delta);
       const min = minEffectText(rule.min, info);
-      const rel = m.a ? ` (${delta >= 0 ? "+" : "−"}${(Math.abs(delta / m.a) * 100).toFixed(1)}%)` : "";
+      const rel = m.a
+        ? ` (${delta >= 0 ? "+" : "−"}${(Math.abs(delta / m.a) * 100).toFixed(1)}%)`
+        : "";
       const p = `p ${m.p_holm!.toPrecision(2)} after Holm-Bonferroni ${
         m.significant ? "≤" : ">"
       } ${alpha}`;
-      const size = `change ${_signed(m, delta)}${rel} ${big ? "reaches" : "is within"} ${
+      const size = `change ${_signed(m, delta)}${rel} ${big ? "reaches" : "does not reach"} ${
         min === "any" ? "the minimum (any)" : min
       }`;
       m.change = !m.significant || !big || delta === 0
@@ -600,9 +605,10 @@ function _metrics(
       else bOnly++;
     }
   }
-  const trials = ([0, 1] as const).map((side) =>
-    pairs.reduce((sum, p) => sum + p[side].n, 0)
-  ) as [number, number];
+  const trials = ([0, 1] as const).map((side) => pairs.reduce((sum, p) => sum + p[side].n, 0)) as [
+    number,
+    number,
+  ];
   row(
     "success",
     "success",

@@ -100,7 +100,10 @@ export const KEY_INFO: Readonly<Record<GateKey, KeyInfo>> = {
 };
 
 /** A parsed gate, or the problems of its text (the `field` names which text). */
-export type GateParse = { gate: Gate; problems?: undefined } | { gate?: undefined; problems: Problem[] };
+export type GateParse = { gate: Gate; problems?: undefined } | {
+  gate?: undefined;
+  problems: Problem[];
+};
 
 /**
  * Parses a gate (`success,pass^k,latency.p95:+150ms`) with the latency minimum for

@@ -91,11 +91,16 @@ export function regressionText(c: Comparison): string {
       scenarios.slice(0, 3).join(", ")
     }${scenarios.length > 3 ? ` and ${scenarios.length - 3} more` : ""})`,
   ];
-  return [...c.regressions.filter((r) => r.scenario === undefined).map((r) => {
-    const m = c.scopes.find((s) => s.scope === r.scope)?.metrics.find((x) => x.metric === r.metric);
-    const name = r.scope === "overall" ? r.metric : `${r.scope} ${r.metric}`;
-    return m ? `${name} ${metricDelta(m, m.delta)}` : name;
-  }), ...fallen].join(", ");
+  return [
+    ...c.regressions.filter((r) => r.scenario === undefined).map((r) => {
+      const m = c.scopes.find((s) => s.scope === r.scope)?.metrics.find((x) =>
+        x.metric === r.metric
+      );
+      const name = r.scope === "overall" ? r.metric : `${r.scope} ${r.metric}`;
+      return m ? `${name} ${metricDelta(m, m.delta)}` : name;
+    }),
+    ...fallen,
+  ].join(", ");
 }
 
 /** Renders the comparison as one HTML page. */
