@@ -42,7 +42,8 @@ const FLAGS = {
   },
   "fail-on-regression": {
     type: "boolean",
-    description: "exit 1 when the gate finds a regression, naming each (the gate's lines on stderr)",
+    description:
+      "exit 1 when the gate finds a regression, naming each (the gate's lines on stderr)",
   },
   gate: {
     type: "string",
@@ -107,9 +108,12 @@ least its minimum effect. By default it checks ${DEFAULT_GATE}:
                 every trial in A and fails every trial in B, with at least
                 ${SCENARIO_RULE_MIN_TRIALS} trials on each side, is a regression on its own.
   pass^k        every trial of a scenario passed (k = K); any significant drop
-  latency.p95   at least ${DEFAULT_MIN_LATENCY.replace(",", " and ")} of A's p95 (--min-latency-delta), and only
+  latency.p95   at least ${
+  DEFAULT_MIN_LATENCY.replace(",", " and ")
+} of A's p95 (--min-latency-delta), and only
                 where each side has at least ${DEFAULT_MIN_SAMPLES} samples (--min-samples)
-Figures --gate can check: ${GATE_KEYS.join(", ")}.
+Figures --gate can check:
+${_wrapped(GATE_KEYS.join(", ") + ".", 88, "  ")}
 A minimum effect is written in the figure's unit, signed the way it gets worse:
 +150ms, +10% (of A's value), +100ms,+10% (both), -0.1 (a share or a score).
 
@@ -243,4 +247,18 @@ async function _read(files: string[], io: Io): Promise<ReportedVerdict[]> {
     set.add(record);
   }
   return set.sorted();
+}
+
+/** `text` wrapped at `width` columns, each line indented by `indent`. */
+function _wrapped(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines.join("\n");
 }

@@ -495,6 +495,11 @@ function _decide(scopes: ScopeComparison[], gate: Gate, alpha: number): string[]
     m.significant = holm.significant[i]!;
   });
   for (const s of scopes) {
+    for (const rule of gate.rules) {
+      if (!s.metrics.some((m) => m.key === rule.key)) {
+        lines.push(`${s.scope} ${rule.key}: not measured in both runs: not gated`);
+      }
+    }
     for (const m of s.metrics) {
       const rule = m.key === null ? undefined : rules.get(m.key as GateKey);
       if (!rule) continue;

@@ -165,7 +165,7 @@ Deno.test("parseGate() reads keys and minimum effects, and says what is wrong wi
     [{ amount: 80, relative: 0.05 }, { amount: 0, relative: 0 }],
   );
   // Without its own: the latency default.
-  assertEquals(parseGate("latency.p95", "+50ms").gate?.rules[0]!.min, { amount: 50, relative: 0 });
+  assertEquals(parseGate("latency.p95", "+50ms").gate?.rules[0]?.min, { amount: 50, relative: 0 });
   const bad = parseGate("succes,latency.p95:-100ms,interaction.yield_rate:+0.1,success,success");
   assertEquals(bad.problems?.map((p) => p.message), [
     '"succes" is not a figure the gate knows',
