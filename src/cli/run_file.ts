@@ -47,7 +47,9 @@ export async function runFiles(
 export function nothingRead(what: string, files: readonly string[]): InputError {
   return new InputError({
     ...(files.length ? { file: files.join(", ") } : {}),
-    message: files.length ? `no ${what} in ${files.length === 1 ? "the file" : "the files"}` : `no ${what} on stdin`,
+    message: files.length
+      ? `no ${what} in ${files.length === 1 ? "the file" : "the files"}`
+      : `no ${what} on stdin`,
     hint: "did the command before it in the pipeline fail? its own message says why",
   });
 }

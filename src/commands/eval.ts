@@ -11,7 +11,7 @@ import { formatProblem, InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { readJsonl } from "../jsonl/jsonl.ts";
 import { DEFAULT_LIMITS } from "../bridge/bridge.ts";
-import { openDataRoot } from "../cli/data_root.ts";
+import { openDataRoot, sayBundled } from "../cli/data_root.ts";
 import { type Selection, selectScenarios } from "../scenario/suites.ts";
 import { SELECTION_FLAGS, selectionFromFlags } from "../cli/selection_flags.ts";
 import {
@@ -475,6 +475,7 @@ export const command: Command = {
     const root = openDataRoot(values["data-root"], io, selection.dataRoot);
     const sel = await selectScenarios(root, selection);
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
+    sayBundled(root, sel.scenarios, io);
     // A reference listed from another data root must not run that root's namesake.
     if (selection.refs) checkIdentities(selection.refs, sel.scenarios, root);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
