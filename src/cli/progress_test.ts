@@ -42,7 +42,10 @@ Deno.test("progress lines: a line every 10 s while nothing completes, none soone
   advance(5_000);
   p.update({ done: 3, total: 1000 });
   p.tick();
-  deepEqual(lines, ["eval: 0/1000 done (0%), 0.00/s", "eval: 3/1000 done (0%), 0.15/s, ETA 6647 s"]);
+  deepEqual(lines, [
+    "eval: 0/1000 done (0%), 0.00/s",
+    "eval: 3/1000 done (0%), 0.15/s, ETA 6647 s",
+  ]);
 });
 
 Deno.test("progress lines: an unknown total (a streamed input) counts what is done", () => {
@@ -74,5 +77,8 @@ Deno.test("progress bar: failures, errors and the ETA, as the plain lines say th
   );
   t = 5000;
   bar({ done: 10, total: 10, failed: 1, errors: 1 });
-  deepEqual(drawn[1]!.endsWith("10/10 done (100%), 8 passed, 1 failed, 1 error(s), 2.00/s\n"), true);
+  deepEqual(
+    drawn[1]!.endsWith("10/10 done (100%), 8 passed, 1 failed, 1 error(s), 2.00/s\n"),
+    true,
+  );
 });
