@@ -180,7 +180,7 @@ Deno.test("README: each eva scenario it names is a bundled fixture, or the one i
   // The README lists the fixtures' eva scenarios as they are.
   assert.match(
     README,
-    /The fixtures' eva scenarios \(`eva_airline__1_4_1`,\n`2_5_1`, `5_3_1`, `7_5_1`\)/,
+    /The fixtures' eva scenarios \(`eva_airline__1_4_1`,\s+`2_5_1`,\s+`5_3_1`,\s+`7_5_1`\)/,
   );
   assert.deepEqual(fixtures, [
     "eva_airline__1_4_1",
