@@ -17,6 +17,8 @@ export const BUILTIN_SUITE_IDS: readonly string[] = [
   "tau2_retail",
   "tau2_telecom",
   "tau2_telecom_workflow",
+  "eva_itsm",
+  "eva_medical_hr",
 ];
 
 const registered = new Map<string, Suite>();
@@ -37,11 +39,12 @@ export function suiteIds(): string[] {
 
 /** Suites in listing order: the built-in ones, then the registered ones. */
 export async function allSuites(): Promise<Suite[]> {
-  const [{ suite: eva }, { suites: tau2 }] = await Promise.all([
+  const [{ suite: eva }, { suites: tau2 }, release] = await Promise.all([
     import("./eva/suite.ts"),
     import("./tau2/suites.ts"),
+    import("./eva/release_suite.ts"),
   ]);
-  const builtIn = [eva, ...tau2].map((s) => registered.get(s.id) ?? s);
+  const builtIn = [eva, ...tau2, release.itsmSuite, release.medicalHrSuite].map((s) => registered.get(s.id) ?? s);
   const ids = new Set(builtIn.map((s) => s.id));
   return [...builtIn, ...[...registered.values()].filter((s) => !ids.has(s.id))];
 }
@@ -77,6 +80,8 @@ export interface SelectOptions {
    * `list` and `gold` pass false: one prints none, the other replays gold itself.
    */
   expected?: boolean;
+  /** The culture of suites that have several (EVA-Bench's release); default English. */
+  language?: string;
 }
 
 /**
@@ -137,7 +142,7 @@ export async function selectScenarios(
     // One broken data file costs its own suite, not the others.
     let r;
     try {
-      r = await s.load(root, { expected: false });
+      r = await s.load(root, { expected: false, language: options.language });
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       problems.push(...e.problems.map((p) => ({ ...p, where: p.where ?? `suite ${s.id}` })));
