@@ -7,6 +7,7 @@
  * @module
  */
 import type { z } from "zod";
+import type { HashVariant } from "../canonical/hash_variant.ts";
 
 /** One end of a call: the agent under test or the (simulated) caller. */
 export type Side = "agent" | "user";
@@ -96,6 +97,11 @@ export type SyncDeltas = { agent: Record<string, unknown>; user: Record<string, 
 export interface Domain {
   /** Tool-registry namespace, e.g. `eva_airline`, `tau2_telecom`. */
   readonly id: string;
+  /**
+   * The reference whose DB hash this domain's expected states use (default `nemo`;
+   * EVA-Bench's release says `eva`: src/canonical/hash_variant.ts).
+   */
+  readonly hashVariant?: HashVariant;
   /** Every tool of both sides, `end_conversation` included. */
   readonly tools: readonly ToolDef[];
   /** The error a tool returns when its arguments fail validation. */

@@ -83,6 +83,7 @@ export const ITSM_TOOLS: readonly ToolDef[] = [
 
 export const domain: Domain = {
   id: "eva_itsm",
+  hashVariant: "eva",
   tools: ITSM_TOOLS,
   validationError: domainValidationError(ITSM_ERRORS),
 };

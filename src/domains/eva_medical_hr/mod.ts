@@ -69,6 +69,7 @@ export const MEDICAL_HR_TOOLS: readonly ToolDef[] = [
 
 export const domain: Domain = {
   id: "eva_medical_hr",
+  hashVariant: "eva",
   tools: MEDICAL_HR_TOOLS,
   validationError: domainValidationError(MEDICAL_HR_ERRORS),
 };

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { z } from "zod";
 import type { Problem } from "../../problem/problem.ts";
-import { dbHash } from "../../canonical/hash.ts";
+import { DEFAULT_HASH_VARIANT, dbHashOf } from "../../canonical/hash_variant.ts";
 import type { DataRoot } from "../data_root.ts";
 import { type Scenario, ScenarioSchema } from "../scenario.ts";
 import type { Gold, LoadOptions, LoadResult, Suite } from "../suite.ts";
@@ -259,7 +259,7 @@ function releaseScenario(
       language,
     },
     expect: {
-      db_sha256: dbHash(expected),
+      db_sha256: dbHashOf(domain.hashVariant ?? DEFAULT_HASH_VARIANT, expected),
       reference_actions: referenceActions(domain, world, today, record, fill, (t) =>
         fillLocations(t, aliases, language)).map((c) => ({ side: "agent", ...c })),
     },
