@@ -502,6 +502,7 @@ export const command: Command = {
         ...(framing !== undefined ? { framing } : {}),
         ...(realtime ? { realtime } : {}),
         ...(l !== undefined ? { label: l } : {}),
+        ...(selection.language !== undefined ? { language: selection.language } : {}),
         ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
         ...(s ? { speech: speechConfig(s) } : {}),
       });
@@ -847,7 +848,7 @@ function modelConfig(m: LlmSettings): Record<string, unknown> {
 }
 
 async function selectionFrom(
-  values: { domain?: string[]; scenarios?: string[]; all?: boolean },
+  values: { domain?: string[]; scenarios?: string[]; all?: boolean; language?: string },
   files: string[],
   io: Io,
 ): Promise<Selection & { dataRoot?: string; refs?: RefIdentity[] }> {
@@ -897,7 +898,13 @@ async function selectionFrom(
       hint: "pass --all to run every scenario, or select with --domain, --scenarios or files",
     });
   }
-  return { scenarios: names, files: [...refFiles], dataRoot: [...roots][0], refs };
+  return {
+    scenarios: names,
+    files: [...refFiles],
+    dataRoot: [...roots][0],
+    refs,
+    ...(flags.language !== undefined ? { language: flags.language } : {}),
+  };
 }
 
 const AUDIO_ONLY = [

@@ -238,6 +238,7 @@ function baseRecord(
     ...(label !== undefined ? { label } : {}),
     domain: scenario.domain,
     suite: suiteOf(scenario),
+    ...(scenario.user.language ? { language: scenario.user.language } : {}),
     status: "completed",
     world_owner: "harness",
     stop_reason: "error",

@@ -59,6 +59,8 @@ export interface Selection {
   files?: string[];
   /** For `gold`: files may lack the expected hashes gold is asked to compute. */
   forGold?: boolean;
+  /** The culture of suites that have several (EVA-Bench's release); default English. */
+  language?: string;
 }
 
 /** What `selectScenarios` picked, and the problems it met. */
@@ -80,8 +82,6 @@ export interface SelectOptions {
    * `list` and `gold` pass false: one prints none, the other replays gold itself.
    */
   expected?: boolean;
-  /** The culture of suites that have several (EVA-Bench's release); default English. */
-  language?: string;
 }
 
 /**
@@ -142,7 +142,7 @@ export async function selectScenarios(
     // One broken data file costs its own suite, not the others.
     let r;
     try {
-      r = await s.load(root, { expected: false, language: options.language });
+      r = await s.load(root, { expected: false, language: sel.language });
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       problems.push(...e.problems.map((p) => ({ ...p, where: p.where ?? `suite ${s.id}` })));
