@@ -70,8 +70,10 @@ for (const [suite, count] of SUITES) {
         await Deno.remove(dir, { recursive: true });
       }
       console.log(
-        `${suite.id} ${language}: ${viaCli}/${count} gold traces replay to upstream's hash`,
+        `${suite.id} ${language}: ${viaCli}/${count} gold traces replay to upstream's hash ` +
+          `(${withoutCalls} without a tool call)`,
       );
+      assert.ok(withoutCalls < count / 10);
     });
   }
 }
