@@ -21,6 +21,12 @@ import type { Suite } from "../../src/scenario/suite.ts";
 import { run } from "../../cli.ts";
 import { memoryIo } from "../../src/cli/io.ts";
 import { DATA_ROOT, requireDataRoot } from "./_data_root.ts";
+import { selectScenarios } from "../../src/scenario/suites.ts";
+import { participantFactory } from "../../src/participants/registry.ts";
+import { runTrials } from "../../src/runner/runner.ts";
+import type { TrialRecord } from "../../src/runner/trial_record.ts";
+import { serve } from "../../src/server/serve.ts";
+import { builtinFactory } from "../../src/commands/serve.ts";
 
 const root = new DataRoot(DATA_ROOT);
 const UPSTREAM: Record<string, Record<string, Record<string, [string, string]>>> = JSON.parse(
@@ -119,3 +125,52 @@ Deno.test("eva_itsm in French through eval: each call opens with the record's Fr
     await Deno.remove(out, { recursive: true });
   }
 });
+
+async function oracleRun(agent: string, language: string): Promise<TrialRecord[]> {
+  const sel = await selectScenarios(root, { domains: ["eva_itsm", "eva_medical_hr"], language });
+  assert.equal(sel.scenarios.length, 163);
+  const records: TrialRecord[] = [];
+  await runTrials({
+    scenarios: sel.scenarios,
+    root,
+    participants: participantFactory({ agent, user: "scripted", agentModel: {}, userModel: {} }),
+    configHash: `${agent} ${language}`,
+    trials: 1,
+    concurrency: 8,
+    limits: { silenceMs: 30_000, maxTurns: 400 },
+    onRecord: (r) => void records.push(r),
+  });
+  return records;
+}
+
+function atGold(records: readonly TrialRecord[]): string[] {
+  return records.filter((r) =>
+    !(r.status === "completed" && r.clean_exit && r.final.db_sha256 === r.expect.db_sha256)
+  ).map((r) => `${r.key.scenario}: ${r.status} ${r.stop_reason} ${r.error?.message ?? ""}`);
+}
+
+for (const language of LANGUAGES) {
+  Deno.test(`oracle + scripted caller in ${language}: all 163 EVA release scenarios reach gold in-process and through serve`, async () => {
+    requireDataRoot();
+    const inProcess = await oracleRun("oracle", language);
+    assert.deepEqual(atGold(inProcess), []);
+    const server = await serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      factory: builtinFactory(root),
+      dataRoot: root,
+    });
+    try {
+      const served = await oracleRun(`${server.url}?agent=oracle`, language);
+      assert.deepEqual(atGold(served), []);
+      assert.ok(served.every((r) => r.participants.agent.kind === "remote"));
+      console.log(
+        `oracle ${language}: ${163 - atGold(inProcess).length}/163 in-process, ${
+          163 - atGold(served).length
+        }/163 through serve`,
+      );
+    } finally {
+      await server.shutdown();
+    }
+  });
+}
