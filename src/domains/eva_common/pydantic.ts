@@ -157,15 +157,12 @@ export function bool() {
   }, b);
 }
 
-/** A `Literal[...]` of integers (lax: `"30"` is 30). */
+/** A `Literal[...]` of integers: exact (pydantic does not read `"30"` as 30 here). */
 export function literalInts<const T extends readonly [number, ...number[]]>(values: T) {
   const allowed = new Set<number>(values);
-  return z.preprocess(
-    laxInt,
-    z.custom<T[number]>((v) => typeof v === "number" && allowed.has(v), {
-      error: (iss) => iss.input === undefined ? "Field required" : enumMessage(values),
-    }),
-  );
+  return z.custom<T[number]>((v) => typeof v === "number" && allowed.has(v), {
+    error: (iss) => iss.input === undefined ? "Field required" : enumMessage(values),
+  });
 }
 
 /** A `list[...]` field. */
