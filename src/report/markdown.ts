@@ -595,7 +595,7 @@ function configurationLines(report: Report): string[] {
 function _only(report: Report): Column {
   const c = report.configurations[0];
   return c
-    ? { name: "", overall: c.overall, bySuite: c.by_suite, k: c.k_max }
+    ? { name: "", overall: c.overall, bySuite: c.by_suite, byLanguage: c.by_language, k: c.k_max }
     : { name: "", overall: aggregate([]), bySuite: {}, k: 0 };
 }
 
