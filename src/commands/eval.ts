@@ -244,7 +244,9 @@ const AUDIO_FLAGS = {
   tts: {
     type: "string",
     value: "P",
-    description: "flite (default, offline) | openai (POST /v1/audio/speech)",
+    description:
+      "flite (default, offline, English) | espeak (espeak-ng, run as a program) | offline (flite\n" +
+      "for English, espeak-ng for other languages) | openai (POST /v1/audio/speech)",
   },
   "tts-model": { type: "string", value: "M", description: "the openai TTS model" },
   "tts-base-url": {
@@ -961,9 +963,10 @@ export function speechFromFlags(
   }
   const o = defaultSpeechOptions();
   const tts = values.tts ?? "flite";
-  if (tts !== "flite" && tts !== "openai") {
-    throw new InputError({ field: "--tts", message: "expected flite or openai" });
+  if (tts !== "flite" && tts !== "openai" && tts !== "espeak" && tts !== "offline") {
+    throw new InputError({ field: "--tts", message: "expected flite, espeak, offline or openai" });
   }
+  if (tts === "espeak" || tts === "offline") o.tts = { provider: tts };
   /** `--tts openai` or `--stt openai`: its endpoint (its flag, else OPENAI_BASE_URL) and model. */
   const openai = (flag: "tts" | "stt") => {
     const base = values[`${flag}-base-url`] ?? io.env("OPENAI_BASE_URL");
@@ -983,7 +986,7 @@ export function speechFromFlags(
   for (const [flag, side] of [["agent-voice", "agent"], ["user-voice", "user"]] as const) {
     const v = values[flag];
     if (v === undefined) continue;
-    if (tts === "flite" && !isFliteVoice(v)) {
+    if ((tts === "flite" || tts === "offline") && !isFliteVoice(v)) {
       throw new InputError({
         field: `--${flag}`,
         message: `unknown flite voice "${v}"`,
