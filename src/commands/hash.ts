@@ -18,9 +18,14 @@ const FLAGS = {
   variant: {
     type: "string",
     value: "V",
-    description: "whose hash: nemo (NeMo's db_hash.py) or eva (EVA-Bench's get_dict_hash); default the domain's, else nemo",
+    description:
+      "whose hash: nemo (NeMo's db_hash.py) or eva (EVA-Bench's get_dict_hash); default the domain's, else nemo",
   },
-  domain: { type: "string", value: "D", description: "hash as this domain's expected states are hashed" },
+  domain: {
+    type: "string",
+    value: "D",
+    description: "hash as this domain's expected states are hashed",
+  },
 } as const satisfies FlagTable;
 
 const help = `hash: the reference harness's canonical DB hash of JSON documents

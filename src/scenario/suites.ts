@@ -44,7 +44,9 @@ export async function allSuites(): Promise<Suite[]> {
     import("./tau2/suites.ts"),
     import("./eva/release_suite.ts"),
   ]);
-  const builtIn = [eva, ...tau2, release.itsmSuite, release.medicalHrSuite].map((s) => registered.get(s.id) ?? s);
+  const builtIn = [eva, ...tau2, release.itsmSuite, release.medicalHrSuite].map((s) =>
+    registered.get(s.id) ?? s
+  );
   const ids = new Set(builtIn.map((s) => s.id));
   return [...builtIn, ...[...registered.values()].filter((s) => !ids.has(s.id))];
 }

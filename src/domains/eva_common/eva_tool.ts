@@ -9,8 +9,15 @@
  *
  * @module
  */
-import { z } from "zod";
-import type { Db, ToolContext, ToolDef, ToolEffect, ToolErrorResult, ToolOutcome } from "../domain.ts";
+import type { z } from "zod";
+import type {
+  Db,
+  ToolContext,
+  ToolDef,
+  ToolEffect,
+  ToolErrorResult,
+  ToolOutcome,
+} from "../domain.ts";
 import { type ErrorTables, validationErrorResponse } from "./validation_error.ts";
 import { model } from "./pydantic.ts";
 

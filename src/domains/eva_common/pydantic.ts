@@ -67,7 +67,10 @@ function enumMessage(values: readonly (string | number)[]): string {
 }
 
 /** A `StrEnum` field. */
-export function choice<const T extends readonly [string, ...string[]]>(values: T, doc: FieldDoc = {}) {
+export function choice<const T extends readonly [string, ...string[]]>(
+  values: T,
+  doc: FieldDoc = {},
+) {
   const s = z.enum(values, { error: required(enumMessage(values)) });
   return documented(doc.description ? s.describe(doc.description) : s, doc);
 }

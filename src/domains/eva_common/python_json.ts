@@ -26,7 +26,9 @@ export function pyJsonDumps(value: unknown): string {
       if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(",")}]`;
       const o = value as Record<string, unknown>;
       const keys = Object.keys(o).sort(compareCodePoints);
-      return `{${keys.map((k) => `${escapeAscii(JSON.stringify(k))}:${pyJsonDumps(o[k])}`).join(",")}}`;
+      return `{${
+        keys.map((k) => `${escapeAscii(JSON.stringify(k))}:${pyJsonDumps(o[k])}`).join(",")
+      }}`;
     }
     default:
       return "null";

@@ -68,7 +68,11 @@ export function validationErrorResponse(
   const rawMsg = first?.msg ?? "";
   if (tables.fallback) {
     const field = loc.length > 0 ? String(loc[0]) : "parameter";
-    return { status: "error", error_type: "invalid_parameter", message: tables.fallback(field, rawMsg) };
+    return {
+      status: "error",
+      error_type: "invalid_parameter",
+      message: tables.fallback(field, rawMsg),
+    };
   }
   let base = `Invalid '${loc.length > 0 ? loc[0] : "parameter"}': ${rawMsg}`;
   for (const [field, hint] of Object.entries(tables.hints)) {

@@ -117,7 +117,9 @@ export const provisionNewAccount = itsmTool({
     if (!authed(db, "otp_auth")) return authRequired("otp_auth");
     const mgr = employee(db, p.manager_employee_id);
     if (!truthy(mgr)) return employeeNotFound(p.manager_employee_id);
-    if (!(get(mgr, "direct_reports", []) as unknown as unknown[]).includes(p.new_hire_employee_id)) {
+    if (
+      !(get(mgr, "direct_reports", []) as unknown as unknown[]).includes(p.new_hire_employee_id)
+    ) {
       return { status: "error", error_type: "not_authorized", message: "Not in direct reports" };
     }
     const nh = employee(db, p.new_hire_employee_id);
@@ -191,7 +193,11 @@ export const getGroupDetails = itsmTool({
     if (!authed(db, "otp_auth")) return authRequired("otp_auth");
     const group = at(dict(db, "access_groups"), p.group_code);
     if (!truthy(group)) {
-      return { status: "error", error_type: "not_found", message: `Group ${p.group_code} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Group ${p.group_code} not found`,
+      };
     }
     return { status: "success", group: clone(group) };
   },
@@ -208,7 +214,11 @@ export const submitGroupMembershipChange = itsmTool({
     if (!truthy(emp)) return employeeNotFound(p.employee_id);
     const group = at(dict(db, "access_groups"), p.group_code);
     if (!truthy(group)) {
-      return { status: "error", error_type: "not_found", message: `Group ${p.group_code} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Group ${p.group_code} not found`,
+      };
     }
     const memberships = get(emp, "group_memberships", []) as unknown as Rec[];
     const codes = memberships.map((m) => m.group_code);
@@ -233,15 +243,23 @@ export const submitGroupMembershipChange = itsmTool({
       };
     }
     if (codes.includes(p.group_code)) {
-      return { status: "error", error_type: "already_member", message: `Already in ${p.group_code}` };
+      return {
+        status: "error",
+        error_type: "already_member",
+        message: `Already in ${p.group_code}`,
+      };
     }
     if (!groupEligible(group!, emp!)) {
-      const depts = truthy(group!.eligible_departments) ? pyStr(group!.eligible_departments) : "any";
+      const depts = truthy(group!.eligible_departments)
+        ? pyStr(group!.eligible_departments)
+        : "any";
       const roles = truthy(group!.eligible_roles) ? pyStr(group!.eligible_roles) : "any";
       return {
         status: "error",
         error_type: "group_not_eligible",
-        message: `Employee ${p.employee_id} (department ${pyStr(emp!.department_code ?? null)}, role ${
+        message: `Employee ${p.employee_id} (department ${
+          pyStr(emp!.department_code ?? null)
+        }, role ${
           pyStr(emp!.role_code ?? null)
         }) is not eligible for ${p.group_code}. Eligible departments: ${depts}; eligible roles: ${roles}.`,
       };
@@ -320,14 +338,17 @@ export const checkRoleChangeAuthorized = itsmTool({
       return {
         status: "error",
         error_type: "not_authorized",
-        message: "HR has not approved a role change for this employee. Ask the caller to contact HR first.",
+        message:
+          "HR has not approved a role change for this employee. Ask the caller to contact HR first.",
       };
     }
     if (pr.new_role_code !== p.new_role_code) {
       return {
         status: "error",
         error_type: "role_mismatch",
-        message: `HR-approved role is '${pyStr(pr.new_role_code ?? null)}', not '${p.new_role_code}'`,
+        message: `HR-approved role is '${
+          pyStr(pr.new_role_code ?? null)
+        }', not '${p.new_role_code}'`,
       };
     }
     return {
@@ -354,7 +375,11 @@ export const getPermissionTemplates = itsmTool({
         .map(([t, v]) => [t, clone(v)]),
     );
     if (!Object.keys(templates).length) {
-      return { status: "error", error_type: "not_found", message: `No templates for ${p.role_code}` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `No templates for ${p.role_code}`,
+      };
     }
     return { status: "success", role_code: p.role_code, templates };
   },
@@ -386,9 +411,10 @@ export const submitPermissionChange = itsmTool({
       return {
         status: "error",
         error_type: "effective_date_mismatch",
-        message: `effective_date ${p.effective_date} does not match the HR-approved effective date ${
-          pyStr(pr.effective_date)
-        }`,
+        message:
+          `effective_date ${p.effective_date} does not match the HR-approved effective date ${
+            pyStr(pr.effective_date)
+          }`,
       };
     }
     const tmpl = at(dict(db, "permission_templates"), p.permission_template_id);
@@ -510,16 +536,26 @@ export const submitAccessRemoval = itsmTool({
     }
     const mgr = employee(db, p.manager_employee_id);
     if (!truthy(mgr)) return employeeNotFound(p.manager_employee_id);
-    if (!(get(mgr, "direct_reports", []) as unknown as unknown[]).includes(p.departing_employee_id)) {
+    if (
+      !(get(mgr, "direct_reports", []) as unknown as unknown[]).includes(p.departing_employee_id)
+    ) {
       return { status: "error", error_type: "not_authorized", message: "Not in direct reports" };
     }
     const dep = employee(db, p.departing_employee_id);
     if (!truthy(dep)) return employeeNotFound(p.departing_employee_id);
     const ob = dep!.offboarding_record;
     if (!truthy(ob)) {
-      return { status: "error", error_type: "no_offboarding_record", message: "No off-boarding record" };
+      return {
+        status: "error",
+        error_type: "no_offboarding_record",
+        message: "No off-boarding record",
+      };
     }
-    Object.assign(dep!, { employment_status: "terminated", system_accounts: [], group_memberships: [] });
+    Object.assign(dep!, {
+      employment_status: "terminated",
+      system_accounts: [],
+      group_memberships: [],
+    });
     if (p.removal_scope === "staged") {
       dep!.email_preserved_until = formatDate(addDays(parseDate(p.last_working_day), 30));
     }
@@ -584,7 +620,11 @@ export const reportSecurityIncident = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const asset = at(dict(db, "assets"), p.asset_tag);
     if (!truthy(asset)) {
-      return { status: "error", error_type: "not_found", message: `Asset ${p.asset_tag} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Asset ${p.asset_tag} not found`,
+      };
     }
     if (asset!.assigned_employee_id !== p.employee_id) {
       return {
@@ -634,7 +674,11 @@ export const initiateRemoteWipe = itsmTool({
     }
     const asset = at(dict(db, "assets"), p.asset_tag);
     if (!truthy(asset)) {
-      return { status: "error", error_type: "not_found", message: `Asset ${p.asset_tag} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Asset ${p.asset_tag} not found`,
+      };
     }
     if (c!.asset_tag !== p.asset_tag) {
       return {
@@ -703,7 +747,11 @@ export const getRequestStatus = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const req = at(dict(db, "requests"), p.request_id);
     if (!truthy(req)) {
-      return { status: "error", error_type: "not_found", message: `Request ${p.request_id} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Request ${p.request_id} not found`,
+      };
     }
     const deadline = req!.approval_sla_deadline ?? null;
     let slaBreached = false;
@@ -737,7 +785,11 @@ export const escalateApproval = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const req = at(dict(db, "requests"), p.request_id);
     if (!truthy(req)) {
-      return { status: "error", error_type: "not_found", message: `Request ${p.request_id} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Request ${p.request_id} not found`,
+      };
     }
     const deadline = req!.approval_sla_deadline;
     if (!truthy(deadline)) {

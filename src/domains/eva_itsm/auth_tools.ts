@@ -12,13 +12,18 @@ import { authed, authRequired, employee, employeeNotFound, itsmTool } from "./wo
 export const verifyEmployeeAuth = itsmTool({
   name: "verify_employee_auth",
   kind: "write",
-  description: "Authenticate the caller with their employee ID and the last four digits of their phone number.",
+  description:
+    "Authenticate the caller with their employee ID and the last four digits of their phone number.",
   args: { employee_id: employeeId(), phone_last_four: phoneLastFour() },
   run(p, db) {
     const emp = employee(db, p.employee_id);
     if (!truthy(emp)) return employeeNotFound(p.employee_id);
     if (emp!.phone_last_four !== p.phone_last_four) {
-      return { status: "error", error_type: "authentication_failed", message: "Phone number does not match" };
+      return {
+        status: "error",
+        error_type: "authentication_failed",
+        message: "Phone number does not match",
+      };
     }
     const session = setDefault(db, "session", {});
     session.employee_auth = true;
@@ -61,24 +66,38 @@ export const verifyOtpAuth = itsmTool({
   args: { employee_id: employeeId(), otp_code: otp() },
   run(p, db) {
     if (!truthy(dict(db, "session").otp_issued)) {
-      return { status: "error", error_type: "otp_not_initiated", message: "Call initiate_otp_auth first" };
+      return {
+        status: "error",
+        error_type: "otp_not_initiated",
+        message: "Call initiate_otp_auth first",
+      };
     }
     const emp = employee(db, p.employee_id);
     if (!truthy(emp)) return employeeNotFound(p.employee_id);
     if (emp!.otp_code !== p.otp_code) {
-      return { status: "error", error_type: "authentication_failed", message: "OTP does not match" };
+      return {
+        status: "error",
+        error_type: "authentication_failed",
+        message: "OTP does not match",
+      };
     }
     db.session.otp_auth = true;
     delete db.session.otp_employee_id;
     delete db.session.otp_issued;
-    return { status: "success", authenticated: true, employee_id: p.employee_id, message: "OTP verified" };
+    return {
+      status: "success",
+      authenticated: true,
+      employee_id: p.employee_id,
+      message: "OTP verified",
+    };
   },
 });
 
 export const verifyManagerAuth = itsmTool({
   name: "verify_manager_auth",
   kind: "write",
-  description: "Authenticate a manager: employee ID, phone last four and manager authorization code.",
+  description:
+    "Authenticate a manager: employee ID, phone last four and manager authorization code.",
   args: {
     employee_id: employeeId(),
     phone_last_four: phoneLastFour(),
@@ -88,13 +107,25 @@ export const verifyManagerAuth = itsmTool({
     const emp = employee(db, p.employee_id);
     if (!truthy(emp)) return employeeNotFound(p.employee_id);
     if (emp!.phone_last_four !== p.phone_last_four) {
-      return { status: "error", error_type: "authentication_failed", message: "Phone number does not match" };
+      return {
+        status: "error",
+        error_type: "authentication_failed",
+        message: "Phone number does not match",
+      };
     }
     if (emp!.manager_auth_code !== p.manager_auth_code) {
-      return { status: "error", error_type: "authentication_failed", message: "Manager auth code does not match" };
+      return {
+        status: "error",
+        error_type: "authentication_failed",
+        message: "Manager auth code does not match",
+      };
     }
     if (!truthy(emp!.is_manager)) {
-      return { status: "error", error_type: "not_authorized", message: `${p.employee_id} is not a manager` };
+      return {
+        status: "error",
+        error_type: "not_authorized",
+        message: `${p.employee_id} is not a manager`,
+      };
     }
     const session = setDefault(db, "session", {});
     session.employee_auth = true;
@@ -151,7 +182,11 @@ export const getAssetRecord = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const asset = at(dict(db, "assets"), p.asset_tag);
     if (!truthy(asset)) {
-      return { status: "error", error_type: "not_found", message: `Asset ${p.asset_tag} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Asset ${p.asset_tag} not found`,
+      };
     }
     return { status: "success", asset: clone(asset) };
   },
@@ -174,4 +209,3 @@ export const getEmployeeAssets = itsmTool({
     };
   },
 });
-

@@ -53,7 +53,11 @@ export const checkDeskAvailability = itsmTool({
       .filter(([, d]) =>
         d.building_code === bcode && d.floor_code === p.floor_code && d.status === "available"
       )
-      .map(([c, d]) => ({ desk_code: c, zone: d.zone ?? null, near_window: get(d, "near_window", false) }));
+      .map(([c, d]) => ({
+        desk_code: c,
+        zone: d.zone ?? null,
+        near_window: get(d, "near_window", false),
+      }));
     return {
       status: "success",
       building_code: bcode,
@@ -72,9 +76,10 @@ function cooldown(db: Rec, last: string, limit: number, what: string): Rec | und
     days_since_last: days,
     cooldown_days: limit,
     last_assignment_date: last,
-    message: `${what} reassignment cooldown: last assignment was ${days} days ago; must wait at least ${limit} days. Eligible again after ${
-      formatDate(addDays(parseDate(last), limit))
-    }.`,
+    message:
+      `${what} reassignment cooldown: last assignment was ${days} days ago; must wait at least ${limit} days. Eligible again after ${
+        formatDate(addDays(parseDate(last), limit))
+      }.`,
   };
 }
 
@@ -178,7 +183,9 @@ export const submitParkingAssignment = itsmTool({
       if (e) return e;
     }
     const space = at(dict(dict(db, "facilities"), "parking"), p.parking_space_id);
-    if (!truthy(space)) return { status: "error", error_type: "not_found", message: "Space not found" };
+    if (!truthy(space)) {
+      return { status: "error", error_type: "not_found", message: "Space not found" };
+    }
     if (space!.status !== "available") {
       return { status: "error", error_type: "not_available", message: "Not available" };
     }
@@ -479,7 +486,9 @@ export const markResolved = itsmTool({
   },
   run(p, db) {
     if (!authed(db, "employee_auth")) return authRequired();
-    if (!Object.hasOwn(dict(db, "employees"), p.employee_id)) return employeeNotFound(p.employee_id);
+    if (!Object.hasOwn(dict(db, "employees"), p.employee_id)) {
+      return employeeNotFound(p.employee_id);
+    }
     const interactions = setDefault(db, "interactions", {} as Rec);
     const iid = `INT-${zfill(Object.keys(interactions).length + 1, 6)}`;
     interactions[iid] = {

@@ -77,7 +77,11 @@ export const GROUP_CODE = /^GRP-[A-Z]{2,8}$/;
 export const groupCode = () =>
   str({ pattern: GROUP_CODE, description: "GRP-XXXXXX", examples: ["GRP-ENGCORE"] });
 export const permissionTemplateId = () =>
-  str({ pattern: /^PTPL-[A-Z]{2,5}-\d{2}$/, description: "PTPL-XXX-NN", examples: ["PTPL-SWE-01"] });
+  str({
+    pattern: /^PTPL-[A-Z]{2,5}-\d{2}$/,
+    description: "PTPL-XXX-NN",
+    examples: ["PTPL-SWE-01"],
+  });
 export const requestId = () =>
   str({
     pattern: /^REQ-[A-Z]{2,5}-[a-f0-9]{12}$/,
@@ -91,7 +95,11 @@ export const caseId = () =>
     examples: ["CASE-ACCT-6b54dcee093d"],
   });
 export const securityCaseId = () =>
-  str({ pattern: /^SEC-[a-f0-9]{12}$/, description: "SEC-XXXXXXXXXXXX", examples: ["SEC-a3f8e1b2c4d5"] });
+  str({
+    pattern: /^SEC-[a-f0-9]{12}$/,
+    description: "SEC-XXXXXXXXXXXX",
+    examples: ["SEC-a3f8e1b2c4d5"],
+  });
 export const date = () =>
   str({ pattern: /^\d{4}-\d{2}-\d{2}$/, description: "YYYY-MM-DD", examples: ["2026-08-15"] });
 export const time = () =>
@@ -124,8 +132,7 @@ export const affectedSystem = () =>
   str({
     pattern:
       /^(active_directory|sso_identity|email_exchange|vpn_gateway|erp_oracle|crm_platform|hr_portal|code_repository|ci_cd_pipeline|file_storage|print_service|vpn|wifi|ethernet|AST-[A-Z]{3}-\d{6})$/,
-    description:
-      "Affected system ID: service name, network type (vpn/wifi/ethernet), or asset tag",
+    description: "Affected system ID: service name, network type (vpn/wifi/ethernet), or asset tag",
     examples: ["email_exchange", "vpn", "AST-LPT-284719"],
   });
 

@@ -54,7 +54,11 @@ export const getTroubleshootingGuide = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const guide = at(dict(db, "troubleshooting_guides"), p.issue_category);
     if (!truthy(guide)) {
-      return { status: "error", error_type: "guide_not_found", message: `No guide for ${p.issue_category}` };
+      return {
+        status: "error",
+        error_type: "guide_not_found",
+        message: `No guide for ${p.issue_category}`,
+      };
     }
     return {
       status: "success",
@@ -87,7 +91,11 @@ export const attemptAccountUnlock = itsmTool({
       };
     }
     if (acct!.locked !== true) {
-      return { status: "error", error_type: "not_locked", message: `Account on ${p.target_system} is not locked` };
+      return {
+        status: "error",
+        error_type: "not_locked",
+        message: `Account on ${p.target_system} is not locked`,
+      };
     }
     const reason = acct!.lock_reason;
     if (reason === "security_investigation" || reason === "admin_hold") {
@@ -115,7 +123,8 @@ export const attemptAccountUnlock = itsmTool({
 export const attemptPasswordReset = itsmTool({
   name: "attempt_password_reset",
   kind: "write",
-  description: "Reset an employee's expired password on a target system (temporary password to the phone on file).",
+  description:
+    "Reset an employee's expired password on a target system (temporary password to the phone on file).",
   args: { employee_id: employeeId(), target_system: targetSystem() },
   run(p, db) {
     if (!authed(db, "employee_auth")) return authRequired();
@@ -133,7 +142,8 @@ export const attemptPasswordReset = itsmTool({
       return {
         status: "error",
         error_type: "in_person_required",
-        message: `Password reset for ${p.target_system} requires in-person verification at the IT security office`,
+        message:
+          `Password reset for ${p.target_system} requires in-person verification at the IT security office`,
       };
     }
     acct!.password_expired = false;
@@ -200,7 +210,11 @@ const SLA: Record<string, { resp: number; res: number }> = {
   tier_2: { resp: 4, res: 8 },
   tier_3: { resp: 8, res: 24 },
 };
-const TIER_FOR_URGENCY: Record<string, string> = { high: "tier_1", medium: "tier_2", low: "tier_3" };
+const TIER_FOR_URGENCY: Record<string, string> = {
+  high: "tier_1",
+  medium: "tier_2",
+  low: "tier_3",
+};
 
 export const assignSlaTier = itsmTool({
   name: "assign_sla_tier",
@@ -211,7 +225,11 @@ export const assignSlaTier = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const ticket = at(dict(db, "tickets"), p.ticket_number);
     if (!truthy(ticket)) {
-      return { status: "error", error_type: "not_found", message: `Ticket ${p.ticket_number} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Ticket ${p.ticket_number} not found`,
+      };
     }
     const urgency = ticket!.urgency;
     const expected = typeof urgency === "string" && Object.hasOwn(TIER_FOR_URGENCY, urgency)
@@ -280,7 +298,11 @@ export const addAffectedUser = itsmTool({
     const outage = Object.values(dict(db, "active_outages"))
       .find((o) => o.ticket_number === p.ticket_number);
     if (!outage) {
-      return { status: "error", error_type: "ticket_not_found", message: `No active outage ${p.ticket_number}` };
+      return {
+        status: "error",
+        error_type: "ticket_not_found",
+        message: `No active outage ${p.ticket_number}`,
+      };
     }
     const affected: unknown[] = setDefault(outage, "affected_users", []);
     if (!affected.includes(p.employee_id)) affected.push(p.employee_id);
@@ -304,7 +326,11 @@ export const linkKnownError = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const ticket = at(dict(db, "tickets"), p.ticket_number);
     if (!truthy(ticket)) {
-      return { status: "error", error_type: "not_found", message: `Ticket ${p.ticket_number} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Ticket ${p.ticket_number} not found`,
+      };
     }
     const ke = at(dict(db, "known_errors"), p.service_name);
     if (!truthy(ke)) {
@@ -343,7 +369,11 @@ export const scheduleFieldDispatch = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const ticket = at(dict(db, "tickets"), p.ticket_number);
     if (!truthy(ticket)) {
-      return { status: "error", error_type: "not_found", message: `Ticket ${p.ticket_number} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Ticket ${p.ticket_number} not found`,
+      };
     }
     const avail = dict(db, "field_dispatch_availability");
     const window = at(dict(avail, p.preferred_date), p.time_window);
@@ -351,7 +381,9 @@ export const scheduleFieldDispatch = itsmTool({
       const alts: unknown[] = [];
       for (const d of Object.keys(avail).sort()) {
         if (d < p.preferred_date) continue;
-        for (const [w, info] of Object.entries(avail[d] as Record<string, Record<string, unknown>>)) {
+        for (
+          const [w, info] of Object.entries(avail[d] as Record<string, Record<string, unknown>>)
+        ) {
           if (truthy(info.available)) alts.push({ date: d, time_window: w });
         }
       }
@@ -388,9 +420,16 @@ export const attachDiagnosticLog = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const ticket = at(dict(db, "tickets"), p.ticket_number);
     if (!truthy(ticket)) {
-      return { status: "error", error_type: "not_found", message: `Ticket ${p.ticket_number} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Ticket ${p.ticket_number} not found`,
+      };
     }
-    Object.assign(ticket!, { diagnostic_ref_code: p.diagnostic_ref_code, diagnostic_attached: true });
+    Object.assign(ticket!, {
+      diagnostic_ref_code: p.diagnostic_ref_code,
+      diagnostic_attached: true,
+    });
     return {
       status: "success",
       ticket_number: p.ticket_number,
@@ -420,7 +459,11 @@ export const checkHardwareEntitlement = itsmTool({
     if (!truthy(emp)) return employeeNotFound(p.employee_id);
     const ent = at(dict(emp, "hardware_entitlements"), p.request_type);
     if (!truthy(ent)) {
-      return { status: "error", error_type: "no_entitlement", message: `No entitlement for ${p.request_type}` };
+      return {
+        status: "error",
+        error_type: "no_entitlement",
+        message: `No entitlement for ${p.request_type}`,
+      };
     }
     if (truthy(ent!.pending_request)) {
       return {
@@ -446,7 +489,8 @@ export const checkHardwareEntitlement = itsmTool({
         return {
           status: "error",
           error_type: "device_too_new",
-          message: `Laptop is ${age} months old; minimum 36 months for standard replacement. File a security incident if lost/stolen/damaged.`,
+          message:
+            `Laptop is ${age} months old; minimum 36 months for standard replacement. File a security incident if lost/stolen/damaged.`,
         };
       }
     } else if (age !== null && age < 12) {
@@ -576,7 +620,10 @@ export const submitHardwareRequest = itsmTool({
     const rid = requestIdFor(record, "HW");
     record.request_id = rid;
     setDefault(db, "requests", {})[rid] = record;
-    const ent = at(dict(employee(db, p.employee_id) ?? {}, "hardware_entitlements"), p.request_type);
+    const ent = at(
+      dict(employee(db, p.employee_id) ?? {}, "hardware_entitlements"),
+      p.request_type,
+    );
     if (truthy(ent)) Object.assign(ent!, { pending_request: true, pending_request_id: rid });
     if (p.justification === "lost_or_stolen" && truthy(p.current_asset_tag)) {
       const a = at(dict(db, "assets"), p.current_asset_tag!);
@@ -597,13 +644,18 @@ export const submitHardwareRequest = itsmTool({
 export const initiateAssetReturn = itsmTool({
   name: "initiate_asset_return",
   kind: "write",
-  description: "Open a return authorization for the device a new one replaces (14 days to return it).",
+  description:
+    "Open a return authorization for the device a new one replaces (14 days to return it).",
   args: { employee_id: employeeId(), asset_tag: assetTag(), request_id: requestId() },
   run(p, db) {
     if (!authed(db, "employee_auth")) return authRequired();
     const asset = at(dict(db, "assets"), p.asset_tag);
     if (!truthy(asset)) {
-      return { status: "error", error_type: "not_found", message: `Asset ${p.asset_tag} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Asset ${p.asset_tag} not found`,
+      };
     }
     const deadline = formatDate(addDays(parseDate(currentDate(db)), 14));
     const rma = `RMA-${p.asset_tag.slice(-6)}`;
@@ -641,7 +693,11 @@ function costCenterOf(db: Record<string, unknown>, eid: string) {
   const cc = at(dict(db, "cost_centers"), ccCode);
   if (!truthy(cc)) {
     return {
-      error: { status: "error", error_type: "not_found", message: `Cost center ${ccCode} not found` },
+      error: {
+        status: "error",
+        error_type: "not_found",
+        message: `Cost center ${ccCode} not found`,
+      },
     };
   }
   return { ccCode: ccCode as string, dept, cc: cc! };

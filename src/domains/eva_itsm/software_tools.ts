@@ -6,9 +6,22 @@
  */
 import { at, clone, dict, get, setDefault, truthy } from "../eva_common/eva_tool.ts";
 import { choice, literalInts, optional, str } from "../eva_common/pydantic.ts";
-import { addDays, addHours, daysBetween, formatDate, formatDateTime, parseDate } from "../eva_common/py_date.ts";
+import {
+  addDays,
+  addHours,
+  daysBetween,
+  formatDate,
+  formatDateTime,
+  parseDate,
+} from "../eva_common/py_date.ts";
 import { pyRepr, pyStr } from "../eva_airline/python_text.ts";
-import { ACCESS_LEVELS, catalogName, employeeId, licenseAssignmentId, requestId } from "./params.ts";
+import {
+  ACCESS_LEVELS,
+  catalogName,
+  employeeId,
+  licenseAssignmentId,
+  requestId,
+} from "./params.ts";
 import {
   authed,
   authRequired,
@@ -33,7 +46,8 @@ export const getApplicationDetails = itsmTool({
       return {
         status: "error",
         error_type: "not_found",
-        message: `No application matching '${p.application_name}'. Please confirm the exact product name.`,
+        message:
+          `No application matching '${p.application_name}'. Please confirm the exact product name.`,
       };
     }
     const payload = clone(app!);
@@ -67,7 +81,9 @@ export const submitAccessRequest = itsmTool({
       return {
         status: "error",
         error_type: "invalid_access_level",
-        message: `'${p.access_level}' not available. Options: ${pyRepr(app!.available_access_levels)}`,
+        message: `'${p.access_level}' not available. Options: ${
+          pyRepr(app!.available_access_levels)
+        }`,
       };
     }
     const approval = get(app, "requires_manager_approval", false);
@@ -108,12 +124,19 @@ export const routeApprovalWorkflow = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const req = at(dict(db, "requests"), p.request_id);
     if (!truthy(req)) {
-      return { status: "error", error_type: "not_found", message: `Request ${p.request_id} not found` };
+      return {
+        status: "error",
+        error_type: "not_found",
+        message: `Request ${p.request_id} not found`,
+      };
     }
     const approver = employee(db, p.approver_employee_id);
     if (!truthy(approver)) return employeeNotFound(p.approver_employee_id);
     const deadline = formatDateTime(addHours(parseDate(currentDate(db)), 48));
-    Object.assign(req!, { approval_routed_to: p.approver_employee_id, approval_sla_deadline: deadline });
+    Object.assign(req!, {
+      approval_routed_to: p.approver_employee_id,
+      approval_sla_deadline: deadline,
+    });
     const name = `${pyStr(approver!.first_name)} ${pyStr(approver!.last_name)}`;
     return {
       status: "success",
@@ -164,7 +187,8 @@ function durationDays(v: unknown): unknown {
 export const submitLicenseRequest = itsmTool({
   name: "submit_license_request",
   kind: "write",
-  description: "Request a license: permanent (omit duration_days) or temporary for 30, 60 or 90 days.",
+  description:
+    "Request a license: permanent (omit duration_days) or temporary for 30, 60 or 90 days.",
   args: {
     employee_id: employeeId(),
     catalog_id: str({
@@ -251,7 +275,10 @@ export const submitLicenseRenewal = itsmTool({
     if (!authed(db, "employee_auth")) return authRequired();
     const emp = employee(db, p.employee_id);
     if (!truthy(emp)) return employeeNotFound(p.employee_id);
-    const licenses = (get(emp, "software_licenses", []) ?? []) as unknown as Record<string, unknown>[];
+    const licenses = (get(emp, "software_licenses", []) ?? []) as unknown as Record<
+      string,
+      unknown
+    >[];
     const lic = licenses.find((l) => l.license_assignment_id === p.license_assignment_id);
     if (!lic) {
       return {
@@ -268,7 +295,8 @@ export const submitLicenseRenewal = itsmTool({
         return {
           status: "error",
           error_type: "not_in_renewal_window",
-          message: `License expires in ${days} days. Renewal is only available within 30 days of expiration. Please call back closer to the expiration date.`,
+          message:
+            `License expires in ${days} days. Renewal is only available within 30 days of expiration. Please call back closer to the expiration date.`,
           expiration_date: exp,
         };
       }
@@ -276,7 +304,9 @@ export const submitLicenseRenewal = itsmTool({
         return {
           status: "error",
           error_type: "not_in_renewal_window",
-          message: `License expired ${Math.abs(days)} days ago. Renewal is only available up to 14 days past expiration. Submit a new license request instead.`,
+          message: `License expired ${
+            Math.abs(days)
+          } days ago. Renewal is only available up to 14 days past expiration. Submit a new license request instead.`,
           expiration_date: exp,
         };
       }

@@ -222,8 +222,12 @@ export const checkAppointmentAvailability = hrTool({
     if (!authed(db, "employee_auth") && !authed(db, "otp_auth")) {
       return authRequired("employee_auth or otp_auth");
     }
-    const byDept = dict(dict(dict(db, "appointment_availability"), p.appointment_type), p.department_code);
-    const slots = (Object.hasOwn(byDept, p.preferred_date) ? byDept[p.preferred_date] : []) as string[];
+    const byDept = dict(
+      dict(dict(db, "appointment_availability"), p.appointment_type),
+      p.department_code,
+    );
+    const slots =
+      (Object.hasOwn(byDept, p.preferred_date) ? byDept[p.preferred_date] : []) as string[];
     if (!truthy(slots)) {
       const nearby = [];
       for (const day of Object.keys(byDept).sort()) {
@@ -238,7 +242,8 @@ export const checkAppointmentAvailability = hrTool({
         available_slots: [],
         date: p.preferred_date,
         alternative_dates: nearby,
-        message: `No availability on ${p.preferred_date} for ${p.appointment_type} in ${p.department_code}`,
+        message:
+          `No availability on ${p.preferred_date} for ${p.appointment_type} in ${p.department_code}`,
       };
     }
     return {

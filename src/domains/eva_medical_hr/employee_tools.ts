@@ -15,8 +15,8 @@ import {
   caseId,
   CORRECTION_TYPES,
   countryCode,
-  date,
   DATE,
+  date,
   departmentCode,
   employeeId,
   HR_COMPLIANCE_NOTIFICATIONS,
@@ -26,8 +26,8 @@ import {
   IMMIGRATION_NOTIFICATIONS,
   LEAVE_CATEGORIES,
   MANAGER_NOTIFICATIONS,
-  ONCALL_TIERS,
   onboardingTask,
+  ONCALL_TIERS,
   PTO_TYPES,
   RELATIONSHIPS,
   shiftId,
@@ -89,10 +89,18 @@ export const checkSwapEligibility = hrTool({
     const s = shift(db, p.shift_id);
     if (!truthy(s)) return shiftNotFound(p.shift_id);
     if (s!.status === "swapped") {
-      return { status: "error", error_type: "already_swapped", message: "This shift has already been swapped" };
+      return {
+        status: "error",
+        error_type: "already_swapped",
+        message: "This shift has already been swapped",
+      };
     }
     if (s!.status === "cancelled") {
-      return { status: "error", error_type: "shift_cancelled", message: "Cannot swap a cancelled shift" };
+      return {
+        status: "error",
+        error_type: "shift_cancelled",
+        message: "Cannot swap a cancelled shift",
+      };
     }
     const today = currentDate(db);
     const day = get(s, "date", "");
@@ -100,7 +108,8 @@ export const checkSwapEligibility = hrTool({
       return {
         status: "error",
         error_type: "shift_in_past",
-        message: `Shift date ${day} is in the past (current date: ${today}). Cannot swap a past shift.`,
+        message:
+          `Shift date ${day} is in the past (current date: ${today}). Cannot swap a past shift.`,
       };
     }
     if (truthy(s!.swap_locked)) {
@@ -111,7 +120,8 @@ export const checkSwapEligibility = hrTool({
       };
     }
     const unit = s!.unit_code ?? null;
-    const required = [...(get(dict(db, "unit_cert_requirements"), String(unit), []) as string[])].sort();
+    const required = [...(get(dict(db, "unit_cert_requirements"), String(unit), []) as string[])]
+      .sort();
     return {
       status: "success",
       eligible: true,
@@ -194,7 +204,11 @@ export const notifyDepartmentManager = hrTool({
   name: "notify_department_manager",
   kind: "write",
   description: "Notify the employee's department manager of a completed HR action.",
-  args: { employee_id: employeeId(), case_id: caseId(), notification_type: choice(MANAGER_NOTIFICATIONS) },
+  args: {
+    employee_id: employeeId(),
+    case_id: caseId(),
+    notification_type: choice(MANAGER_NOTIFICATIONS),
+  },
   run(p, db) {
     if (!authed(db, "employee_auth") && !authed(db, "otp_auth")) {
       return authRequired("employee_auth or otp_auth");
@@ -286,11 +300,14 @@ export const completeOnboardingTask = hrTool({
       return {
         status: "error",
         error_type: "invalid_completion_code",
-        message: `Completion code does not match for task ${p.task_code}. Please verify and try again.`,
+        message:
+          `Completion code does not match for task ${p.task_code}. Please verify and try again.`,
       };
     }
     task.status = "complete";
-    const remaining = Object.entries(tasks).filter(([, v]) => v.status !== "complete").map(([t]) => t);
+    const remaining = Object.entries(tasks).filter(([, v]) => v.status !== "complete").map(([t]) =>
+      t
+    );
     return {
       status: "success",
       employee_id: p.employee_id,
@@ -331,7 +348,8 @@ export const scheduleOrientationFollowup = hrTool({
       appointment_id: appt,
       department_code: p.department_code,
       appointment_datetime: p.appointment_datetime,
-      message: `Orientation follow-up scheduled for ${p.appointment_datetime}. Appointment ID: ${appt}`,
+      message:
+        `Orientation follow-up scheduled for ${p.appointment_datetime}. Appointment ID: ${appt}`,
     };
   },
 });
@@ -424,7 +442,8 @@ export const scheduleReturnToWorkCheckin = hrTool({
         return {
           status: "error",
           error_type: "appointment_before_leave_end",
-          message: `Return-to-work check-in must be scheduled on or after the leave end date (${leaveEnd}). Requested date: ${day}`,
+          message:
+            `Return-to-work check-in must be scheduled on or after the leave end date (${leaveEnd}). Requested date: ${day}`,
         };
       }
     }
@@ -444,7 +463,8 @@ export const scheduleReturnToWorkCheckin = hrTool({
       appointment_id: appt,
       case_id: p.case_id,
       appointment_datetime: p.appointment_datetime,
-      message: `Return-to-work check-in scheduled for ${p.appointment_datetime}. Appointment ID: ${appt}`,
+      message:
+        `Return-to-work check-in scheduled for ${p.appointment_datetime}. Appointment ID: ${appt}`,
     };
   },
 });
@@ -528,7 +548,9 @@ export const submitPayrollCorrection = hrTool({
       return {
         status: "error",
         error_type: "pay_period_closed",
-        message: `Pay period ending ${pyStr(periodEnd)} has already closed (current date: ${today}). Correction cannot be submitted.`,
+        message: `Pay period ending ${
+          pyStr(periodEnd)
+        } has already closed (current date: ${today}). Correction cannot be submitted.`,
       };
     }
     const cid = caseIdFor("PAY", p.employee_id);
@@ -971,13 +993,16 @@ export const checkPtoEligibility = hrTool({
     }
     for (const req of get(emp, "pto_requests", []) as Rec[]) {
       if (req.status !== "pending" && req.status !== "approved") continue;
-      if (p.start_date <= String(get(req, "end_date", "")) && p.end_date >= String(get(req, "start_date", ""))) {
+      if (
+        p.start_date <= String(get(req, "end_date", "")) &&
+        p.end_date >= String(get(req, "start_date", ""))
+      ) {
         return {
           status: "error",
           error_type: "pto_overlap",
-          message: `Requested dates overlap with existing PTO request ${pyStr(req.start_date ?? null)} to ${
-            pyStr(req.end_date ?? null)
-          } (case ${pyStr(req.case_id ?? null)})`,
+          message: `Requested dates overlap with existing PTO request ${
+            pyStr(req.start_date ?? null)
+          } to ${pyStr(req.end_date ?? null)} (case ${pyStr(req.case_id ?? null)})`,
           overlapping_case_id: req.case_id ?? null,
         };
       }
@@ -1052,7 +1077,9 @@ export const submitPtoRequest = hrTool({
       pto_days_deducted: deducted,
       working_days: days,
       remaining_balance: balances[p.pto_type],
-      message: `PTO request submitted. ${pyFloat(deducted)} ${p.pto_type} day(s) deducted. Case ID: ${cid}`,
+      message: `PTO request submitted. ${
+        pyFloat(deducted)
+      } ${p.pto_type} day(s) deducted. Case ID: ${cid}`,
     };
   },
 });

@@ -12,8 +12,7 @@ import type { ErrorTables } from "../eva_common/validation_error.ts";
 const doc = (pattern: RegExp, description: string, examples?: string[]) =>
   str({ pattern, description, ...(examples ? { examples } : {}) });
 
-export const employeeId = () =>
-  doc(/^EMP\d{6}$/, "EMP followed by 6 digits", ["EMP048271"]);
+export const employeeId = () => doc(/^EMP\d{6}$/, "EMP followed by 6 digits", ["EMP048271"]);
 export const NPI = /^\d{10}$/;
 export const npi = () => doc(NPI, "10-digit NPI number", ["1487392045"]);
 export const facilityCode = () =>

@@ -6,7 +6,15 @@
  * @module
  */
 import { at, clone, dict, get, setDefault, truthy } from "../eva_common/eva_tool.ts";
-import { choice, documented, int, list, literalInts, optional, str } from "../eva_common/pydantic.ts";
+import {
+  choice,
+  documented,
+  int,
+  list,
+  literalInts,
+  optional,
+  str,
+} from "../eva_common/pydantic.ts";
 import { daysBetween, parseDate } from "../eva_common/py_date.ts";
 import { pyRepr } from "../eva_airline/python_text.ts";
 import {
@@ -106,14 +114,16 @@ export const checkExtensionEligibility = hrTool({
         return {
           status: "error",
           error_type: "license_expired",
-          message: `License expired on ${expiration}. Extensions cannot be requested for already-expired licenses.`,
+          message:
+            `License expired on ${expiration}. Extensions cannot be requested for already-expired licenses.`,
         };
       }
       if (days > 60) {
         return {
           status: "error",
           error_type: "extension_too_early",
-          message: `License does not expire for ${days} days. Extensions may only be requested within 60 days of the expiration date.`,
+          message:
+            `License does not expire for ${days} days. Extensions may only be requested within 60 days of the expiration date.`,
         };
       }
     }
@@ -398,7 +408,12 @@ export const notifyPdmp = hrTool({
   name: "notify_pdmp",
   kind: "write",
   description: "Notify the state prescription drug monitoring program of a DEA transfer.",
-  args: { npi: npi(), dea_number: deaNumber(), state_code: stateCode(), facility_code: facilityCode() },
+  args: {
+    npi: npi(),
+    dea_number: deaNumber(),
+    state_code: stateCode(),
+    facility_code: facilityCode(),
+  },
   run(p, db) {
     if (!authed(db, "provider_auth")) return authRequired("provider_auth");
     if (!truthy(provider(db, p.npi))) return providerNotFound(p.npi);
@@ -452,7 +467,9 @@ export const checkReactivationEligibility = hrTool({
   description: "Check the occupational health clearance code and list the suspended privileges.",
   args: {
     npi: npi(),
-    clearance_code: clearanceCode("Occupational health clearance code in format CLR-LETTERS-6digits"),
+    clearance_code: clearanceCode(
+      "Occupational health clearance code in format CLR-LETTERS-6digits",
+    ),
   },
   run(p, db) {
     if (!authed(db, "otp_auth")) return authRequired("otp_auth");
@@ -465,12 +482,15 @@ export const checkReactivationEligibility = hrTool({
         message: "Clearance code does not match occupational health records",
       };
     }
-    const suspended = privilegeList(prov!).filter((x) => x.status === "suspended").map((x) => x.code);
+    const suspended = privilegeList(prov!).filter((x) => x.status === "suspended").map((x) =>
+      x.code
+    );
     return {
       status: "success",
       eligible: true,
       suspended_privilege_codes: suspended,
-      message: `Clearance verified. ${suspended.length} suspended privilege(s) available for reactivation`,
+      message:
+        `Clearance verified. ${suspended.length} suspended privilege(s) available for reactivation`,
     };
   },
 });
@@ -479,7 +499,11 @@ export const scheduleCompetencyReview = hrTool({
   name: "schedule_competency_review",
   kind: "write",
   description: "Book a competency review slot (before privileges are reactivated).",
-  args: { npi: npi(), department_code: departmentCode(), appointment_datetime: appointmentDatetime() },
+  args: {
+    npi: npi(),
+    department_code: departmentCode(),
+    appointment_datetime: appointmentDatetime(),
+  },
   run(p, db) {
     if (!authed(db, "otp_auth")) return authRequired("otp_auth");
     const prov = provider(db, p.npi);

@@ -22,7 +22,11 @@ export function employeeNotFound(eid: string): Rec {
 }
 
 export function providerNotFound(npi: string): Rec {
-  return { status: "error", error_type: "not_found", message: `Provider with NPI ${npi} not found` };
+  return {
+    status: "error",
+    error_type: "not_found",
+    message: `Provider with NPI ${npi} not found`,
+  };
 }
 
 export function authRequired(t = "employee_auth"): Rec {
@@ -86,9 +90,10 @@ export function bookSlot(db: Rec, type: string, department: string, when: string
     return {
       status: "error",
       error_type: "slot_not_available",
-      message: `Time slot ${time} on ${day} is not available for ${type} in ${department}. Available slots: ${
-        slots.length ? pyRepr(slots) : "none on this date"
-      }`,
+      message:
+        `Time slot ${time} on ${day} is not available for ${type} in ${department}. Available slots: ${
+          slots.length ? pyRepr(slots) : "none on this date"
+        }`,
     };
   }
   slots.splice(i, 1);

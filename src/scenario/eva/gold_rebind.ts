@@ -47,7 +47,10 @@ function rebind(v: unknown, ids: ReadonlyMap<string, string>): unknown {
 
 function collect(recorded: unknown, ours: unknown, ids: Map<string, string>): void {
   if (typeof recorded === "string") {
-    if (typeof ours === "string" && ours !== recorded && MINTED_ID.test(recorded) && MINTED_ID.test(ours)) {
+    if (
+      typeof ours === "string" && ours !== recorded && MINTED_ID.test(recorded) &&
+      MINTED_ID.test(ours)
+    ) {
       ids.set(recorded, ours);
     }
     return;

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { z } from "zod";
 import type { Problem } from "../../problem/problem.ts";
-import { DEFAULT_HASH_VARIANT, dbHashOf } from "../../canonical/hash_variant.ts";
+import { dbHashOf, DEFAULT_HASH_VARIANT } from "../../canonical/hash_variant.ts";
 import type { DataRoot } from "../data_root.ts";
 import { type Scenario, ScenarioSchema } from "../scenario.ts";
 import type { Gold, LoadOptions, LoadResult, Suite } from "../suite.ts";
@@ -110,7 +110,11 @@ export function releaseSuite(spec: ReleaseSpec): Suite {
 }
 
 /** The alias tables of a release folder, by canonical name (none when it has no `aliases/`). */
-export function aliasIndex(root: DataRoot, folder: string, problems: Problem[] = []): Map<string, AliasTable> {
+export function aliasIndex(
+  root: DataRoot,
+  folder: string,
+  problems: Problem[] = [],
+): Map<string, AliasTable> {
   const index = new Map<string, AliasTable>();
   const dir = join(folder, "aliases");
   if (!root.exists(dir)) return index;
@@ -122,7 +126,11 @@ export function aliasIndex(root: DataRoot, folder: string, problems: Problem[] =
       const parsed = AliasTableSchema.safeParse(root.jsonOnce(rel));
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        problems.push({ file: root.resolve(rel), field: issue.path.join("."), message: issue.message });
+        problems.push({
+          file: root.resolve(rel),
+          field: issue.path.join("."),
+          message: issue.message,
+        });
         continue;
       }
       index.set(parsed.data.name, parsed.data);
@@ -162,12 +170,20 @@ async function loadRelease(root: DataRoot, spec: ReleaseSpec, language: string):
     const parsed = ReleaseRecordSchema.safeParse(item);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        problems.push({ file: datasetFile, field: [i, ...issue.path].join("."), message: issue.message });
+        problems.push({
+          file: datasetFile,
+          field: [i, ...issue.path].join("."),
+          message: issue.message,
+        });
       }
       return;
     }
     if (seen.has(parsed.data.id)) {
-      problems.push({ file: datasetFile, field: `${i}.id`, message: `duplicate id ${parsed.data.id}` });
+      problems.push({
+        file: datasetFile,
+        field: `${i}.id`,
+        message: `duplicate id ${parsed.data.id}`,
+      });
       return;
     }
     seen.add(parsed.data.id);
@@ -177,7 +193,16 @@ async function loadRelease(root: DataRoot, spec: ReleaseSpec, language: string):
   if (!agent) return { scenarios, problems };
   const domain = await getDomain(spec.id);
   for (const record of records) {
-    const scenario = releaseScenario(root, spec, domain, record, agent, aliases, language, problems);
+    const scenario = releaseScenario(
+      root,
+      spec,
+      domain,
+      record,
+      agent,
+      aliases,
+      language,
+      problems,
+    );
     if (scenario) scenarios.push(scenario);
   }
   return { scenarios, problems };
@@ -260,8 +285,14 @@ function releaseScenario(
     },
     expect: {
       db_sha256: dbHashOf(domain.hashVariant ?? DEFAULT_HASH_VARIANT, expected),
-      reference_actions: referenceActions(domain, world, today, record, fill, (t) =>
-        fillLocations(t, aliases, language)).map((c) => ({ side: "agent", ...c })),
+      reference_actions: referenceActions(
+        domain,
+        world,
+        today,
+        record,
+        fill,
+        (t) => fillLocations(t, aliases, language),
+      ).map((c) => ({ side: "agent", ...c })),
     },
     success_signals: ["db_state_match", "clean_exit"],
   });
