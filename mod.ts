@@ -42,6 +42,7 @@ export type {
   ToolErrorResult,
   ToolOutcome,
 } from "./src/domains/domain.ts";
+export type { HashVariant } from "./src/canonical/hash_variant.ts";
 export { getDomain, registerDomain } from "./src/domains/registry.ts";
 export { endConversationTool } from "./src/domains/common.ts";
 

@@ -16,8 +16,11 @@
 import { canonicalJson } from "./canonical_json.ts";
 import { dbHash } from "./hash.ts";
 
-export const HASH_VARIANTS = ["nemo", "eva"] as const;
-export type HashVariant = (typeof HASH_VARIANTS)[number];
+/** Whose DB hash: NeMo Voice Agent's (`nemo`) or EVA-Bench's own (`eva`). */
+export type HashVariant = "nemo" | "eva";
+
+/** The variants, the default first. */
+export const HASH_VARIANTS: readonly HashVariant[] = ["nemo", "eva"];
 
 /** The variant of domains that name none (the NeMo harness's). */
 export const DEFAULT_HASH_VARIANT: HashVariant = "nemo";
