@@ -848,6 +848,31 @@ class Call {
       if (ok) this.#press(side, keys as string);
       return Promise.resolve({ ok, result });
     }
+    // A tool with network work to do first (a dense search's embedding) runs after it.
+    if (def?.warm) {
+      // A simulated clock waits for it, as it waits for a participant's own work.
+      const warmed = def.warm(args).catch(() => {});
+      this.#clock.hold?.(warmed);
+      return warmed.then(() =>
+        this.#ended
+          ? {
+            ok: false,
+            result: { status: "error", error_type: "call_ended", message: "The call has ended." },
+          }
+          : this.#runTool(side, name, args, at, def)
+      );
+    }
+    return Promise.resolve(this.#runTool(side, name, args, at, def));
+  }
+
+  /** Runs a tool call on the world and records it (the call was offered and checked). */
+  #runTool(
+    side: Side,
+    name: string,
+    args: unknown,
+    at: number,
+    def: ToolDef | undefined,
+  ): ToolCallReply {
     const r = this.#spec.env.call(side, name, args);
     this.#propagate(r.sync);
     this.#outcome.toolCalls.push({
@@ -865,7 +890,7 @@ class Call {
         r.exit ?? def.effect,
       );
     }
-    return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
+    return { ok: r.ok, result: deliverableResult(r.result) };
   }
 
   /**

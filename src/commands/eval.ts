@@ -28,6 +28,7 @@ import { lineSweep, speechFromFlags } from "../cli/speech_flags.ts";
 import { selectionFrom } from "../cli/scenario_refs.ts";
 import { realTimeRun } from "../cli/realtime_run.ts";
 import { runEval } from "../cli/eval_run.ts";
+import { retrievalFromFlags } from "../cli/retrieval_flag.ts";
 
 export const command: Command = {
   summary: "run trials and print one trial record per line",
@@ -99,6 +100,7 @@ export const command: Command = {
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
     const root = openDataRoot(values["data-root"], io, selection.dataRoot);
+    const retrieval = retrievalFromFlags(values);
     const sel = await selectScenarios(root, selection);
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
     // A reference listed from another data root must not run that root's namesake.
@@ -132,6 +134,7 @@ export const command: Command = {
         ...(selection.language !== undefined ? { language: selection.language } : {}),
         ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
         ...(s ? { speech: speechConfig(s) } : {}),
+        ...(retrieval !== undefined ? { retrieval } : {}),
       });
       return {
         ...(l !== undefined ? { label: l } : {}),

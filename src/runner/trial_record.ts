@@ -37,7 +37,10 @@ export const TrialKeySchema = z.object({
   ),
 });
 /** What identifies a trial: scenario, trial index, seed and config hash. */
-export type TrialKey = z.infer<typeof TrialKeySchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { TrialKey } from "../../schemas/types.ts";
+import type { TrialKey } from "../../schemas/types.ts";
 
 /** One side's LLM usage over a trial: calls made and tokens spent. */
 export const UsageSchema = z.object({
@@ -193,4 +196,7 @@ export const TrialRecordSchema = z.object({
   audio: AudioBlockSchema.optional().describe("Audio calls: what the call sounded like"),
 });
 /** One trial's record: what the call did and what scoring needs. */
-export type TrialRecord = z.infer<typeof TrialRecordSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { TrialRecord } from "../../schemas/types.ts";
+import type { TrialRecord } from "../../schemas/types.ts";

@@ -75,7 +75,10 @@ export const ReferenceActionSchema = z.object({
   compare_args: z.array(z.string()).nullish(),
 }).strict();
 /** A call the oracle agent makes (see `ReferenceActionSchema`). */
-export type ReferenceAction = z.infer<typeof ReferenceActionSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { ReferenceAction } from "../../schemas/types.ts";
+import type { ReferenceAction } from "../../schemas/types.ts";
 
 /**
  * Where a world comes from: inline, or a path under the data root. A path may carry
@@ -211,7 +214,10 @@ export const ScenarioSchema = z.object({
 }).strict();
 
 /** A parsed scenario (defaults filled in). */
-export type Scenario = z.infer<typeof ScenarioSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { Scenario } from "../../schemas/types.ts";
+import type { Scenario } from "../../schemas/types.ts";
 
 /** Whether `s` is `YYYY-MM-DD` naming a day of the calendar (`2024-02-30` is not). */
 export function isCalendarDate(s: string): boolean {

@@ -19,6 +19,7 @@ export const BUILTIN_SUITE_IDS: readonly string[] = [
   "tau2_telecom_workflow",
   "eva_itsm",
   "eva_medical_hr",
+  "tau2_banking_knowledge",
 ];
 
 const registered = new Map<string, Suite>();
@@ -37,14 +38,18 @@ export function suiteIds(): string[] {
   return [...new Set([...BUILTIN_SUITE_IDS, ...registered.keys()])];
 }
 
+let banking: Suite | undefined;
+
 /** Suites in listing order: the built-in ones, then the registered ones. */
 export async function allSuites(): Promise<Suite[]> {
-  const [{ suite: eva }, { suites: tau2 }, release] = await Promise.all([
+  const [{ suite: eva }, { suites: tau2 }, release, { bankingSuite }] = await Promise.all([
     import("./eva/suite.ts"),
     import("./tau2/suites.ts"),
     import("./eva/release_suite.ts"),
+    import("./tau2/banking_suite.ts"),
   ]);
-  const builtIn = [eva, ...tau2, release.itsmSuite, release.medicalHrSuite].map((s) =>
+  banking ??= bankingSuite();
+  const builtIn = [eva, ...tau2, release.itsmSuite, release.medicalHrSuite, banking].map((s) =>
     registered.get(s.id) ?? s
   );
   const ids = new Set(builtIn.map((s) => s.id));

@@ -101,7 +101,10 @@ export const JudgeResultSchema = z.object({
   }).optional(),
 });
 /** The judge's result for one trial (see `JudgeResultSchema`). */
-export type JudgeResult = z.infer<typeof JudgeResultSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { JudgeResult } from "../../schemas/types.ts";
+import type { JudgeResult } from "../../schemas/types.ts";
 
 export const VoiceFlagSchema = z.object({
   /** Index into `turns`. */
@@ -323,7 +326,10 @@ export const VerdictSchema = z.object({
   ),
 });
 /** One trial's verdict (see `VerdictSchema`). */
-export type Verdict = z.infer<typeof VerdictSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { Verdict } from "../../schemas/types.ts";
+import type { Verdict } from "../../schemas/types.ts";
 
 /**
  * A verdict read without its transcript (turns, tool calls): what summaries need,

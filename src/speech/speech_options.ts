@@ -67,7 +67,10 @@ export const SpeechOptionsSchema = z.object({
   ),
 });
 /** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
-export type SpeechOptions = z.infer<typeof SpeechOptionsSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { SpeechOptions } from "../../schemas/types.ts";
+import type { SpeechOptions } from "../../schemas/types.ts";
 
 /** The defaults of `eval --audio`: flite, voices rms (agent) and slt (caller), transcripts, in-band keys. */
 export function defaultSpeechOptions(): SpeechOptions {
