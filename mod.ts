@@ -29,6 +29,7 @@ import type {
   JudgeResult,
   ReferenceAction,
   Report,
+  RunConcurrency,
   Scenario,
   SpeechError,
   SpeechOptions,
@@ -44,6 +45,7 @@ import {
 import { SpeechOptionsSchema as speechOptionsSchema } from "./src/speech/speech_options.ts";
 import { speechErrorSchema as speechErrorZod } from "./src/speech/speech.ts";
 import {
+  RunConcurrencySchema as runConcurrencySchema,
   TrialKeySchema as trialKeySchema,
   TrialRecordSchema as trialRecordSchema,
   TurnSchema as turnSchema,
@@ -143,6 +145,7 @@ export type { ParticipantFactory } from "./src/participants/participant_factory.
 
 // Running, scoring and reporting.
 export {
+  type DroppedLine,
   planTrials,
   type RunOptions,
   type RunSummary,
@@ -154,7 +157,16 @@ export type { ServedTools, ToolsRegistry } from "./src/runner/served_tools.ts";
 export type { SpeechOptions } from "./schemas/types.ts";
 /** Checks and parses speech options. */
 export const SpeechOptionsSchema: RecordSchema<SpeechOptions> = speechOptionsSchema;
-export type { ErrorKind, StopReason, TrialKey, TrialRecord, Turn } from "./schemas/types.ts";
+export type {
+  ErrorKind,
+  RunConcurrency,
+  StopReason,
+  TrialKey,
+  TrialRecord,
+  Turn,
+} from "./schemas/types.ts";
+/** Checks and parses how many trials ran at once, as a record says. */
+export const RunConcurrencySchema: RecordSchema<RunConcurrency> = runConcurrencySchema;
 /** Checks and parses a trial key. */
 export const TrialKeySchema: RecordSchema<TrialKey> = trialKeySchema;
 /** Checks and parses a trial record (a line of `eval`'s output). */

@@ -12,6 +12,7 @@ import type { SpeechOptionsSchema } from "../src/speech/speech_options.ts";
 import type { speechErrorSchema } from "../src/speech/speech.ts";
 import type {
   ErrorKind,
+  RunConcurrencySchema,
   StopReason,
   TrialKeySchema,
   TrialRecordSchema,
@@ -34,6 +35,7 @@ const same: {
   StopReason: Same<Parsed<typeof StopReason>, Public.StopReason>;
   Turn: Same<Parsed<typeof TurnSchema>, Public.Turn>;
   TrialKey: Same<Parsed<typeof TrialKeySchema>, Public.TrialKey>;
+  RunConcurrency: Same<Parsed<typeof RunConcurrencySchema>, Public.RunConcurrency>;
   TrialRecord: Same<Parsed<typeof TrialRecordSchema>, Public.TrialRecord>;
   JudgeResult: Same<Parsed<typeof JudgeResultSchema>, Public.JudgeResult>;
   Verdict: Same<Parsed<typeof VerdictSchema>, Public.Verdict>;
@@ -47,6 +49,7 @@ const same: {
   StopReason: true,
   Turn: true,
   TrialKey: true,
+  RunConcurrency: true,
   TrialRecord: true,
   JudgeResult: true,
   Verdict: true,
@@ -55,5 +58,5 @@ const same: {
 
 Deno.test("the public record types are the zod schemas' types, both ways", () => {
   assert.ok(Object.values(same).every((v) => v === true));
-  assert.equal(Object.keys(same).length, 12);
+  assert.equal(Object.keys(same).length, 13);
 });

@@ -415,7 +415,7 @@ class Call {
         ),
       startedSpeaking: () => this.#startedSpeaking(side),
       stopSpeaking: () => this.#stopSpeaking(side),
-      press: (keys, options) => this.#press(side, keys, options?.inAudio === true),
+      press: (keys, options) => this.#press(side, keys, options?.inAudio === true, options?.atMs),
       beep: () => {
         if (this.#ended) return;
         if (side === "agent") this.#agentActed = true;
@@ -708,18 +708,20 @@ class Call {
     this.#outcome.turns = this.#outcome.turns.filter((t) => !drop.has(t));
   }
 
-  #press(side: Side, keys: string, inAudio = false): void {
+  #press(side: Side, keys: string, inAudio = false, atMs?: number): void {
     if (this.#ended) return;
+    // Keys stamped when they arrived are recorded then (never later than now).
+    const at = Math.min(atMs ?? this.#now(), this.#now());
     if (!isDtmfKeys(keys)) {
       this.#outcome.traces[side].push({ type: "invalid_keys", keys, at_ms: this.#now() });
       return;
     }
     if (side === "agent") this.#agentActed = true;
     this.#armSilence();
-    this.#outcome.dtmf.push({ side, keys, at_ms: this.#now() });
+    this.#outcome.dtmf.push({ side, keys, at_ms: at });
     // Decoded from the speaker's own audio: the tones are already in its recording.
     if (this.#inband() && !inAudio) return this.#pressInBand(side, keys);
-    this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys });
+    this.#deliver(this.#other(side), { type: "dtmf", at, keys });
   }
 
   #inband(): boolean {

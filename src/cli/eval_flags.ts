@@ -161,6 +161,11 @@ export const RUN_FLAGS = {
       "as many as the machine holds at the pacers' lateness bound, at most C)",
     default: "4",
   },
+  strict: {
+    type: "boolean",
+    description: "with --concurrency C: run exactly C trials at once (no real-time table,\n" +
+      "no lateness gate) or refuse before any call (fewer trials than C, say)",
+  },
   workers: {
     type: "string",
     value: "W",

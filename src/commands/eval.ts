@@ -151,6 +151,7 @@ export const command: Command = {
           ? "twilio"
           : framing ?? urlFraming(participants.agent),
         run.concurrencyGiven ? run.concurrency : undefined,
+        run.strictConcurrency,
       )
       : undefined;
     return await runEval({
@@ -160,7 +161,9 @@ export const command: Command = {
         participants: factory,
         trials: run.trials,
         concurrency: realTime ? realTime.concurrency : run.concurrency,
-        ...(realTime ? { admit: realTime.admit } : {}),
+        ...(realTime?.admit ? { admit: realTime.admit } : {}),
+        ...(realTime?.requested ? { requestedConcurrency: realTime.requested } : {}),
+        ...(run.strictConcurrency ? { strictConcurrency: true } : {}),
         ...(run.workers > 1
           ? {
             workers: {
@@ -180,6 +183,7 @@ export const command: Command = {
       },
       configurations,
       append: values.append ?? false,
+      concurrencyGiven: run.concurrencyGiven,
       sweep: sweep !== undefined,
       ...(values["tools-server"]
         ? {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Command } from "../cli/io.ts";
-import { InputError } from "../cli/problem.ts";
+import { cliError, InputError } from "../cli/problem.ts";
 import { choiceFlag, flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import {
   canonicalJsonOf,
@@ -38,11 +38,13 @@ ${flagRows(FLAGS)}
 Prints {"input","sha256"} per input (stdin when no file or "-"); --canonical adds the
 canonical string that is hashed. A FOLDER is a sharded database, as the reference
 loads one (tau2_airline/db/): its *.json files as {stem: contents}. Invalid JSON
-exits 2 naming the input, line and column; so does a document nested deeper than
+is reported naming the input, line and column; so is a document nested deeper than
 the reference's recursion limit (1000) or holding an integer beyond 2^53, which a
-JavaScript number would round (the reference keeps Python ints). With --variant or
---domain each line also names the variant: nemo and eva are the same algorithm
-today (NeMo's file ports EVA's verbatim), each pinned by its own upstream's vectors.`;
+JavaScript number would round (the reference keeps Python ints). As sha256sum does,
+every input gets its line or its problem (on stderr), and any problem exits 2 at the end.
+With --variant or --domain each line also names the variant: nemo and eva are the same
+algorithm today (NeMo's file ports EVA's verbatim), each pinned by its own upstream's
+vectors.`;
 
 export const command: Command = {
   summary: "the reference's canonical DB hash of JSON documents",
@@ -56,10 +58,20 @@ export const command: Command = {
       ? (await getDomain(values.domain)).hashVariant ?? DEFAULT_HASH_VARIANT
       : DEFAULT_HASH_VARIANT;
     const variant = choiceFlag("variant", values.variant, HASH_VARIANTS, fallback);
+    // As sha256sum: every input gets its hash or its problem; any problem exits 2 at the end.
+    let failed = false;
     for (const input of inputs) {
-      const doc = input === "-"
-        ? parseDocument(await new Response(io.stdin).text(), "<stdin>")
-        : await readInput(input);
+      let doc: unknown;
+      try {
+        doc = input === "-"
+          ? parseDocument(await new Response(io.stdin).text(), "<stdin>")
+          : await readInput(input);
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        io.err(cliError(e).message);
+        failed = true;
+        continue;
+      }
       const canonical = canonicalJsonOf(variant, doc);
       io.out(
         JSON.stringify({
@@ -70,7 +82,7 @@ export const command: Command = {
         }),
       );
     }
-    return 0;
+    return failed ? 2 : 0;
   },
 };
 

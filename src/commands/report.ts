@@ -1,4 +1,5 @@
 import type { Command } from "../cli/io.ts";
+import { printable } from "../problem/quote.ts";
 import { InputError } from "../cli/problem.ts";
 import {
   choiceFlag,
@@ -115,11 +116,12 @@ export const command: Command = {
 
     if (format === "json") io.out(JSON.stringify(report));
     else if (format === "md") {
-      io.out(renderMarkdown(report, {
+      // Names and notes may quote a peer: no control byte of theirs reaches a terminal.
+      io.out(printable(renderMarkdown(report, {
         failuresOnly: values["failures-only"] ?? false,
         ...(maxChars > 0 ? { maxChars } : {}),
-      }));
-    } else io.out(renderHtml(report, verdicts));
+      })));
+    } else io.out(printable(renderHtml(report, verdicts)));
     await io.flush();
 
     if (minRate !== undefined) {

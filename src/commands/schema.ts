@@ -9,6 +9,7 @@ import { type TypeDeclaration, typeScriptModule } from "../schema/typescript.ts"
 import { FlowGroupSchema } from "../flow/schema.ts";
 import {
   ErrorKind,
+  RunConcurrencySchema,
   StopReason,
   TRIAL_RECORD_SCHEMA,
   TrialKeySchema,
@@ -147,6 +148,11 @@ const PUBLIC_TYPES: readonly { name: string; doc: string; schema: z.ZodType }[] 
   { name: "StopReason", doc: "Why a call ended.", schema: StopReason },
   { name: "Turn", doc: "One turn of a call's transcript.", schema: TurnSchema },
   { name: "TrialKey", doc: "What identifies a trial.", schema: TrialKeySchema },
+  {
+    name: "RunConcurrency",
+    doc: "How many trials a run held at once: asked, used, and why fewer.",
+    schema: RunConcurrencySchema,
+  },
   {
     name: "TrialRecord",
     doc: "One trial's record: what `eval` prints.",

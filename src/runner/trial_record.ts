@@ -90,6 +90,17 @@ export const ParticipantInfoSchema = z.object({
   ),
 });
 
+/** How many trials a run made at once, against what it was asked. */
+export const RunConcurrencySchema = z.object({
+  requested: z.number().int().positive().describe("trials at once the run was asked for"),
+  used: z.number().int().positive().describe("trials at once it ran (at most)"),
+  why: z.string().optional().describe("why it ran fewer than asked"),
+});
+/** A run's concurrency, as records carry it. */
+// Generated from the schema above (`deno task schema`), as the record's other types.
+export type { RunConcurrency } from "../../schemas/types.ts";
+import type { RunConcurrency } from "../../schemas/types.ts";
+
 /** The trial record, version `callbench.trial/1`: one line of `trials.jsonl`. */
 export const TrialRecordSchema = z.object({
   schema: z.literal(TRIAL_RECORD_SCHEMA),
@@ -187,6 +198,9 @@ export const TrialRecordSchema = z.object({
    * otherwise. Absent in records of older versions and in setup errors.
    */
   clock: z.enum(["simulated", "real"]).optional(),
+  concurrency: RunConcurrencySchema.optional().describe(
+    "The run's trials at once: as asked and as used (fewer: why). Absent in older records",
+  ),
   /**
    * Audio calls (`eval --audio`): the providers and voices, seconds of audio per side,
    * voice-to-voice latency per agent turn, time to first audio, barge-ins, silence

@@ -120,9 +120,24 @@ export interface OpenSpeech {
 
 const opened = new Map<string, Promise<OpenSpeech>>();
 
-/** The providers for `o`, opened once per thread and configuration (a shared TTS cache). */
+/**
+ * What the providers of `o` are made from, and nothing else: the line, the keys and
+ * the caller's behaviour are applied after synthesis, so every line of a sweep shares
+ * one synthesizer (one flite Worker, one TTS cache) instead of opening its own.
+ */
+function providerKey(o: SpeechOptions): string {
+  return JSON.stringify({
+    tts: o.tts,
+    stt: o.stt,
+    sample_rate: o.sample_rate,
+    // Only a remote TTS is opened with a voice; flite is told one per request.
+    ...(o.tts.provider === "openai" ? { agent_voice: o.voices.agent ?? null } : {}),
+  });
+}
+
+/** The providers for `o`, opened once per thread and providers' settings (a shared TTS cache). */
 export function openSpeech(o: SpeechOptions): Promise<OpenSpeech> {
-  const key = JSON.stringify(o);
+  const key = providerKey(o);
   let p = opened.get(key);
   if (!p) {
     p = makeSpeech(o);
