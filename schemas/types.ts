@@ -54,6 +54,47 @@ export type Scenario = {
     known_info: {
       [key: string]: string;
     };
+    /** What the scripted caller wants and insists on: it states them when asked what it needs or offered a choice, answers preference questions from them, and refuses an option that breaks a limit */
+    needs?: {
+      /** what the caller wants, in its own words */
+      goal?: string;
+      /** what the caller insists on */
+      must_have: string[];
+      /** what it would like */
+      nice_to_have: string[];
+      /** what it says it does not know ("I do not know my order id.") */
+      unknown: string[];
+      /** what an option must meet (the must-haves) */
+      limits: {
+        /** arrive no later than this (local time) */
+        arrive_by?: string;
+        /** leave after this (local time) */
+        depart_after?: string;
+        /** leave before this (local time) */
+        depart_before?: string;
+        /** the most the caller pays in all (dollars) */
+        max_cost?: number;
+        /** the total must be below max_cost (under $120), not at most it */
+        max_cost_strict?: boolean;
+        /** the most stops (connections) the caller accepts: 0 for nonstop */
+        max_stops?: number;
+      };
+      /** what the caller prefers among the options that meet its limits (the nice-to-haves) */
+      preferred: {
+        /** arrive no later than this (local time) */
+        arrive_by?: string;
+        /** leave after this (local time) */
+        depart_after?: string;
+        /** leave before this (local time) */
+        depart_before?: string;
+        /** the most the caller pays in all (dollars) */
+        max_cost?: number;
+        /** the total must be below max_cost (under $120), not at most it */
+        max_cost_strict?: boolean;
+        /** the most stops (connections) the caller accepts: 0 for nonstop */
+        max_stops?: number;
+      };
+    };
     start?: string;
     instructions?: string;
     /** Audio calls (eval --audio): the phone line the caller's audio crosses, a preset or presets joined by + (phone+street@10+loss@3%); a run's own line overrides it; ignored in text calls */
@@ -796,10 +837,22 @@ export type Verdict = {
     action_match?: {
       reference_count: number;
       prediction_count: number;
-      /** Reference actions no prediction matched: index and tool name. */
+      /** Reference actions no prediction matched: index, tool name, and the closest call made. */
       unmatched: {
         index: number;
         name: string;
+        /** a call of the same tool on the same side, and the arguments in which it differs */
+        made_as?: {
+          /** index of that call among the predictions */
+          call: number;
+          differing: {
+            argument: string;
+            /** the reference's value, as JSON */
+            expected: string;
+            /** the call's value, as JSON, or "(not given)" */
+            got: string;
+          }[];
+        };
       }[];
       /** Failed on disallow_extra_items: the lists differ in length. */
       length_mismatch?: boolean;
@@ -1839,6 +1892,10 @@ export type Report = {
         metrics: ({
           /** success, pass^k, or a sample figure such as latency p50 ms */
           metric: string;
+          /** the figure's key in a gate (success, pass^k for the K compared, latency.p95...); null: not gateable */
+          key: string | null;
+          /** what each side counts: trials (success), scenarios (pass^k) or pooled samples */
+          n: [number, number];
           better: "higher" | "lower";
           /** how a, b and delta read: share (0 to 1, shown as %), ms, or a plain number */
           unit: "share" | "ms" | "number";
@@ -1848,16 +1905,18 @@ export type Report = {
           delta: number | null;
           /** paired bootstrap 95% interval of b − a over scenarios */
           ci95: [number, number] | null;
-          /** mcnemar: exact test on paired trial outcomes; bootstrap: two-sided bootstrap p */
+          /** mcnemar: exact test on paired outcomes (success: trials; pass^K: scenarios); bootstrap: two-sided bootstrap p */
           test: "mcnemar" | "bootstrap";
           /** the test's p (null: not tested, as the line's own figures, which describe the condition) */
           p: number | null;
-          /** p adjusted by Holm-Bonferroni over the comparison */
+          /** p adjusted by Holm-Bonferroni over the gated tests (null: the gate does not check it) */
           p_holm: number | null;
-          /** p_holm <= alpha */
+          /** gated, and p_holm <= alpha */
           significant: boolean;
-          /** a significant change in the worse (regression) or better direction */
+          /** the gate's verdict: significant, at least the minimum effect, worse (regression) or better (improvement); none otherwise and for every figure the gate does not check */
           change: "regression" | "improvement" | "none";
+          /** the gate's reasoning on this figure in one line (null: not gated) */
+          decision: string | null;
         })[];
       })[];
       /** scenarios whose success rate changed, the largest change first */
@@ -1881,9 +1940,25 @@ export type Report = {
           summary: string;
         }) | null;
       })[];
+      gate: {
+        rules: {
+          key: string;
+          /** the smallest worsening that counts, as written */
+          min_effect: string;
+        }[];
+        /** fewest samples on each side for a figure in ms to be gated */
+        min_samples: number;
+        /** each scenario that passed every trial in A and failed every trial in B (at least 2 each) is a regression (part of the success rule) */
+        scenario_rule: boolean;
+        /** the gate's decision, line by line */
+        lines: string[];
+      };
       regressions: {
         scope: string;
+        /** a figure, or "scenario" for the scenario rule */
         metric: string;
+        /** the scenario, for the scenario rule */
+        scenario?: string;
       }[];
     })[];
   };

@@ -61,4 +61,3 @@ export const TurnSchema = z.object({
 // The type is generated from the schema above (`deno task schema`): the package
 // exports it without naming zod's types, and a test holds the two the same.
 export type { Turn } from "../../schemas/types.ts";
-import type { Turn } from "../../schemas/types.ts";

@@ -65,7 +65,7 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
   const { configurations, run: shared } = plan;
   const out = shared.out;
   const bar = io.errIsTerminal ? progressBar(io) : undefined;
-  // Not a terminal (CI): plain lines, with how many completed trials fail their score.
+  // Not a terminal (CI): plain lines; both count the trials that fail their score.
   const lines = io.errIsTerminal ? undefined : progressLines(io, "eval");
   let failedTrials = 0;
   let errorTrials = 0;
@@ -152,17 +152,16 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
       onProgress: (done, total, record) => {
         if (done === 0) toRun = before + total * (configurations.length - index);
         lastDone = done;
-        bar?.(before + done, toRun, record);
-        if (lines) {
-          if (record?.status === "error") errorTrials++;
-          else if (record && scoreTrial(record).is_successful === false) failedTrials++;
-          lines.update({
-            done: before + done,
-            total: toRun,
-            failed: failedTrials,
-            errors: errorTrials,
-          });
-        }
+        if (record?.status === "error") errorTrials++;
+        else if (record && scoreTrial(record).is_successful === false) failedTrials++;
+        const counts = {
+          done: before + done,
+          total: toRun,
+          failed: failedTrials,
+          errors: errorTrials,
+        };
+        bar?.(counts);
+        lines?.update(counts);
       },
     });
   const run = (async () => {

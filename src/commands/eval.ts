@@ -6,7 +6,7 @@ import { redactUrl } from "../transport/redact_url.ts";
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
-import { openDataRoot } from "../cli/data_root.ts";
+import { openDataRoot, sayBundled } from "../cli/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { participantFactory } from "../participants/registry.ts";
 import { configHash } from "../runner/trial_key.ts";
@@ -103,6 +103,7 @@ export const command: Command = {
     const retrieval = retrievalFromFlags(values);
     const sel = await selectScenarios(root, selection);
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
+    sayBundled(root, sel.scenarios, io);
     // A reference listed from another data root must not run that root's namesake.
     if (selection.refs) checkIdentities(selection.refs, sel.scenarios, root);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);

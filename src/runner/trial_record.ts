@@ -40,7 +40,6 @@ export const TrialKeySchema = z.object({
 // The type is generated from the schema above (`deno task schema`): the package
 // exports it without naming zod's types, and a test holds the two the same.
 export type { TrialKey } from "../../schemas/types.ts";
-import type { TrialKey } from "../../schemas/types.ts";
 
 /** One side's LLM usage over a trial: calls made and tokens spent. */
 export const UsageSchema = z.object({
@@ -99,7 +98,6 @@ export const RunConcurrencySchema = z.object({
 /** A run's concurrency, as records carry it. */
 // Generated from the schema above (`deno task schema`), as the record's other types.
 export type { RunConcurrency } from "../../schemas/types.ts";
-import type { RunConcurrency } from "../../schemas/types.ts";
 
 /** The trial record, version `callbench.trial/1`: one line of `trials.jsonl`. */
 export const TrialRecordSchema = z.object({
@@ -213,4 +211,3 @@ export const TrialRecordSchema = z.object({
 // The type is generated from the schema above (`deno task schema`): the package
 // exports it without naming zod's types, and a test holds the two the same.
 export type { TrialRecord } from "../../schemas/types.ts";
-import type { TrialRecord } from "../../schemas/types.ts";
