@@ -63,7 +63,9 @@ export { dbHash, dbHashOrNull } from "./src/canonical/hash.ts";
 export type {
   ActionRecord,
   Db,
+  DiscoverableInfo,
   Domain,
+  DomainFiles,
   InitFunction,
   Predicate,
   Side,
