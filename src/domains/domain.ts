@@ -142,17 +142,23 @@ export interface Domain {
 
 /** A tool a side calls through a gateway tool, as `tools` lists it. */
 export interface DiscoverableInfo {
+  /** The tool's name, as the gateway tool is told it. */
   name: string;
+  /** The side that may call it. */
   side: Side;
   /** The tool that calls it (`call_discoverable_agent_tool`). */
   via: string;
+  /** Whether it reads the world or changes it. */
   kind: "read" | "write";
+  /** What it does, for the listing. */
   description: string;
+  /** Its arguments: name, type as written, and whether it must be given. */
   params: readonly { name: string; type: string; required: boolean }[];
 }
 
 /** The data root as a domain sees it: paths resolved under it. */
 export interface DomainFiles {
+  /** The path of a file of the data root, given relative to it. */
   resolve(path: string): string;
 }
 
