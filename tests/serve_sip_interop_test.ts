@@ -215,6 +215,7 @@ Deno.test("serve --sip: SIP INFO keys (dtmf-relay and dtmf) and in-band tones le
     await caller.next(/^BYE /, 8000);
     await until("the call's end", () => ended.length === 1);
     assert.equal(ended[0]!.keys, 8);
+    assert.deepEqual(ended[0]!.keysBy, { rfc4733: 0, info: 7, inband: 1 });
   } finally {
     caller.close();
     await sip.close();

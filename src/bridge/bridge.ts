@@ -326,12 +326,14 @@ class Call {
   async run(): Promise<CallOutcome> {
     const { agent, user, agentSetup, userSetup, limits } = this.#spec;
     this.#cancelLimit = this.#clock.timer(limits.maxDurationMs, () => this.#end("max_duration"));
-    this.#armSilence();
     const started = Promise.all([
       this.#start("agent", agent, agentSetup),
       this.#start("user", user, userSetup),
     ]).then(() => {
       if (this.#ended) return;
+      // The silence clock runs from the answer: a call still ringing (a SIP INVITE being
+      // retransmitted) is not silent, and ends as its own timers say (`agent_unreachable`).
+      this.#armSilence();
       this.#outcome.connectedMs = this.#now();
       const first = this.#spec.firstSpeaker;
       this.#deliver("agent", {

@@ -38,6 +38,7 @@ import {
 import { answerOffer as answerSdpOffer, buildSdp, type NegotiatedMedia } from "../protocol/sdp.ts";
 import { DtmfDetector } from "../audio/dtmf.ts";
 import { KeyBounds } from "../transport/key_bounds.ts";
+import { sdpAddressUsable } from "../transport/sip_dialog.ts";
 
 export type { NegotiatedMedia };
 
@@ -69,6 +70,8 @@ export interface MediaCounters {
   restarts: number;
   /** Keys heard (telephone events, in-band tones, SIP INFO). */
   keys: number;
+  /** ...by how they came. */
+  keysBy: { rfc4733: number; info: number; inband: number };
 }
 
 /** A jump back this far is no reordering but a restart, once the next packet confirms it. */
@@ -93,6 +96,7 @@ export class SipMedia {
     late: 0,
     restarts: 0,
     keys: 0,
+    keysBy: { rfc4733: 0, info: 0, inband: 0 },
   };
   /** The far end's audio, 8 kHz mono, in order. */
   onAudio: (samples: Int16Array) => void = () => {};
@@ -112,6 +116,8 @@ export class SipMedia {
   /** The offer's address and port, and the addresses a latch may come from. */
   #offered: { address: string; port: number };
   readonly #caller: ReadonlySet<string>;
+  /** The socket's address: whether an offer's address can be a source at all. */
+  #local = "127.0.0.1";
   #latched = false;
   #lastSeq?: number;
   #farSsrc?: number;
@@ -174,6 +180,7 @@ export class SipMedia {
       options.log,
       options.caller ?? [],
     );
+    media.#local = options.hostname;
     socket.on("message", (data, rinfo) => media.#receive(data, rinfo));
     socket.on("error", (e) => options.log(`rtp socket: ${e.message}`));
     return media;
@@ -231,8 +238,8 @@ export class SipMedia {
     return this.#direction === "recvonly" || this.#direction === "inactive";
   }
 
-  /** A key the far end pressed some other way (SIP INFO), within the same bounds. */
-  heardKey(key: string): void {
+  /** A key the far end pressed (by default some other way than RTP: SIP INFO), within the key bounds. */
+  heardKey(key: string, how: "rfc4733" | "info" | "inband" = "info"): void {
     if (this.#closed || this.#bounded) return;
     const passed = this.#keyBounds.add();
     if (passed) {
@@ -241,6 +248,7 @@ export class SipMedia {
       return;
     }
     this.counters.keys++;
+    this.counters.keysBy[how]++;
     this.onKey(key);
   }
 
@@ -361,6 +369,8 @@ export class SipMedia {
 
   #sendPacket(pt: number, marker: boolean, timestamp: number, payload: Uint8Array): void {
     if (this.#closed || !this.sending) return;
+    // An IPv6 offer is answered once its packets come (this socket is IPv4).
+    if (!this.#latched && !sdpAddressUsable(this.#remote.address, "0.0.0.0")) return;
     const packet = buildRtp({
       payloadType: pt,
       marker,
@@ -387,9 +397,13 @@ export class SipMedia {
       return true;
     }
     if (this.#latched) return false;
+    const usable = sdpAddressUsable(this.#offered.address, this.#local);
     // The offer names the caller's own address: only its port is the caller's.
-    if (this.#caller.has(this.#offered.address)) return false;
-    if (from.address !== this.#offered.address && !this.#caller.has(from.address)) return false;
+    if (usable && this.#caller.has(this.#offered.address)) return false;
+    // An offer whose address cannot be a source at all: the first packet from anywhere.
+    if (usable && from.address !== this.#offered.address && !this.#caller.has(from.address)) {
+      return false;
+    }
     this.#remote = { address: from.address, port: from.port };
     this.#latched = true;
     this.#log(
@@ -419,7 +433,7 @@ export class SipMedia {
       const pt = packet.payloadType;
       if (pt === this.negotiated.telephoneEvent) {
         const key = this.#events.push(packet.timestamp, packet.payload);
-        if (key !== undefined) this.heardKey(key);
+        if (key !== undefined) this.heardKey(key, "rfc4733");
         return;
       }
       if (pt !== this.negotiated.payloadType) {
@@ -436,7 +450,7 @@ export class SipMedia {
       this.counters.received++;
       if (loud(samples)) this.counters.voicedMs += (samples.length / 8000) * 1000;
       this.onAudio(samples);
-      for (const e of this.#dtmf.push(samples)) this.heardKey(e.key);
+      for (const e of this.#dtmf.push(samples)) this.heardKey(e.key, "inband");
     } catch (e) {
       this.counters.refused++;
       this.#log(`an RTP packet could not be read: ${(e as Error)?.message ?? e}`);

@@ -93,6 +93,8 @@ export interface SipServerOptions {
   clock?: Clock;
   /** Each call once it is over (tests, logs). */
   onCallEnded?: (summary: SipCallSummary) => void;
+  /** Each key a caller pressed, however it came (tests, logs). */
+  onKey?: (callId: string, key: string) => void;
   log?: (line: string) => void;
 }
 
@@ -111,8 +113,9 @@ export interface SipCallSummary {
   refused: { foreign: number; refused: number; late: number };
   /** Whether the far end put the call on hold at some point (a `sendonly`/`inactive` re-INVITE). */
   held: boolean;
-  /** Keys heard, and the bound the far end passed, if any (the call was hung up). */
+  /** Keys heard, how they came, and the bound the far end passed, if any (it was hung up). */
   keys: number;
+  keysBy: { rfc4733: number; info: number; inband: number };
   bound?: string;
   /** The hosted side's world as the call left it (hash and actions), when it had one. */
   world?: SipCallWorld;
@@ -454,7 +457,10 @@ export class SipServer {
     });
     dialog.call = call;
     media.onAudio = (samples) => call.hear(samples);
-    media.onKey = (key) => call.keys(key);
+    media.onKey = (key) => {
+      this.#o.onKey?.(dialog.callId, key);
+      call.keys(key);
+    };
     media.onBound = (what) => {
       dialog.bound = what;
       this.#hangUp(dialog, `the far end ${what}`);
@@ -684,6 +690,7 @@ export class SipServer {
           },
           held: dialog.held,
           keys: media.counters.keys,
+          keysBy: { ...media.counters.keysBy },
           ...(dialog.bound ? { bound: dialog.bound } : {}),
           ...(world && world.db_hash !== null ? { world } : {}),
         });

@@ -12,6 +12,8 @@
  *   later request in the dialog carries them as `Route` and goes to the first one (loose
  *   routing, `;lr`), else straight to the far end's Contact.
  * - SIP INFO keys: `application/dtmf-relay` (`Signal=5`) and `application/dtmf` (`5`).
+ * - Whether an SDP's address can be the source of the call's RTP at all (else the first
+ *   packet is latched, wherever it comes from).
  *
  * @module
  */
@@ -131,4 +133,20 @@ export function isInfoKeyType(message: SipMessage): boolean {
 /** The body of an INFO that presses `key` for `durationMs` (`application/dtmf-relay`). */
 export function infoKeyBody(key: string, durationMs: number): string {
   return `Signal=${key}\r\nDuration=${durationMs}\r\n`;
+}
+
+/** Whether `address` is an IPv4 literal. */
+export function isIpv4(address: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(address);
+}
+
+/**
+ * Whether an SDP's address can be where a call's RTP comes from, for a socket bound on
+ * `local`: an IPv4 address, and a loopback one when the socket is on loopback (only this
+ * machine reaches it). When it cannot (a phone that advertises its IPv6 or outward
+ * address while talking over loopback), the first packet from anywhere is latched.
+ */
+export function sdpAddressUsable(sdpAddress: string, local: string): boolean {
+  if (!isIpv4(sdpAddress)) return false;
+  return !local.startsWith("127.") || sdpAddress.startsWith("127.");
 }
