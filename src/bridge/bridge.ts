@@ -94,7 +94,7 @@ export interface CallSpeech {
    * detector or the beep detector hears in them, when the tones end. `event`
    * (default): keys and beeps are delivered out of band at once, as in text calls.
    */
-  dtmf?: "inband" | "event";
+  dtmf?: "inband" | "event" | "info";
   /**
    * Transcribes the agent's audio for the caller (the caller hears the transcript,
    * not the agent's text); a failure ends the trial with `stt_error`.
@@ -401,6 +401,7 @@ class Call {
             sampleRate: this.#toneRate(),
             ...(speech.stt ? { stt: speech.stt } : {}),
             ...(speech.dtmf === "inband" ? { inband: true } : {}),
+            ...(speech.dtmf === "info" ? { info: true } : {}),
             ...(speech.line?.[this.#other(side)] ? { fill: this.#fill(this.#other(side)) } : {}),
           },
         }

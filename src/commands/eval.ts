@@ -283,7 +283,8 @@ const AUDIO_FLAGS = {
   dtmf: {
     type: "string",
     value: "M",
-    description: "inband (default: keys and beeps are tones, heard by detectors) | event",
+    description:
+      "inband (default: keys and beeps are tones, heard by detectors) | event | info (SIP INFO)",
   },
   "barge-in": {
     type: "string",
@@ -993,8 +994,8 @@ export function speechFromFlags(
     o.stt = openai("stt");
   }
   const dtmf = values.dtmf ?? "inband";
-  if (dtmf !== "inband" && dtmf !== "event") {
-    throw new InputError({ field: "--dtmf", message: "expected inband or event" });
+  if (dtmf !== "inband" && dtmf !== "event" && dtmf !== "info") {
+    throw new InputError({ field: "--dtmf", message: "expected inband, event or info" });
   }
   o.dtmf = dtmf;
   if (values["barge-in"] !== undefined) {

@@ -792,7 +792,7 @@ export class SipParticipant implements Participant {
       }
       case "dtmf":
         if (this.#line?.audio?.inband) return; // heard as tones (`tone_start`)
-        if (this.#o.dtmf === "info" && this.#dialog?.allowsInfo) {
+        if ((this.#o.dtmf === "info" || this.#line?.audio?.info) && this.#dialog?.allowsInfo) {
           return this.#sendInfoKeys(event.keys);
         }
         if (call.canSendEvents) return call.press(event.keys);
