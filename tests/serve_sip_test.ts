@@ -143,7 +143,7 @@ Deno.test({
       assert.ok(run.heard);
       // "Thank you for calling Riverside Animal Clinic. For appointments, press 1. ..."
       const heard = voicedMs(run.heard.samples, 8000);
-      assert.ok(heard > 1500, `baresip heard ${heard} ms of the menu\n${seen}\n${run.log}`);
+      assert.ok(heard > 1500, `baresip heard ${heard} ms of the menu`);
     } finally {
       child.kill("SIGTERM");
       assert.equal((await child.status).code, 0);

@@ -312,13 +312,20 @@ Deno.test("eval over SIP: an address with no listener is agent_unreachable at 32
       firstSpeaker: "agent",
       timedSpeech: false,
     }).finally(() => (done = true));
-    await new Promise((r) => setTimeout(r, 300)); // the sockets bind
-    for (let t = 0; t < 33_000 && !done; t += 250) {
+    // The clock moves once the first INVITE went out (the sockets and the RTP Worker start
+    // on the real clock first, which takes a while on a loaded machine).
+    let invites = 0;
+    dead.on("message", () => invites++);
+    for (let i = 0; i < 500 && invites === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(invites > 0, "the INVITE went out");
+    for (let t = 0; t < 40_000 && !done; t += 250) {
       await clock.advance(250);
       await new Promise((r) => setTimeout(r, 1));
     }
+    assert.ok(done, "the call ended by 40 s");
     const out = await run;
     assert.equal(out.error?.kind, "agent_unreachable", out.error?.message);
+    assert.ok(out.durationMs! >= 32_000 && out.durationMs! < 32_500, `${out.durationMs} ms`);
     assert.match(out.error!.message, /did not answer the INVITE in 32 s/);
   } finally {
     dead.close();
