@@ -5,6 +5,8 @@ import { defaultSpeechOptions, type SpeechOptions } from "../speech/speech_optio
 import { FLITE_PERSONAS, isFliteVoice } from "../speech/_flite_wasi.ts";
 import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
 import { parseBehaviour } from "../speech/behaviour.ts";
+import { MAX_VOICE_NAME_CHARS } from "../speech/user_voice.ts";
+import { quoteInput } from "../problem/quote.ts";
 
 const AUDIO_ONLY = [
   "tts",
@@ -82,10 +84,13 @@ export function speechFromFlags(
   for (const [flag, side] of [["agent-voice", "agent"], ["user-voice", "user"]] as const) {
     const v = values[flag];
     if (v === undefined) continue;
+    if (v.length > MAX_VOICE_NAME_CHARS) {
+      throw new InputError({ field: `--${flag}`, message: `voice name of ${v.length} characters` });
+    }
     if (tts === "flite" && !isFliteVoice(v)) {
       throw new InputError({
         field: `--${flag}`,
-        message: `unknown flite voice "${v}"`,
+        message: `unknown flite voice ${quoteInput(v)}`,
         hint: "slt, rms, awb, kal16 or kal, optionally :rate=R (0.5-2) and :pitch=HZ (50-400)",
       });
     }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Command } from "../cli/io.ts";
-import { InputError } from "../cli/problem.ts";
+import { cliError, InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { canonicalJson } from "../canonical/canonical_json.ts";
 import { sha256Hex } from "../canonical/hash.ts";
@@ -21,9 +21,10 @@ ${flagRows(FLAGS)}
 Prints {"input","sha256"} per input (stdin when no file or "-"); --canonical adds the
 canonical string that is hashed. A FOLDER is a sharded database, as the reference
 loads one (tau2_airline/db/): its *.json files as {stem: contents}. Invalid JSON
-exits 2 naming the input, line and column; so does a document nested deeper than
+is reported naming the input, line and column; so is a document nested deeper than
 the reference's recursion limit (1000) or holding an integer beyond 2^53, which a
-JavaScript number would round (the reference keeps Python ints).`;
+JavaScript number would round (the reference keeps Python ints). As sha256sum does,
+every input gets its line or its problem (on stderr), and any problem exits 2 at the end.`;
 
 export const command: Command = {
   summary: "the reference's canonical DB hash of JSON documents",
@@ -32,10 +33,20 @@ export const command: Command = {
   async main(args, io) {
     const { values, positionals } = parseFlags(args, FLAGS);
     const inputs = positionals.length > 0 ? positionals : ["-"];
+    // As sha256sum: every input gets its hash or its problem; any problem exits 2 at the end.
+    let failed = false;
     for (const input of inputs) {
-      const doc = input === "-"
-        ? parseDocument(await new Response(io.stdin).text(), "<stdin>")
-        : await readInput(input);
+      let doc: unknown;
+      try {
+        doc = input === "-"
+          ? parseDocument(await new Response(io.stdin).text(), "<stdin>")
+          : await readInput(input);
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        io.err(cliError(e).message);
+        failed = true;
+        continue;
+      }
       const canonical = canonicalJson(doc);
       io.out(
         JSON.stringify({
@@ -45,7 +56,7 @@ export const command: Command = {
         }),
       );
     }
-    return 0;
+    return failed ? 2 : 0;
   },
 };
 

@@ -7,6 +7,7 @@
 import type { Command, Io } from "../cli/io.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { cliError, InputError } from "../cli/problem.ts";
+import { quoteInput } from "../problem/quote.ts";
 import { findKind, kindsOf } from "../participants/kinds.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { openDataRoot } from "../cli/data_root.ts";
@@ -246,7 +247,7 @@ export function audioServing(
   if (values.stt !== undefined && values.stt !== "openai") {
     throw new InputError({
       field: "--stt",
-      message: `unknown STT "${values.stt}"`,
+      message: `unknown STT ${quoteInput(values.stt)}`,
       hint: "openai",
     });
   }
@@ -254,7 +255,7 @@ export function audioServing(
   if (provider === "flite" && voice !== undefined && !isFliteVoice(voice)) {
     throw new InputError({
       field: "--voice",
-      message: `unknown flite voice "${voice}"`,
+      message: `unknown flite voice ${quoteInput(voice)}`,
       hint: Object.keys(FLITE_VOICES).join(", "),
     });
   }

@@ -12,6 +12,7 @@ const LOADERS = new Map<string, () => Promise<{ domain: Domain }>>([
   ["tau2_airline", () => import("./tau2_airline/mod.ts")],
   ["tau2_retail", () => import("./tau2_retail/mod.ts")],
   ["tau2_telecom", () => import("./tau2_telecom/mod.ts")],
+  ["tau2_banking_knowledge", () => import("./tau2_banking_knowledge/mod.ts")],
   ["flow", () => import("./flow/mod.ts")],
 ]);
 

@@ -231,7 +231,10 @@ export const ReportSchema = z.object({
   ),
 });
 /** A report, as `summarize` returns it and `ReportSchema` parses it. */
-export type Report = z.infer<typeof ReportSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { Report } from "../../schemas/types.ts";
+import type { Report } from "../../schemas/types.ts";
 
 /** A configuration (label + config hash) as one string. */
 export function configurationOf(v: Pick<Verdict, "label" | "config_hash">): string {

@@ -17,6 +17,7 @@ export const BUILTIN_SUITE_IDS: readonly string[] = [
   "tau2_retail",
   "tau2_telecom",
   "tau2_telecom_workflow",
+  "tau2_banking_knowledge",
 ];
 
 const registered = new Map<string, Suite>();
@@ -35,13 +36,17 @@ export function suiteIds(): string[] {
   return [...new Set([...BUILTIN_SUITE_IDS, ...registered.keys()])];
 }
 
+let banking: Suite | undefined;
+
 /** Suites in listing order: the built-in ones, then the registered ones. */
 export async function allSuites(): Promise<Suite[]> {
-  const [{ suite: eva }, { suites: tau2 }] = await Promise.all([
+  const [{ suite: eva }, { suites: tau2 }, { bankingSuite }] = await Promise.all([
     import("./eva/suite.ts"),
     import("./tau2/suites.ts"),
+    import("./tau2/banking_suite.ts"),
   ]);
-  const builtIn = [eva, ...tau2].map((s) => registered.get(s.id) ?? s);
+  banking ??= bankingSuite();
+  const builtIn = [eva, ...tau2, banking].map((s) => registered.get(s.id) ?? s);
   const ids = new Set(builtIn.map((s) => s.id));
   return [...builtIn, ...[...registered.values()].filter((s) => !ids.has(s.id))];
 }

@@ -64,7 +64,10 @@ export const SpeechOptionsSchema = z.object({
   ),
 });
 /** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
-export type SpeechOptions = z.infer<typeof SpeechOptionsSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { SpeechOptions } from "../../schemas/types.ts";
+import type { SpeechOptions } from "../../schemas/types.ts";
 
 /** The defaults of `eval --audio`: flite, voices rms (agent) and slt (caller), transcripts, in-band keys. */
 export function defaultSpeechOptions(): SpeechOptions {
@@ -114,9 +117,24 @@ export interface OpenSpeech {
 
 const opened = new Map<string, Promise<OpenSpeech>>();
 
-/** The providers for `o`, opened once per thread and configuration (a shared TTS cache). */
+/**
+ * What the providers of `o` are made from, and nothing else: the line, the keys and
+ * the caller's behaviour are applied after synthesis, so every line of a sweep shares
+ * one synthesizer (one flite Worker, one TTS cache) instead of opening its own.
+ */
+function providerKey(o: SpeechOptions): string {
+  return JSON.stringify({
+    tts: o.tts,
+    stt: o.stt,
+    sample_rate: o.sample_rate,
+    // Only a remote TTS is opened with a voice; flite is told one per request.
+    ...(o.tts.provider === "openai" ? { agent_voice: o.voices.agent ?? null } : {}),
+  });
+}
+
+/** The providers for `o`, opened once per thread and providers' settings (a shared TTS cache). */
 export function openSpeech(o: SpeechOptions): Promise<OpenSpeech> {
-  const key = JSON.stringify(o);
+  const key = providerKey(o);
   let p = opened.get(key);
   if (!p) {
     p = makeSpeech(o);
