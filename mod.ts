@@ -63,7 +63,9 @@ export { dbHash, dbHashOrNull } from "./src/canonical/hash.ts";
 export type {
   ActionRecord,
   Db,
+  DiscoverableInfo,
   Domain,
+  DomainFiles,
   InitFunction,
   Predicate,
   Side,
@@ -74,6 +76,7 @@ export type {
   ToolErrorResult,
   ToolOutcome,
 } from "./src/domains/domain.ts";
+export type { HashVariant } from "./src/canonical/hash_variant.ts";
 export { getDomain, registerDomain } from "./src/domains/registry.ts";
 export { endConversationTool } from "./src/domains/common.ts";
 

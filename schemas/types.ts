@@ -195,8 +195,8 @@ export type ReferenceAction = {
 export type SpeechOptions = {
   /** Text to speech for both sides */
   tts: {
-    /** The TTS provider */
-    provider: "flite" | "openai";
+    /** The TTS provider: flite (English), espeak (espeak-ng, a separate program), offline (flite for English, espeak-ng for other languages) or openai */
+    provider: "flite" | "openai" | "espeak" | "offline";
     /** The TTS model (openai) */
     model?: string;
     /** The OpenAI-compatible base URL (openai) */
@@ -335,6 +335,8 @@ export type TrialRecord = {
   domain: string;
   /** the suite the scenario belongs to */
   suite: string;
+  /** the call's language, where the scenario names one (user.language; EVA-Bench's cultures) */
+  language?: string;
   /** completed: the call ran to a stop reason; error: an infrastructure error (see error) */
   status: "completed" | "error";
   world_owner: "harness" | "agent";
@@ -745,6 +747,8 @@ export type Verdict = {
   };
   domain: string;
   suite: string;
+  /** The call's language, where the scenario names one. */
+  language?: string;
   status: "completed" | "error";
   error?: {
     kind: "agent_unreachable" | "agent_unauthorized" | "agent_disconnected" | "agent_timeout" | "agent_silent" | "protocol_error" | "user_error" | "model_error" | "setup_error" | "harness_error" | "tts_error" | "stt_error" | "judge_error";
@@ -1319,6 +1323,247 @@ export type Report = {
     };
     /** This configuration's aggregate per suite (pass^k at the configuration's own K). */
     by_suite: {
+      [key: string]: {
+        scenarios: number;
+        trials: number;
+        /** is_successful over trials where it is boolean. */
+        success: {
+          passed: number;
+          total: number;
+          /** passed / total; null when total is 0. */
+          rate: number | null;
+        };
+        task_success: {
+          passed: number;
+          total: number;
+          /** passed / total; null when total is 0. */
+          rate: number | null;
+        };
+        /** Trials whose is_successful is "N/A" (no whitelisted signal applied). */
+        not_applicable: number;
+        insufficient_agent_turns: number;
+        /** Each signal over the trials where it applies. */
+        signals: { [K in "is_action_match" | "db_state_match" | "db_state_assertion" | "nl_assertion" | "judge_passed" | "clean_exit" | "flow_expectation" | "voice_readability" | "agent_voiced"]: {
+            passed: number;
+            total: number;
+            /** passed / total; null when total is 0. */
+            rate: number | null;
+          } };
+        assertions: {
+          db_state: {
+            passed: number;
+            total: number;
+            /** passed / total; null when total is 0. */
+            rate: number | null;
+          };
+          nl: {
+            passed: number;
+            total: number;
+            /** passed / total; null when total is 0. */
+            rate: number | null;
+          };
+        };
+        judge_score_mean: number | null;
+        pass_hat_k: {
+          k: number;
+          pass_hat_k: number;
+          pass_power_k: number;
+        }[];
+        /** Bootstrap 95% interval of pass^1 over scenarios (seeded). */
+        pass_1_ci95: [number, number] | null;
+        latency: {
+          count: number;
+          mean_ms: number | null;
+          p50_ms: number | null;
+          p90_ms: number | null;
+          p95_ms: number | null;
+          max_ms: number | null;
+        };
+        ttft: {
+          count: number;
+          mean_ms: number | null;
+          p50_ms: number | null;
+          p90_ms: number | null;
+          p95_ms: number | null;
+          max_ms: number | null;
+        };
+        /** Trials whose call ran on the simulated clock (their latencies are 0 ms, not measured). */
+        simulated_clock_trials: number;
+        usage: {
+          agent: {
+            /** LLM calls made (or metrics.tokens entries received) */
+            calls: number;
+            /** prompt tokens, summed over the calls */
+            prompt_tokens: number;
+            /** completion tokens, summed over the calls */
+            completion_tokens: number;
+          };
+          user: {
+            /** LLM calls made (or metrics.tokens entries received) */
+            calls: number;
+            /** prompt tokens, summed over the calls */
+            prompt_tokens: number;
+            /** completion tokens, summed over the calls */
+            completion_tokens: number;
+          };
+        };
+        duration_ms: {
+          total: number;
+          mean: number | null;
+        };
+        /** Infrastructure-error trials by kind. */
+        errors: {
+          [key: string]: number;
+        };
+        voice: {
+          trials_flagged: number;
+          flags: number;
+        };
+        /** Audio calls' figures (eval --audio); absent when no trial of the group has them. */
+        audio?: {
+          /** Trials with audio figures */
+          trials: number;
+          /** Voice-to-voice latency: the caller's last speech frame as sent to the agent's first as heard (energy) */
+          v2v: {
+            count: number;
+            mean_ms: number | null;
+            p50_ms: number | null;
+            p90_ms: number | null;
+            p95_ms: number | null;
+            max_ms: number | null;
+          };
+          /** The reference's live latency: the agent's first audio frame after the caller's last audio sample */
+          ref_frame: {
+            count: number;
+            mean_ms: number | null;
+            p50_ms: number | null;
+            p90_ms: number | null;
+            p95_ms: number | null;
+            max_ms: number | null;
+          };
+          /** The reference's post-hoc latency: agent segment start − (caller segment end − 0.3 s) */
+          ref_segment: {
+            count: number;
+            mean_ms: number | null;
+            p50_ms: number | null;
+            p90_ms: number | null;
+            p95_ms: number | null;
+            max_ms: number | null;
+          };
+          /** Time to first audio of the call, one sample per trial */
+          ttfa: {
+            count: number;
+            mean_ms: number | null;
+            p50_ms: number | null;
+            p90_ms: number | null;
+            p95_ms: number | null;
+            max_ms: number | null;
+          };
+          /** Per barge-in: the caller's start to the end of the agent's audio */
+          barge_in_yield: {
+            count: number;
+            mean_ms: number | null;
+            p50_ms: number | null;
+            p90_ms: number | null;
+            p95_ms: number | null;
+            max_ms: number | null;
+          };
+          barge_ins: {
+            count: number;
+            /** The agent stopped before its end */
+            yielded: number;
+          };
+        };
+        /** Audio calls: success by the caller's voice (a run spread over voices); absent when no trial names one */
+        by_voice?: {
+          [key: string]: {
+            passed: number;
+            total: number;
+            /** passed / total; null when total is 0. */
+            rate: number | null;
+          };
+        };
+        /** Audio calls' interaction metrics, each a mean with a bootstrap 95% CI over scenarios; absent when no trial has them. */
+        interaction?: {
+          /** Trials with interaction metrics */
+          trials: number;
+          response_latency_ms: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+          turn_taking_score: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+          yield_latency_ms: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+          yield_rate: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+          agent_interruptions_per_turn: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+          backchannel_selectivity: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+          vocal_tic_selectivity: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+          non_directed_selectivity: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+          pause_selectivity: {
+            /** Samples */
+            n: number;
+            /** Their mean (null: none) */
+            mean: number | null;
+            /** Percentile bootstrap 95% interval of the mean over scenarios, seeded (null: samples from fewer than two scenarios) */
+            ci95: [number, number] | null;
+          };
+        };
+      };
+    };
+    /** Its aggregate per call language, where the trials name one (EVA-Bench's cultures). */
+    by_language?: {
       [key: string]: {
         scenarios: number;
         trials: number;

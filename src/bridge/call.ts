@@ -86,6 +86,11 @@ export interface CallSetup {
    * looks the scenario up by name in its own data root refuses a different one.
    */
   scenario_sha256?: string;
+  /**
+   * The scenario's culture, where its suite has several (EVA-Bench's release): a
+   * served participant loads the scenario in that language.
+   */
+  language?: string;
   /** This run's data root, for messages on this side (never sent to a participant). */
   data_root?: string;
   /**

@@ -230,7 +230,9 @@ export const AUDIO_FLAGS = {
   tts: {
     type: "string",
     value: "P",
-    description: "flite (default, offline) | openai (POST /v1/audio/speech)",
+    description:
+      "flite (default, offline, English) | espeak (espeak-ng, run as a program) | offline (flite\n" +
+      "for English, espeak-ng for other languages) | openai (POST /v1/audio/speech)",
   },
   "tts-model": { type: "string", value: "M", description: "the openai TTS model" },
   "tts-base-url": {

@@ -62,9 +62,10 @@ export function speechFromFlags(
   }
   const o = defaultSpeechOptions();
   const tts = values.tts ?? "flite";
-  if (tts !== "flite" && tts !== "openai") {
-    throw new InputError({ field: "--tts", message: "expected flite or openai" });
+  if (tts !== "flite" && tts !== "openai" && tts !== "espeak" && tts !== "offline") {
+    throw new InputError({ field: "--tts", message: "expected flite, espeak, offline or openai" });
   }
+  if (tts === "espeak" || tts === "offline") o.tts = { provider: tts };
   /** `--tts openai` or `--stt openai`: its endpoint (its flag, else OPENAI_BASE_URL) and model. */
   const openai = (flag: "tts" | "stt") => {
     const base = values[`${flag}-base-url`] ?? io.env("OPENAI_BASE_URL");
@@ -87,7 +88,7 @@ export function speechFromFlags(
     if (v.length > MAX_VOICE_NAME_CHARS) {
       throw new InputError({ field: `--${flag}`, message: `voice name of ${v.length} characters` });
     }
-    if (tts === "flite" && !isFliteVoice(v)) {
+    if ((tts === "flite" || tts === "offline") && !isFliteVoice(v)) {
       throw new InputError({
         field: `--${flag}`,
         message: `unknown flite voice ${quoteInput(v)}`,

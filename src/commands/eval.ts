@@ -132,6 +132,7 @@ export const command: Command = {
         ...(framing !== undefined ? { framing } : {}),
         ...(realtime ? { realtime } : {}),
         ...(l !== undefined ? { label: l } : {}),
+        ...(selection.language !== undefined ? { language: selection.language } : {}),
         ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
         ...(s ? { speech: speechConfig(s) } : {}),
         ...(retrieval !== undefined ? { retrieval } : {}),

@@ -338,7 +338,7 @@ export function builtinFactory(
   root: DataRoot,
   llm: HostedLlm = {},
   userLlm: HostedLlm = llm,
-  lookUp: (name: string) => Promise<Scenario> = scenarioLookup(root),
+  lookUp: (name: string, language?: string) => Promise<Scenario> = scenarioLookup(root),
 ): HostedParticipantFactory {
   return async (name, setup) => {
     let kind;
@@ -358,7 +358,7 @@ export function builtinFactory(
       if (!setup.scenario) {
         throw new Error(`${name} needs a scenario name (update_system_prompt \`scenario\`)`);
       }
-      scenario = await lookUp(setup.scenario).catch((e) => {
+      scenario = await lookUp(setup.scenario, setup.language).catch((e) => {
         // Name our root without its path: the client names its own.
         if (setup.scenario_sha256 === undefined) throw e;
         throw new Error(
@@ -391,17 +391,20 @@ export function builtinFactory(
 export function scenarioLookup(
   root: DataRoot,
   files: readonly string[] = [],
-): (name: string) => Promise<Scenario> {
+): (name: string, language?: string) => Promise<Scenario> {
   const scenarios = new Map<string, Promise<Scenario>>();
-  return (name: string) => {
-    let found = scenarios.get(name);
+  return (name: string, language?: string) => {
+    // The same name in another culture is another scenario (EVA-Bench's release).
+    const key = language === undefined ? name : `${name}\n${language}`;
+    let found = scenarios.get(key);
     if (!found) {
       found = selectScenarios(root, {
         scenarios: [name],
         ...(files.length ? { files: [...files] } : {}),
+        ...(language !== undefined ? { language } : {}),
       }).then((r) => r.scenarios[0]!);
-      found.catch(() => scenarios.delete(name));
-      scenarios.set(name, found);
+      found.catch(() => scenarios.delete(key));
+      scenarios.set(key, found);
     }
     return found;
   };
@@ -415,7 +418,7 @@ export async function runServe(
     root: DataRoot,
     llm: HostedLlm,
     userLlm: HostedLlm,
-    lookUp: (name: string) => Promise<Scenario>,
+    lookUp: (name: string, language?: string) => Promise<Scenario>,
   ) => HostedParticipantFactory,
   stop: AbortSignal,
 ): Promise<number> {

@@ -7,6 +7,7 @@
  * @module
  */
 import type { z } from "zod";
+import type { HashVariant } from "../canonical/hash_variant.ts";
 
 /** One end of a call: the agent under test or the (simulated) caller. */
 export type Side = "agent" | "user";
@@ -108,6 +109,11 @@ export type SyncDeltas = { agent: Record<string, unknown>; user: Record<string, 
 export interface Domain {
   /** Tool-registry namespace, e.g. `eva_airline`, `tau2_telecom`. */
   readonly id: string;
+  /**
+   * The reference whose DB hash this domain's expected states use (default `nemo`;
+   * EVA-Bench's release says `eva`: src/canonical/hash_variant.ts).
+   */
+  readonly hashVariant?: HashVariant;
   /** Every tool of both sides, `end_conversation` included. */
   readonly tools: readonly ToolDef[];
   /** The error a tool returns when its arguments fail validation. */
@@ -136,17 +142,23 @@ export interface Domain {
 
 /** A tool a side calls through a gateway tool, as `tools` lists it. */
 export interface DiscoverableInfo {
+  /** The tool's name, as the gateway tool is told it. */
   name: string;
+  /** The side that may call it. */
   side: Side;
   /** The tool that calls it (`call_discoverable_agent_tool`). */
   via: string;
+  /** Whether it reads the world or changes it. */
   kind: "read" | "write";
+  /** What it does, for the listing. */
   description: string;
+  /** Its arguments: name, type as written, and whether it must be given. */
   params: readonly { name: string; type: string; required: boolean }[];
 }
 
 /** The data root as a domain sees it: paths resolved under it. */
 export interface DomainFiles {
+  /** The path of a file of the data root, given relative to it. */
   resolve(path: string): string;
 }
 

@@ -109,6 +109,9 @@ export const TrialRecordSchema = z.object({
   label: z.string().optional(),
   domain: z.string().describe("the domain whose tools and world the call used (eva_airline, ...)"),
   suite: z.string().describe("the suite the scenario belongs to"),
+  language: z.string().optional().describe(
+    "the call's language, where the scenario names one (user.language; EVA-Bench's cultures)",
+  ),
   status: z.enum(["completed", "error"]).describe(
     "completed: the call ran to a stop reason; error: an infrastructure error (see error)",
   ),

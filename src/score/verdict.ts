@@ -299,6 +299,8 @@ export const VerdictSchema = z.object({
     .optional(),
   domain: z.string(),
   suite: z.string(),
+  /** The call's language, where the scenario names one. */
+  language: z.string().optional().describe("The call's language, where the scenario names one."),
   status: z.enum(["completed", "error"]),
   error: z.object({ kind: VerdictErrorKind, message: z.string() }).optional(),
   stop_reason: StopReason,

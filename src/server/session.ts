@@ -694,6 +694,7 @@ export class Session {
       ...(args.userdata ? { userdata: args.userdata } : {}),
       seed: args.seed ?? "0",
       ...(args.scenario_sha256 ? { scenario_sha256: args.scenario_sha256 } : {}),
+      ...(args.language ? { language: args.language } : {}),
     };
     await this.#host.start(setup);
     this.#history.restart(args.prompt);

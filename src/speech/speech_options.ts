@@ -18,7 +18,10 @@ import { behaviourConfig, CallerBehaviourSchema, hasBehaviour } from "./behaviou
 /** `eval --audio` settings. */
 export const SpeechOptionsSchema = z.object({
   tts: z.object({
-    provider: z.enum(["flite", "openai"]).describe("The TTS provider"),
+    provider: z.enum(["flite", "openai", "espeak", "offline"]).describe(
+      "The TTS provider: flite (English), espeak (espeak-ng, a separate program), offline " +
+        "(flite for English, espeak-ng for other languages) or openai",
+    ),
     model: z.string().optional().describe("The TTS model (openai)"),
     base_url: z.string().optional().describe("The OpenAI-compatible base URL (openai)"),
     api_key_env: z.string().optional().describe(
@@ -171,6 +174,22 @@ async function makeSpeech(o: SpeechOptions): Promise<OpenSpeech> {
     const flite = new FliteTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
     flite.start();
     tts = flite;
+  } else if (o.tts.provider === "espeak" || o.tts.provider === "offline") {
+    const [{ EspeakTts }, { TtsByLanguage, isEnglish }] = await Promise.all([
+      import("./tts_espeak.ts"),
+      import("./tts_by_language.ts"),
+    ]);
+    const espeak = new EspeakTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
+    if (o.tts.provider === "espeak") tts = espeak;
+    else {
+      const { FliteTts } = await import("./tts_flite.ts");
+      const flite = new FliteTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
+      flite.start();
+      tts = new TtsByLanguage([
+        { speaks: isEnglish, provider: flite },
+        { speaks: () => true, provider: espeak },
+      ], { provider: "offline", voice: flite.info.voice, sampleRate: o.sample_rate });
+    }
   } else {
     if (!o.tts.base_url) throw new Error("TTS openai needs a base URL");
     const { OpenAiTts } = await import("./tts_openai.ts");
