@@ -222,8 +222,8 @@ export type SpeechOptions = {
     /** The environment variable holding the API key */
     api_key_env?: string;
   };
-  /** inband: keys and beeps are tones on the line, heard by Goertzel and beep detectors; event: out of band */
-  dtmf: "inband" | "event";
+  /** inband: keys and beeps are tones on the line, heard by Goertzel and beep detectors; event: out of band; info: out of band, as SIP INFO on a SIP call where the agent allows it */
+  dtmf: "inband" | "event" | "info";
   /** Chance per agent utterance that the scripted caller interrupts it (seeded) */
   barge_in: number;
   /** The line's audio rate (Hz) */
@@ -570,7 +570,7 @@ export type TrialRecord = {
     /** Speech to text of the agent's audio: "transcript" or "openai" */
     stt: string;
     /** How keys and beeps travelled */
-    dtmf: "inband" | "event";
+    dtmf: "inband" | "event" | "info";
     /** The line's audio rate (Hz) */
     sample_rate: number;
     /** Seconds of audio each side sent and received (speech and tones) */

@@ -18,10 +18,20 @@ export interface ReceivedRtp {
   payload: Uint8Array;
 }
 
-async function bound(): Promise<Socket> {
+async function bound(address = "127.0.0.1"): Promise<Socket> {
   const s = createSocket("udp4");
-  await new Promise<void>((resolve) => s.bind(0, "127.0.0.1", () => resolve()));
+  await new Promise<void>((resolve) => s.bind(0, address, () => resolve()));
   return s;
+}
+
+/** How a caller presents itself (defaults: what it really is). */
+export interface SipCallerOptions {
+  /** The loopback address its sockets bind (default 127.0.0.1). */
+  address?: string;
+  /** The address its SDP offers (default its own): a NAT's, or another interface's. */
+  sdpAddress?: string;
+  /** Its Via's sent-by (default its own address and port), e.g. `192.0.2.2:41313;rport`. */
+  via?: string;
 }
 
 /** A caller: `call()` dials and resolves with the 200 OK's text. */
@@ -38,10 +48,13 @@ export class SipCaller {
   #rtpSeq = 1000;
   #rtpTs = 5000;
   #invite = "";
+  #ssrc = 0x1234abcd;
+  readonly #o: SipCallerOptions;
 
-  private constructor(sip: Socket, rtp: Socket) {
+  private constructor(sip: Socket, rtp: Socket, o: SipCallerOptions) {
     this.sip = sip;
     this.rtp = rtp;
+    this.#o = o;
     sip.on("message", (data) => {
       const text = new TextDecoder().decode(data);
       this.messages.push(text);
@@ -49,6 +62,7 @@ export class SipCaller {
       if (text.startsWith("BYE ")) this.#send(answer(text, 200, "OK"));
       this.#wake();
     });
+    sip.on("error", () => {});
     rtp.on("message", (data) => {
       const v = new DataView(data.buffer, data.byteOffset, data.byteLength);
       this.packets.push({
@@ -62,9 +76,44 @@ export class SipCaller {
     });
   }
 
-  static async open(): Promise<SipCaller> {
-    return new SipCaller(await bound(), await bound());
+  static async open(o: SipCallerOptions = {}): Promise<SipCaller> {
+    return new SipCaller(await bound(o.address), await bound(o.address), o);
   }
+
+  get address(): string {
+    return this.#o.address ?? "127.0.0.1";
+  }
+
+  /** The To tag the server gave (after `call`). */
+  get toTag(): string {
+    return this.#toTag;
+  }
+
+  /** The SSRC of what it sends from now on (a restarted stream), and its next sequence number. */
+  restartStream(ssrc: number, sequence: number): void {
+    this.#ssrc = ssrc;
+    this.#rtpSeq = sequence;
+  }
+
+  /** A key as SIP INFO in the dialog, `application/dtmf-relay` or `application/dtmf`. */
+  async info(key: string, type = "application/dtmf-relay"): Promise<string> {
+    const cseq = ++this.#seq;
+    const body = type === "application/dtmf" ? key : `Signal=${key}\r\nDuration=160\r\n`;
+    this.#send(this.#request("INFO", this.#uri, body, [`Content-Type: ${type}`], cseq));
+    return await this.next(
+      /^SIP\/2\.0 \d+ /,
+      5000,
+      "INFO",
+      (m) => new RegExp(`\r\nCSeq: ${cseq} INFO\r\n`).test(m),
+    );
+  }
+
+  /** Any text to the server's SIP port from its own SIP socket. */
+  sendSip(text: string | Uint8Array): void {
+    this.#send(text);
+  }
+
+  #uri = "";
 
   get sipPort(): number {
     return this.sip.address().port;
@@ -111,6 +160,7 @@ export class SipCaller {
     options: { ack?: boolean } = {},
   ): Promise<string> {
     this.#server.port = port;
+    this.#uri = uri;
     const sdp = this.#offer("sendrecv", 1);
     this.#invite = this.#request("INVITE", uri, sdp, extra, 1);
     this.#send(this.#invite);
@@ -144,9 +194,9 @@ export class SipCaller {
   #offer(direction: string, version: number): string {
     return [
       "v=0",
-      `o=uac 1 ${version} IN IP4 127.0.0.1`,
+      `o=uac 1 ${version} IN IP4 ${this.#o.sdpAddress ?? this.address}`,
       "s=-",
-      "c=IN IP4 127.0.0.1",
+      `c=IN IP4 ${this.#o.sdpAddress ?? this.address}`,
       "t=0 0",
       `m=audio ${this.rtpPort} RTP/AVP 0 101`,
       "a=rtpmap:0 PCMU/8000",
@@ -188,10 +238,20 @@ export class SipCaller {
     from.send(bytes, this.#server.rtpPort, "127.0.0.1");
   }
 
+  /** The server's RTP port (from its answer). */
+  get serverRtpPort(): number {
+    return this.#server.rtpPort;
+  }
+
   /** Our BYE; resolves with its answer. */
   async hangUp(uri: string): Promise<string> {
     this.#send(this.#request("BYE", uri, "", [], ++this.#seq));
     return await this.next(/^SIP\/2\.0 (200|481) /, 5000, "BYE");
+  }
+
+  /** A request of this dialog's as text (tests send it from elsewhere). */
+  requestText(method: string, extra: string[] = [], body = ""): string {
+    return this.#request(method, this.#uri, body, extra, ++this.#seq);
   }
 
   close(): void {
@@ -206,7 +266,7 @@ export class SipCaller {
     out[1] = (marker ? 0x80 : 0) | pt;
     v.setUint16(2, this.#rtpSeq++ & 0xffff);
     v.setUint32(4, ts >>> 0);
-    v.setUint32(8, 0x1234abcd);
+    v.setUint32(8, this.#ssrc);
     out.set(payload, 12);
     this.sendRtpBytes(out);
   }
@@ -214,13 +274,15 @@ export class SipCaller {
   #request(method: string, uri: string, body: string, extra: string[], cseq: number): string {
     return [
       `${method} ${uri} SIP/2.0`,
-      `Via: SIP/2.0/UDP 127.0.0.1:${this.sipPort};branch=z9hG4bK${crypto.randomUUID()}`,
+      `Via: SIP/2.0/UDP ${
+        this.#o.via ?? `${this.address}:${this.sipPort}`
+      };branch=z9hG4bK${crypto.randomUUID()}`,
       "Max-Forwards: 70",
-      `From: <sip:uac@127.0.0.1:${this.sipPort}>;tag=uac1`,
+      `From: <sip:uac@${this.address}:${this.sipPort}>;tag=uac1`,
       `To: <${uri}>${this.#toTag ? `;tag=${this.#toTag}` : ""}`,
       `Call-ID: ${this.callId}`,
       `CSeq: ${cseq} ${method}`,
-      `Contact: <sip:uac@127.0.0.1:${this.sipPort}>`,
+      `Contact: <sip:uac@${this.address}:${this.sipPort}>`,
       ...extra,
       ...(body ? ["Content-Type: application/sdp"] : []),
       `Content-Length: ${new TextEncoder().encode(body).length}`,
@@ -229,8 +291,9 @@ export class SipCaller {
     ].join("\r\n");
   }
 
-  #send(text: string): void {
-    this.sip.send(new TextEncoder().encode(text), this.#server.port, "127.0.0.1");
+  #send(text: string | Uint8Array): void {
+    const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
+    this.sip.send(bytes, this.#server.port, "127.0.0.1");
   }
 }
 

@@ -161,10 +161,12 @@ Deno.test("serve --sip: random, truncated and mangled datagrams get 400 or nothi
     );
     datagrams.push(new TextEncoder().encode("SIP/2.0 200 OK\r\n\r\n"));
     // Paced a little, so loopback's socket buffers take them all.
+    const sentFrom = performance.now();
     for (const [i, d] of datagrams.entries()) {
       await c.send(d, sip.port);
       if (i % 10 === 9) await new Promise((r) => setTimeout(r, 2));
     }
+    const sendingS = (performance.now() - sentFrom) / 1000;
     await new Promise((r) => setTimeout(r, 300));
     // Every answer is a status line; none is a 5xx of our own making.
     for (const g of c.got) {
@@ -177,9 +179,16 @@ Deno.test("serve --sip: random, truncated and mangled datagrams get 400 or nothi
       `${sip.datagrams} of ${datagrams.length} arrived`,
     );
     assert.ok(sip.malformed >= 200, `${sip.malformed} malformed`);
-    // Bad requests are answered 400, but a flood of them only at 20 a second.
+    // Bad requests are answered 400, but a flood of them only at 20 a second (after a
+    // burst of 20), however long the sending took on a loaded machine.
     const refused = c.got.filter((g) => g.startsWith("SIP/2.0 400 ")).length;
-    assert.ok(refused >= 1 && refused <= 40, `${refused} answered 400 of ${sip.malformed}`);
+    const allowed = 20 + Math.ceil(20 * (sendingS + 0.3)) + 1;
+    assert.ok(
+      refused >= 1 && refused <= allowed,
+      `${refused} answered 400 of ${sip.malformed} (${allowed} allowed in ${
+        sendingS.toFixed(2)
+      } s)`,
+    );
     c.got.length = 0;
     await c.send(request("OPTIONS", uri, c.port), sip.port);
     await c.next(/^SIP\/2\.0 200 /);
@@ -233,7 +242,7 @@ Deno.test("serve --sip: no common codec is 488, a BYE for no call 481, an unknow
     assert.equal(sip.calls, 0);
     await c.send(request("MESSAGE", at("flow"), c.port), sip.port);
     const refused = await c.next(/^SIP\/2\.0 405 /);
-    assert.match(refused, /\r\nAllow: INVITE, ACK, BYE, CANCEL, OPTIONS\r\n/i);
+    assert.match(refused, /\r\nAllow: INVITE, ACK, BYE, CANCEL, OPTIONS, INFO\r\n/i);
     assert.equal(sip.calls, 0);
   } finally {
     await c.close();

@@ -94,7 +94,7 @@ export interface CallSpeech {
    * detector or the beep detector hears in them, when the tones end. `event`
    * (default): keys and beeps are delivered out of band at once, as in text calls.
    */
-  dtmf?: "inband" | "event";
+  dtmf?: "inband" | "event" | "info";
   /**
    * Transcribes the agent's audio for the caller (the caller hears the transcript,
    * not the agent's text); a failure ends the trial with `stt_error`.
@@ -326,12 +326,14 @@ class Call {
   async run(): Promise<CallOutcome> {
     const { agent, user, agentSetup, userSetup, limits } = this.#spec;
     this.#cancelLimit = this.#clock.timer(limits.maxDurationMs, () => this.#end("max_duration"));
-    this.#armSilence();
     const started = Promise.all([
       this.#start("agent", agent, agentSetup),
       this.#start("user", user, userSetup),
     ]).then(() => {
       if (this.#ended) return;
+      // The silence clock runs from the answer: a call still ringing (a SIP INVITE being
+      // retransmitted) is not silent, and ends as its own timers say (`agent_unreachable`).
+      this.#armSilence();
       this.#outcome.connectedMs = this.#now();
       const first = this.#spec.firstSpeaker;
       this.#deliver("agent", {
@@ -399,6 +401,7 @@ class Call {
             sampleRate: this.#toneRate(),
             ...(speech.stt ? { stt: speech.stt } : {}),
             ...(speech.dtmf === "inband" ? { inband: true } : {}),
+            ...(speech.dtmf === "info" ? { info: true } : {}),
             ...(speech.line?.[this.#other(side)] ? { fill: this.#fill(this.#other(side)) } : {}),
           },
         }

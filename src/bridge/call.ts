@@ -167,6 +167,11 @@ export interface LineAudio {
    */
   readonly inband?: boolean;
   /**
+   * Keys are delivered as events (as with `event`), and a wire that has a signalling
+   * way of its own for them uses it (`dtmf: "info"`: SIP INFO where the agent allows it).
+   */
+  readonly info?: boolean;
+  /**
    * The line's noise while the other end is silent (a real line never is): a
    * participant that pads the other end's audio with silence writes this into the
    * silence `samples[from..]`, a stretch starting at call time `atMs` at `sampleRate`. The

@@ -273,7 +273,8 @@ export const AUDIO_FLAGS = {
   dtmf: {
     type: "string",
     value: "M",
-    description: "inband (default: keys and beeps are tones, heard by detectors) | event",
+    description:
+      "inband (default: keys and beeps are tones, heard by detectors) | event | info (SIP INFO)",
   },
   "barge-in": {
     type: "string",

@@ -105,8 +105,8 @@ export function speechFromFlags(
     o.stt = openai("stt");
   }
   const dtmf = values.dtmf ?? "inband";
-  if (dtmf !== "inband" && dtmf !== "event") {
-    throw new InputError({ field: "--dtmf", message: "expected inband or event" });
+  if (dtmf !== "inband" && dtmf !== "event" && dtmf !== "info") {
+    throw new InputError({ field: "--dtmf", message: "expected inband, event or info" });
   }
   o.dtmf = dtmf;
   if (values["barge-in"] !== undefined) {

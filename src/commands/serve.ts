@@ -307,6 +307,26 @@ export interface HostedLlm {
   model?: string;
 }
 
+/** Why the hosted participant `name` cannot play `side` here (an llm without a model). */
+export function hostingProblem(
+  name: string,
+  side: Side,
+  llm: HostedLlm,
+  userLlm: HostedLlm = llm,
+): string | undefined {
+  let kind;
+  try {
+    kind = findKind(name, side, { hosted: true });
+  } catch {
+    return undefined; // the factory says what is wrong with the name
+  }
+  const model = side === "user" ? userLlm : llm;
+  if (kind.needs.includes("model") && (!model.model || !model.baseUrl)) {
+    return `the llm ${side} needs --${side}-model and --base-url (or OPENAI_BASE_URL)`;
+  }
+  return undefined;
+}
+
 /**
  * Hosted participants by name, from the participant kinds `serve` can host
  * (src/participants/kinds.ts): the `noop`, `oracle`, `navigator` and `llm` agents and
@@ -331,11 +351,8 @@ export function builtinFactory(
       );
     }
     const model = setup.side === "user" ? userLlm : llm;
-    if (kind.needs.includes("model") && (!model.model || !model.baseUrl)) {
-      throw new Error(
-        `the llm ${setup.side} needs --${setup.side}-model and --base-url (or OPENAI_BASE_URL)`,
-      );
-    }
+    const problem = hostingProblem(name, setup.side, llm, userLlm);
+    if (problem !== undefined) throw new Error(problem);
     let scenario: Scenario | undefined;
     if (kind.needs.includes("scenario")) {
       if (!setup.scenario) {
@@ -471,20 +488,17 @@ export async function runServe(
     })
     : undefined;
   // One factory for the WebSocket sessions and the SIP calls: both host the same participants.
-  const participants = factory(
-    dataRoot,
-    modelSettings("agent", {
-      model: values["agent-model"],
-      baseUrl: values["base-url"],
-      apiKeyEnv: values["api-key-env"],
-    }, env),
-    modelSettings("user", {
-      model: values["user-model"],
-      baseUrl: values["base-url"],
-      apiKeyEnv: values["api-key-env"],
-    }, env),
-    lookUp,
-  );
+  const agentLlm = modelSettings("agent", {
+    model: values["agent-model"],
+    baseUrl: values["base-url"],
+    apiKeyEnv: values["api-key-env"],
+  }, env);
+  const userLlm = modelSettings("user", {
+    model: values["user-model"],
+    baseUrl: values["base-url"],
+    apiKeyEnv: values["api-key-env"],
+  }, env);
+  const participants = factory(dataRoot, agentLlm, userLlm, lookUp);
   const server = await serve({
     hostname: values.host ?? "127.0.0.1",
     port,
@@ -517,6 +531,7 @@ export async function runServe(
         factory: participants,
         lookUp,
         participantOf: hostedParticipant,
+        cannotHost: (p) => hostingProblem(p.name, p.side, agentLlm, userLlm),
         defaultAgent: agent,
         audio: () => speech.audio.options(),
         maxCalls: intFlag("sip-max-calls", values["sip-max-calls"], DEFAULT_MAX_SIP_CALLS),

@@ -27,7 +27,7 @@ export const AudioBlockSchema = z.object({
     ),
   }).describe("Text to speech used for both sides"),
   stt: z.string().describe('Speech to text of the agent\'s audio: "transcript" or "openai"'),
-  dtmf: z.enum(["inband", "event"]).describe("How keys and beeps travelled"),
+  dtmf: z.enum(["inband", "event", "info"]).describe("How keys and beeps travelled"),
   sample_rate: z.number().int().describe("The line's audio rate (Hz)"),
   sides: z.object({
     agent: z.object({ sent_s: ms, received_s: ms }),

@@ -9,10 +9,18 @@
  *   overdue), so the far end's jitter buffer plays every chunk out. Keys are telephone
  *   events, without audio meanwhile: 100 ms each (an update every 20 ms, the end packet
  *   three times), 60 ms apart.
- * - In: packets from the address and port the offer named (else from the first source,
- *   latched) of the negotiated codec are decoded and handed on in sequence order (a
- *   packet older than the last one handed on is dropped); telephone events give one key
- *   each, once; anything else is counted and ignored.
+ * - In (what is latched when): when the offer's address is the caller's own (the one its
+ *   signalling comes from, or its Contact's), only packets from the offer's address and
+ *   port are taken: a third party that sends first gets nothing. When it is not (a NAT,
+ *   or a phone that advertises another interface), the first packet from the offer's
+ *   address, the signalling's or the Contact's is latched, and our audio goes back there
+ *   (symmetric RTP). A re-INVITE whose offer keeps the address and port keeps the latch
+ *   (hold and resume); one that moves them latches anew. Packets of the negotiated
+ *   codec are decoded and handed on in sequence order (a packet older than the last one
+ *   handed on is dropped), per SSRC: a new SSRC, or a jump far back that the next packet
+ *   confirms, is a restarted stream (RFC 3550 §A.1). Telephone events give one key each,
+ *   once, and so do in-band tones in the audio; past the key bounds
+ *   (src/transport/key_bounds.ts) `onBound` is told. Anything else is counted and ignored.
  *
  * @module
  */
@@ -28,6 +36,9 @@ import {
   TelephoneEventReceiver,
 } from "../protocol/rtp.ts";
 import { answerOffer as answerSdpOffer, buildSdp, type NegotiatedMedia } from "../protocol/sdp.ts";
+import { DtmfDetector } from "../audio/dtmf.ts";
+import { KeyBounds } from "../transport/key_bounds.ts";
+import { sdpAddressUsable } from "../transport/sip_dialog.ts";
 
 export type { NegotiatedMedia };
 
@@ -55,7 +66,16 @@ export interface MediaCounters {
   refused: number;
   /** Packets older than the last one handed on. */
   late: number;
+  /** Times the far end's stream restarted (a new SSRC, or a confirmed jump back). */
+  restarts: number;
+  /** Keys heard (telephone events, in-band tones, SIP INFO). */
+  keys: number;
+  /** ...by how they came. */
+  keysBy: { rfc4733: number; info: number; inband: number };
 }
+
+/** A jump back this far is no reordering but a restart, once the next packet confirms it. */
+const MAX_MISORDER = 100;
 
 const SAMPLES_PER_CHUNK = 160;
 const SILENCE = new Int16Array(SAMPLES_PER_CHUNK);
@@ -74,11 +94,16 @@ export class SipMedia {
     foreign: 0,
     refused: 0,
     late: 0,
+    restarts: 0,
+    keys: 0,
+    keysBy: { rfc4733: 0, info: 0, inband: 0 },
   };
   /** The far end's audio, 8 kHz mono, in order. */
   onAudio: (samples: Int16Array) => void = () => {};
   /** A key the far end pressed. */
   onKey: (key: string) => void = () => {};
+  /** A bound was passed (src/transport/key_bounds.ts): told once; no key is taken after. */
+  onBound: (what: string) => void = () => {};
   readonly #socket: Socket;
   readonly #clock: Clock;
   readonly #log: (line: string) => void;
@@ -88,8 +113,19 @@ export class SipMedia {
   /** When the last audio packet went, on the clock; undefined before the first. */
   #lastSentAt?: number;
   #remote: { address: string; port: number };
+  /** The offer's address and port, and the addresses a latch may come from. */
+  #offered: { address: string; port: number };
+  readonly #caller: ReadonlySet<string>;
+  /** The socket's address: whether an offer's address can be a source at all. */
+  #local = "127.0.0.1";
   #latched = false;
   #lastSeq?: number;
+  #farSsrc?: number;
+  /** The sequence number that confirms a jump back (RFC 3550's bad_seq). */
+  #badSeq?: number;
+  readonly #dtmf = new DtmfDetector({ sampleRate: 8000 });
+  readonly #keyBounds: KeyBounds;
+  #bounded = false;
   readonly #events = new TelephoneEventReceiver();
   readonly #sessionId = crypto.getRandomValues(new Uint32Array(1))[0]!;
   #keys: Promise<void> = Promise.resolve();
@@ -108,12 +144,16 @@ export class SipMedia {
     negotiated: NegotiatedMedia,
     clock: Clock,
     log: (line: string) => void,
+    caller: readonly string[],
   ) {
     this.#socket = socket;
     this.negotiated = negotiated;
     this.#remote = { address: negotiated.remoteAddress, port: negotiated.remotePort };
+    this.#offered = { ...this.#remote };
+    this.#caller = new Set(caller);
     this.#clock = clock;
     this.#log = log;
+    this.#keyBounds = new KeyBounds(clock);
   }
 
   /** Binds the call's RTP socket on `hostname`, a free port. */
@@ -122,6 +162,8 @@ export class SipMedia {
     negotiated: NegotiatedMedia;
     clock: Clock;
     log: (line: string) => void;
+    /** Where the caller's signalling comes from and its Contact's host: a latch may come from these. */
+    caller?: readonly string[];
   }): Promise<SipMedia> {
     const socket = createSocket("udp4");
     await new Promise<void>((resolve, reject) => {
@@ -131,7 +173,14 @@ export class SipMedia {
         resolve();
       });
     });
-    const media = new SipMedia(socket, options.negotiated, options.clock, options.log);
+    const media = new SipMedia(
+      socket,
+      options.negotiated,
+      options.clock,
+      options.log,
+      options.caller ?? [],
+    );
+    media.#local = options.hostname;
     socket.on("message", (data, rinfo) => media.#receive(data, rinfo));
     socket.on("error", (e) => options.log(`rtp socket: ${e.message}`));
     return media;
@@ -177,7 +226,30 @@ export class SipMedia {
     } as const;
     this.#direction = answer[offer.direction];
     this.#version++;
-    this.#remote = { address: offer.address, port: offer.port };
+    // Hold and resume keep the offer's address: the latch stays. A new one latches anew.
+    if (offer.address === this.#offered.address && offer.port === this.#offered.port) return;
+    this.#offered = { address: offer.address, port: offer.port };
+    this.#remote = { ...this.#offered };
+    this.#latched = false;
+  }
+
+  /** Whether the far end holds the call (its offer was `sendonly` or `inactive`). */
+  get held(): boolean {
+    return this.#direction === "recvonly" || this.#direction === "inactive";
+  }
+
+  /** A key the far end pressed (by default some other way than RTP: SIP INFO), within the key bounds. */
+  heardKey(key: string, how: "rfc4733" | "info" | "inband" = "info"): void {
+    if (this.#closed || this.#bounded) return;
+    const passed = this.#keyBounds.add();
+    if (passed) {
+      this.#bounded = true;
+      this.onBound(passed);
+      return;
+    }
+    this.counters.keys++;
+    this.counters.keysBy[how]++;
+    this.onKey(key);
   }
 
   /** Whether the far end takes our audio now (not on hold). */
@@ -297,6 +369,8 @@ export class SipMedia {
 
   #sendPacket(pt: number, marker: boolean, timestamp: number, payload: Uint8Array): void {
     if (this.#closed || !this.sending) return;
+    // An IPv6 offer is answered once its packets come (this socket is IPv4).
+    if (!this.#latched && !sdpAddressUsable(this.#remote.address, "0.0.0.0")) return;
     const packet = buildRtp({
       payloadType: pt,
       marker,
@@ -312,19 +386,44 @@ export class SipMedia {
     });
   }
 
+  /**
+   * Whether a packet from `from` is the far end's: from where the stream is latched, or
+   * the first from an address the caller may send from (see the module's doc).
+   */
+  #accept(from: { address: string; port: number }): boolean {
+    const r = this.#remote;
+    if (from.address === r.address && from.port === r.port) {
+      this.#latched = true;
+      return true;
+    }
+    if (this.#latched) return false;
+    const usable = sdpAddressUsable(this.#offered.address, this.#local);
+    // The offer names the caller's own address: only its port is the caller's.
+    if (usable && this.#caller.has(this.#offered.address)) return false;
+    // An offer whose address cannot be a source at all: the first packet from anywhere.
+    if (usable && from.address !== this.#offered.address && !this.#caller.has(from.address)) {
+      return false;
+    }
+    this.#remote = { address: from.address, port: from.port };
+    this.#latched = true;
+    this.#log(
+      `rtp latched on ${from.address}:${from.port} (the offer said ${r.address}:${r.port})`,
+    );
+    return true;
+  }
+
   #receive(data: Uint8Array, rinfo: RemoteInfo): void {
     if (this.#closed) return;
     try {
-      const from = this.#remote;
-      if (rinfo.address !== from.address || rinfo.port !== from.port) {
-        // The offer's address may be a NAT's: the first packet's source is latched once.
-        if (this.#latched || this.#lastSeq !== undefined) {
-          this.counters.foreign++;
-          return;
+      if (!this.#accept(rinfo)) {
+        this.counters.foreign++;
+        if (this.counters.foreign === 1 || this.counters.foreign % 1000 === 0) {
+          this.#log(
+            `rtp from ${rinfo.address}:${rinfo.port} ignored (not the caller's; ${this.counters.foreign} so far)`,
+          );
         }
-        this.#remote = { address: rinfo.address, port: rinfo.port };
+        return;
       }
-      this.#latched = true;
       const parsed = parseRtp(data);
       if (!parsed.ok) {
         this.counters.refused++;
@@ -334,28 +433,63 @@ export class SipMedia {
       const pt = packet.payloadType;
       if (pt === this.negotiated.telephoneEvent) {
         const key = this.#events.push(packet.timestamp, packet.payload);
-        if (key !== undefined) this.onKey(key);
+        if (key !== undefined) this.heardKey(key, "rfc4733");
         return;
       }
       if (pt !== this.negotiated.payloadType) {
         this.counters.refused++;
         return;
       }
-      if (this.#lastSeq !== undefined && sequenceDelta(packet.sequence, this.#lastSeq) <= 0) {
+      if (!this.#inSequence(packet.ssrc, packet.sequence)) {
         this.counters.late++;
         return;
       }
-      this.#lastSeq = packet.sequence;
       const samples = this.negotiated.codec === "PCMU"
         ? mulawDecode(packet.payload)
         : alawDecode(packet.payload);
       this.counters.received++;
       if (loud(samples)) this.counters.voicedMs += (samples.length / 8000) * 1000;
       this.onAudio(samples);
+      for (const e of this.#dtmf.push(samples)) this.heardKey(e.key, "inband");
     } catch (e) {
       this.counters.refused++;
       this.#log(`an RTP packet could not be read: ${(e as Error)?.message ?? e}`);
     }
+  }
+
+  /**
+   * Whether a packet comes after the last one handed on, as RFC 3550 §A.1 reads a
+   * stream: a new SSRC starts a new stream; a jump far back is a restart once the next
+   * packet follows it, else a stray one (dropped).
+   */
+  #inSequence(ssrc: number, seq: number): boolean {
+    if (this.#farSsrc !== ssrc) {
+      if (this.#farSsrc !== undefined) this.counters.restarts++;
+      this.#farSsrc = ssrc;
+      this.#lastSeq = seq;
+      this.#badSeq = undefined;
+      return true;
+    }
+    if (this.#lastSeq === undefined) {
+      this.#lastSeq = seq;
+      return true;
+    }
+    const delta = sequenceDelta(seq, this.#lastSeq);
+    if (delta > 0) {
+      this.#lastSeq = seq;
+      this.#badSeq = undefined;
+      return true;
+    }
+    if (delta < -MAX_MISORDER) {
+      if (this.#badSeq === seq) {
+        this.counters.restarts++;
+        this.#lastSeq = seq;
+        this.#badSeq = undefined;
+        return true;
+      }
+      this.#badSeq = (seq + 1) & 0xffff;
+    }
+    return false;
   }
 }
 

@@ -41,6 +41,17 @@ import {
   type SipHeaders,
   type SipRequest,
 } from "./sip_wire.ts";
+import {
+  infoKeyOf,
+  isInfoKeyType,
+  KEEPALIVE_PONG,
+  keepAliveOf,
+  nextHop,
+  recordRouteHeaders,
+  routeHeaders,
+  routeSetOf,
+} from "../transport/sip_dialog.ts";
+import { parseSipUri } from "../protocol/sip.ts";
 
 /** How `serve --sip` answers calls. */
 export interface SipServerOptions {
@@ -64,6 +75,17 @@ export interface SipServerOptions {
   audio: () => SessionAudioOptions;
   /** Calls at once; more get 486 (default 100). */
   maxCalls?: number;
+  /**
+   * Calls answered but not yet ACKed at once (default {@link MAX_UNACKED_CALLS}): a new
+   * INVITE past it gives up the oldest, so a flood of INVITEs never ACKed cannot hold
+   * the call slots a real caller needs.
+   */
+  maxUnacked?: number;
+  /**
+   * Why a participant cannot be hosted now (an llm without its model), checked before the
+   * INVITE is answered (`500`); undefined: it can.
+   */
+  cannotHost?: (participant: { name: string; side: Side }) => string | undefined;
   /** Given to each call's session: data root, limits, tools registry. */
   session?: Omit<SessionOptions, "factory" | "participant" | "audio" | "log" | "clock">;
   /** When set, a call must carry it (`X-Callbench-Token` or `;token=` on the Request-URI). */
@@ -71,6 +93,8 @@ export interface SipServerOptions {
   clock?: Clock;
   /** Each call once it is over (tests, logs). */
   onCallEnded?: (summary: SipCallSummary) => void;
+  /** Each key a caller pressed, however it came (tests, logs). */
+  onKey?: (callId: string, key: string) => void;
   log?: (line: string) => void;
 }
 
@@ -87,22 +111,44 @@ export interface SipCallSummary {
   voicedMsHeard: number;
   /** RTP refused: from elsewhere, of another payload type, out of order. */
   refused: { foreign: number; refused: number; late: number };
+  /** Whether the far end put the call on hold at some point (a `sendonly`/`inactive` re-INVITE). */
+  held: boolean;
+  /** Keys heard, how they came, and the bound the far end passed, if any (it was hung up). */
+  keys: number;
+  keysBy: { rfc4733: number; info: number; inband: number };
+  bound?: string;
   /** The hosted side's world as the call left it (hash and actions), when it had one. */
   world?: SipCallWorld;
 }
 
 /** Calls at once by default. */
 export const DEFAULT_MAX_SIP_CALLS = 100;
+/** Calls answered and not yet ACKed, at once, by default. */
+export const MAX_UNACKED_CALLS = 8;
+/** How long an answered call waits for its ACK (16 T1: an ACK comes within a round trip). */
+export const UNACKED_HOLD_MS = 8000;
 /** RFC 3261 T1 and T2 (ms), and how long a transaction is retransmitted (64 T1). */
 const T1 = 500;
 const T2 = 4000;
 const TIMEOUT = 64 * T1;
 
-const ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS";
+const ALLOW = "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO";
 
 /** One call: its dialog and its hosted session. */
 interface Dialog {
+  /** Call-ID and the caller's From tag: the dialog's key (RFC 3261 §12). */
+  key: string;
   callId: string;
+  /** The caller's tag (From of its INVITE). */
+  remoteTag: string;
+  /** The Record-Route of the INVITE, in order: our requests' Route (RFC 3261 §12.1.1). */
+  routeSet: string[];
+  /** Addresses the caller's in-dialog requests may come from: its source's and its Contact's. */
+  sources: Set<string>;
+  held: boolean;
+  bound?: string;
+  /** When it was answered, for the unacknowledged budget (oldest goes first). */
+  answeredAt?: number;
   /** Our tag (To of the INVITE's answer). */
   localTag: string;
   /** The INVITE's headers we echo and the far end's identity. */
@@ -184,6 +230,8 @@ export class SipServer {
     if (this.#closed) return;
     for (const d of this.#dialogs.values()) this.#hangUp(d, "server shutting down");
     await Promise.all([...this.#dialogs.values()].map((d) => d.call?.close()));
+    // The BYEs leave before the socket closes.
+    await new Promise((resolve) => setTimeout(resolve, 20));
     for (const d of this.#dialogs.values()) this.#forget(d);
     this.#closed = true;
     await new Promise<void>((resolve) => this.#socket.close(() => resolve()));
@@ -195,7 +243,11 @@ export class SipServer {
     if (this.#closed) return;
     this.datagrams++;
     try {
-      const read = readSip(data);
+      // A CRLF keep-alive (RFC 5626 §3.5.1): a ping is answered with a pong.
+      const alive = keepAliveOf(data);
+      if (alive === "ping") return this.#sendBytes(KEEPALIVE_PONG, rinfo);
+      if (alive === "pong") return;
+      const read = readSip(data, { address: rinfo.address, port: rinfo.port });
       if (!read.ok) {
         this.malformed++;
         // Answerable: enough headers to address a 400 to (at most 20 a second, so a
@@ -205,7 +257,7 @@ export class SipServer {
         }
         return;
       }
-      if (read.kind === "response") return this.#onResponse(read.headers, read.status);
+      if (read.kind === "response") return this.#onResponse(read.headers, read.status, rinfo);
       void this.#onRequest(read, rinfo).catch((e) => {
         this.#o.log?.(`sip: ${read.method} failed: ${(e as Error)?.message ?? e}`);
       });
@@ -215,12 +267,34 @@ export class SipServer {
     }
   }
 
+  /**
+   * The dialog a request belongs to: its Call-ID and From tag, its To tag (ours, once we
+   * answered), and a source the caller speaks from. Another peer that reuses a live
+   * call's Call-ID finds none.
+   */
+  #dialogOf(req: SipRequest, peer: { address: string }): Dialog | undefined {
+    const d = this.#dialogs.get(dialogKey(req.headers.callId, req.headers.fromTag));
+    if (!d) return undefined;
+    const toTag = req.headers.toTag;
+    if (toTag !== undefined && toTag !== d.localTag) return undefined;
+    if (!d.sources.has(peer.address)) return undefined;
+    return d;
+  }
+
   async #onRequest(req: SipRequest, rinfo: RemoteInfo): Promise<void> {
     const peer = { address: rinfo.address, port: rinfo.port };
-    const dialog = this.#dialogs.get(req.headers.callId);
+    const dialog = this.#dialogOf(req, peer);
+    const noDialog = () =>
+      this.#send(formatSipResponse(req.headers, 481, "Call/Transaction Does Not Exist"), peer);
     switch (req.method) {
       case "INVITE":
         if (dialog) return this.#onReinvite(dialog, req, peer);
+        // A To tag names a dialog: one we do not know is none (RFC 3261 §12.2.2).
+        if (req.headers.toTag !== undefined) return noDialog();
+        // The Call-ID and tag of a call in progress, from elsewhere: not that call's.
+        if (this.#dialogs.has(dialogKey(req.headers.callId, req.headers.fromTag))) {
+          return noDialog();
+        }
         return await this.#onInvite(req, peer);
       case "ACK":
         if (dialog && dialog.answer !== undefined) {
@@ -236,12 +310,7 @@ export class SipServer {
         }
         return;
       case "BYE":
-        if (!dialog || dialog.ended && !dialog.call) {
-          return this.#send(
-            formatSipResponse(req.headers, 481, "Call/Transaction Does Not Exist"),
-            peer,
-          );
-        }
+        if (!dialog || dialog.ended && !dialog.call) return noDialog();
         this.#send(formatSipResponse(req.headers, 200, "OK", { toTag: dialog.localTag }), peer);
         dialog.ended = true;
         dialog.endedBy = "far_end";
@@ -249,12 +318,7 @@ export class SipServer {
         this.#forget(dialog);
         return;
       case "CANCEL":
-        if (!dialog || dialog.answer !== undefined) {
-          return this.#send(
-            formatSipResponse(req.headers, 481, "Call/Transaction Does Not Exist"),
-            peer,
-          );
-        }
+        if (!dialog || dialog.answer !== undefined) return noDialog();
         this.#send(formatSipResponse(req.headers, 200, "OK", { toTag: dialog.localTag }), peer);
         this.#send(
           formatSipResponse(dialog.invite.headers, 487, "Request Terminated", {
@@ -267,6 +331,23 @@ export class SipServer {
         await dialog.call?.close();
         this.#forget(dialog);
         return;
+      case "INFO": {
+        if (!dialog || dialog.ended || !dialog.confirmed) return noDialog();
+        // Keys as SIP INFO (application/dtmf-relay, application/dtmf); an empty INFO is fine.
+        if (req.body.trim() !== "" && !isInfoKeyType(req.headers.message)) {
+          return this.#send(
+            formatSipResponse(req.headers, 415, "Unsupported Media Type", {
+              toTag: dialog.localTag,
+              extra: { Accept: "application/dtmf-relay, application/dtmf" },
+            }),
+            peer,
+          );
+        }
+        this.#send(formatSipResponse(req.headers, 200, "OK", { toTag: dialog.localTag }), peer);
+        const key = infoKeyOf(req.headers.message);
+        if (key !== undefined) dialog.media?.heardKey(key);
+        return;
+      }
       case "OPTIONS":
         return this.#send(
           formatSipResponse(req.headers, 200, "OK", { extra: { Allow: ALLOW } }),
@@ -291,11 +372,18 @@ export class SipServer {
         peer,
       );
     this.#send(formatSipResponse(req.headers, 100, "Trying"), peer);
+    this.#makeRoomForUnacked();
     if (this.calls >= (this.#o.maxCalls ?? DEFAULT_MAX_SIP_CALLS)) {
       return refuse(486, "Busy Here", "the server has its most calls");
     }
     const choice = this.#choose(req);
-    if ("error" in choice) return refuse(choice.status, choice.reason, choice.error);
+    if ("error" in choice) {
+      // A 400 counts against the refusals' bucket, as a request that does not parse.
+      if (choice.status === 400 && !this.#mayRefuse()) return;
+      return refuse(choice.status, choice.reason, choice.error);
+    }
+    const cannot = this.#o.cannotHost?.(choice);
+    if (cannot !== undefined) return refuse(500, "Server Internal Error", cannot);
     const offer = answerOffer(req.body, this.#host());
     if (!offer.ok) return refuse(488, "Not Acceptable Here", offer.error);
     let scenario: Scenario | undefined;
@@ -306,8 +394,14 @@ export class SipServer {
         return refuse(404, "Not Found", `no scenario "${choice.scenario}" here`);
       }
     }
+    const contactHost = parseSipUri(req.headers.contact ?? "")?.host;
     const dialog: Dialog = {
+      key: dialogKey(req.headers.callId, req.headers.fromTag),
       callId: req.headers.callId,
+      remoteTag: req.headers.fromTag ?? "",
+      routeSet: routeSetOf(req.headers.message, "uas"),
+      sources: new Set([peer.address, ...(contactHost ? [contactHost] : [])]),
+      held: false,
       localTag: crypto.getRandomValues(new Uint8Array(6)).toHex(),
       invite: req,
       peer,
@@ -316,7 +410,7 @@ export class SipServer {
       localCseq: 0,
       ended: false,
     };
-    this.#dialogs.set(dialog.callId, dialog);
+    this.#dialogs.set(dialog.key, dialog);
     try {
       await this.#answer(dialog, offer.media, choice, scenario);
     } catch (e) {
@@ -343,6 +437,7 @@ export class SipServer {
       negotiated,
       clock: this.#clock,
       log,
+      caller: [...dialog.sources],
     });
     dialog.media = media;
     dialog.participant = { ...choice, ...(scenario ? { scenario: scenario.name } : {}) };
@@ -362,12 +457,22 @@ export class SipServer {
     });
     dialog.call = call;
     media.onAudio = (samples) => call.hear(samples);
-    media.onKey = (key) => call.keys(key);
+    media.onKey = (key) => {
+      this.#o.onKey?.(dialog.callId, key);
+      call.keys(key);
+    };
+    media.onBound = (what) => {
+      dialog.bound = what;
+      this.#hangUp(dialog, `the far end ${what}`);
+      void call.close();
+    };
     await call.prepare();
     if (dialog.ended) return;
     const tools = call.toolsServer;
     const answer = formatSipResponse(dialog.invite.headers, 200, "OK", {
       toTag: dialog.localTag,
+      // The proxies that asked to stay on the path see the dialog's requests too.
+      headers: recordRouteHeaders(dialog.invite.headers.message),
       extra: {
         Contact: `<sip:callbench@${this.#host()}:${this.#port}>`,
         Allow: ALLOW,
@@ -376,12 +481,15 @@ export class SipServer {
       body: { type: "application/sdp", text: media.answerSdp(this.#host()) },
     });
     dialog.answer = answer;
-    // No ACK in 64 T1: the call is given up with a BYE (RFC 3261 §13.3.1.4).
+    dialog.answeredAt = this.#clock.now();
+    // No ACK in UNACKED_HOLD_MS: the call is given up with a BYE (RFC 3261 §13.3.1.4 says
+    // 64 T1; an ACK comes within a round trip, and a flood must not hold the slots).
     this.#retransmit(
       dialog,
       answer,
       () => dialog.confirmed || dialog.ended,
       () => this.#hangUp(dialog, "no ACK for the 200 OK"),
+      UNACKED_HOLD_MS,
     );
     log(`answered: ${choice.side} ${choice.name}${scenario ? ` playing ${scenario.name}` : ""}`);
   }
@@ -391,7 +499,9 @@ export class SipServer {
     if (dialog.answer === undefined) {
       return this.#send(formatSipResponse(req.headers, 100, "Trying"), peer);
     }
-    if (req.headers.cseq === dialog.invite.headers.cseq) return this.#send(dialog.answer, peer);
+    if (req.headers.cseq === dialog.invite.headers.cseq && req.headers.toTag === undefined) {
+      return this.#send(dialog.answer, peer);
+    }
     if (dialog.ended || !dialog.media) {
       return this.#send(
         formatSipResponse(req.headers, 481, "Call/Transaction Does Not Exist"),
@@ -414,6 +524,12 @@ export class SipServer {
         address: audio.address,
         port: audio.port,
       });
+      if (dialog.media.held) dialog.held = true;
+      this.#o.log?.(
+        `sip call ${dialog.callId.slice(0, 12)}: re-INVITE ${audio.direction}${
+          dialog.media.held ? " (on hold)" : ""
+        }`,
+      );
     }
     this.#send(
       formatSipResponse(req.headers, 200, "OK", {
@@ -425,9 +541,11 @@ export class SipServer {
     );
   }
 
-  #onResponse(headers: SipHeaders, status: number): void {
-    const dialog = this.#dialogs.get(headers.callId);
-    if (!dialog || !headers.cseq.endsWith("BYE") || status < 200) return;
+  #onResponse(headers: SipHeaders, status: number, from: { address: string }): void {
+    // Our request's answer: its To tag is the caller's, its From tag ours.
+    const dialog = this.#dialogs.get(dialogKey(headers.callId, headers.toTag));
+    if (!dialog || dialog.localTag !== headers.fromTag || !dialog.sources.has(from.address)) return;
+    if (!headers.cseq.endsWith("BYE") || status < 200) return;
     dialog.cancelRetransmit?.();
     this.#forget(dialog);
   }
@@ -439,13 +557,23 @@ export class SipServer {
     | { name: string; side: Side; scenario?: string }
     | { error: string; status: number; reason: string } {
     const uri = /^sips?:(?:([^@;?]*)@)?[^;?]*((?:;[^?]*)?)/i.exec(req.uri);
-    const user = decodeURIComponent(uri?.[1] ?? "");
-    const params = new Map(
-      (uri?.[2] ?? "").split(";").filter(Boolean).map((p) => {
-        const [k, v = ""] = p.split("=");
-        return [k!.toLowerCase(), decodeURIComponent(v)] as const;
-      }),
-    );
+    let user: string;
+    let params: Map<string, string>;
+    try {
+      user = decodeURIComponent(uri?.[1] ?? "");
+      params = new Map(
+        (uri?.[2] ?? "").split(";").filter(Boolean).map((p) => {
+          const [k, v = ""] = p.split("=");
+          return [k!.toLowerCase(), decodeURIComponent(v)] as const;
+        }),
+      );
+    } catch {
+      return {
+        error: "the Request-URI has a malformed %-escape",
+        status: 400,
+        reason: "Bad Request",
+      };
+    }
     const token = this.#o.token;
     if (
       token !== undefined && (req.headers.get("x-callbench-token") ?? params.get("token")) !== token
@@ -494,25 +622,43 @@ export class SipServer {
       to: dialog.invite.headers.from,
       callId: dialog.callId,
       cseq: `${++dialog.localCseq} BYE`,
+      extra: routeHeaders(dialog.routeSet),
     });
     dialog.cancelRetransmit?.();
+    // Through the route set's first proxy, else back where the caller spoke from.
+    const to = nextHop(dialog.routeSet, dialog.peer) ?? dialog.peer;
     this.#retransmit(
       dialog,
       bye,
-      () => !this.#dialogs.has(dialog.callId),
+      () => this.#dialogs.get(dialog.key) !== dialog,
       () => this.#forget(dialog),
+      TIMEOUT,
+      to,
     );
   }
 
-  /** Sends `text` now and again at T1, 2 T1... (at most T2 apart) until `done`, for 64 T1. */
-  #retransmit(dialog: Dialog, text: string, done: () => boolean, gaveUp?: () => void): void {
+  /** Sends `text` now and again at T1, 2 T1... (at most T2 apart) until `done`, for `timeout` (64 T1). */
+  #retransmit(
+    dialog: Dialog,
+    text: string,
+    done: () => boolean,
+    gaveUp?: () => void,
+    timeout = TIMEOUT,
+    to: { address: string; port: number } = dialog.peer,
+  ): void {
     let interval = T1;
     let elapsed = 0;
     let cancel = () => {};
     const send = () => {
       if (this.#closed || done()) return;
-      this.#send(text, dialog.peer);
-      if (elapsed >= TIMEOUT) return gaveUp?.();
+      this.#send(text, to);
+      // Given up at `timeout` exactly (timer H, B), not at the next send after it.
+      if (elapsed + interval >= timeout) {
+        cancel = this.#clock.timer(timeout - elapsed, () => {
+          if (!this.#closed && !done()) gaveUp?.();
+        });
+        return;
+      }
       cancel = this.#clock.timer(interval, send);
       elapsed += interval;
       interval = Math.min(interval * 2, T2);
@@ -542,17 +688,44 @@ export class SipServer {
             refused: media.counters.refused,
             late: media.counters.late,
           },
+          held: dialog.held,
+          keys: media.counters.keys,
+          keysBy: { ...media.counters.keysBy },
+          ...(dialog.bound ? { bound: dialog.bound } : {}),
           ...(world && world.db_hash !== null ? { world } : {}),
         });
       if (!dialog.call) report(undefined);
       else void dialog.call.finished.then(report);
     }
-    if (this.#dialogs.get(dialog.callId) === dialog) this.#dialogs.delete(dialog.callId);
+    if (this.#dialogs.get(dialog.key) === dialog) this.#dialogs.delete(dialog.key);
+  }
+
+  /**
+   * The unacknowledged budget: with {@link MAX_UNACKED_CALLS} answered calls waiting for
+   * their ACK, the oldest is given up for the new INVITE.
+   */
+  #makeRoomForUnacked(): void {
+    const waiting = [...this.#dialogs.values()].filter((d) => !d.ended && !d.confirmed);
+    const max = this.#o.maxUnacked ?? MAX_UNACKED_CALLS;
+    if (waiting.length < max) return;
+    waiting.sort((a, b) => (a.answeredAt ?? Infinity) - (b.answeredAt ?? Infinity));
+    for (const d of waiting.slice(0, waiting.length - max + 1)) {
+      this.#o.log?.(`sip call ${d.callId.slice(0, 12)}: given up unacknowledged for a new call`);
+      d.ended = true;
+      d.endedBy = "callbench";
+      d.media?.stop();
+      void d.call?.close();
+      this.#forget(d);
+    }
   }
 
   #send(text: string, to: { address: string; port: number }): void {
+    this.#sendBytes(new TextEncoder().encode(text), to);
+  }
+
+  #sendBytes(bytes: Uint8Array, to: { address: string; port: number }): void {
     if (this.#closed) return;
-    this.#socket.send(new TextEncoder().encode(text), to.port, to.address, (e) => {
+    this.#socket.send(bytes, to.port, to.address, (e) => {
       if (e) this.#o.log?.(`sip send failed: ${e.message}`);
     });
   }
@@ -570,6 +743,11 @@ export class SipServer {
   #host(): string {
     return this.#o.hostname ?? "127.0.0.1";
   }
+}
+
+/** A dialog's key: its Call-ID and the caller's tag. */
+function dialogKey(callId: string, fromTag: string | undefined): string {
+  return `${callId}\n${fromTag ?? ""}`;
 }
 
 /** A From/To header value with our tag. */

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { type SipSource, stampVia } from "../transport/sip_dialog.ts";
 import {
   headerValue,
   headerValues,
@@ -17,6 +18,7 @@ import {
   type SipHeader,
   type SipMessage,
   type SipRequest as WireRequest,
+  tagOf,
 } from "../protocol/sip.ts";
 
 /** The headers a dialog needs, and any other by name. */
@@ -28,6 +30,9 @@ export interface SipHeaders {
   cseq: string;
   /** The Contact's URI. */
   contact?: string;
+  /** The From and To tags (the To tag is ours in a request of our dialog). */
+  fromTag?: string;
+  toTag?: string;
   /** Any header's first value (by its full or compact name, case-insensitive). */
   get(name: string): string | undefined;
   /** The message as read (src/protocol/sip.ts), which a response copies from. */
@@ -59,14 +64,23 @@ export interface SipRefused {
   headers?: SipHeaders;
 }
 
-/** Reads one datagram (src/protocol/sip.ts: bounded, never throws). */
-export function readSip(data: Uint8Array): SipRequest | SipResponse | SipRefused {
+/**
+ * Reads one datagram (src/protocol/sip.ts: bounded, never throws). A request's top Via is
+ * stamped with `from` (RFC 3581), so every response built from it copies `received` and
+ * `rport`.
+ */
+export function readSip(
+  data: Uint8Array,
+  from?: SipSource,
+): SipRequest | SipResponse | SipRefused {
   const parsed = parseSip(data);
   if (!parsed.ok) {
-    const headers = answerableHead(data);
+    const headers = answerableHead(data, from);
     return { ok: false, error: parsed.error.message, ...(headers ? { headers } : {}) };
   }
-  const m = parsed.message;
+  const m = parsed.message.kind === "request" && from
+    ? stampVia(parsed.message, from)
+    : parsed.message;
   const headers = dialogHeaders(m);
   if (m.kind === "response") return { ok: true, kind: "response", status: m.status, headers };
   return { ok: true, kind: "request", method: m.method, uri: m.uri, headers, body: m.body };
@@ -77,14 +91,34 @@ export function readSip(data: Uint8Array): SipRequest | SipResponse | SipRefused
  * text up to the blank line (or to its last whole line), with no body. A 400 can then be
  * addressed to it; a response, or a head that does not parse either, is not answered.
  */
-function answerableHead(data: Uint8Array): SipHeaders | undefined {
+function answerableHead(data: Uint8Array, from?: SipSource): SipHeaders | undefined {
   const text = new TextDecoder().decode(data.subarray(0, 65_507));
   const end = text.indexOf("\r\n\r\n");
   const head = end >= 0 ? text.slice(0, end) : text.slice(0, Math.max(0, text.lastIndexOf("\r\n")));
   if (head.startsWith("SIP/")) return undefined;
-  const lines = head.split("\r\n").filter((l) => !/^(content-length|l)\s*:/i.test(l));
+  const method = /^(\S+) /.exec(head)?.[1] ?? "";
+  // A CSeq that is out of range or names another method is answered as it came: it is
+  // read as `1 METHOD` to parse the rest, and copied back as it was.
+  let cseq: string | undefined;
+  const lines = head.split("\r\n").filter((l) => !/^(content-length|l)\s*:/i.test(l)).map(
+    (l) => {
+      const m = /^cseq\s*:\s*(.*)$/i.exec(l);
+      if (!m) return l;
+      cseq = m[1]!.trim();
+      return `CSeq: 1 ${method}`;
+    },
+  );
   const again = parseSip(`${lines.join("\r\n")}\r\nContent-Length: 0\r\n\r\n`);
-  return again.ok && again.message.kind === "request" ? dialogHeaders(again.message) : undefined;
+  if (!again.ok || again.message.kind !== "request") return undefined;
+  let m: WireRequest = again.message;
+  if (cseq !== undefined) {
+    const original = cseq;
+    m = {
+      ...m,
+      headers: m.headers.map(([n, v]) => n === "CSeq" ? [n, original] as const : [n, v]),
+    };
+  }
+  return dialogHeaders(from ? stampVia(m, from) : m);
 }
 
 /** The dialog headers of a parsed message (it has them all: the parser requires them). */
@@ -98,6 +132,8 @@ function dialogHeaders(m: SipMessage): SipHeaders {
     callId: headerValue(m, "Call-ID") ?? "",
     cseq: headerValue(m, "CSeq") ?? "",
     ...(contactUri ? { contact: contactUri } : {}),
+    ...(tagOf(headerValue(m, "From")) ? { fromTag: tagOf(headerValue(m, "From"))! } : {}),
+    ...(tagOf(headerValue(m, "To")) ? { toTag: tagOf(headerValue(m, "To"))! } : {}),
     get: (name) => headerValue(m, name),
     message: m,
   };
@@ -109,6 +145,8 @@ export interface ResponseOptions {
   toTag?: string;
   /** More headers, in order. */
   extra?: Record<string, string>;
+  /** Headers that may repeat (Record-Route), after the copied ones. */
+  headers?: SipHeader[];
   body?: { type: string; text: string };
 }
 
@@ -120,6 +158,7 @@ export function formatSipResponse(
   options: ResponseOptions = {},
 ): string {
   const extra: SipHeader[] = [
+    ...(options.headers ?? []),
     ["Server", "callbench"],
     ...Object.entries(options.extra ?? {}),
     ...(options.body ? [["Content-Type", options.body.type] as const] : []),
@@ -137,7 +176,16 @@ export function formatSipResponse(
 export function formatSipRequest(
   method: string,
   uri: string,
-  h: { via: string; from: string; to: string; callId: string; cseq: string },
+  h: {
+    via: string;
+    from: string;
+    to: string;
+    callId: string;
+    cseq: string;
+    /** More headers after these (Route, Content-Type...). */
+    extra?: SipHeader[];
+  },
+  body = "",
 ): string {
   return serializeSip({
     kind: "request",
@@ -151,7 +199,8 @@ export function formatSipRequest(
       ["Call-ID", h.callId],
       ["CSeq", h.cseq],
       ["User-Agent", "callbench"],
+      ...(h.extra ?? []),
     ],
-    body: "",
+    body,
   });
 }

@@ -40,8 +40,8 @@ export const SpeechOptionsSchema = z.object({
     base_url: z.string().optional().describe("The OpenAI-compatible base URL (openai)"),
     api_key_env: z.string().optional().describe("The environment variable holding the API key"),
   }).describe("Speech to text of the agent's audio"),
-  dtmf: z.enum(["inband", "event"]).describe(
-    "inband: keys and beeps are tones on the line, heard by Goertzel and beep detectors; event: out of band",
+  dtmf: z.enum(["inband", "event", "info"]).describe(
+    "inband: keys and beeps are tones on the line, heard by Goertzel and beep detectors; event: out of band; info: out of band, as SIP INFO on a SIP call where the agent allows it",
   ),
   barge_in: z.number().min(0).max(1).describe(
     "Chance per agent utterance that the scripted caller interrupts it (seeded)",

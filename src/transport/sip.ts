@@ -14,7 +14,18 @@
  *   `X-Callbench-Tools` (the URL holds the call's token).
  * - BYE both ways: ours when the caller hangs up, the agent's ends the call as
  *   `agent_end` (answered 200). OPTIONS is answered 200; other requests in the call 501.
- * - A datagram on the signalling port that is not SIP, or a SIP message with a bad
+ * - Among real phones and proxies (`./sip_dialog.ts`): CRLF keep-alives are answered
+ *   (a ping gets a pong) and are no message; our answers to the agent's requests honour
+ *   `rport`; a 200 OK's `Record-Route` is the dialog's route set, which our ACK and BYE
+ *   carry as `Route` and go through. The agent's re-INVITE (hold: `sendonly` or
+ *   `inactive`, resume: `sendrecv`) is answered with the mirrored direction; a held call
+ *   is traced (`sip_hold`) and its silence is not the agent's. SIP INFO keys
+ *   (`application/dtmf-relay`, `application/dtmf`) are the agent's keys as RFC 4733
+ *   events are; with `dtmf: "info"` the caller's keys go as INFO when the agent's
+ *   `Allow` names it.
+ * - A datagram from an address that is not the agent's (its URI's, its Contact's, its
+ *   first route's) is a third party's: counted and traced (`sip_foreign`), never the
+ *   agent's fault. From the agent, one that is not SIP, or a SIP message with a bad
  *   header, is `protocol_error` naming what was wrong.
  * - Turns and measures as for Twilio: VAD on the agent's audio, words from the STT
  *   (`--stt`) else {@link WORDS_UNKNOWN}; keys both ways as RFC 4733 events, or as
@@ -75,6 +86,19 @@ import {
 import type { SttProvider, TtsProvider } from "../speech/speech.ts";
 import type { RemoteSpeech } from "./mapping.ts";
 import { SIP_RATE, SipCall, type SipCallStats, type SipHeardTurn } from "./sip_call.ts";
+import {
+  infoKeyBody,
+  infoKeyOf,
+  isInfoKeyType,
+  isIpv4,
+  KEEPALIVE_PONG,
+  keepAliveOf,
+  nextHop,
+  routeHeaders,
+  routeSetOf,
+  stampVia,
+} from "./sip_dialog.ts";
+import { parseSdp } from "../protocol/sdp.ts";
 
 /** RFC 3261's round-trip estimate, ms. */
 export const SIP_T1_MS = 500;
@@ -84,6 +108,8 @@ export const SIP_T2_MS = 4000;
 export const TOOLS_HEADER = "X-Callbench-Tools";
 /** Statuses that say our request was at fault: `protocol_error`, not `agent_unreachable`. */
 const OUR_FAULT = new Set([400, 415, 488, 606]);
+/** The methods we take in a call. */
+const ALLOW = "INVITE, ACK, BYE, OPTIONS, INFO";
 
 /** How a SIP agent is dialled. */
 export interface SipParticipantOptions {
@@ -100,7 +126,14 @@ export interface SipParticipantOptions {
   ringTimeoutMs?: number;
   /** The address a non-loopback agent reaches us at (default: the first external IPv4). */
   localAddress?: string;
+  /** How the caller's keys go: RFC 4733 events (default), or SIP INFO where the agent allows it. */
+  dtmf?: "event" | "info";
 }
+
+/** How long the caller holds a key sent as SIP INFO, ms. */
+const INFO_KEY_MS = 160;
+/** While the agent holds the call, the line is kept active this often, ms. */
+const HOLD_TICK_MS = 1000;
 
 /** The first external IPv4 address of this machine, when the permissions allow asking. */
 function outwardAddress(): string | undefined {
@@ -143,6 +176,10 @@ interface Dialog {
   target: string;
   remote: { address: string; port: number };
   cseq: number;
+  /** The 200 OK's Record-Route, reversed (RFC 3261 §12.1.2). */
+  routeSet: string[];
+  /** Whether the agent's Allow names INFO. */
+  allowsInfo: boolean;
 }
 
 /** A phone agent behind a SIP user agent. */
@@ -181,6 +218,18 @@ export class SipParticipant implements Participant {
   #byeDone: Promise<void> = Promise.resolve();
   #agentHungUp = false;
   #lastAck?: string;
+  /** The addresses the agent speaks from: its URI's, its Contact's, its first route's. */
+  readonly #agentAddresses = new Set<string>();
+  #foreignSip = 0;
+  /** The agent's last re-INVITE (its CSeq) and our answer, resent on a retransmission. */
+  #reinvite?: { cseq: string; answer: string };
+  #sdpVersion = 1;
+  #sessionId = Math.floor(Math.random() * 1e9);
+  #held = false;
+  #cancelHoldTick = () => {};
+  /** Keys going as SIP INFO, one transaction after the other. */
+  #infoKeys: Promise<void> = Promise.resolve();
+  #info?: { cseq: number; done: () => void };
 
   constructor(options: SipParticipantOptions) {
     this.#o = options;
@@ -248,9 +297,10 @@ export class SipParticipant implements Participant {
     });
     this.#local.sipPort = this.#sip.address().port;
     this.#local.rtpPort = this.#rtp.port;
+    this.#agentAddresses.add(host);
     this.#sip.on("message", (msg, rinfo) => {
       try {
-        this.#onSip(new Uint8Array(msg), rinfo);
+        this.#onSip(new Uint8Array(msg), { address: rinfo.address, port: rinfo.port });
       } catch (e) {
         // Nothing escapes the socket's handler: a message we could not handle is the agent's fault.
         this.#protocolError(
@@ -278,13 +328,15 @@ export class SipParticipant implements Participant {
       target: agentUri,
       remote: { address: host, port: this.#uri.port ?? 5060 },
       cseq: 1,
+      routeSet: [],
+      allowsInfo: false,
     };
     const offer = buildSdp({
       address: advertised,
       port: this.#local.rtpPort,
       codecs: this.#o.codecs ?? ["PCMU", "PCMA"],
       telephoneEvent: DEFAULT_TELEPHONE_EVENT_PT,
-      sessionId: Math.floor(Math.random() * 1e9),
+      sessionId: this.#sessionId,
     });
     const branch = newBranch();
     const invite: SipRequest = {
@@ -295,7 +347,7 @@ export class SipParticipant implements Participant {
         ...this.#baseHeaders(branch, "INVITE", 1),
         ["Contact", `<sip:callbench@${advertised}:${this.#local.sipPort}>`],
         ["Content-Type", "application/sdp"],
-        ["Allow", "INVITE, ACK, BYE, OPTIONS"],
+        ["Allow", ALLOW],
         ["Subject", setup.scenario],
         ...(this.#toolsUrl ? [[TOOLS_HEADER, this.#toolsUrl] as SipHeader] : []),
       ],
@@ -319,7 +371,16 @@ export class SipParticipant implements Participant {
       ssrc: (Math.random() * 2 ** 32) >>> 0,
       sequence: Math.floor(Math.random() * 0x10000),
       timestamp: (Math.random() * 2 ** 32) >>> 0,
-      send: (packet) => this.#rtp?.send(packet, media.remotePort, media.remoteAddress),
+      send: (packet, to) => this.#rtp?.send(packet, to.port, to.address),
+      agentAddresses: [...this.#agentAddresses],
+      localAddress: this.#local.address,
+      onForeign: (from, count) =>
+        line.trace({
+          type: "sip_foreign",
+          wire: "rtp",
+          from: `${from.address}:${from.port}`,
+          count,
+        }),
       vad: this.#vad,
       onSpeechStart: (atMs) => {
         line.trace({ type: "agent_speech_start", at: atMs });
@@ -360,6 +421,8 @@ export class SipParticipant implements Participant {
       ["Call-ID", d.callId],
       ["CSeq", `${cseq} ${method}`],
       ["User-Agent", "callbench"],
+      // In the dialog (not the INVITE nor its non-2xx ACK), the route set.
+      ...(method === "INVITE" || !d.toTag ? [] : routeHeaders(d.routeSet)),
     ];
   }
 
@@ -422,6 +485,15 @@ export class SipParticipant implements Participant {
   }
 
   #onSip(bytes: Uint8Array, from: { address: string; port: number }): void {
+    // A datagram from elsewhere is a third party's, whatever it holds. An agent dialled by
+    // name (not an address) speaks from where its first answer to our INVITE comes from.
+    if (!this.#agentAddresses.has(from.address) && !this.#learnAgentAddress(bytes, from)) {
+      return this.#foreign(from);
+    }
+    // A CRLF keep-alive (RFC 5626 §3.5.1): a ping gets a pong.
+    const alive = keepAliveOf(bytes);
+    if (alive === "ping") return this.#sendBytes(KEEPALIVE_PONG, from);
+    if (alive === "pong") return;
     const read = parseSip(bytes);
     if (!read.ok) {
       return this.#protocolError(
@@ -430,9 +502,33 @@ export class SipParticipant implements Participant {
     }
     const m = read.message;
     const d = this.#dialog;
-    if (!d || headerValue(m, "Call-ID") !== d.callId) return; // not this call's
+    if (!d || headerValue(m, "Call-ID") !== d.callId) return this.#foreign(from); // not this call's
     if (m.kind === "response") return this.#onResponse(m);
-    return this.#onRequest(m, from);
+    return this.#onRequest(stampVia(m, from), from);
+  }
+
+  #learnAgentAddress(bytes: Uint8Array, from: { address: string; port: number }): boolean {
+    if (isIpv4(this.#uri.host) || this.#uri.host === "localhost" || this.#dialog?.toTag) {
+      return false;
+    }
+    const read = parseSip(bytes);
+    if (!read.ok || read.message.kind !== "response") return false;
+    if (headerValue(read.message, "Call-ID") !== this.#dialog?.callId) return false;
+    this.#agentAddresses.add(from.address);
+    return true;
+  }
+
+  /** Counted and traced (the first, then every 100th): never the agent's fault. */
+  #foreign(from: { address: string; port: number }): void {
+    const n = ++this.#foreignSip;
+    if (n === 1 || n % 100 === 0) {
+      this.#line?.trace({
+        type: "sip_foreign",
+        wire: "sip",
+        from: `${from.address}:${from.port}`,
+        count: n,
+      });
+    }
   }
 
   #onResponse(r: SipResponse): void {
@@ -440,6 +536,10 @@ export class SipParticipant implements Participant {
     if (!cseq) return;
     if (cseq.method === "BYE") {
       if (r.status >= 200) this.#bye?.done();
+      return;
+    }
+    if (cseq.method === "INFO") {
+      if (r.status >= 200 && this.#info?.cseq === cseq.seq) this.#info.done();
       return;
     }
     if (cseq.method !== "INVITE") return;
@@ -468,12 +568,23 @@ export class SipParticipant implements Participant {
     // 2xx: the dialog is up; ACK it (again, for a retransmitted 200).
     if (this.#lastAck) return this.#sendSip(this.#lastAck);
     d.toTag = tagOf(headerValue(r, "To"));
+    d.allowsInfo = /(^|[\s,])INFO([\s,]|$)/i.test(headerValue(r, "Allow") ?? "");
     const contact = parseNameAddr(headerValue(r, "Contact") ?? "");
     const target = contact ? parseSipUri(contact.uri) : undefined;
     if (contact && target) {
       d.target = contact.uri;
+      this.#agentAddresses.add(target.host);
       if (target.host.startsWith("127.") || target.host === this.#uri.host) {
         d.remote = { address: target.host, port: target.port ?? 5060 };
+      }
+    }
+    // Behind proxies that record the route, the dialog's requests go through them.
+    d.routeSet = routeSetOf(r, "uac");
+    if (d.routeSet.length > 0) {
+      const hop = nextHop(d.routeSet, d.remote);
+      if (hop) {
+        d.remote = hop;
+        this.#agentAddresses.add(hop.address);
       }
     }
     this.#lastAck = serializeSip({
@@ -500,15 +611,36 @@ export class SipParticipant implements Participant {
   }
 
   #onRequest(req: SipRequest, from: { address: string; port: number }): void {
-    const reply = (status: number, reason: string) =>
-      this.#sendSip(serializeSip(responseTo(req, status, reason)), from);
+    const reply = (status: number, reason: string, headers: SipHeader[] = []) =>
+      this.#sendSip(serializeSip(responseTo(req, status, reason, { headers })), from);
+    const d = this.#dialog!;
+    // A request of the dialog carries its tags: ours in To, the agent's in From.
+    const inDialog = tagOf(headerValue(req, "To")) === d.fromTag &&
+      d.toTag !== undefined && tagOf(headerValue(req, "From")) === d.toTag;
     switch (req.method) {
       case "ACK":
         return;
       case "OPTIONS":
-        return reply(200, "OK");
-      case "BYE": {
+        return reply(200, "OK", [["Allow", ALLOW]]);
+      case "INVITE":
+        if (!inDialog || !this.#call) return reply(481, "Call/Transaction Does Not Exist");
+        return this.#onReinvite(req, from);
+      case "INFO": {
+        if (!inDialog) return reply(481, "Call/Transaction Does Not Exist");
+        if (req.body.trim() !== "" && !isInfoKeyType(req)) {
+          return reply(415, "Unsupported Media Type", [
+            ["Accept", "application/dtmf-relay, application/dtmf"],
+          ]);
+        }
         reply(200, "OK");
+        const key = infoKeyOf(req);
+        if (key !== undefined) this.#call?.heardKey(key, "event");
+        return;
+      }
+      case "BYE": {
+        if (!inDialog) return reply(481, "Call/Transaction Does Not Exist");
+        reply(200, "OK");
+        this.#cancelHoldTick();
         if (this.#ended || this.#closing) return;
         this.#ended = true;
         this.#agentHungUp = true;
@@ -522,6 +654,123 @@ export class SipParticipant implements Participant {
       default:
         return reply(501, "Not Implemented");
     }
+  }
+
+  /**
+   * The agent's re-INVITE: hold (`sendonly`/`inactive`: we answer `recvonly`/`inactive`
+   * and send no audio), resume (`sendrecv`), or a new address. A retransmission gets the
+   * same answer. A held call is traced and kept active: its silence is not the agent's.
+   */
+  #onReinvite(req: SipRequest, from: { address: string; port: number }): void {
+    const cseq = headerValue(req, "CSeq") ?? "";
+    if (this.#reinvite?.cseq === cseq) return this.#sendSip(this.#reinvite.answer, from);
+    let direction: "sendrecv" | "sendonly" | "recvonly" | "inactive" = "sendrecv";
+    if (req.body.trim() !== "") {
+      const offer = parseSdp(req.body);
+      if (!offer.ok) {
+        return this.#sendSip(
+          serializeSip(responseTo(req, 488, "Not Acceptable Here")),
+          from,
+        );
+      }
+      const audio = offer.sdp.audio;
+      direction = audio.direction;
+      this.#call!.reoffer({
+        sending: direction === "sendrecv" || direction === "recvonly",
+        address: audio.address,
+        port: audio.port,
+      });
+    }
+    const mirrored = ({
+      sendrecv: "sendrecv",
+      sendonly: "recvonly",
+      recvonly: "sendonly",
+      inactive: "inactive",
+    } as const)[direction];
+    const sdp = buildSdp({
+      address: this.#advertised,
+      port: this.#local.rtpPort,
+      codecs: [this.#media!.codec],
+      ...(this.#media!.telephoneEvent !== undefined
+        ? { telephoneEvent: this.#media!.telephoneEvent }
+        : {}),
+      sessionId: this.#sessionId,
+      version: ++this.#sdpVersion,
+    });
+    const answer = serializeSip(responseTo(req, 200, "OK", {
+      headers: [
+        ["Contact", `<sip:callbench@${this.#advertised}:${this.#local.sipPort}>`],
+        ["Allow", ALLOW],
+        ["Content-Type", "application/sdp"],
+      ],
+      body: mirrored === "sendrecv"
+        ? sdp
+        : sdp.replace("\r\na=sendrecv\r\n", `\r\na=${mirrored}\r\n`),
+    }));
+    this.#reinvite = { cseq, answer };
+    this.#sendSip(answer, from);
+    const held = direction === "sendonly" || direction === "inactive";
+    if (held === this.#held) return;
+    this.#held = held;
+    const line = this.#line!;
+    line.trace({ type: "sip_hold", held, direction, at: line.clock.now() });
+    this.#cancelHoldTick();
+    if (!held) return;
+    // On hold the line is quiet because the agent asked it to be: not its silence.
+    const tick = () => {
+      line.active?.();
+      this.#cancelHoldTick = line.clock.timer(HOLD_TICK_MS, tick);
+    };
+    tick();
+  }
+
+  #sendBytes(bytes: Uint8Array, to: { address: string; port: number }): void {
+    try {
+      this.#sip?.send(bytes, to.port, to.address);
+    } catch {
+      // The socket is closed: the call is over.
+    }
+  }
+
+  /** The caller's keys as SIP INFO, one transaction a key, each retransmitted on T1 until answered. */
+  #sendInfoKeys(keys: string): void {
+    for (const key of keys) {
+      this.#infoKeys = this.#infoKeys.then(() => this.#sendInfoKey(key));
+    }
+  }
+
+  #sendInfoKey(key: string): Promise<void> {
+    const d = this.#dialog;
+    const line = this.#line;
+    if (!d || !line || this.#ended || this.#closing) return Promise.resolve();
+    const cseq = ++d.cseq;
+    const text = serializeSip({
+      kind: "request",
+      method: "INFO",
+      uri: d.target,
+      headers: [
+        ...this.#baseHeaders(newBranch(), "INFO", cseq),
+        ["Content-Type", "application/dtmf-relay"],
+      ],
+      body: infoKeyBody(key, INFO_KEY_MS),
+    });
+    return new Promise<void>((resolve) => {
+      let tries = 0;
+      let cancel = () => {};
+      const done = () => {
+        cancel();
+        this.#info = undefined;
+        // A key press lasts its duration; the next one follows after a gap.
+        line.clock.timer(INFO_KEY_MS + 100, resolve);
+      };
+      this.#info = { cseq, done };
+      const tick = () => {
+        if (tries++ >= 4 || this.#ended) return done();
+        this.#sendSip(text);
+        cancel = line.clock.timer((this.#o.t1Ms ?? SIP_T1_MS) * 2 ** (tries - 1), tick);
+      };
+      tick();
+    });
   }
 
   onEvent(event: CallEvent): void {
@@ -543,6 +792,9 @@ export class SipParticipant implements Participant {
       }
       case "dtmf":
         if (this.#line?.audio?.inband) return; // heard as tones (`tone_start`)
+        if ((this.#o.dtmf === "info" || this.#line?.audio?.info) && this.#dialog?.allowsInfo) {
+          return this.#sendInfoKeys(event.keys);
+        }
         if (call.canSendEvents) return call.press(event.keys);
         // The agent took no telephone-event: the keys go as tones in the audio.
         this.#speaking = this.#speaking.then(() =>
@@ -554,6 +806,7 @@ export class SipParticipant implements Participant {
         return;
       case "hangup":
         this.#ended = true;
+        this.#cancelHoldTick();
         call.end();
         void this.#sendBye();
         return;
@@ -599,6 +852,7 @@ export class SipParticipant implements Participant {
 
   async close(): Promise<void> {
     this.#closing = true;
+    this.#cancelHoldTick();
     this.#call?.end();
     if (this.#call) this.#line?.trace({ type: "sip_rtp", ...this.#call.stats });
     this.#invite?.stop();

@@ -10,16 +10,23 @@
  *   RFC 4733 telephone-events on the same stream ({@link SipCall.press}): updates every
  *   20 ms on the press's timestamp, the first with the marker bit, the end three times.
  * - In: packets from the agent's negotiated address and port, of the negotiated audio or
- *   telephone-event payload type. Audio waits in a small jitter buffer
+ *   telephone-event payload type. When the SDP's address is none the agent signals from
+ *   (a NAT, or a phone that advertises another interface), the first packet from the
+ *   SDP's address or one of the agent's signalling addresses is latched, and our audio
+ *   goes back there (symmetric RTP); a re-offer that keeps the address keeps the latch. Audio waits in a small jitter buffer
  *   ({@link SIP_JITTER_MS}) that puts it back in sequence order (a packet later than its
  *   turn is dropped and counted) and is played out in real time; what plays goes through
  *   the VAD (`src/audio/vad.ts`) and each stretch of speech becomes one agent turn,
- *   placed at the time its first packet arrived. Telephone-events are the agent's keys,
- *   each press heard once. In-band tones in its audio are keys too, when asked.
- * - Ignored and counted: packets from another address or port, of another payload type,
- *   or not RTP at all. Past {@link MAX_IGNORED_PACKETS} of them, or past the flood bounds
- *   of `./flood_bounds.ts` (audio a minute ahead of real time, a turn over two minutes),
- *   `onBound` is told once and the call takes nothing more.
+ *   placed at the time its first packet arrived. Sequence numbers are extended per SSRC:
+ *   a new SSRC, or a jump far back that the next packet confirms, is a restarted stream
+ *   that plays on after the last one (RFC 3550 §A.1). Telephone-events are the agent's
+ *   keys, each press heard once. In-band tones in its audio are keys too, when asked.
+ * - Ignored and counted: packets of another payload type, or not RTP at all; past
+ *   {@link MAX_IGNORED_PACKETS} of them, or past the flood bounds of `./flood_bounds.ts`
+ *   (audio a minute ahead of real time, a turn over two minutes) or the key bounds of
+ *   `./key_bounds.ts`, `onBound` is told once and the call takes nothing more. Packets
+ *   from another address or port are a third party's, not the agent's: counted and told
+ *   (`onForeign`), never its fault.
  *
  * @module
  */
@@ -43,6 +50,8 @@ import {
   TelephoneEventReceiver,
 } from "../protocol/rtp.ts";
 import type { NegotiatedMedia } from "../protocol/sdp.ts";
+import { KeyBounds } from "./key_bounds.ts";
+import { sdpAddressUsable } from "./sip_dialog.ts";
 import {
   AUDIO_AHEAD_EXCEEDED,
   audioAheadBucket,
@@ -59,8 +68,10 @@ export const SIP_FRAME_MS = 20;
 export const SIP_FRAME_SAMPLES = (SIP_RATE * SIP_FRAME_MS) / 1000;
 /** How long a received packet waits for the ones before it (reordering), ms. */
 export const SIP_JITTER_MS = 40;
-/** Packets callbench ignores (wrong source, payload type, not RTP) before `onBound`. */
+/** Packets of the agent's callbench ignores (payload type, not RTP) before `onBound`. */
 export const MAX_IGNORED_PACKETS = 500;
+/** A jump back this far is no reordering but a restart, once the next packet confirms it. */
+const MAX_MISORDER = 100;
 /** A key press sent as telephone-events: held this long, then this gap to the next. */
 export const KEY_PRESS_MS = 100;
 export const KEY_GAP_MS = 100;
@@ -89,8 +100,14 @@ export interface SipCallOptions {
   /** First sequence number and timestamp (random on the wire, RFC 3550 section 5.1). */
   sequence?: number;
   timestamp?: number;
-  /** Sends one RTP packet to the agent's RTP address. */
-  send: (packet: Uint8Array) => void;
+  /** Sends one RTP packet to the agent's RTP address (the SDP's, or where it is latched). */
+  send: (packet: Uint8Array, to: RtpSource) => void;
+  /** The addresses the agent's signalling comes from: an RTP latch may come from these. */
+  agentAddresses?: readonly string[];
+  /** The address our RTP socket is bound on (default 127.0.0.1). */
+  localAddress?: string;
+  /** A packet from a third party (the first, then every 1000th), with the count so far. */
+  onForeign?: (from: RtpSource, count: number) => void;
   /** A VAD at 8 kHz, 20 ms frames. */
   vad: Vad;
   onSpeechStart?: (atMs: number) => void;
@@ -135,6 +152,8 @@ export interface SipCallStats {
   keysHeard: number;
   /** Ignored: from another address or port; of a payload type not negotiated; not RTP. */
   ignoredSource: number;
+  /** Times the agent's stream restarted (a new SSRC, or a confirmed jump back). */
+  restarts: number;
   ignoredPayloadType: number;
   malformed: number;
   /** How late the caller's packets went out after their slot on the 20 ms grid (ms). */
@@ -211,6 +230,18 @@ export class SipCall {
   #toneFrames: { from: number; at: number }[] = [];
   #tonePushed = 0;
   readonly #stats: Omit<SipCallStats, "late_ms">;
+  readonly #keyBounds: KeyBounds;
+  /** Where the agent's RTP is taken from and ours goes; what its SDP offered. */
+  #remote: RtpSource;
+  #offered: RtpSource;
+  #latched = false;
+  readonly #agentAddresses: ReadonlySet<string>;
+  /** Whether our audio goes out (not while the agent holds the call with `sendonly`/`inactive`). */
+  #sending = true;
+  /** The stream's SSRC, its last sequence number, and the extended number it maps to. */
+  #ssrc?: number;
+  #badSeq?: number;
+  #base = 0;
 
   constructor(options: SipCallOptions) {
     this.#o = options;
@@ -220,6 +251,10 @@ export class SipCall {
     this.#sequence = options.sequence ?? 0;
     this.#timestamp = options.timestamp ?? 0;
     this.#ahead = audioAheadBucket(options.clock);
+    this.#keyBounds = new KeyBounds(options.clock);
+    this.#remote = { address: options.media.remoteAddress, port: options.media.remotePort };
+    this.#offered = { ...this.#remote };
+    this.#agentAddresses = new Set(options.agentAddresses ?? []);
     if (options.inbandKeys) this.#dtmf = new DtmfDetector({ sampleRate: SIP_RATE });
     this.#stats = {
       codec: options.media.codec,
@@ -235,6 +270,7 @@ export class SipCall {
       lost: 0,
       keysHeard: 0,
       ignoredSource: 0,
+      restarts: 0,
       ignoredPayloadType: 0,
       malformed: 0,
     };
@@ -295,9 +331,10 @@ export class SipCall {
   receive(bytes: Uint8Array, from: RtpSource, atMs?: number): void {
     if (!this.#begun || this.#ended || this.#over) return;
     const { media } = this.#o;
-    if (from.address !== media.remoteAddress || from.port !== media.remotePort) {
-      this.#stats.ignoredSource++;
-      return this.#ignored();
+    if (!this.#accept(from)) {
+      const n = ++this.#stats.ignoredSource;
+      if (n === 1 || n % 1000 === 0) this.#o.onForeign?.(from, n);
+      return;
     }
     const read = parseRtp(bytes);
     if (!read.ok) {
@@ -308,8 +345,7 @@ export class SipCall {
     if (media.telephoneEvent !== undefined && p.payloadType === media.telephoneEvent) {
       const key = this.#events.push(p.timestamp, p.payload);
       if (key) {
-        this.#stats.keysHeard++;
-        this.#o.onKey?.(key, "event", Math.min(atMs ?? this.#o.clock.now(), this.#o.clock.now()));
+        this.heardKey(key, "event", Math.min(atMs ?? this.#o.clock.now(), this.#o.clock.now()));
       }
       return;
     }
@@ -319,7 +355,92 @@ export class SipCall {
     }
     const ms = (p.payload.length * 1000) / SIP_RATE;
     if (!this.#ahead.add(Math.max(SIP_FRAME_MS, ms))) return this.#bound(AUDIO_AHEAD_EXCEEDED);
-    this.#take(p.sequence, this.#decode(p.payload), atMs);
+    const ext = this.#extend(p.ssrc, p.sequence);
+    if (ext === undefined) {
+      this.#stats.tooLate++;
+      return;
+    }
+    this.#take(ext, this.#decode(p.payload), atMs);
+  }
+
+  /** A key the agent pressed (`event`: RFC 4733 or SIP INFO; `tone`: in-band), within the key bounds. */
+  heardKey(key: string, how: "event" | "tone", atMs = this.#o.clock.now()): void {
+    if (this.#ended || this.#over) return;
+    const passed = this.#keyBounds.add();
+    if (passed) return this.#bound(passed);
+    if (how === "event") this.#stats.keysHeard++;
+    this.#o.onKey?.(key, how, atMs);
+  }
+
+  /**
+   * The agent's new offer in the dialog (a re-INVITE): whether our audio goes out
+   * (`sendonly`/`inactive` from it: not), and its address; the same address keeps the
+   * latch, another latches anew.
+   */
+  reoffer(offer: { sending: boolean; address: string; port: number }): void {
+    this.#sending = offer.sending;
+    if (offer.address === this.#offered.address && offer.port === this.#offered.port) return;
+    this.#offered = { address: offer.address, port: offer.port };
+    this.#remote = { ...this.#offered };
+    this.#latched = false;
+  }
+
+  /** Where the agent's RTP is taken from and ours goes. */
+  get remote(): RtpSource {
+    return this.#remote;
+  }
+
+  /** Whether a packet from `from` is the agent's (see the module's doc). */
+  #accept(from: RtpSource): boolean {
+    const r = this.#remote;
+    if (from.address === r.address && from.port === r.port) {
+      this.#latched = true;
+      return true;
+    }
+    if (this.#latched) return false;
+    const usable = sdpAddressUsable(this.#offered.address, this.#o.localAddress ?? "127.0.0.1");
+    if (usable && this.#agentAddresses.has(this.#offered.address)) return false;
+    // An SDP address that cannot be a source at all: the first packet from anywhere.
+    if (
+      usable && from.address !== this.#offered.address && !this.#agentAddresses.has(from.address)
+    ) return false;
+    this.#remote = { address: from.address, port: from.port };
+    this.#latched = true;
+    return true;
+  }
+
+  /**
+   * The extended sequence number of a packet (RFC 3550 §A.1): per SSRC, a new SSRC or a
+   * confirmed jump far back continuing after the highest so far; undefined for a stray
+   * packet far behind.
+   */
+  #extend(ssrc: number, seq: number): number | undefined {
+    const restart = () => {
+      this.#base = (this.#highest ?? -1) + 1 - seq;
+      this.#badSeq = undefined;
+      return this.#base + seq;
+    };
+    if (this.#ssrc !== ssrc) {
+      if (this.#ssrc !== undefined) this.#stats.restarts++;
+      this.#ssrc = ssrc;
+      if (this.#highest === undefined) {
+        this.#base = 0;
+        return seq;
+      }
+      return restart();
+    }
+    const highest = this.#highest!;
+    const ext = highest + sequenceDelta(seq, (highest - this.#base) & 0xffff);
+    if (ext >= highest - MAX_MISORDER) {
+      this.#badSeq = undefined;
+      return ext;
+    }
+    if (this.#badSeq === seq) {
+      this.#stats.restarts++;
+      return restart();
+    }
+    this.#badSeq = (seq + 1) & 0xffff;
+    return undefined;
   }
 
   /** Ends the call's media: a turn in progress ends, nothing more is sent or taken. */
@@ -340,10 +461,10 @@ export class SipCall {
 
   #ignored(): void {
     const s = this.#stats;
-    const n = s.ignoredSource + s.ignoredPayloadType + s.malformed;
+    const n = s.ignoredPayloadType + s.malformed;
     if (n > MAX_IGNORED_PACKETS) {
       this.#bound(
-        `sent more than ${MAX_IGNORED_PACKETS} RTP packets callbench ignores (${s.ignoredSource} from another address, ${s.ignoredPayloadType} of a payload type not negotiated, ${s.malformed} not RTP)`,
+        `sent more than ${MAX_IGNORED_PACKETS} RTP packets callbench ignores (${s.ignoredPayloadType} of a payload type not negotiated, ${s.malformed} not RTP)`,
       );
     }
   }
@@ -361,7 +482,7 @@ export class SipCall {
       const at = chunk.dueAt + (chunk.audioSamples * 1000) / SIP_RATE;
       this.#o.fill(samples, chunk.audioSamples, at, SIP_RATE);
     }
-    this.#o.send(buildRtp({
+    this.#send(buildRtp({
       payloadType: this.#o.media.payloadType,
       marker: this.#stats.sentPackets === 0,
       sequence: this.#sequence++,
@@ -371,6 +492,13 @@ export class SipCall {
     }));
     this.#timestamp = (this.#timestamp + SIP_FRAME_SAMPLES) >>> 0;
     this.#stats.sentPackets++;
+  }
+
+  #send(packet: Uint8Array): void {
+    if (!this.#sending) return;
+    // An IPv6 SDP address is answered once its packets come (the socket is IPv4).
+    if (!this.#latched && !sdpAddressUsable(this.#remote.address, "0.0.0.0")) return;
+    this.#o.send(packet, this.#remote);
   }
 
   #later(ms: number, fn: () => void): void {
@@ -396,7 +524,7 @@ export class SipCall {
       const send = () => {
         if (this.#ended) return;
         this.#stats.sentEventPackets++;
-        this.#o.send(buildRtp({
+        this.#send(buildRtp({
           payloadType: pt,
           marker: packet.marker,
           sequence: this.#sequence++,
@@ -414,12 +542,9 @@ export class SipCall {
   }
 
   /** An audio packet into the jitter buffer, by its extended sequence number, arrived `atMs`. */
-  #take(sequence: number, samples: Int16Array, atMs: number | undefined): void {
+  #take(ext: number, samples: Int16Array, atMs: number | undefined): void {
     const now = this.#o.clock.now();
     const at = Math.min(atMs ?? now, now);
-    const ext = this.#highest === undefined
-      ? sequence
-      : this.#highest + sequenceDelta(sequence, this.#highest & 0xffff);
     if (this.#releasedAny && ext < this.#next!) {
       this.#stats.tooLate++;
       return;
@@ -487,6 +612,7 @@ export class SipCall {
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
     if (this.#dtmf) this.#tones(frame, chunk.dueAt);
+    if (this.#over) return; // a key past the bounds
     this.#playedAudio += audioSamples;
     if (frame.arrivedAt !== undefined && this.#fillRun > 0) {
       this.#leadIn = this.#fillRun * SIP_FRAME_MS >= HOLE_MS;
@@ -527,7 +653,8 @@ export class SipCall {
     for (const e of this.#dtmf!.push(frame.samples)) {
       const sample = Math.round((e.atMs * SIP_RATE) / 1000);
       const f = this.#toneFrames.findLast((t) => t.from <= sample) ?? this.#toneFrames[0]!;
-      this.#o.onKey?.(e.key, "tone", f.at + ((sample - f.from) * 1000) / SIP_RATE);
+      this.heardKey(e.key, "tone", f.at + ((sample - f.from) * 1000) / SIP_RATE);
+      if (this.#over) return;
     }
   }
 

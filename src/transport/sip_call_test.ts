@@ -195,7 +195,7 @@ Deno.test("SipCall: a turn of a continuous stream (silence packets from the call
   }
 });
 
-Deno.test("SipCall hears each agent key once; ignores and counts other sources and payload types, then bounds", async () => {
+Deno.test("SipCall hears each agent key once; ignores and counts other sources and payload types; bounds the agent's own, never a third party's", async () => {
   const { clock, call, keys, bounds, vad } = await setup();
   call.begin();
   for (const p of telephoneEventPackets("5")) {
@@ -223,9 +223,15 @@ Deno.test("SipCall hears each agent key once; ignores and counts other sources a
   assert.equal(s.malformed, 1);
   assert.equal(s.receivedPackets, 0);
   assert.deepEqual(bounds, []);
-  for (let i = 0; i < MAX_IGNORED_PACKETS; i++) {
+  // A third party's packets are counted, never the agent's fault.
+  for (let i = 0; i < 2 * MAX_IGNORED_PACKETS; i++) {
     call.receive(audio, { address: "10.0.0.1", port: 1 });
   }
+  assert.deepEqual(bounds, []);
+  assert.equal(call.stats.ignoredSource, 2 + 2 * MAX_IGNORED_PACKETS);
+  // The agent's own that callbench cannot use are bounded.
+  const wrongType = agentPackets(new Int16Array(160), 1, 18)[0]!;
+  for (let i = 0; i < MAX_IGNORED_PACKETS; i++) call.receive(wrongType, AGENT);
   assert.equal(bounds.length, 1);
   assert.match(bounds[0]!, /RTP packets callbench ignores/);
   // Nothing more is taken.
