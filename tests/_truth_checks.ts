@@ -13,10 +13,25 @@ import { type TruthBargeLog, type TruthReplyLog, truthSpeechEdges } from "./_tru
 
 const RATE = 16000;
 
-/** A disagreement: what, where, and by how much (ms). */
+/** A figure against the agent's log: what, and by how much the record errs (ms; NaN: missing). */
 export interface Miss {
   what: string;
   errorMs: number;
+}
+
+/**
+ * The real-clock bound of the truth tests (as `voice_truth_test.ts`'s): the median error
+ * within `p50Ms`, every one within `maxMs`, none missing. On this shared machine one
+ * figure in a call may err by a stall of the thread the agent shares with callbench.
+ */
+export function boundMisses(all: readonly Miss[], p50Ms = 20, maxMs = 40): Miss[] {
+  const missing = all.filter((m) => Number.isNaN(m.errorMs));
+  const sorted = all.filter((m) => !Number.isNaN(m.errorMs)).map((m) => Math.abs(m.errorMs))
+    .sort((a, b) => a - b);
+  const p50 = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  const out = [...missing, ...all.filter((m) => Math.abs(m.errorMs) > maxMs)];
+  if (p50 > p50Ms) out.push({ what: `median error ${p50.toFixed(1)} ms`, errorMs: p50 });
+  return out;
 }
 
 /** The WAV's two channels, apart. */
@@ -42,7 +57,7 @@ function edgesIn(track: Int16Array, fromMs: number, toMs: number) {
 }
 
 /**
- * Every caller utterance the agent heard is in the WAV's caller channel where the agent
+ * Where the WAV puts every caller utterance the agent heard: in the WAV's caller channel where the agent
  * heard it (start and end), and every reply's speech in the agent channel where the agent
  * sent it; `origin` is the `performance.now()` of call time zero. A window of `windowMs`
  * either side (less than the gap between two utterances of one side).
@@ -52,7 +67,6 @@ export function wavMisses(
   origin: number,
   heard: readonly { startAt: number; endAt: number }[],
   replies: readonly TruthReplyLog[],
-  tolMs: number,
   windowMs = 250,
 ): Miss[] {
   const { left, right } = channels(out);
@@ -62,26 +76,22 @@ export function wavMisses(
     const end = h.endAt - origin;
     const e = edgesIn(left, start - windowMs, end + windowMs);
     if (!e) return misses.push({ what: `caller utterance ${i + 1} not in the WAV`, errorMs: NaN });
-    if (Math.abs(e.startMs - start) > tolMs || Math.abs(e.endMs - end) > tolMs) {
-      misses.push({
-        what: `caller utterance ${i + 1}: WAV ${e.startMs.toFixed(0)}-${
-          e.endMs.toFixed(0)
-        } ms, agent heard ${start.toFixed(0)}-${end.toFixed(0)}`,
-        errorMs: Math.max(Math.abs(e.startMs - start), Math.abs(e.endMs - end)),
-      });
-    }
+    misses.push({
+      what: `caller utterance ${i + 1}: WAV ${e.startMs.toFixed(0)}-${
+        e.endMs.toFixed(0)
+      } ms, agent heard ${start.toFixed(0)}-${end.toFixed(0)}`,
+      errorMs: Math.max(Math.abs(e.startMs - start), Math.abs(e.endMs - end)),
+    });
   });
   replies.forEach((r) => {
     if (!(r.speechAt > 0)) return;
     const at = r.speechAt - origin;
     const e = edgesIn(right, at - windowMs, at + windowMs);
     if (!e) return misses.push({ what: `reply ${r.answers} not in the WAV`, errorMs: NaN });
-    if (Math.abs(e.startMs - at) > tolMs) {
-      misses.push({
-        what: `reply ${r.answers}: WAV ${e.startMs.toFixed(0)} ms, sent ${at.toFixed(0)}`,
-        errorMs: Math.abs(e.startMs - at),
-      });
-    }
+    misses.push({
+      what: `reply ${r.answers}: WAV ${e.startMs.toFixed(0)} ms, sent ${at.toFixed(0)}`,
+      errorMs: e.startMs - at,
+    });
   });
   return misses;
 }
@@ -90,7 +100,6 @@ export function wavMisses(
 export function v2vMisses(
   block: AudioBlock,
   replies: readonly TruthReplyLog[],
-  tolMs: number,
 ): Miss[] {
   const answered = replies.filter((r) => r.answers > 0);
   const misses: Miss[] = [];
@@ -104,12 +113,10 @@ export function v2vMisses(
     const r = answered[i];
     if (!r) return;
     const truth = r.speechAt - r.callerEndAt;
-    if (Math.abs(t.v2v_ms - truth) > tolMs) {
-      misses.push({
-        what: `reply ${r.answers}: v2v ${t.v2v_ms} ms, the agent's ${truth.toFixed(1)}`,
-        errorMs: t.v2v_ms - truth,
-      });
-    }
+    misses.push({
+      what: `reply ${r.answers}: v2v ${t.v2v_ms} ms, the agent's ${truth.toFixed(1)}`,
+      errorMs: t.v2v_ms - truth,
+    });
   });
   return misses;
 }
@@ -119,7 +126,6 @@ export function bargeMisses(
   block: AudioBlock,
   produced: readonly TruthBargeLog[],
   origin: number,
-  tolMs: number,
 ): Miss[] {
   const misses: Miss[] = [];
   if (block.barge_ins.length !== produced.length) {
@@ -132,13 +138,11 @@ export function bargeMisses(
     const p = produced[i];
     if (!p) return;
     const onset = p.onsetAt - origin;
-    if (Math.abs(b.at_ms - onset) > tolMs) {
-      misses.push({
-        what: `barge-in ${i + 1}: onset ${b.at_ms} ms, the agent's ${onset.toFixed(1)}`,
-        errorMs: b.at_ms - onset,
-      });
-    }
-    if (Number.isFinite(p.cutAt) && Math.abs(b.yield_ms - p.yieldMs) > tolMs) {
+    misses.push({
+      what: `barge-in ${i + 1}: onset ${b.at_ms} ms, the agent's ${onset.toFixed(1)}`,
+      errorMs: b.at_ms - onset,
+    });
+    if (Number.isFinite(p.cutAt)) {
       misses.push({
         what: `barge-in ${i + 1}: yield ${b.yield_ms} ms, the agent's ${p.yieldMs.toFixed(1)}`,
         errorMs: b.yield_ms - p.yieldMs,
