@@ -137,6 +137,51 @@ Deno.test("layers: no import cycle between folders", () => {
   assert.deepEqual(cycles, []);
 });
 
+/** The import cycles between the files of `src/` (tests and benchmarks aside), each as a path. */
+export function fileCycles(
+  files: readonly string[],
+  read = (f: string) => Deno.readTextFileSync(f),
+): string[] {
+  const edges = new Map(files.map((f) => [
+    f,
+    relativeImports(read(f)).map((s) => resolve(dirname(f), s)).filter((t) => files.includes(t)),
+  ]));
+  const cycles: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (n: string) => {
+    state.set(n, "open");
+    path.push(n);
+    for (const m of [...(edges.get(n) ?? [])].sort()) {
+      if (state.get(m) === "open") {
+        cycles.push([...path.slice(path.indexOf(m)), m].map((f) => relative(SRC, f)).join(" -> "));
+      } else if (!state.has(m)) visit(m);
+    }
+    path.pop();
+    state.set(n, "done");
+  };
+  for (const n of [...edges.keys()].sort()) if (!state.has(n)) visit(n);
+  return cycles;
+}
+
+Deno.test("layers: no import cycle between files of src/ (type-only imports count)", () => {
+  const files = tsFiles(SRC).filter((f) => !/_(test|bench)\.ts$/.test(f));
+  assert.deepEqual(fileCycles(files), []);
+});
+
+Deno.test("layers: fileCycles finds a cycle through a type import and a dynamic one", () => {
+  const f = (n: string) => join(SRC, "x", n);
+  const sources: Record<string, string> = {
+    [f("a.ts")]: `import type { B } from "./b.ts";`,
+    [f("b.ts")]: `const c = await import("./c.ts");`,
+    [f("c.ts")]: `export { a } from "./a.ts";`,
+    [f("d.ts")]: `import { a } from "./a.ts";`,
+  };
+  assert.deepEqual(fileCycles(Object.keys(sources), (p) => sources[p]!), [
+    "x/a.ts -> x/b.ts -> x/c.ts -> x/a.ts",
+  ]);
+});
+
 Deno.test("layers: relativeImports finds static, re-export and dynamic imports, not comments", () => {
   const src = [
     `import { a } from "./a.ts";`,

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import type { CallSetup } from "../src/bridge/call.ts";
 import { type ClientSocket, RemoteParticipant } from "../src/participants/remote.ts";
-import { MAPPINGS, resolveRemote, WIRE_FRAMINGS } from "../src/transport/mapping.ts";
+import { resolveRemote, WIRE_FRAMINGS } from "../src/transport/mapping.ts";
+import { MAPPINGS } from "../src/transport/mappings.ts";
 import { cli } from "./_cli.ts";
 import { echoServer, type LineAct, RecordingLine } from "./_wire.ts";
 

@@ -15,22 +15,22 @@
  *
  * @module
  */
-import { DTMF_KEY_CHARS } from "../dtmf/keys.ts";
 import { clip16, samplesFor } from "./pcm.ts";
 import { ToneBlocks } from "./tone_blocks.ts";
 
 const ROWS = [697, 770, 852, 941] as const;
 const COLS = [1209, 1336, 1477, 1633] as const;
-const KEYS = ["123A", "456B", "789C", "*0#D"] as const;
-
-/** The sixteen DTMF keys. */
-export const DTMF_KEYS: string = DTMF_KEY_CHARS;
+/**
+ * The keypad: the key at each row and column frequency (a layout, not the alphabet, which
+ * is `DTMF_KEY_CHARS`; a test holds the two to the same sixteen keys).
+ */
+export const DTMF_KEYPAD: readonly string[] = ["123A", "456B", "789C", "*0#D"];
 
 /** The row and column frequencies of a key, or undefined for a character that is none. */
 export function dtmfFrequencies(key: string): [number, number] | undefined {
   const k = key.toUpperCase();
   for (let r = 0; r < 4; r++) {
-    const c = KEYS[r]!.indexOf(k);
+    const c = DTMF_KEYPAD[r]!.indexOf(k);
     if (c >= 0 && k.length === 1) return [ROWS[r]!, COLS[c]!];
   }
   return undefined;
@@ -137,7 +137,7 @@ export class DtmfDetector {
     const twist = pr / pc;
     if (twist > 6.31 || twist < 1 / 6.31) return undefined;
     if ((pr + pc) / energy < this.#share) return undefined;
-    return KEYS[row.top]![col.top - 4];
+    return DTMF_KEYPAD[row.top]![col.top - 4];
   }
 
   #block(events: DtmfEvent[], energy: number, start: number): void {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { mulberry32 } from "../random/mulberry32.ts";
 import { fliteSpeech, TEST_SENTENCES, voicedSignal } from "./_test_signals.ts";
-import { detectDtmf, DTMF_KEYS, dtmfFrequencies, dtmfTones } from "./dtmf.ts";
+import { detectDtmf, dtmfFrequencies, dtmfTones } from "./dtmf.ts";
+import { DTMF_KEY_CHARS } from "../dtmf/keys.ts";
 import { mulawDecode, mulawEncode } from "./mulaw.ts";
 import { mixAtSnr } from "./noise.ts";
 import { meanPower } from "./pcm.ts";
@@ -9,7 +10,7 @@ import { resample } from "./resample.ts";
 
 function randomKeys(n: number, seed: number): string {
   const rand = mulberry32(seed);
-  return Array.from({ length: n }, () => DTMF_KEYS[Math.floor(rand() * 16)]).join("");
+  return Array.from({ length: n }, () => DTMF_KEY_CHARS[Math.floor(rand() * 16)]).join("");
 }
 
 /** Noise at `snrDb` below the tones' power while they sound (gaps excluded). */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { speechFromFlags } from "./eval.ts";
+import { speechFromFlags } from "../cli/speech_flags.ts";
 import { speechConfig } from "../speech/speech_options.ts";
 import { InputError } from "../cli/problem.ts";
 

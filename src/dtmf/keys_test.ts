@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { DTMF_KEY, DTMF_KEY_CHARS, DTMF_KEYS, isDtmfKeys } from "./keys.ts";
+import { DTMF_KEY, DTMF_KEY_CHARS, DTMF_KEYS, DTMF_KEYS_TEXT, isDtmfKeys } from "./keys.ts";
+import { DTMF_KEYPAD } from "../audio/dtmf.ts";
 
 Deno.test("the key patterns accept exactly the sixteen keys", () => {
   for (let code = 0; code < 128; code++) {
@@ -9,6 +10,11 @@ Deno.test("the key patterns accept exactly the sixteen keys", () => {
   }
   assert.equal(DTMF_KEY_CHARS.length, 16);
   assert.equal(DTMF_KEYS.source, "^[0-9*#A-D]+$");
+  assert.equal(DTMF_KEYS_TEXT, "0-9, *, #, A-D");
+});
+
+Deno.test("the tone keypad holds exactly the alphabet, each key once", () => {
+  assert.deepEqual([...DTMF_KEYPAD.join("")].sort(), [...DTMF_KEY_CHARS].sort());
 });
 
 Deno.test("isDtmfKeys wants a non-empty string of upper-case keys", () => {

@@ -18,8 +18,8 @@ import type {
   SelfWorldReport,
 } from "../bridge/call.ts";
 import type { Pcm16 } from "../audio/pcm.ts";
+import { MAPPINGS } from "../transport/mappings.ts";
 import {
-  MAPPINGS,
   remoteInfo,
   type RemoteParticipantOptions,
   type ResolvedRemote,

@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { DTMF_KEY } from "../dtmf/keys.ts";
+import { DTMF_KEY, DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import {
   assertPcm,
   AudioPayloadError,
@@ -33,7 +33,7 @@ export const EnvelopeSchema = z.object({
 export type RtviMessage = z.infer<typeof EnvelopeSchema>;
 
 const Voice = z.enum(["MACHINE", "VOICE"]);
-export const DtmfKey = z.string().regex(DTMF_KEY, "a key is one of 0-9 * # A-D");
+export const DtmfKey = z.string().regex(DTMF_KEY, `a key is one of ${DTMF_KEYS_TEXT}`);
 
 // ---- client → server -------------------------------------------------------------
 

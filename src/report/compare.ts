@@ -20,7 +20,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ReportedVerdict } from "./summary.ts";
+import type { ReportedVerdict } from "./reported_verdict.ts";
 import { passHatK } from "./pass_hat_k.ts";
 import { bootstrap, type BootstrapOptions, holmBonferroni, mcnemarExact } from "./stats.ts";
 import { firstFailure } from "./failure_notes.ts";

@@ -9,7 +9,7 @@
  */
 import { stateDiffLine } from "../env/state_diff.ts";
 import type { Signal } from "../scenario/scenario.ts";
-import type { ReportedVerdict } from "./summary.ts";
+import type { ReportedVerdict } from "./reported_verdict.ts";
 
 /** One failed signal (or the trial's error) and what shows it. */
 export interface FailureNote {

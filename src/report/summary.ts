@@ -25,6 +25,7 @@ import { interactionAggregate, InteractionAggregateSchema } from "./interaction_
 import { z } from "zod";
 import { Signal, SIGNALS } from "../scenario/scenario.ts";
 import type { Verdict } from "../score/verdict.ts";
+import type { ReportedVerdict } from "./reported_verdict.ts";
 import { ParticipantInfoSchema, UsageSchema } from "../runner/trial_record.ts";
 import { histogram, HistogramSchema, latencyStats, LatencyStatsSchema } from "./latency_stats.ts";
 import { firstFailure } from "./failure_notes.ts";
@@ -266,8 +267,7 @@ export class VerdictSet<V extends Pick<Verdict, "scenario" | "trial" | "seed" | 
   }
 }
 
-/** What `summarize` reads of a verdict (the transcript is not needed). */
-export type ReportedVerdict = Omit<Verdict, "turns"> & { turns?: Verdict["turns"] };
+export type { ReportedVerdict } from "./reported_verdict.ts";
 
 /** How `summarize` builds the report. */
 export interface SummaryOptions {

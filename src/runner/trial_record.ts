@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { DTMF_KEYS_TEXT } from "../dtmf/keys.ts";
 import { ErrorKind, StopReason, TurnSchema } from "../bridge/outcome.ts";
 import { AssertionVerdictSchema } from "../scenario/scenario.ts";
 import { StateDiffSchema } from "../env/state_diff.ts";
@@ -124,7 +125,7 @@ export const TrialRecordSchema = z.object({
   turns: z.array(TurnSchema).describe("the utterances of both sides, in order of start"),
   dtmf: z.array(z.object({
     side: z.enum(["agent", "user"]),
-    keys: z.string().describe("the keys pressed, 0-9 * # A-D"),
+    keys: z.string().describe(`the keys pressed, ${DTMF_KEYS_TEXT}`),
     at_ms: z.number().describe("ms since the call started"),
   })).describe("key presses of both sides, in order"),
   tool_calls: z.array(ToolCallSchema).describe("every tool call of both sides, in order"),

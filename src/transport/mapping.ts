@@ -11,7 +11,8 @@
  * | `twilio`         | `./twilio.ts`  | Twilio Media Streams (callbench plays Twilio's side)   |
  * | `openai-realtime`| `./openai_realtime.ts` | OpenAI Realtime API (callbench is the client)  |
  *
- * A new mapping is a new file and one row of {@link MAPPINGS}. The framing comes from
+ * A new mapping is a new file and one row of `MAPPINGS` (`./mappings.ts`, which alone
+ * imports the mapping files, so that they can import this one). The framing comes from
  * the option (`eval --framing`), else the URL's `?framing=` query, else `json`.
  *
  * @module
@@ -120,14 +121,6 @@ export interface ResolvedRemote extends RemoteParticipantOptions {
 
 /** Builds the participant of one mapping. */
 export type WireMapping = (options: ResolvedRemote) => Participant;
-
-/** Each framing's mapping, loaded on first use. */
-export const MAPPINGS: Record<WireFraming, () => Promise<WireMapping>> = {
-  json: async () => (await import("./rtvi.ts")).rtviMapping,
-  protobuf: async () => (await import("./rtvi.ts")).rtviMapping,
-  twilio: async () => (await import("./twilio.ts")).twilioMapping,
-  "openai-realtime": async () => (await import("./openai_realtime.ts")).realtimeMapping,
-};
 
 /** What every mapping's `WsClient.connect` takes from its options (the rest is its own). */
 export function connectOptions(
