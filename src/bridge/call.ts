@@ -216,7 +216,9 @@ export interface CallLine {
    * `audio` (audio calls): the utterance is this audio as received, placed at its
    * start, instead of a synthesis of `text`. `startMs`: the turn began then (a remote
    * end's text turn, assembled from fragments, starts at its first): its latency
-   * counts to there, and a text call places it there.
+   * counts to there, and a text call places it there. `interrupt`: said over the other
+   * end on purpose (a barge-in the scenario or the caller's behaviour asks for): a
+   * caller that takes turns (`src/participants/turn_taking.ts`) says it at once.
    */
   say(
     text: string,
@@ -226,6 +228,7 @@ export interface CallLine {
       audio?: ReceivedAudio;
       startMs?: CallTime;
       act?: SayAct;
+      interrupt?: boolean;
     },
   ): SaidUtterance | void;
   /**

@@ -11,8 +11,8 @@
  * - `side`: "Hold on, honey, I'm on the phone."-style speech to someone else, 10 dB
  *   lower, 0.6 s before the utterance;
  * - `late`: the answer 2–4 s after the caller would have given it;
- * - `interrupt`: the caller's own barge-in (what it says while the agent speaks is
- *   tagged; the scripted caller's chance comes from this behaviour).
+ * - `interrupt`: the caller's own barge-in (what it says over the agent on purpose,
+ *   `say`'s `interrupt`, is tagged; the scripted caller's chance comes from this behaviour).
  *
  * Each is said with its `SayAct`, so the bridge records it as a caller event with its
  * times. Every chance is drawn whether or not it is used, so one behaviour's rate does
@@ -30,6 +30,7 @@ import type {
 } from "../bridge/call.ts";
 import { mulberry32 } from "../random/mulberry32.ts";
 import type { SaidUtterance } from "../speech/utterance.ts";
+import { LaterSaid } from "./later_said.ts";
 import { behaviourConfig, type CallerBehaviour } from "../speech/behaviour.ts";
 
 /** What the caller says for each behaviour (one picked per time, seeded). */
@@ -48,38 +49,6 @@ export const SIDE_GAIN_DB = -10;
 export const BACKCHANNEL_MIN_MS = 1500;
 /** The gap between side speech and the caller's utterance, ms. */
 export const SIDE_GAP_MS = 600;
-
-/** A said utterance that is said later (after a pause or a late start). */
-class LaterSaid implements SaidUtterance {
-  #said: SaidUtterance | undefined;
-  #settled = false;
-  #waiting: { fn: () => void; cancel: () => void; cancelled: boolean }[] = [];
-
-  get end(): number | undefined {
-    return this.#said?.end;
-  }
-
-  settle(said: SaidUtterance | void): void {
-    this.#settled = true;
-    this.#said = said ?? undefined;
-    for (const w of this.#waiting) {
-      if (w.cancelled) continue;
-      if (said) w.cancel = said.whenOut(w.fn);
-    }
-    this.#waiting = [];
-  }
-
-  whenOut(fn: () => void): () => void {
-    if (this.#said) return this.#said.whenOut(fn);
-    if (this.#settled) return () => {};
-    const w = { fn, cancel: () => {}, cancelled: false };
-    this.#waiting.push(w);
-    return () => {
-      w.cancelled = true;
-      w.cancel();
-    };
-  }
-}
 
 interface Part {
   text: string;
@@ -182,7 +151,9 @@ export class BehavingCaller implements Participant {
       return later;
     }
     if (options?.act || options?.audio) return this.#track(line.say(text, options));
-    if (this.#agentSpeaking) {
+    // A barge-in asked for (the scenario's, or `interrupt`) is the interrupt behaviour;
+    // an answer that merely finds the agent talking waits for its turn (turn_taking.ts).
+    if (options?.interrupt) {
       return this.#track(line.say(text, { ...options, act: { kind: "interrupt" } }));
     }
     const parts = this.#plan(text);
