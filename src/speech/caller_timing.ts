@@ -2,7 +2,7 @@
  * When the caller takes its turn, as plain data: the human gap it leaves after the
  * agent's speech before it answers (seeded per answer from a mean and a spread), and
  * the end-of-turn silence it waits for instead once the agent has started again within
- * a gap (it was not done). `eval --caller-timing gap=250ms±100,eot=600ms` gives them;
+ * a gap (it was not done), written `gap=250ms±100,eot=600ms` (the defaults);
  * `src/participants/turn_taking.ts` keeps them, on the real clock and the simulated one
  * alike.
  *
