@@ -564,7 +564,7 @@ class Call {
     }
     // What the listener hears is known before the words begin (`say` may begin them now).
     const line = this.#spec.speech?.line?.[side];
-    if (said.audio && line && !line.clean) {
+    if (said.audio && line) {
       const pcm = line.apply(said.audio, turn.start_ms);
       this.#heard.set(turn, { pcm, snr_db: line.snrDb[line.snrDb.length - 1] ?? null });
     }

@@ -102,8 +102,8 @@ export function speechConfig(o: SpeechOptions): Record<string, unknown> {
     barge_in: o.barge_in,
     sample_rate: o.sample_rate,
     ...(o.hints && o.hints.length > 0 ? { hints: [...o.hints] } : {}),
-    // A clean line adds nothing, so runs from before lines existed keep their hash.
-    ...(o.line?.text !== undefined && o.line.text !== "clean" ? { line: o.line.text } : {}),
+    // A clean line given sets the speech's level: a configuration of its own.
+    ...(o.line?.text !== undefined ? { line: o.line.text } : {}),
     ...(o.line?.both ? { line_both: true } : {}),
     ...(hasBehaviour(o.behaviour) ? { caller_behaviour: behaviourConfig(o.behaviour) } : {}),
     ...(o.voice_spread ? { voice_spread: o.voice_spread } : {}),
