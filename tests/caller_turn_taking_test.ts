@@ -41,6 +41,8 @@ const EXPECTED: [Turn["speaker"], string][] = [
   ["user", "Please add five."],
   ["agent", FIRST],
   ["agent", SECOND],
+  // What it held back while the agent went on, then its answer to the rest (none is lost).
+  ["user", "Okay."],
   ["user", "No, that's everything. Thank you, goodbye."],
   ["agent", BYE],
 ];
@@ -50,6 +52,7 @@ class ChainingAgent implements Participant {
   readonly info: ParticipantInfo = { kind: "chaining" };
   #line?: CallLine;
   #heard = 0;
+  #cancel = () => {};
 
   start(line: CallLine, _setup: CallSetup): Promise<void> {
     this.#line = line;
@@ -59,9 +62,11 @@ class ChainingAgent implements Participant {
   onEvent(event: CallEvent): void {
     const line = this.#line!;
     if (event.type === "call_start") return void line.say(GREETING);
+    // As the server's VAD: a caller turn ends with 300 ms of its silence.
+    if (event.type === "speech_start") return this.#cancel();
     if (event.type !== "speech") return;
-    const n = ++this.#heard;
-    line.clock.timer(300, () => {
+    this.#cancel = line.clock.timer(300, () => {
+      const n = ++this.#heard;
       if (n === 1) {
         const said = line.say(FIRST);
         said?.whenOut(() => {
@@ -90,6 +95,7 @@ function checkTurns(turns: readonly Turn[], what: string, simulated: boolean): v
   turns.forEach((u, i) => {
     if (u.speaker !== "user" || i === 0) return;
     const before = turns[i - 1]!;
+    if (before.speaker === "user") return; // its own words, back to back
     const gap = u.start_ms - before.end_ms;
     // After the chained response the agent had shown it was not done: the longer silence.
     const least = i === 4 ? t.eot_ms : t.gap_ms - t.gap_spread_ms;

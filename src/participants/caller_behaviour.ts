@@ -4,7 +4,8 @@
  * `src/speech/behaviour.ts` around what that caller says, at seeded points:
  *
  * - `backchannel`: "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into an agent
- *   utterance of 1.5 s or more;
+ *   utterance of 1.5 s or more whose audio callbench plays; into a remote agent's speech,
+ *   whose length is known only when it ends, 0.8–3 s in, if it is still going on;
  * - `filler`: "um" or "uh" inside the caller's utterance (separate utterances back to
  *   back, so the audio has no gap and each one's time is known);
  * - `pause`: an utterance of three words or more split near its middle by 0.5–2 s of silence;
@@ -47,6 +48,9 @@ export const BACKCHANNEL_GAIN_DB = -6;
 export const SIDE_GAIN_DB = -10;
 /** Agent utterances shorter than this get no backchannel, ms. */
 export const BACKCHANNEL_MIN_MS = 1500;
+/** Into a remote agent's speech still going on, a backchannel comes this far in (ms, seeded). */
+export const LIVE_BACKCHANNEL_MS = [800, 3000] as const;
+const LIVE_BACKCHANNEL_SPAN_MS = LIVE_BACKCHANNEL_MS[1] - LIVE_BACKCHANNEL_MS[0];
 /** The gap between side speech and the caller's utterance, ms. */
 export const SIDE_GAP_MS = 600;
 
@@ -68,6 +72,8 @@ export class BehavingCaller implements Participant {
   #agentUtterance = 0;
   /** When the caller's own words queued so far are out (call time). */
   #busyUntil = 0;
+  /** The caller's utterances said whose end is not known yet. */
+  #unknownOut = 0;
   #over = false;
   /** An utterance is being acted out in parts; what the caller says meanwhile is held. */
   #acting = false;
@@ -118,14 +124,20 @@ export class BehavingCaller implements Participant {
     const word = this.#pick(BACKCHANNELS);
     const p = this.#b.backchannel ?? 0;
     const audio = event.audio;
-    if (p <= 0 || roll >= p || !audio) return;
-    const ms = (audio.samples.length / audio.channels / audio.sampleRate) * 1000;
-    if (ms < BACKCHANNEL_MIN_MS) return;
+    if (p <= 0 || roll >= p) return;
+    // Known audio (callbench plays it): a share of its length. A remote agent's speech is
+    // heard as it streams, its length unknown: a seeded point into it, if it goes on.
+    let atMs: number;
+    if (audio) {
+      const ms = (audio.samples.length / audio.channels / audio.sampleRate) * 1000;
+      if (ms < BACKCHANNEL_MIN_MS) return;
+      atMs = ms * into;
+    } else atMs = LIVE_BACKCHANNEL_MS[0] + ((into - 0.3) / 0.4) * LIVE_BACKCHANNEL_SPAN_MS;
     const line = this.#line!;
-    line.clock.timer(ms * into, () => {
+    line.clock.timer(atMs, () => {
       // Only over the same utterance, still going, and not over the caller's own words.
       if (this.#over || !this.#agentSpeaking || this.#agentUtterance !== n) return;
-      if (this.#busyUntil > line.clock.now()) return;
+      if (this.#unknownOut > 0 || this.#busyUntil > line.clock.now()) return;
       this.#track(line.say(word, { act: { kind: "backchannel", gainDb: BACKCHANNEL_GAIN_DB } }));
     });
   }
@@ -133,10 +145,14 @@ export class BehavingCaller implements Participant {
   #track(said: SaidUtterance | void): SaidUtterance | void {
     if (said?.end !== undefined) this.#busyUntil = Math.max(this.#busyUntil, said.end);
     else if (said) {
+      // Its end is not known yet (in synthesis, or waiting for its turn): busy until out.
+      // (Busy "until Infinity" was never lowered again: no backchannel after the first
+      // synthesized utterance.)
+      this.#unknownOut++;
       said.whenOut(() => {
+        this.#unknownOut--;
         this.#busyUntil = Math.max(this.#busyUntil, this.#line!.clock.now());
       });
-      this.#busyUntil = Infinity;
     }
     return said;
   }

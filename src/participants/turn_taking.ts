@@ -11,8 +11,6 @@
  * - Said on purpose over the agent, it speaks at once: a barge-in the scenario or
  *   `interrupt` asks for (`say`'s `interrupt`), a backchannel, the rest of an utterance
  *   after its pause; so is audio a remote caller already said.
- * - An answer it held back is replaced by the caller's answer to what the agent went on
- *   to say, when there is one (a person answers the turn, not its first half).
  *
  * The rule runs on the call's clock: on the simulated clock the same turns in simulated
  * time as on the real one.
@@ -41,16 +39,17 @@ export class TurnTakingCaller implements Participant {
   #rng: () => number = () => 0.5;
   #line?: CallLine;
   #over = false;
-  #agentSpeaking = false;
+  /**
+   * The agent's utterances begun and not yet heard whole: a remote agent's next one may be
+   * heard starting before the one before is handed over (its turn end known late).
+   */
+  #agentOpen = 0;
   /** When the agent's speech last stopped (call time). */
   #agentStoppedAt = -Infinity;
   /** The agent started again within the gap: the next wait is the end-of-turn silence. */
   #heldBack = false;
-  /**
-   * What the caller said that waits for its turn, in order; `stale`: said in answer to
-   * words the agent then went on from (it held back).
-   */
-  #pending: { text: string; options: SayOptions; later: LaterSaid; stale?: boolean }[] = [];
+  /** What the caller said that waits for its turn, in order (all of it is said: none is lost). */
+  #pending: { text: string; options: SayOptions; later: LaterSaid }[] = [];
   /** The gap drawn for the answer pending. */
   #gapMs: number | undefined;
   #cancel: (() => void) | undefined;
@@ -81,24 +80,19 @@ export class TurnTakingCaller implements Participant {
         for (const p of this.#pending.splice(0)) p.later.settle(undefined);
         break;
       case "speech_start":
-        this.#agentSpeaking = true;
+        this.#agentOpen++;
         if (this.#cancel) {
           // The agent goes on: the answer waits for its next stop, and a longer silence.
           this.#cancel();
           this.#cancel = undefined;
           this.#heldBack = true;
-          for (const p of this.#pending) p.stale = true;
         }
         break;
       case "speech": {
-        this.#agentSpeaking = false;
-        this.#agentStoppedAt = this.#line!.clock.now();
+        this.#agentOpen = Math.max(0, this.#agentOpen - 1);
+        if (this.#agentOpen === 0) this.#agentStoppedAt = this.#line!.clock.now();
         this.#inner.onEvent(event);
-        // An answer to what the agent went on to say replaces one to the words before.
-        if (this.#pending.some((p) => !p.stale) && this.#pending.some((p) => p.stale)) {
-          this.#dropStale();
-        }
-        if (this.#pending.length > 0 && !this.#over) this.#schedule();
+        if (this.#pending.length > 0 && !this.#over && this.#agentOpen === 0) this.#schedule();
         return;
       }
     }
@@ -124,7 +118,7 @@ export class TurnTakingCaller implements Participant {
       // Whole milliseconds, as the rest of a simulated call's times are.
       this.#gapMs = Math.round(this.#t.gap_ms + this.#t.gap_spread_ms * (2 * this.#rng() - 1));
     }
-    if (!this.#agentSpeaking && !this.#cancel) this.#schedule();
+    if (this.#agentOpen === 0 && !this.#cancel) this.#schedule();
     return later;
   }
 
@@ -137,17 +131,8 @@ export class TurnTakingCaller implements Participant {
     if (!(due > 0)) return this.#flush();
     this.#cancel = clock.timer(due, () => {
       this.#cancel = undefined;
-      if (!this.#agentSpeaking) this.#flush();
+      if (this.#agentOpen === 0) this.#flush();
     });
-  }
-
-  /** The stale answers go unsaid; whoever waits on one hears it out at once. */
-  #dropStale(): void {
-    const clock = this.#line!.clock;
-    const now = clock.now();
-    const unsaid: SaidUtterance = { end: now, whenOut: (fn) => clock.timer(0, fn) };
-    for (const p of this.#pending.filter((p) => p.stale)) p.later.settle(unsaid);
-    this.#pending = this.#pending.filter((p) => !p.stale);
   }
 
   #flush(): void {
