@@ -141,8 +141,9 @@ for (const framing of ["json", "protobuf", "twilio"] as const) {
         assert.ok(over, `${what}: backchannel at ${b.start_ms} over agent speech`);
         const into = b.start_ms - over.start_ms;
         assert.ok(
-          // From where its audio began on the wire; the caller hears it start a little later.
-          into >= LIVE_BACKCHANNEL_MS[0] - 40 && into <= LIVE_BACKCHANNEL_MS[1] + 200,
+          // From where its audio began on the wire; the caller hears it start when callbench's
+          // receiver does (a few hundred ms later at a load average of 25: 3,521 ms seen).
+          into >= LIVE_BACKCHANNEL_MS[0] - 40 && into <= LIVE_BACKCHANNEL_MS[1] + 700,
           `${what}: ${into} ms into the agent's turn`,
         );
       }
