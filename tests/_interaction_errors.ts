@@ -1,5 +1,5 @@
 /**
- * The errors of `interaction_real_clock_test.ts`, printed: each latency the record gives
+ * The errors of `interaction_realclock_test.ts`, printed: each latency the record gives
  * less what the agent of known behaviour produced by its own log, per agent, framing and
  * run, then the largest and the median of their magnitudes per framing, and the load
  * average. Run with the `test` task's permissions plus `--allow-sys=loadavg`:
@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { call } from "./interaction_real_clock_test.ts";
+import { call } from "./interaction_realclock_test.ts";
 
 const modes = ["perfect", "stops_on_backchannel", "never_yields", "jumps_into_pauses"] as const;
 const framings = (Deno.args[1] ?? "json,protobuf,twilio").split(",") as (

@@ -1,7 +1,7 @@
 /**
  * One call between {@link TruthCaller} and a truth agent (`./_truth_agent.ts`), measured
  * as `eval --audio` measures it, and each agent turn's errors against the agent's own
- * log: for `tests/voice_truth_test.ts` and `deno task bench:voice-truth`.
+ * log: for `tests/voice_truth_realclock_test.ts` and `deno task bench:voice-truth`.
  *
  * @module
  */

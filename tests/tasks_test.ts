@@ -103,15 +103,16 @@ const RUNS: Record<string, (() => Promise<void>) | string> = {
   },
   test: "runs this suite",
   "test:conformance": "run by .ci/run beside this suite",
+  "test:realtime": "run by .ci/run after this suite (it is the real-clock part of it)",
   ok: "runs this suite",
   bench: "Deno.bench over every *_bench.ts: minutes; run by hand",
   "bench:audio": "a benchmark of minutes; run by hand",
   "bench:audio:realtime": "real-time calls for minutes; run by hand",
   "bench:calls": "a benchmark of minutes; run by hand",
   "bench:abuse":
-    "floods for a minute or more; run by hand (each flood is a test in serve_abuse_test.ts)",
+    "floods for a minute or more; run by hand (each flood is a test in serve_abuse_realclock_test.ts)",
   "bench:voice-truth":
-    "real-time calls for minutes; run by hand (tests/voice_truth_test.ts is its short form)",
+    "real-time calls for minutes; run by hand (tests/voice_truth_realclock_test.ts is its short form)",
   "bench:line": "a benchmark of a minute; run by hand",
 };
 

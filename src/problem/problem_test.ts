@@ -93,7 +93,9 @@ Deno.test("closest() answers a 100k-character unknown name at once, and short na
   const t1 = performance.now();
   closest(near, similar);
   const worst = performance.now() - t1;
-  assert.ok(worst < 100, `took ${worst.toFixed(1)} ms`);
+  // About 10 ms idle; the bound leaves room for a loaded 2-core machine, and an unbounded
+  // edit distance over these 5,000 names (some 300 million cells) takes seconds.
+  assert.ok(worst < 1000, `took ${worst.toFixed(1)} ms`);
   const typo = "tau2_telecom__[mms_issue]2l";
   assert.equal(closest(typo, scenarios), "tau2_telecom__[mms_issue]21");
   assert.equal(closest(typo, scenarios), plainClosest(typo, scenarios));
