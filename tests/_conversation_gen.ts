@@ -6,7 +6,7 @@
  * behaviour (its delay D per turn, leading noise or none). {@link runGenerated} holds the
  * call over a wire on the real clock and checks every figure callbench reports that the
  * agent logs (v2v per turn, where the WAV puts every utterance) against the agent's log;
- * a failure names the seed. `tests/voice_truth_generated_test.ts` runs a fixed few seeds,
+ * a failure names the seed. `tests/voice_truth_generated_realclock_test.ts` runs a fixed few seeds,
  * `deno task bench:voice-truth --random N` more.
  *
  * Not yet generated: backchannels, overlaps, 20 s monologues, tool calls and keys (the

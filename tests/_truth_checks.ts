@@ -1,7 +1,7 @@
 /**
  * Checks of a truth call's record against the agent's own log, utterance by utterance:
  * where the stereo WAV puts each caller utterance the agent heard and each reply it sent,
- * and the barge-in onsets it logged. For the truth tests (`voice_truth_repeats_test.ts`,
+ * and the barge-in onsets it logged. For the truth tests (`voice_truth_repeats_realclock_test.ts`,
  * the conversation generator's).
  *
  * @module
