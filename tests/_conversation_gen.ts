@@ -26,7 +26,7 @@ import { mulberry32 } from "../src/random/mulberry32.ts";
 import { RemoteParticipant } from "../src/participants/remote.ts";
 import { SipParticipant } from "../src/transport/sip.ts";
 import type { TtsProvider } from "../src/speech/speech.ts";
-import { startTruthAgent, type TruthReplyLog } from "./_truth_agent.ts";
+import { startTruthAgent } from "./_truth_agent.ts";
 import { startSipAgent } from "./_sip_agent.ts";
 import { truthCall } from "./_truth_call.ts";
 import { type Miss, v2vMisses, wavMisses } from "./_truth_checks.ts";
