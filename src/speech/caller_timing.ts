@@ -12,7 +12,18 @@ import { z } from "zod";
 
 const ms = z.number().min(0).max(60_000);
 
-export const CallerTimingSchema = z.object({
+/** When the caller takes its turn (ms); see the module's description. */
+export interface CallerTiming {
+  /** The mean silence the caller leaves after the agent's speech before it answers. */
+  gap_ms: number;
+  /** Each answer's gap is drawn uniformly within the mean ± this (seeded). */
+  gap_spread_ms: number;
+  /** The end-of-turn silence the caller waits for once the agent started again within a gap. */
+  eot_ms: number;
+}
+
+/** {@link CallerTiming} as data (the run's speech options, a Worker's participant options). */
+export const CallerTimingSchema: z.ZodType<CallerTiming> = z.object({
   gap_ms: ms.describe(
     "The mean silence the caller leaves after the agent's speech before it answers (ms)",
   ),
@@ -26,7 +37,6 @@ export const CallerTimingSchema = z.object({
   message: "the gap's spread is larger than the gap",
   path: ["gap_spread_ms"],
 });
-export type CallerTiming = z.infer<typeof CallerTimingSchema>;
 
 /**
  * A person answers about 200-250 ms after the other stops (in every language measured),
