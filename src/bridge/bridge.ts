@@ -272,7 +272,7 @@ class Call {
    * Audio calls: each placed utterance's number (`speech_start`'s `utterance`), by which
    * the listener's wire reports it sent; never its audio, which repeats share.
    */
-  readonly #numbers = new Map<LineUtterance, number>();
+  readonly #numbers = new Map<Turn, number>();
   readonly #byNumber = new Map<number, LineUtterance>();
   /** Audio calls: when each utterance's audio went out on the listener's wire. */
   readonly #sentAt = new Map<LineUtterance, { at: number; wire?: Pcm16 }>();
@@ -568,11 +568,13 @@ class Call {
       const pcm = line.apply(said.audio, turn.start_ms);
       this.#heard.set(turn, { pcm, snr_db: line.snrDb[line.snrDb.length - 1] ?? null });
     }
+    // Numbered before `say`, which begins it at once on a free line (its `speech_start`
+    // carries the number).
+    const number = this.#numbers.size + 1;
+    if (said.audio) this.#numbers.set(turn, number);
     const placed = this.#speech[side].say(said, turn);
     if (said.audio) {
       this.#placed.push(placed);
-      const number = this.#placed.length;
-      this.#numbers.set(placed, number);
       this.#byNumber.set(number, placed);
     }
     return placed;
@@ -635,7 +637,7 @@ class Call {
       this.#live[side] = false;
       return;
     }
-    const number = this.#numbers.get(u);
+    const number = this.#numbers.get(u.turn);
     this.#deliver(this.#other(side), {
       type: "speech_start",
       at: this.#now(),
