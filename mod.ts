@@ -24,6 +24,38 @@
  */
 
 // The reference-compatible canonical DB hash.
+import type { RecordSchema } from "./src/schema/record_schema.ts";
+import type {
+  JudgeResult,
+  ReferenceAction,
+  Report,
+  RunConcurrency,
+  Scenario,
+  SpeechError,
+  SpeechOptions,
+  TrialKey,
+  TrialRecord,
+  Turn,
+  Verdict,
+} from "./schemas/types.ts";
+import {
+  ReferenceActionSchema as referenceActionSchema,
+  ScenarioSchema as scenarioSchema,
+} from "./src/scenario/scenario.ts";
+import { SpeechOptionsSchema as speechOptionsSchema } from "./src/speech/speech_options.ts";
+import { speechErrorSchema as speechErrorZod } from "./src/speech/speech.ts";
+import {
+  RunConcurrencySchema as runConcurrencySchema,
+  TrialKeySchema as trialKeySchema,
+  TrialRecordSchema as trialRecordSchema,
+  TurnSchema as turnSchema,
+} from "./src/runner/trial_record.ts";
+import {
+  JudgeResultSchema as judgeResultSchema,
+  VerdictSchema as verdictSchema,
+} from "./src/score/verdict.ts";
+import { ReportSchema as reportSchema } from "./src/report/summary.ts";
+
 export { canonicalJson } from "./src/canonical/canonical_json.ts";
 export { dbHash, dbHashOrNull } from "./src/canonical/hash.ts";
 
@@ -31,7 +63,9 @@ export { dbHash, dbHashOrNull } from "./src/canonical/hash.ts";
 export type {
   ActionRecord,
   Db,
+  DiscoverableInfo,
   Domain,
+  DomainFiles,
   InitFunction,
   Predicate,
   Side,
@@ -42,11 +76,14 @@ export type {
   ToolErrorResult,
   ToolOutcome,
 } from "./src/domains/domain.ts";
+export type { HashVariant } from "./src/canonical/hash_variant.ts";
 export { getDomain, registerDomain } from "./src/domains/registry.ts";
 export { endConversationTool } from "./src/domains/common.ts";
 
 // Scenarios and suites.
-export { type Scenario, ScenarioSchema } from "./src/scenario/scenario.ts";
+export type { Scenario } from "./schemas/types.ts";
+/** Checks and parses a scenario (see `Scenario`). */
+export const ScenarioSchema: RecordSchema<Scenario> = scenarioSchema;
 export { DataRoot, openDataRoot } from "./src/scenario/data_root.ts";
 export {
   registerSuite,
@@ -56,7 +93,9 @@ export {
   selectScenarios,
 } from "./src/scenario/suites.ts";
 export type { Gold, LoadOptions, LoadResult, Suite } from "./src/scenario/suite.ts";
-export { type ReferenceAction, ReferenceActionSchema } from "./src/scenario/scenario.ts";
+export type { ReferenceAction } from "./schemas/types.ts";
+/** Checks and parses a reference action. */
+export const ReferenceActionSchema: RecordSchema<ReferenceAction> = referenceActionSchema;
 export type { AssertionVerdict } from "./src/env/environment.ts";
 export {
   InputError,
@@ -109,6 +148,7 @@ export type { ParticipantFactory } from "./src/participants/participant_factory.
 
 // Running, scoring and reporting.
 export {
+  type DroppedLine,
   planTrials,
   type RunOptions,
   type RunSummary,
@@ -117,31 +157,35 @@ export {
 } from "./src/runner/runner.ts";
 export type { CallLimits } from "./src/bridge/bridge.ts";
 export type { ServedTools, ToolsRegistry } from "./src/runner/served_tools.ts";
-export { type SpeechOptions, SpeechOptionsSchema } from "./src/speech/speech_options.ts";
-export {
-  type ErrorKind,
-  type StopReason,
-  type TrialKey,
-  TrialKeySchema,
-  type TrialRecord,
-  TrialRecordSchema,
-  type Turn,
-  TurnSchema,
-} from "./src/runner/trial_record.ts";
+export type { SpeechOptions } from "./schemas/types.ts";
+/** Checks and parses speech options. */
+export const SpeechOptionsSchema: RecordSchema<SpeechOptions> = speechOptionsSchema;
+export type {
+  ErrorKind,
+  RunConcurrency,
+  StopReason,
+  TrialKey,
+  TrialRecord,
+  Turn,
+} from "./schemas/types.ts";
+/** Checks and parses how many trials ran at once, as a record says. */
+export const RunConcurrencySchema: RecordSchema<RunConcurrency> = runConcurrencySchema;
+/** Checks and parses a trial key. */
+export const TrialKeySchema: RecordSchema<TrialKey> = trialKeySchema;
+/** Checks and parses a trial record (a line of `eval`'s output). */
+export const TrialRecordSchema: RecordSchema<TrialRecord> = trialRecordSchema;
+/** Checks and parses a turn. */
+export const TurnSchema: RecordSchema<Turn> = turnSchema;
 export { type ScoreOptions, scoreTrial } from "./src/score/score_trial.ts";
-export {
-  type JudgeResult,
-  JudgeResultSchema,
-  type Verdict,
-  VerdictSchema,
-} from "./src/score/verdict.ts";
-export {
-  type Report,
-  type ReportedVerdict,
-  ReportSchema,
-  summarize,
-  type SummaryOptions,
-} from "./src/report/summary.ts";
+export type { JudgeResult, Verdict } from "./schemas/types.ts";
+/** Checks and parses the judge's result. */
+export const JudgeResultSchema: RecordSchema<JudgeResult> = judgeResultSchema;
+/** Checks and parses a verdict (a line of `score`'s output). */
+export const VerdictSchema: RecordSchema<Verdict> = verdictSchema;
+export type { Report } from "./schemas/types.ts";
+/** Checks and parses a report (`report --format json`). */
+export const ReportSchema: RecordSchema<Report> = reportSchema;
+export { type ReportedVerdict, summarize, type SummaryOptions } from "./src/report/summary.ts";
 export { type MarkdownOptions, renderMarkdown } from "./src/report/markdown.ts";
 export { renderHtml } from "./src/report/html.ts";
 
@@ -163,8 +207,6 @@ export type { ConnectionLimits } from "./src/server/connection_guard.ts";
 
 // Speech providers and the PCM they exchange (a call line's audio names them).
 export {
-  type SpeechError,
-  speechErrorSchema,
   type SpeechProviderInfo,
   type SttProvider,
   type SttRequest,
@@ -174,3 +216,7 @@ export {
   type TtsResult,
 } from "./src/speech/speech.ts";
 export type { Pcm16 } from "./src/audio/pcm.ts";
+export type { SpeechError } from "./schemas/types.ts";
+/** Checks and parses a speech provider's error. */
+export const speechErrorSchema: RecordSchema<SpeechError> = speechErrorZod;
+export type { RecordIssue, RecordParse, RecordSchema } from "./src/schema/record_schema.ts";

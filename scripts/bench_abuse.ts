@@ -1,11 +1,13 @@
 /**
  * The floods of issue #16 against a real `serve` (and some of `scripts/eval_floods.ts`
- * against `eval`), one at a time, on loopback.
+ * against `eval`), one at a time, on loopback, and those of issue #30 in this script's
+ * reach: MCP batches against `serve --tools-server`, a 12-line `eval --line` sweep, and
+ * `eval --resume` into a folder whose trials.jsonl is a link to /dev/zero or a FIFO.
  * For each: the flooded process's RSS growth, a second client's handshake p99 while
  * the flood runs, how long until the flooder was cut off (or its trial ended as
  * `protocol_error`), and how many well-behaved exchanges (or trials) completed beside
  * it. Prints one Markdown table; stops by itself (each flood is bounded to 10 s, the
- * whole run to 5 min).
+ * whole run to 7.5 min).
  *
  *   deno task bench:abuse [--only NAME]
  *
@@ -18,9 +20,11 @@ import { spawnServe } from "../tests/_serve_process.ts";
 import { RawClient } from "../tests/_wire.ts";
 import { EVAL_FLOODS, outcome, runEvalFlood, TRIALS } from "./eval_floods.ts";
 import { health, session } from "./load_server.ts";
+import { PERMS } from "../tests/_cli.ts";
+import { sampleRss } from "../tests/_peak_rss.ts";
 
 const FLOOD_MS = 10_000;
-const DEADLINE_MS = 300_000;
+const DEADLINE_MS = 450_000;
 const root = new URL("../", import.meta.url);
 const only = Deno.args[Deno.args.indexOf("--only") + 1];
 
@@ -58,6 +62,7 @@ async function startServe(): Promise<{ child: Deno.ChildProcess; url: string }> 
     "--agent",
     "noop",
     "--audio",
+    "--tools-server",
   ], { cwd: root });
   if (!url) throw new Error(`serve exited before listening:\n${seen}`);
   return { child, url };
@@ -190,6 +195,48 @@ type ServeFlood = [
   ((url: string) => Promise<string>)?,
 ];
 
+/** A session's MCP endpoint (bot-ready's `tools_server`), on a socket kept open meanwhile. */
+async function toolsEndpoint(url: string): Promise<{ endpoint: string; client: RawClient }> {
+  const client = new RawClient(url);
+  await client.opened;
+  client.send(rtvi("client-ready", { version: "2.1.0" }, "r"));
+  const ready = await client.next((m) => m.type === "bot-ready", 10_000);
+  const endpoint = (ready.data as { tools_server?: { url: string } }).tools_server?.url;
+  if (!endpoint) throw new Error("serve named no tools endpoint");
+  return { endpoint, client };
+}
+
+/** POSTs batches of 100 `tools/list` calls for `FLOOD_MS`: calls answered of those sent. */
+async function mcpBatches(url: string): Promise<{ cutOffMs?: number; how: string }> {
+  const { endpoint, client } = await toolsEndpoint(`${url}?audio=0&session=mcp`);
+  const body = JSON.stringify(
+    Array.from({ length: 100 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" })),
+  );
+  const t0 = performance.now();
+  let posts = 0, answered = 0;
+  const statuses = new Map<number, number>();
+  while (performance.now() - t0 < FLOOD_MS) {
+    const r = await fetch(endpoint, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body,
+    });
+    const reply = await r.text();
+    posts++;
+    statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    if (r.status === 200) answered += (JSON.parse(reply) as unknown[]).length;
+  }
+  client.ws.close();
+  const seconds = (performance.now() - t0) / 1000;
+  const by = [...statuses].map(([k, n]) => `${n}x${k}`).join(", ");
+  return {
+    how: `${answered} of ${posts * 100} calls run in ${seconds.toFixed(0)} s (${by})`,
+  };
+}
+
 const SERVE_FLOODS: ServeFlood[] = [
   ["none (baseline)", () => sleep(3_000).then(() => ({ how: "-" }))],
   ["error frames: 40,000 one-byte `{`", async (url) => {
@@ -260,6 +307,7 @@ const SERVE_FLOODS: ServeFlood[] = [
     const frame = clientFrame(2, encodeTextFrame({ text: "w".repeat(1_000_000) }));
     return await pour(c, frame, 0);
   }],
+  ["MCP batches: 100 calls a POST", mcpBatches],
   ["words: send-text run_immediately:false", async (url) => {
     const c = await ready(`${url}?audio=1`);
     const msg = rtvi("send-text", {
@@ -291,6 +339,85 @@ async function evalRows(): Promise<Row[]> {
   return rows;
 }
 
+/** `cli.ts eval ARGS` with the task's permissions: peak RSS growth, time to exit, what it said. */
+async function evalProcess(args: string[], limitMs = FLOOD_MS): Promise<
+  { code: number; growthMb: number; ms: number; stdout: string; stderr: string }
+> {
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, "cli.ts", "eval", ...args],
+    cwd: root,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const rss = sampleRss(child.pid);
+  // Bounded: a hung eval (a FIFO read forever) is killed after `limitMs`.
+  const kill = setTimeout(() => child.kill("SIGKILL"), limitMs);
+  const out = await child.output();
+  clearTimeout(kill);
+  const r = await rss.stop();
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    growthMb: Math.round(r.peakMb - r.firstMb),
+    ms: Math.round(performance.now() - t0),
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+  };
+}
+
+/** The eval rows of issue #30: a 12-line sweep, and --resume into a /dev/zero link and a FIFO. */
+async function outFolderRows(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const lines = ["clean", ...Array.from({ length: 11 }, (_, i) => `loss@${i + 1}%`)];
+  const sweepArgs = ["--domain", "eva_airline", "--agent", "oracle", "--audio", "--trials", "1"];
+  if (!only || "12-line sweep".startsWith(only)) {
+    const m = await evalProcess([...sweepArgs, "--line", lines.join(",")], 90_000);
+    const records = m.stdout.trim().split("\n").filter(Boolean).length;
+    rows.push({
+      flood: "12-line sweep (clean + loss@1..11%)",
+      target: "eval",
+      rssGrowthMb: m.growthMb,
+      cutOffMs: m.ms,
+      cutOffHow: `exit ${m.code} after the run`,
+      others: `${records}/48 records`,
+    });
+  }
+  for (const kind of ["/dev/zero", "FIFO"] as const) {
+    const name = `--resume, trials.jsonl a ${kind === "FIFO" ? "FIFO" : "link to /dev/zero"}`;
+    if (only && !name.startsWith(only)) continue;
+    const dir = await Deno.makeTempDir({ prefix: "callbench-abuse-" });
+    try {
+      const file = `${dir}/trials.jsonl`;
+      if (kind === "FIFO") await new Deno.Command("mkfifo", { args: [file] }).output();
+      else await Deno.symlink("/dev/zero", file);
+      const m = await evalProcess([
+        "--domain",
+        "tau2_retail",
+        "--agent",
+        "oracle",
+        "--out",
+        dir,
+        "--resume",
+      ]);
+      const said = m.stderr.trim().split("\n").at(-1)?.replace(/^.*: (is a [^:]+):.*$/, "$1");
+      rows.push({
+        flood: name,
+        target: "eval",
+        rssGrowthMb: m.growthMb,
+        cutOffMs: m.ms,
+        cutOffHow: `exit ${m.code}: ${said}`,
+        others: "-",
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+  return rows;
+}
+
 async function main(): Promise<number> {
   const deadline = setTimeout(() => {
     console.error(`bench:abuse: over ${DEADLINE_MS / 1000} s, stopping`);
@@ -312,6 +439,7 @@ async function main(): Promise<number> {
     await child.status;
   }
   rows.push(...await evalRows());
+  rows.push(...await outFolderRows());
   clearTimeout(deadline);
   console.log(`load average at the end: ${Deno.loadavg().join(" ")}\n`);
   console.log(

@@ -66,8 +66,16 @@ export interface FakeRealtimeOptions {
   replyDelayMs?: number;
   /** Silence at the start of each spoken response (default 120 ms). */
   leadSilenceMs?: number;
-  /** Close the socket after the first audio delta of this spoken response (0-based). */
+  /** Close the socket after the first audio delta of this spoken response (0-based)... */
   closeInResponse?: number;
+  /** ...or once this much of its audio has gone out, ms. */
+  closeAfterMs?: number;
+  /** Each audio delta's length, ms (default 100). */
+  deltaMs?: number;
+  /** Hears the caller cut in (`speech_started`) and goes on sending the response's audio. */
+  neverYields?: boolean;
+  /** Never closes a spoken response with `response.done`. */
+  noDone?: boolean;
   /** Send this raw text after session.updated. */
   garbage?: string;
   /** After session.updated, send a non-fatal `error` event and a `rate_limits.updated`. */
@@ -97,6 +105,14 @@ export interface FakeRealtimeLog {
    * no more audio of that response.
    */
   producedYieldMs: number[];
+  /**
+   * Per cut-in while it spoke: how much of the item the caller had heard when it sent
+   * `speech_started` (each delta playing from when it went out, or when the one before
+   * it ended), ms: what `conversation.item.truncate` should say, within a chunk.
+   */
+  producedHeardMs: number[];
+  /** Per spoken response: when its first delta went out (this process's clock). */
+  firstDeltaAt: number[];
   /** `mcp`: the tools it listed, what each call returned, and a forged token's HTTP status. */
   mcp: { listed: string[]; results: unknown[]; forgedStatus?: number };
   responses: number;
@@ -122,6 +138,8 @@ export function fakeRealtime(options: FakeRealtimeOptions) {
     producedV2vMs: [],
     callerTurns: 0,
     producedYieldMs: [],
+    producedHeardMs: [],
+    firstDeltaAt: [],
     mcp: { listed: [], results: [] },
     responses: 0,
   };
@@ -210,6 +228,24 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
   let queue: (() => Promise<void>)[] = [];
   let cancelled = false;
   let responding = false;
+  /** The spoken response being sent: when its first delta went out, and the audio sent. */
+  let sending: { firstAt: number; sentMs: number; plays: { at: number; ms: number }[] } | undefined;
+  /**
+   * How much of the response a listener had heard by `now`: each delta plays from when it
+   * went out or when the one before it ends, whichever is later.
+   */
+  const heardBy = (now: number) => {
+    let heard = 0;
+    let end = -Infinity;
+    for (const p of sending?.plays ?? []) {
+      const at = Math.max(p.at, end);
+      end = at + p.ms;
+      heard += Math.min(Math.max(now - at, 0), p.ms);
+    }
+    return heard;
+  };
+  /** The spoken response now being sent (a later one supersedes it: one speaks at a time). */
+  let current = 0;
   /** `mcp`: the session's MCP client, once connected. */
   let mcpClient: Promise<Client> | undefined;
   const mcpCall = async (c: FakeToolCall) => {
@@ -243,6 +279,7 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
     const id = `resp_${++log.responses}`;
     const index = spoken++;
     const item = `item_${id}`;
+    const mine = ++current;
     responding = true;
     cancelled = false;
     send({ type: "response.created", response: { id, status: "in_progress" } });
@@ -250,23 +287,30 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
     const ms = s.ms ?? Math.max(600, s.say.length * 60);
     const audio = new Int16Array(((lead + ms) * rate) / 1000);
     audio.set(voicedSignal(rate, ms, 11 + index), (lead * rate) / 1000);
-    const deltaMs = 100;
+    const deltaMs = o.deltaMs ?? 100;
     const per = (deltaMs * rate) / 1000;
     const speed = o.speed ?? 1;
     const start = performance.now();
     if (!o.silent) {
       for (let at = 0, k = 0; at < audio.length; at += per, k++) {
-        if (cancelled || ws.readyState !== WebSocket.OPEN) break;
+        if (cancelled || mine !== current || ws.readyState !== WebSocket.OPEN) break;
         // Paced at `speed` times real time from the first delta.
         const due = start + (k * deltaMs) / speed;
         const wait = due - performance.now();
         if (Number.isFinite(speed) && wait > 0) await new Promise((r) => setTimeout(r, wait));
-        if (cancelled) break;
+        if (cancelled || mine !== current) break;
         const chunk = audio.subarray(at, at + per);
         if (k === 0 && callerEndAt !== undefined) {
           log.producedV2vMs.push(performance.now() + lead - callerEndAt);
           callerEndAt = undefined;
         }
+        if (k === 0) {
+          sending = { firstAt: performance.now(), sentMs: 0, plays: [] };
+          log.firstDeltaAt.push(sending.firstAt);
+        }
+        const sent = sending!;
+        sent.sentMs += (chunk.length * 1000) / rate;
+        sent.plays.push({ at: performance.now(), ms: (chunk.length * 1000) / rate });
         send({
           type: "response.output_audio.delta",
           response_id: id,
@@ -275,13 +319,19 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
           content_index: 0,
           delta: (format === "pcm16" ? pcm16ToBytes(chunk) : mulawEncode(chunk)).toBase64(),
         });
-        if (k === 0 && o.closeInResponse === index) {
+        if (o.closeInResponse === index && sent.sentMs >= (o.closeAfterMs ?? 0)) {
           ws.close(1011, "server went away");
           return;
         }
       }
     }
+    if (mine !== current) {
+      send({ type: "response.done", response: { id, status: "cancelled", usage: FAKE_USAGE } });
+      return;
+    }
     responding = false;
+    sending = undefined;
+    if (o.noDone) return;
     if (cancelled) {
       send({ type: "response.done", response: { id, status: "cancelled", usage: FAKE_USAGE } });
       return;
@@ -365,8 +415,10 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
       if (e.type === "start") {
         send({ type: "input_audio_buffer.speech_started", audio_start_ms: e.atMs, item_id: "u" });
         if (responding) {
-          cancelled = true;
-          log.producedYieldMs.push(performance.now() - utterance.atMs);
+          if (!o.neverYields) cancelled = true;
+          const now = performance.now();
+          log.producedYieldMs.push(now - utterance.atMs);
+          if (sending) log.producedHeardMs.push(heardBy(now));
         }
       } else {
         send({ type: "input_audio_buffer.speech_stopped", audio_end_ms: e.atMs, item_id: "u" });

@@ -42,6 +42,8 @@ export interface FloodOptions {
   frameMs?: number;
   /** `fatal_kind`: the kind the bot claims (default `agent_unauthorized`). */
   kind?: string;
+  /** `fatal_kind`: the error's text (default "the caller is not allowed here"). */
+  errorText?: string;
 }
 
 /** A running flood agent. */
@@ -134,7 +136,7 @@ function rtviFrames(
       return {
         frame: () =>
           msg("error", {
-            error: "the caller is not allowed here",
+            error: o.errorText ?? "the caller is not allowed here",
             fatal: true,
             kind: o.kind ?? "agent_unauthorized",
           }),

@@ -9,7 +9,9 @@
  * It sends BYE `byeAfter` replies in, once that reply has played.
  *
  * Its audio goes out in 20 ms RTP packets on its own real-time grid (setTimeout), only
- * while it speaks. Timing is by `performance.now()` (the same clock as callbench's
+ * while it speaks; `continuous`: all the time from the call's start, as phone endpoints
+ * send it, digital silence between its utterances (each utterance on its own grid from
+ * its speech, the silence's grid going on from its end). Timing is by `performance.now()` (the same clock as callbench's
  * real clock), and every reply is logged as a `TruthReplyLog`.
  *
  * Misbehaviours for the bad-input tests: `garbage` (answers the INVITE with bytes that
@@ -69,6 +71,8 @@ export interface SipAgentOptions {
    * meanwhile go out first, as a sender on a thread of its own would send them on time.
    */
   stallAfterFirstFrame?: (answers: number) => number;
+  /** Sends RTP all the time: silence packets between its utterances. */
+  continuous?: boolean;
 }
 
 export interface SipAgentSession {
@@ -77,6 +81,8 @@ export interface SipAgentSession {
   replies: TruthReplyLog[];
   /** Keys heard from callbench as telephone-events. */
   keysHeard: string[];
+  /** Its own keys: when each press's first packet (its tone's first frame) went out. */
+  keysSent: { key: string; at: number }[];
   /** Caller utterances heard (ends by the energy definition, performance.now()). */
   heard: { startAt: number; endAt: number }[];
   packetsIn: number;
@@ -200,6 +206,7 @@ export async function startSipAgent(options: SipAgentOptions) {
         ...(answer.media ? { media: answer.media } : {}),
         replies: [],
         keysHeard: [],
+        keysSent: [],
         heard: [],
         packetsIn: 0,
         packetsOut: 0,
@@ -300,6 +307,25 @@ function runMedia(
     (other ?? rtp).send(packet, media.remotePort, media.remoteAddress);
   };
   let replies = 0;
+  /** Utterances (replies, in-band keys) being sent: no silence packet goes out meanwhile. */
+  let speaking = 0;
+  /** `continuous`: the silence grid's next slot. */
+  let silenceAt = performance.now();
+  const silent = new Uint8Array(160).fill(pcma ? 0xd5 : 0xff);
+  const silenceTick = () => {
+    while (silenceAt <= performance.now()) {
+      if (speaking === 0) {
+        out(concat(rtpHeader(pt, seq++, ts, ssrc, session.packetsOut === 0), silent));
+        ts += 160;
+      }
+      silenceAt += 20;
+    }
+    at(silenceAt, silenceTick);
+  };
+  /** An utterance ends at `endAt`: the silence grid goes on from there. */
+  const spoke = (endAt: number) => {
+    if (--speaking === 0) silenceAt = endAt;
+  };
   /** Reply audio on a 20 ms grid from `speechAt`, then keys, then maybe BYE. */
   const reply = (answers: number, delayMs: number, callerEndAt: number, keys?: string) => {
     const audio = truthReply(rate, 0, o.speechMs, answers + 1);
@@ -318,14 +344,17 @@ function runMedia(
     const sendFrame = () => {
       const payload = new Uint8Array(160).fill(pcma ? 0xd5 : 0xff);
       payload.set(encode(audio.subarray(k * 160, (k + 1) * 160)));
-      out(concat(rtpHeader(pt, seq++, ts, ssrc, k === 0), payload));
+      out(concat(rtpHeader(pt, seq++, ts, ssrc, k === 0 && !o.continuous), payload));
       ts += 160;
       k++;
     };
     const tick = () => {
       const now = performance.now();
       while (k < frames && speechAt + k * 20 <= now) {
-        if (k === 0) log.firstFrameAt = log.speechAt = performance.now();
+        if (k === 0) {
+          log.firstFrameAt = log.speechAt = performance.now();
+          speaking++;
+        }
         sendFrame();
         const stall = k === 1 ? o.stallAfterFirstFrame?.(answers) ?? 0 : 0;
         if (stall <= 0) continue;
@@ -335,6 +364,7 @@ function runMedia(
       }
       if (k < frames) return at(speechAt + k * 20, tick);
       const done = speechAt + frames * 20;
+      spoke(done);
       if (keys) pressKeys(keys, done + 100);
       if (answers > 0 && o.byeAfter !== undefined && ++replies >= o.byeAfter) {
         at(done + 200 + (keys ? keys.length * 200 : 0), sendBye);
@@ -349,13 +379,19 @@ function runMedia(
       const frames = Math.ceil(tones.length / 160);
       const tick = () => {
         while (k < frames && startAt + k * 20 <= performance.now()) {
+          if (k === 0) speaking++;
+          // Each key's tone begins a 200 ms slot (100 ms of tone, 100 ms of gap).
+          if (k % 10 === 0 && k / 10 < keys.length) {
+            session.keysSent.push({ key: keys[k / 10]!, at: performance.now() });
+          }
           const payload = new Uint8Array(160).fill(pcma ? 0xd5 : 0xff);
           payload.set(encode(tones.subarray(k * 160, (k + 1) * 160)));
           out(concat(rtpHeader(pt, seq++, ts, ssrc), payload));
           ts += 160;
           k++;
         }
-        if (k < frames) at(startAt + k * 20, tick);
+        if (k < frames) return at(startAt + k * 20, tick);
+        spoke(startAt + frames * 20);
       };
       return at(startAt, tick);
     }
@@ -365,11 +401,13 @@ function runMedia(
       const eventTs = ts + i * 1600;
       const ept = media?.telephoneEvent ?? 101;
       for (let j = 0; j < 5; j++) {
-        at(t0 + j * 20, () =>
+        at(t0 + j * 20, () => {
+          if (j === 0) session.keysSent.push({ key, at: performance.now() });
           out(concat(
             rtpHeader(ept, seq++, eventTs, ssrc, j === 0),
             buildTelephoneEvent({ event: code, end: false, volume: 10, duration: (j + 1) * 160 }),
-          )));
+          ));
+        });
       }
       for (let j = 0; j < 3; j++) {
         at(t0 + 100 + j * 20, () =>
@@ -380,6 +418,7 @@ function runMedia(
       }
     });
   };
+  if (o.continuous) silenceTick();
   if (o.greetMs !== undefined) reply(0, o.greetMs, performance.now());
 
   // Hearing: the caller's stream, its zero, its utterances (the truth agent's definition).

@@ -26,3 +26,26 @@ Deno.test("hash: an integer beyond 2^53 is refused, never hashed rounded", async
   const ok = await cli(["hash", file]);
   assert.equal(ok.code, 0, ok.stderr);
 });
+
+Deno.test("hash A B C: each file's hash or its error, in order, then exit 2 (as sha256sum)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-hash-" });
+  const [a, b, c, d] = ["a", "b", "c", "d"].map((n) => join(dir, `${n}.json`)) as [
+    string,
+    string,
+    string,
+    string,
+  ];
+  Deno.writeTextFileSync(a, '{"x": 1}');
+  Deno.writeTextFileSync(b, '{"points": 12345678901234567890}');
+  Deno.writeTextFileSync(c, '{"y": 2}');
+  const r = await cli(["hash", a, b, c, d]);
+  assert.equal(r.code, 2, r.stderr);
+  const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(out.map((o) => o.input), [a, c]);
+  const one = await cli(["hash", c]);
+  assert.equal(out[1].sha256, JSON.parse(one.stdout).sha256);
+  const errors = r.stderr.trim().split("\n");
+  assert.equal(errors.length, 2, r.stderr);
+  assert.match(errors[0]!, new RegExp(`^${b}: cannot hash: the integer`));
+  assert.match(errors[1]!, new RegExp(`^${d}: cannot read`));
+});

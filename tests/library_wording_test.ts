@@ -22,6 +22,21 @@ const FORBIDDEN = /(?<![\w-])--[a-z]|\b(?:CALLBENCH_[A-Z_]+|EVAL_DATA_ROOT|OPENA
 /** Literals that may name a flag or a variable: file (under `src/`), a part of it, why. */
 const ALLOWED: readonly { file: string; includes: string; reason: string }[] = [
   {
+    file: "speech/tts_espeak.ts",
+    includes: "--voices",
+    reason: "an argument of the espeak-ng program, not a flag of ours",
+  },
+  {
+    file: "speech/tts_espeak.ts",
+    includes: "--stdout",
+    reason: "an argument of the espeak-ng program, not a flag of ours",
+  },
+  {
+    file: "speech/tts_espeak.ts",
+    includes: "--allow-run=",
+    reason: "the Deno permission the run lacks, which no flag of ours grants",
+  },
+  {
     file: "llm/model_settings.ts",
     includes: "CALLBENCH_AGENT_MODEL",
     reason: "the names of the variables modelSettings reads are data, not wording",
@@ -40,6 +55,11 @@ const ALLOWED: readonly { file: string; includes: string; reason: string }[] = [
     file: "llm/model_settings.ts",
     includes: "OPENAI_API_KEY",
     reason: "the default key variable's name is data, not wording",
+  },
+  {
+    file: "domains/tau2_banking_knowledge/variants.ts",
+    includes: "OPENAI_API_KEY",
+    reason: "the variable the openai dense variants' key is read from (the reference's) is data",
   },
   {
     file: "speech/speech_options.ts",

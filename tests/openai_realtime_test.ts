@@ -8,15 +8,11 @@
  * an event of no known type.
  */
 import assert from "node:assert/strict";
-import type { CallSetup } from "../src/bridge/call.ts";
-import { pcm16 } from "../src/audio/pcm.ts";
-import { voicedSignal } from "../src/audio/_test_signals.ts";
 import { DEFAULT_LIMITS, runCall } from "../src/bridge/bridge.ts";
 import { RealClock } from "../src/clock/clock.ts";
 import { Environment } from "../src/env/environment.ts";
 import { RemoteParticipant } from "../src/participants/remote.ts";
 import { BARGE_IN_TEXT, ScriptedUser } from "../src/participants/scripted_user.ts";
-import type { TtsProvider } from "../src/speech/speech.ts";
 import { counterDomain } from "../src/testing/counter_domain.ts";
 import { toolSpecs } from "../src/bridge/tool_specs.ts";
 import { BUNDLED_DATA_ROOT, DataRoot } from "../src/scenario/data_root.ts";
@@ -24,67 +20,8 @@ import { selectScenarios } from "../src/scenario/suites.ts";
 import { transcriptName } from "../src/runner/runner.ts";
 import { measureAudio } from "../src/runner/audio_metrics.ts";
 import { cli } from "./_cli.ts";
-import { FAKE_USAGE, fakeRealtime, type FakeRealtimeOptions } from "./_fake_realtime.ts";
-
-/** A TTS stand-in: speech-like audio at 16 kHz, 50 ms a character. */
-const fakeTts: TtsProvider = {
-  info: { provider: "fake", sampleRate: 16000 },
-  synthesize: ({ text }) =>
-    Promise.resolve({ ok: true, audio: pcm16(voicedSignal(16000, text.length * 50, 3), 16000) }),
-  close: () => Promise.resolve(),
-};
-
-const KEY = "sk-test-0123456789";
-
-function setup(): CallSetup {
-  return {
-    side: "agent",
-    scenario: "test_counter__add_five",
-    domain: "test_counter",
-    prompt: "You keep a counter.",
-    tools: toolSpecs(counterDomain, "agent", []),
-    seed: "5eed",
-  };
-}
-
-/** One call through the bridge: the scripted caller against the fake realtime model. */
-async function call(
-  options: FakeRealtimeOptions,
-  extra: { maxDurationMs?: number; bargeIns?: { agentUtterance: number; atMs: number }[] } = {},
-) {
-  const server = fakeRealtime({ key: KEY, ...options });
-  const env = new Environment(counterDomain, { db: { count: 0 }, user_db: { pressed: [] } }, {
-    today: "2024-05-15",
-    seed: "s",
-  });
-  const remote = new RemoteParticipant({
-    url: server.url,
-    framing: "openai-realtime",
-    apiKey: KEY,
-  });
-  try {
-    const out = await runCall({
-      env,
-      agent: remote,
-      user: new ScriptedUser({
-        opening: "Please add five.",
-        hangUpAfterMs: 1500,
-        ...(extra.bargeIns ? { bargeIns: extra.bargeIns } : {}),
-      }),
-      agentSetup: setup(),
-      userSetup: { ...setup(), side: "user", tools: [] },
-      clock: new RealClock(),
-      limits: { ...DEFAULT_LIMITS, maxDurationMs: extra.maxDurationMs ?? 15_000, silenceMs: 4000 },
-      firstSpeaker: "user",
-      timedSpeech: true,
-      speech: { tts: fakeTts },
-    });
-    return { out, server, env, info: remote.info };
-  } finally {
-    await remote.close();
-    await server.stop();
-  }
-}
+import { FAKE_USAGE, fakeRealtime } from "./_fake_realtime.ts";
+import { call, fakeTts, KEY, setup } from "./_realtime_call.ts";
 
 Deno.test("openai-realtime: a call with a realtime model: session, caller audio, its audio and words, tools in our world, end_conversation, usage", async () => {
   const { out, server, env, info } = await call({
@@ -273,10 +210,37 @@ Deno.test("openai-realtime: a tool that was not offered gets unknown_tool as its
   assert.equal(out.stopReason, "agent_end");
 });
 
-Deno.test("openai-realtime: the server closing the socket mid-response is agent_disconnected", async () => {
-  const { out } = await call({ closeInResponse: 0, script: [{ say: "I am about to vanish." }] });
+Deno.test("openai-realtime: the server closing the socket mid-response is agent_disconnected, and what the caller heard of the response is a turn", async () => {
+  const { out } = await call({
+    closeInResponse: 0,
+    closeAfterMs: 1000,
+    script: [{ say: "I am about to vanish.", ms: 4000 }],
+  });
   assert.equal(out.error?.kind, "agent_disconnected");
   assert.match(out.error!.message, /closed the connection \(code 1011/);
+  const heard = out.audio!.filter((a) => a.side === "agent");
+  assert.equal(heard.length, 1, JSON.stringify(out.turns));
+  // 1 s went out in real time; the close came as it did, so about 1 s had played.
+  const ms = heard[0]!.utterance.durationMs;
+  assert.ok(ms >= 850 && ms <= 1150, `${ms} ms heard`);
+  assert.equal(out.turns.filter((t) => t.speaker === "agent").length, 1);
+});
+
+Deno.test("openai-realtime: a response that never gets response.done is a turn (what the caller heard), and a reply longer than the silence bound is not silence", async () => {
+  const { out } = await call({
+    noDone: true,
+    script: [
+      { say: "This reply plays for longer than the call's silence bound.", ms: 5500 },
+      { say: "Bye.", ms: 1000 },
+    ],
+  }, { maxDurationMs: 25_000 });
+  const agent = out.audio!.filter((a) => a.side === "agent");
+  assert.ok(agent.length >= 1, `${JSON.stringify(out.turns)} ${out.stopReason}`);
+  // 120 ms of lead silence, then 5.5 s: all heard, though the 4 s silence bound passed.
+  const first = agent[0]!.utterance.durationMs;
+  assert.ok(Math.abs(first - 5620) <= 30, `${first} ms`);
+  assert.equal(out.stopReason, "silence");
+  assert.equal(agent.length, 2, "the caller answered the first, and the second was heard too");
 });
 
 Deno.test("openai-realtime: an event of no known type is a protocol_error naming it", async () => {

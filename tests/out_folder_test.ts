@@ -47,5 +47,5 @@ Deno.test("eval: with stderr not a terminal, plain progress lines say done, fail
   assert.equal(r.code, 0, r.stderr);
   const progress = r.stderr.split("\n").filter((l) => /^eval: \d+\/6 /.test(l));
   assert.ok(progress.length >= 2, r.stderr);
-  assert.match(progress.at(-1)!, /^eval: 6\/6 \(100%\), \d+ failed, [\d.]+\/s$/);
+  assert.match(progress.at(-1)!, /^eval: 6\/6 done \(100%\), \d+ passed, \d+ failed, [\d.]+\/s$/);
 });

@@ -150,7 +150,7 @@ Deno.test("README: compare, report --baseline, explain and tools run as written"
     const lines = block("sh", "deno task -q cli compare").trim().split("\n");
     assert.equal(lines.length, 4);
     const expected = [
-      { code: 1, out: /significant regression/ }, // --fail-on-regression: noop is worse
+      { code: 1, out: /\*\*\d+ regression\(s\)\*\*/ }, // --fail-on-regression: noop is worse
       { code: 0, out: /### Against the baseline v1/ },
       { code: 0, out: /db_state_match: final world differs at \d+ path/ },
       { code: 0, out: /^tau2_retail: \d+ tools/ },
@@ -165,4 +165,27 @@ Deno.test("README: compare, report --baseline, explain and tools run as written"
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("README: each eva scenario it names is a bundled fixture, or the one it names for the benchmark", async () => {
+  const { selectScenarios } = await import("../src/scenario/suites.ts");
+  const fixtures = (await selectScenarios(openDataRoot(), { domains: ["eva_airline"] })).scenarios
+    .map((s) => s.name);
+  const named = new Set(README.match(/eva_airline__\d+_\d+_\d+/g) ?? []);
+  for (const n of named) {
+    // 1_1_2 is where the README says that eva seeds answer to their numbered names.
+    const benchmark = ["eva_airline__1_1_3", "eva_airline__1_1_2"];
+    assert.ok(fixtures.includes(n) || benchmark.includes(n), `${n} is in neither`);
+  }
+  // The README lists the fixtures' eva scenarios as they are.
+  assert.match(
+    README,
+    /The fixtures' eva scenarios \(`eva_airline__1_4_1`,\s+`2_5_1`,\s+`5_3_1`,\s+`7_5_1`\)/,
+  );
+  assert.deepEqual(fixtures, [
+    "eva_airline__1_4_1",
+    "eva_airline__2_5_1",
+    "eva_airline__5_3_1",
+    "eva_airline__7_5_1",
+  ]);
 });

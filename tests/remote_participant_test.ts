@@ -529,7 +529,7 @@ Deno.test("an unreachable agent costs one short back-off, then one attempt per t
 
 // ---- Nagle: the client's sockets must not wait for delayed ACKs ------------------------
 
-Deno.test("frames of 2 KB to 64 KB make a loopback round trip in under 5 ms (median)", async () => {
+Deno.test("frames of 2 KB to 64 KB make a loopback round trip in under 20 ms (median), not Nagle's 40", async () => {
   let replies = 0;
   const bot = fakeBot((socket, data) => {
     if (handshake(socket, data)) return;
@@ -555,8 +555,9 @@ Deno.test("frames of 2 KB to 64 KB make a loopback round trip in under 5 ms (med
       }
       times.sort((a, b) => a - b);
       const median = times[times.length >> 1]!;
-      // Nagle's algorithm against a delayed ACK costs about 40 ms a frame.
-      assert.ok(median < 5, `${size} B: median round trip ${median.toFixed(2)} ms`);
+      // Nagle's algorithm against a delayed ACK costs about 40 ms a frame; without it a
+      // round trip is 1-2 ms idle, and the bound leaves room for a loaded machine.
+      assert.ok(median < 20, `${size} B: median round trip ${median.toFixed(2)} ms`);
     }
   } finally {
     await remote.close();

@@ -52,3 +52,38 @@ Deno.test("cli: a bad trial record exits 2 with one located line and no stack", 
   );
   assert.equal(r.stdout.trimEnd().split("\n").length, 1, "the first record was scored");
 });
+
+Deno.test("cli: score and report with nothing to read exit 2 saying so, so a pipeline that failed upstream fails", async () => {
+  const score = await run(["score"], "");
+  assert.equal(score.code, 2, score.stderr);
+  assert.match(score.stderr, /no trial records on stdin/);
+  const report = await run(["report"], "");
+  assert.equal(report.code, 2, report.stderr);
+  assert.match(report.stderr, /no verdicts on stdin/);
+  assert.equal(report.stdout, "", "no empty summary");
+});
+
+Deno.test("cli: score DIR and report DIR read an eval --out folder", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "callbench-run-" });
+  try {
+    Deno.writeTextFileSync(`${dir}/trials.jsonl`, jsonl(records));
+    const scored = await run(["score", dir], "");
+    assert.equal(scored.code, 0, scored.stderr);
+    assert.equal(scored.stdout.trimEnd().split("\n").length, 4);
+    // report DIR: the folder's trials, scored on the way (no verdicts.jsonl yet).
+    const fromTrials = await run(["report", dir], "");
+    assert.equal(fromTrials.code, 0, fromTrials.stderr);
+    assert.equal(JSON.parse(fromTrials.stdout).configurations[0].overall.success.passed, 3);
+    // With a verdicts.jsonl, report reads that.
+    Deno.writeTextFileSync(`${dir}/verdicts.jsonl`, scored.stdout);
+    const fromVerdicts = await run(["report", dir], "");
+    assert.equal(fromVerdicts.stdout, fromTrials.stdout);
+    // An empty folder: said, exit 2 (not "Is a directory").
+    const empty = await Deno.makeTempDir({ dir });
+    const none = await run(["score", empty], "");
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /the folder holds no trials\.jsonl/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -279,12 +279,17 @@ export class Pacer {
     }
   }
 
-  /** Starts the grid now; the first chunk goes out at once. */
-  start(): void {
+  /**
+   * Starts the grid now (the first chunk goes out at once), or at `atMs`: in the past
+   * (audio that arrived while this thread was busy), the slots since then are due and go
+   * out at once, each with its own `dueAt`; in the future, the first waits for it.
+   */
+  start(atMs?: CallTime): void {
     if (this.#running) return;
     this.#running = true;
-    this.#startAt = this.#clock.now();
-    this.#wallOffset = performance.now() - this.#startAt;
+    const now = this.#clock.now();
+    this.#startAt = atMs ?? now;
+    this.#wallOffset = performance.now() - now;
     this.#next = 0;
     this.#tick();
   }

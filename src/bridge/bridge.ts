@@ -421,7 +421,7 @@ class Call {
         ),
       startedSpeaking: () => this.#startedSpeaking(side),
       stopSpeaking: () => this.#stopSpeaking(side),
-      press: (keys, options) => this.#press(side, keys, options?.inAudio === true),
+      press: (keys, options) => this.#press(side, keys, options?.inAudio === true, options?.atMs),
       beep: () => {
         if (this.#ended) return;
         if (side === "agent") this.#agentActed = true;
@@ -719,18 +719,20 @@ class Call {
     this.#outcome.turns = this.#outcome.turns.filter((t) => !drop.has(t));
   }
 
-  #press(side: Side, keys: string, inAudio = false): void {
+  #press(side: Side, keys: string, inAudio = false, atMs?: number): void {
     if (this.#ended) return;
+    // Keys stamped when they arrived are recorded then (never later than now).
+    const at = Math.min(atMs ?? this.#now(), this.#now());
     if (!isDtmfKeys(keys)) {
       this.#outcome.traces[side].push({ type: "invalid_keys", keys, at_ms: this.#now() });
       return;
     }
     if (side === "agent") this.#agentActed = true;
     this.#armSilence();
-    this.#outcome.dtmf.push({ side, keys, at_ms: this.#now() });
+    this.#outcome.dtmf.push({ side, keys, at_ms: at });
     // Decoded from the speaker's own audio: the tones are already in its recording.
     if (this.#inband() && !inAudio) return this.#pressInBand(side, keys);
-    this.#deliver(this.#other(side), { type: "dtmf", at: this.#now(), keys });
+    this.#deliver(this.#other(side), { type: "dtmf", at, keys });
   }
 
   #inband(): boolean {
@@ -859,6 +861,31 @@ class Call {
       if (ok) this.#press(side, keys as string);
       return Promise.resolve({ ok, result });
     }
+    // A tool with network work to do first (a dense search's embedding) runs after it.
+    if (def?.warm) {
+      // A simulated clock waits for it, as it waits for a participant's own work.
+      const warmed = def.warm(args).catch(() => {});
+      this.#clock.hold?.(warmed);
+      return warmed.then(() =>
+        this.#ended
+          ? {
+            ok: false,
+            result: { status: "error", error_type: "call_ended", message: "The call has ended." },
+          }
+          : this.#runTool(side, name, args, at, def)
+      );
+    }
+    return Promise.resolve(this.#runTool(side, name, args, at, def));
+  }
+
+  /** Runs a tool call on the world and records it (the call was offered and checked). */
+  #runTool(
+    side: Side,
+    name: string,
+    args: unknown,
+    at: number,
+    def: ToolDef | undefined,
+  ): ToolCallReply {
     const r = this.#spec.env.call(side, name, args);
     this.#propagate(r.sync);
     this.#outcome.toolCalls.push({
@@ -876,7 +903,7 @@ class Call {
         r.exit ?? def.effect,
       );
     }
-    return Promise.resolve({ ok: r.ok, result: deliverableResult(r.result) });
+    return { ok: r.ok, result: deliverableResult(r.result) };
   }
 
   /**

@@ -88,6 +88,11 @@ export interface CallSetup {
    * looks the scenario up by name in its own data root refuses a different one.
    */
   scenario_sha256?: string;
+  /**
+   * The scenario's culture, where its suite has several (EVA-Bench's release): a
+   * served participant loads the scenario in that language.
+   */
+  language?: string;
   /** This run's data root, for messages on this side (never sent to a participant). */
   data_root?: string;
   /**
@@ -242,9 +247,10 @@ export interface CallLine {
   /**
    * Press keys (`0-9 * # A-D`). `inAudio`: the keys were decoded from this end's own
    * audio (a remote end's in-band tones, already on the line): they are recorded and
-   * reach the other end at once, and no tone is generated for them.
+   * reach the other end at once, and no tone is generated for them. `atMs`: when they
+   * came (a remote end's keys, stamped on arrival; default now).
    */
-  press(keys: string, options?: { inAudio?: boolean }): void;
+  press(keys: string, options?: { inAudio?: boolean; atMs?: CallTime }): void;
   /** A beep (the voicemail box's). */
   beep(): void;
   /** Call a tool; the harness executes it against the trial's world. */

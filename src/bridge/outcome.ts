@@ -18,7 +18,11 @@ export const ErrorKind = z.enum([
   "stt_error",
 ]);
 /** Why a trial failed: one of the `ErrorKind` values. */
-export type ErrorKind = z.infer<typeof ErrorKind>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+import type { ErrorKind as ErrorKindType } from "../../schemas/types.ts";
+/** The type of {@link ErrorKind}'s values. */
+export type ErrorKind = ErrorKindType;
 
 /** Why the call ended. */
 export const StopReason = z.enum([
@@ -32,7 +36,11 @@ export const StopReason = z.enum([
   "error",
 ]);
 /** Why the call ended: one of the `StopReason` values. */
-export type StopReason = z.infer<typeof StopReason>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+import type { StopReason as StopReasonType } from "../../schemas/types.ts";
+/** The type of {@link StopReason}'s values. */
+export type StopReason = StopReasonType;
 
 /** One utterance, as the listener heard it. */
 export const TurnSchema = z.object({
@@ -50,4 +58,6 @@ export const TurnSchema = z.object({
   ),
 });
 /** One utterance, as the listener heard it (times in ms since the call started). */
-export type Turn = z.infer<typeof TurnSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { Turn } from "../../schemas/types.ts";

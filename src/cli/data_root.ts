@@ -25,7 +25,10 @@ export function openDataRoot(
   if (io.err) tau2GoldCache.onWarning = (file, message) => io.err!(`warning: ${file}: ${message}`);
   const fromEnv = io.env(DATA_ROOT_ENV);
   try {
-    return openDataRootAt(flag ?? (fromEnv || (listed ?? fromEnv)));
+    const path = flag ?? (fromEnv || (listed ?? fromEnv));
+    const root = openDataRootAt(path);
+    if (!path) _bundled.add(root);
+    return root;
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     const via = flag
@@ -42,4 +45,28 @@ export function openDataRoot(
       ),
     );
   }
+}
+
+/** The roots opened as the bundled fixtures because no data root was named. */
+const _bundled = new WeakSet<DataRoot>();
+
+/**
+ * Says once a root (once a command) on stderr that the bundled fixtures are in use, and how many scenarios of
+ * each domain they gave, when `root` is them because no data root was named (`eval`,
+ * `list` and `scaffold` would otherwise run a handful of scenarios without a word).
+ */
+export function sayBundled(
+  root: DataRoot,
+  scenarios: readonly { domain: string }[],
+  io: { err(line: string): void },
+): void {
+  if (!_bundled.has(root)) return;
+  _bundled.delete(root); // once
+  const counts = new Map<string, number>();
+  for (const s of scenarios) counts.set(s.domain, (counts.get(s.domain) ?? 0) + 1);
+  const which = [...counts].map(([d, n]) => `${n} ${d} scenario${n === 1 ? "" : "s"}`).join(", ");
+  io.err(
+    `using the bundled fixtures${which ? `: ${which}` : ""}; --data-root DIR or ` +
+      `${DATA_ROOT_ENV} for the benchmark`,
+  );
 }

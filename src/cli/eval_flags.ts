@@ -23,6 +23,21 @@ export const EVAL_SELECTION_FLAGS = {
     type: "boolean",
     description: "every scenario of the data root (stdin is not read)",
   },
+  retrieval: {
+    type: "string",
+    value: "V",
+    description: "tau2_banking_knowledge: the agent's knowledge-base tools and prompt, as\n" +
+      "the reference's variant V: bm25_grep (default) | bm25 | grep_only | full_kb |\n" +
+      "no_knowledge | golden_retrieval | openai_embeddings[_grep] |\n" +
+      "qwen_embeddings[_grep]; part of the config hash",
+  },
+  "embeddings-url": {
+    type: "string",
+    value: "URL",
+    description: "the dense --retrieval variants: an OpenAI-compatible endpoint (.../v1)\n" +
+      "their documents and queries are embedded with (key: OPENAI_API_KEY, or\n" +
+      "OPENROUTER_API_KEY for qwen); part of the config hash",
+  },
 } as const satisfies FlagTable;
 
 /** Who is on the call. */
@@ -146,6 +161,11 @@ export const RUN_FLAGS = {
       "as many as the machine holds at the pacers' lateness bound, at most C)",
     default: "4",
   },
+  strict: {
+    type: "boolean",
+    description: "with --concurrency C: run exactly C trials at once (no real-time table,\n" +
+      "no lateness gate) or refuse before any call (fewer trials than C, say)",
+  },
   workers: {
     type: "string",
     value: "W",
@@ -210,7 +230,9 @@ export const AUDIO_FLAGS = {
   tts: {
     type: "string",
     value: "P",
-    description: "flite (default, offline) | openai (POST /v1/audio/speech)",
+    description:
+      "flite (default, offline, English) | espeak (espeak-ng, run as a program) | offline (flite\n" +
+      "for English, espeak-ng for other languages) | openai (POST /v1/audio/speech)",
   },
   "tts-model": { type: "string", value: "M", description: "the openai TTS model" },
   "tts-base-url": {

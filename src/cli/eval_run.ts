@@ -8,6 +8,8 @@ import type { Io } from "./io.ts";
 import { progressBar, progressLines } from "./progress.ts";
 import { type RunOptions, type RunSummary, runTrials } from "../runner/runner.ts";
 import { scoreTrial } from "../score/score_trial.ts";
+import { clip, printable } from "../problem/quote.ts";
+import { droppedLinesText } from "./dropped_lines.ts";
 import { closeSpeech, type SpeechOptions } from "../speech/speech_options.ts";
 
 /** One configuration of a run: its label, how it sounds, and its hash. */
@@ -25,6 +27,8 @@ export type SharedRunOptions = Omit<
   | "speech"
   | "append"
   | "onExisting"
+  | "onDropped"
+  | "onConcurrency"
   | "signal"
   | "onRecord"
   | "onProgress"
@@ -35,6 +39,8 @@ export type SharedRunOptions = Omit<
 export interface EvalPlan {
   run: SharedRunOptions;
   configurations: EvalConfiguration[];
+  /** `--concurrency` given: a run of fewer trials at once than asked says so. */
+  concurrencyGiven: boolean;
   /** `--append`: the folder may hold other configurations (a sweep's later lines always may). */
   append: boolean;
   /** A `--line` sweep (resumed, its every line joins the folder). */
@@ -59,7 +65,7 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
   const { configurations, run: shared } = plan;
   const out = shared.out;
   const bar = io.errIsTerminal ? progressBar(io) : undefined;
-  // Not a terminal (CI): plain lines, with how many completed trials fail their score.
+  // Not a terminal (CI): plain lines; both count the trials that fail their score.
   const lines = io.errIsTerminal ? undefined : progressLines(io, "eval");
   let failedTrials = 0;
   let errorTrials = 0;
@@ -99,6 +105,7 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
     : undefined;
   let before = 0;
   let lastDone = 0;
+  const saidConcurrency = new Set<string>();
   const runOne = (c: EvalConfiguration, index: number) =>
     runTrials({
       ...shared,
@@ -111,7 +118,24 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
       ...(shared.resume && !io.outIsTerminal
         ? { onExisting: (line: string) => void emit(line) }
         : {}),
+      ...(out
+        ? {
+          onDropped: (dropped, total) =>
+            io.err(droppedLinesText(join(out, "trials.jsonl"), dropped, total)),
+        }
+        : {}),
       ...(toolsServer ? { toolsServer } : {}),
+      // Said once a run (a sweep's lines would each say the same).
+      onConcurrency: (c) => {
+        // Only a run that asked (the default concurrency over a few trials is no news).
+        if (!plan.concurrencyGiven) return;
+        const said = `eval: running ${c.used} trial(s) at once, not the ${c.requested} asked: ${
+          c.why ?? "fewer"
+        }`;
+        if (saidConcurrency.has(said)) return;
+        saidConcurrency.add(said);
+        io.err(said);
+      },
       signal: stop.signal,
       onRecord: (r) => {
         written++;
@@ -128,17 +152,16 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
       onProgress: (done, total, record) => {
         if (done === 0) toRun = before + total * (configurations.length - index);
         lastDone = done;
-        bar?.(before + done, toRun, record);
-        if (lines) {
-          if (record?.status === "error") errorTrials++;
-          else if (record && scoreTrial(record).is_successful === false) failedTrials++;
-          lines.update({
-            done: before + done,
-            total: toRun,
-            failed: failedTrials,
-            errors: errorTrials,
-          });
-        }
+        if (record?.status === "error") errorTrials++;
+        else if (record && scoreTrial(record).is_successful === false) failedTrials++;
+        const counts = {
+          done: before + done,
+          total: toRun,
+          failed: failedTrials,
+          errors: errorTrials,
+        };
+        bar?.(counts);
+        lines?.update(counts);
       },
     });
   const run = (async () => {
@@ -190,8 +213,8 @@ export async function runEval(plan: EvalPlan, io: Io): Promise<number> {
       (shard ? ` [shard ${shard.index}/${shard.count}]` : ""),
   );
   for (const [kind, { count, message }] of [...errors].sort(([a], [b]) => a < b ? -1 : 1)) {
-    const first = message.length > 300 ? message.slice(0, 297) + "..." : message;
-    io.err(`  ${kind}: ${count} trial(s); first: ${first}`);
+    // The message may quote the agent: bounded, its control bytes written out.
+    io.err(`  ${kind}: ${count} trial(s); first: ${printable(clip(message, 300), true)}`);
   }
   if (!stdoutOpen && out) {
     io.err(`eval: stdout closed during the run; every record is in ${join(out, "trials.jsonl")}`);

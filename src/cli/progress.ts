@@ -4,23 +4,50 @@
  * @module
  */
 import type { Io } from "./io.ts";
-import type { TrialRecord } from "../runner/trial_record.ts";
 
+/**
+ * A terminal's progress bar: `[####......] 12/40 done (30%), 9 passed, 2 failed, 1
+ * error(s), 2.0/s, ETA 14 s`, redrawn in place (the same counts as the plain lines).
+ */
 export function progressBar(
   io: Pick<Io, "err" | "errPartial">,
-): (done: number, total: number, record?: TrialRecord) => void {
-  const started = performance.now();
-  let errors = 0;
-  return (done, total, record) => {
-    if (record?.status === "error") errors++;
+  options: { now?: () => number } = {},
+): (counts: ProgressCounts) => void {
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  return (counts) => {
+    const { done } = counts;
+    const total = counts.total ?? done;
     const width = 30;
     const filled = total === 0 ? width : Math.round((done / total) * width);
-    const rate = done / Math.max(0.001, (performance.now() - started) / 1000);
-    const line = `\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} trials` +
-      `  ${rate.toFixed(1)}/s${errors ? `  ${errors} error(s)` : ""}`;
+    const rate = done / Math.max(0.001, (now() - started) / 1000);
+    const line = `\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ` +
+      progressParts(counts, rate).join(", ");
     if (io.errPartial) io.errPartial(done === total ? line + "\n" : line);
     else if (done === total) io.err(line.slice(1));
   };
+}
+
+/**
+ * The parts of a progress line: `12/40 done (30%)`, then, where failures or errors are
+ * counted, how many passed, failed and erred (so a run of errors never reads as done
+ * well), the rate and the ETA.
+ */
+export function progressParts(counts: ProgressCounts, rate: number): string[] {
+  const { done, total, failed, errors } = counts;
+  const counted = failed !== undefined || errors !== undefined;
+  return [
+    total === undefined
+      ? `${done} done`
+      : `${done}/${total} done (${total === 0 ? 100 : Math.floor((100 * done) / total)}%)`,
+    ...(counted && (failed || errors) ? [`${done - (failed ?? 0) - (errors ?? 0)} passed`] : []),
+    ...(failed ? [`${failed} failed`] : []),
+    ...(errors ? [`${errors} error(s)`] : []),
+    `${rate.toFixed(rate < 10 ? 2 : 1)}/s`,
+    ...(total !== undefined && done < total && done > 0
+      ? [`ETA ${Math.ceil((total - done) / rate)} s`]
+      : []),
+  ];
 }
 
 /** What a progress line reports. */
@@ -47,7 +74,7 @@ export interface ProgressLines {
 /**
  * Progress as plain lines: one every 5% of the total, one at least every
  * `everyMs` (default 10 s) while work is under way, and one at the end, each
- * `LABEL: done/total (P%), F failed, E error(s), R/s, ETA S s`.
+ * `LABEL: done/total done (P%), P passed, F failed, E error(s), R/s, ETA S s`.
  */
 export function progressLines(
   io: Pick<Io, "err">,
@@ -63,20 +90,8 @@ export function progressLines(
   let finished = false;
   const print = () => {
     last = now();
-    const { done, total, failed, errors } = counts;
     const seconds = Math.max(0.001, (last - started) / 1000);
-    const rate = done / seconds;
-    const parts = [
-      total === undefined
-        ? `${done} done`
-        : `${done}/${total} (${total === 0 ? 100 : Math.floor((100 * done) / total)}%)`,
-      ...(failed ? [`${failed} failed`] : []),
-      ...(errors ? [`${errors} error(s)`] : []),
-      `${rate.toFixed(rate < 10 ? 2 : 1)}/s`,
-      ...(total !== undefined && done < total && done > 0
-        ? [`ETA ${Math.ceil((total - done) / rate)} s`]
-        : []),
-    ];
+    const parts = progressParts(counts, counts.done / seconds);
     io.err(`${label}: ${parts.join(", ")}`);
   };
   const interval = options.timer === false ? undefined : setInterval(() => lines.tick(), everyMs);

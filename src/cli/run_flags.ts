@@ -12,6 +12,8 @@ export interface RunFlags {
   concurrency: number;
   /** `--concurrency` given (else the default, which a real-time run may lower). */
   concurrencyGiven: boolean;
+  /** `--strict`: exactly `concurrency` at once, or refuse. */
+  strictConcurrency: boolean;
   workers: number;
   /** `--workers` omitted: used only when the run pays their start-up back. */
   autoWorkers: boolean;
@@ -29,6 +31,7 @@ export function runFromFlags(values: {
   label?: string;
   trials?: string;
   concurrency?: string;
+  strict?: boolean;
   workers?: string;
   shard?: string;
   silence?: string;
@@ -63,12 +66,19 @@ export function runFromFlags(values: {
       message: `expected seconds > 0 (at most ${Math.floor((2 ** 31 - 1) / 1000)})`,
     });
   }
+  if (values.strict && values.concurrency === undefined) {
+    throw new InputError({
+      field: "--strict",
+      message: "needs --concurrency N (the calls to run at once)",
+    });
+  }
   const shard = parseShard(values.shard);
   return {
     ...(label !== undefined ? { label } : {}),
     trials: intFlag("trials", values.trials, Number(EVAL_FLAGS.trials.default)),
     concurrency: intFlag("concurrency", values.concurrency, Number(EVAL_FLAGS.concurrency.default)),
     concurrencyGiven: values.concurrency !== undefined,
+    strictConcurrency: values.strict ?? false,
     workers: intFlag("workers", values.workers, defaultWorkers(), 0),
     autoWorkers: values.workers === undefined,
     ...(shard ? { shard } : {}),

@@ -16,7 +16,7 @@ const ScenarioRef = z.object({
 
 /** The run's selection: flags or files, every scenario (`--all`, a terminal), else stdin's references. */
 export async function selectionFrom(
-  values: { domain?: string[]; scenarios?: string[]; all?: boolean },
+  values: { domain?: string[]; scenarios?: string[]; all?: boolean; language?: string },
   files: string[],
   io: Io,
 ): Promise<Selection & { dataRoot?: string; refs?: RefIdentity[] }> {
@@ -66,5 +66,11 @@ export async function selectionFrom(
       hint: "pass --all to run every scenario, or select with --domain, --scenarios or files",
     });
   }
-  return { scenarios: names, files: [...refFiles], dataRoot: [...roots][0], refs };
+  return {
+    scenarios: names,
+    files: [...refFiles],
+    dataRoot: [...roots][0],
+    refs,
+    ...(flags.language !== undefined ? { language: flags.language } : {}),
+  };
 }

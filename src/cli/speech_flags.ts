@@ -6,6 +6,8 @@ import { FLITE_PERSONAS, isFliteVoice } from "../speech/_flite_wasi.ts";
 import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
 import { parseBehaviour } from "../speech/behaviour.ts";
 import { parseCallerTiming } from "../speech/caller_timing.ts";
+import { MAX_VOICE_NAME_CHARS } from "../speech/user_voice.ts";
+import { quoteInput } from "../problem/quote.ts";
 
 const AUDIO_ONLY = [
   "tts",
@@ -62,9 +64,10 @@ export function speechFromFlags(
   }
   const o = defaultSpeechOptions();
   const tts = values.tts ?? "flite";
-  if (tts !== "flite" && tts !== "openai") {
-    throw new InputError({ field: "--tts", message: "expected flite or openai" });
+  if (tts !== "flite" && tts !== "openai" && tts !== "espeak" && tts !== "offline") {
+    throw new InputError({ field: "--tts", message: "expected flite, espeak, offline or openai" });
   }
+  if (tts === "espeak" || tts === "offline") o.tts = { provider: tts };
   /** `--tts openai` or `--stt openai`: its endpoint (its flag, else OPENAI_BASE_URL) and model. */
   const openai = (flag: "tts" | "stt") => {
     const base = values[`${flag}-base-url`] ?? io.env("OPENAI_BASE_URL");
@@ -84,10 +87,13 @@ export function speechFromFlags(
   for (const [flag, side] of [["agent-voice", "agent"], ["user-voice", "user"]] as const) {
     const v = values[flag];
     if (v === undefined) continue;
-    if (tts === "flite" && !isFliteVoice(v)) {
+    if (v.length > MAX_VOICE_NAME_CHARS) {
+      throw new InputError({ field: `--${flag}`, message: `voice name of ${v.length} characters` });
+    }
+    if ((tts === "flite" || tts === "offline") && !isFliteVoice(v)) {
       throw new InputError({
         field: `--${flag}`,
-        message: `unknown flite voice "${v}"`,
+        message: `unknown flite voice ${quoteInput(v)}`,
         hint: "slt, rms, awb, kal16 or kal, optionally :rate=R (0.5-2) and :pitch=HZ (50-400)",
       });
     }

@@ -14,6 +14,14 @@ import { VerdictWithoutTranscriptSchema } from "../score/verdict.ts";
 import { configurationOf, type ReportedVerdict, VerdictSet } from "../report/summary.ts";
 import { compareRuns, type Comparison } from "../report/compare.ts";
 import {
+  DEFAULT_GATE,
+  DEFAULT_MIN_LATENCY,
+  DEFAULT_MIN_SAMPLES,
+  GATE_KEYS,
+  parseGate,
+  SCENARIO_RULE_MIN_TRIALS,
+} from "../report/compare_gate.ts";
+import {
   metricValue,
   renderComparisonHtml,
   renderComparisonMarkdown,
@@ -34,7 +42,28 @@ const FLAGS = {
   },
   "fail-on-regression": {
     type: "boolean",
-    description: "exit 1 when any figure got significantly worse in B, naming each",
+    description:
+      "exit 1 when the gate finds a regression, naming each (the gate's lines on stderr)",
+  },
+  gate: {
+    type: "string",
+    value: "LIST",
+    description: "the figures the gate checks, each with its minimum effect after a colon\n" +
+      "(success,pass^k,latency.p95:+150ms,interaction.yield_rate:-0.1)",
+    default: DEFAULT_GATE,
+  },
+  "min-latency-delta": {
+    type: "string",
+    value: "D",
+    description: "the minimum worsening of a gated figure in ms that gives none of its own:\n" +
+      "+N ms, +N% of A's value, or both (both must be reached)",
+    default: DEFAULT_MIN_LATENCY,
+  },
+  "min-samples": {
+    type: "string",
+    value: "N",
+    description: "the fewest samples on each side for a figure in ms to be gated",
+    default: String(DEFAULT_MIN_SAMPLES),
   },
   alpha: {
     type: "string",
@@ -52,6 +81,7 @@ const FLAGS = {
 const help = `compare: two runs side by side: what got better, what got worse
 
 Usage: cli.ts compare A B [--in FILE]... [--format json|md|html] [--fail-on-regression]
+                      [--gate LIST] [--min-latency-delta D] [--min-samples N]
                       [--alpha X] [--seed N] [--exclude-errors]
 
 A and B are each a run: a JSON Lines file of verdicts or trial records (records are
@@ -65,10 +95,27 @@ k = 1..K, latency p50/p95 (and, when both have them, the audio figures and the
 interaction metrics: response and yield latency p50, turn-taking score, yield rate,
 agent interruptions per turn, the selectivities; and the line's SNR and frames lost or
 late, which describe the condition, so they get an interval and no test), each as A, B and
-B − A with a 95% interval (paired bootstrap over scenarios, seeded), a p-value (success:
-McNemar's exact test on trials paired by scenario and trial index; the rest: the
-bootstrap's) and its significance after Holm-Bonferroni over every test shown; then
-the scenarios whose success changed, with the first failing signal of each.
+B − A with a 95% interval (paired bootstrap over scenarios, seeded) and a p-value
+(success: McNemar's exact test on trials paired by scenario and trial index; pass^K,
+every trial passed: McNemar's exact test on the scenarios; the rest: the bootstrap's);
+then the scenarios whose success changed, with the first failing signal of each.
+
+The gate (what --fail-on-regression fails on) decides each figure it checks, and says
+why, line by line. A figure regresses when its change is all of: significant (p after
+Holm-Bonferroni over the gated tests at most --alpha), in the worse direction, and at
+least its minimum effect. By default it checks ${DEFAULT_GATE}:
+  success       pooled over trials; any significant drop. Each scenario that passed
+                every trial in A and fails every trial in B, with at least
+                ${SCENARIO_RULE_MIN_TRIALS} trials on each side, is a regression on its own.
+  pass^k        every trial of a scenario passed (k = K); any significant drop
+  latency.p95   at least ${
+  DEFAULT_MIN_LATENCY.replace(",", " and ")
+} of A's p95 (--min-latency-delta), and only
+                where each side has at least ${DEFAULT_MIN_SAMPLES} samples (--min-samples)
+Figures --gate can check:
+${_wrapped(GATE_KEYS.join(", ") + ".", 88, "  ")}
+A minimum effect is written in the figure's unit, signed the way it gets worse:
++150ms, +10% (of A's value), +100ms,+10% (both), -0.1 (a share or a score).
 
 Flags:
 ${flagRows(FLAGS)}`;
@@ -91,6 +138,20 @@ export const command: Command = {
     const alpha = fractionFlag("alpha", values.alpha) ?? Number(FLAGS.alpha.default);
     const seed = intFlag("seed", values.seed, Number(FLAGS.seed.default), 0);
     const exclude = values["exclude-errors"] ?? false;
+    const minSamples = intFlag("min-samples", values["min-samples"], DEFAULT_MIN_SAMPLES, 0);
+    const parsed = parseGate(
+      values.gate ?? DEFAULT_GATE,
+      values["min-latency-delta"] ?? DEFAULT_MIN_LATENCY,
+      minSamples,
+    );
+    if (parsed.problems) {
+      throw new InputError(
+        parsed.problems.map((p) => ({
+          ...p,
+          field: p.field === "min_latency" ? "--min-latency-delta" : "--gate",
+        })),
+      );
+    }
 
     let pool: ReportedVerdict[] | undefined;
     const runs: ReportedVerdict[][] = [];
@@ -140,23 +201,30 @@ export const command: Command = {
       names: [positionals[0]!, positionals[1]!],
       alpha,
       seed,
+      gate: parsed.gate,
     });
     if (format === "json") io.out(JSON.stringify(comparison));
     else if (format === "md") io.out(renderComparisonMarkdown(comparison));
     else io.out(renderComparisonHtml(comparison));
     await io.flush();
 
-    if (values["fail-on-regression"] && comparison.regressions.length > 0) {
-      for (const line of regressionLines(comparison)) io.err(`compare: regression: ${line}`);
-      return 1;
+    if (!values["fail-on-regression"]) return 0;
+    for (const line of comparison.gate.lines) io.err(`compare: gate: ${line}`);
+    if (comparison.regressions.length === 0) {
+      io.err("compare: no regression");
+      return 0;
     }
-    return 0;
+    for (const line of regressionLines(comparison)) io.err(`compare: regression: ${line}`);
+    return 1;
   },
 };
 
-/** Each regression as one line: scope, figure, A → B and the adjusted p. */
+/**
+ * Each regression as one line: a figure's scope, A → B, change and adjusted p; a
+ * scenario's trials passed on each side.
+ */
 export function regressionLines(c: Comparison): string[] {
-  return c.scopes.flatMap((s) =>
+  const figures = c.scopes.flatMap((s) =>
     s.metrics.filter((m) => m.change === "regression").map((m) => {
       const v = (x: number | null) =>
         x === null ? "–" : metricValue(m, x) + (m.unit === "ms" ? " ms" : "");
@@ -165,6 +233,11 @@ export function regressionLines(c: Comparison): string[] {
       } after Holm-Bonferroni)`;
     })
   );
+  const scenarios = c.regressions.filter((r) => r.scenario !== undefined).map((r) => {
+    const f = c.flips.find((x) => x.scenario === r.scenario)!;
+    return `scenario ${r.scenario}: ${f.a.passed}/${f.a.scored} → ${f.b.passed}/${f.b.scored}`;
+  });
+  return [...figures, ...scenarios];
 }
 
 /** Verdicts (trial records scored on the way), the newest of each trial key. */
@@ -174,4 +247,18 @@ async function _read(files: string[], io: Io): Promise<ReportedVerdict[]> {
     set.add(record);
   }
   return set.sorted();
+}
+
+/** `text` wrapped at `width` columns, each line indented by `indent`. */
+function _wrapped(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines.join("\n");
 }

@@ -65,7 +65,7 @@ Deno.test("compare picks two labels out of one file of verdicts", async () => {
     ).join("");
     const io = memoryIo(both);
     equal(await command.main(["oracle", "noop", "--format", "html"], io), 0);
-    ok(io.stdout.join("\n").includes("significant regression"));
+    ok(io.stdout.join("\n").includes("regression(s): "));
     await rejects(command.main(["oracle", "v9"], memoryIo(both)), (e: InputError) => {
       ok(e.message.includes("labels read: noop, oracle"), e.message);
       return true;
@@ -80,6 +80,65 @@ Deno.test("compare picks two labels out of one file of verdicts", async () => {
     const file = join(dir, "both.jsonl");
     Deno.writeTextFileSync(file, both);
     await rejects(command.main([file, file], memoryIo()), /holds 2 configurations/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("compare --help states every threshold of the gate; a bad --gate is an input error naming the flag", async () => {
+  for (
+    const part of [
+      "--gate LIST",
+      "success,pass^k,latency.p95",
+      "+100ms and +10%",
+      "at least 20 samples",
+      "at least\n                2 trials on each side",
+      "interaction.yield_rate",
+      "Holm-Bonferroni over the gated tests",
+    ]
+  ) ok(command.help.includes(part), part);
+  await rejects(command.main(["a", "b", "--gate", "succes"], memoryIo()), (e: InputError) => {
+    equal(e.problems[0]!.field, "--gate");
+    ok(e.message.includes('"succes" is not a figure the gate knows'), e.message);
+    return true;
+  });
+  await rejects(
+    command.main(["a", "b", "--min-latency-delta=-5ms"], memoryIo()),
+    /--min-latency-delta.*points the better way/,
+  );
+});
+
+Deno.test("compare --fail-on-regression explains the gate line by line on stderr; --gate picks what it checks", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const oracle = await run(dir, "oracle");
+    const noop = await run(dir, "noop");
+    const io = memoryIo();
+    equal(await command.main([oracle, noop, "--fail-on-regression", "--format", "md"], io), 1);
+    const gate = io.stderr.filter((l) => l.startsWith("compare: gate: "));
+    ok(
+      gate.some((l) =>
+        /^compare: gate: overall success: 100\.0% → \d+\.\d%: .*: regression$/.test(l)
+      ),
+      gate.join("\n"),
+    );
+    ok(
+      gate.some((l) =>
+        l === "compare: gate: overall latency.p95: not measured in both runs: not gated"
+      ),
+    );
+    ok(
+      io.stderr.includes("compare: regression: scenario eva_airline__1_4_1: 4/4 → 0/4"),
+      io.stderr.join("\n"),
+    );
+    ok(io.stdout.join("\n").includes("### Gate"));
+    // Gating latency alone: the noop's failures are not what it checks.
+    const latency = memoryIo();
+    equal(
+      await command.main([oracle, noop, "--fail-on-regression", "--gate", "latency.p95"], latency),
+      0,
+    );
+    ok(latency.stderr.includes("compare: no regression"), latency.stderr.join("\n"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -6,7 +6,7 @@ import { redactUrl } from "../transport/redact_url.ts";
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { intFlag, parseFlags } from "../cli/args.ts";
-import { openDataRoot } from "../cli/data_root.ts";
+import { openDataRoot, sayBundled } from "../cli/data_root.ts";
 import { selectScenarios } from "../scenario/suites.ts";
 import { participantFactory } from "../participants/registry.ts";
 import { configHash } from "../runner/trial_key.ts";
@@ -28,6 +28,7 @@ import { lineSweep, speechFromFlags } from "../cli/speech_flags.ts";
 import { selectionFrom } from "../cli/scenario_refs.ts";
 import { realTimeRun } from "../cli/realtime_run.ts";
 import { runEval } from "../cli/eval_run.ts";
+import { retrievalFromFlags } from "../cli/retrieval_flag.ts";
 
 export const command: Command = {
   summary: "run trials and print one trial record per line",
@@ -100,8 +101,10 @@ export const command: Command = {
     const selection = await selectionFrom(values, positionals, io);
     // References from `list` carry their data root; a flag or EVAL_DATA_ROOT wins.
     const root = openDataRoot(values["data-root"], io, selection.dataRoot);
+    const retrieval = retrievalFromFlags(values);
     const sel = await selectScenarios(root, selection);
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
+    sayBundled(root, sel.scenarios, io);
     // A reference listed from another data root must not run that root's namesake.
     if (selection.refs) checkIdentities(selection.refs, sel.scenarios, root);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
@@ -130,8 +133,10 @@ export const command: Command = {
         ...(framing !== undefined ? { framing } : {}),
         ...(realtime ? { realtime } : {}),
         ...(l !== undefined ? { label: l } : {}),
+        ...(selection.language !== undefined ? { language: selection.language } : {}),
         ...(agentWorld === "self" ? { agent_world: agentWorld } : {}),
         ...(s ? { speech: speechConfig(s) } : {}),
+        ...(retrieval !== undefined ? { retrieval } : {}),
       });
       return {
         ...(l !== undefined ? { label: l } : {}),
@@ -148,6 +153,7 @@ export const command: Command = {
           ? "twilio"
           : framing ?? urlFraming(participants.agent),
         run.concurrencyGiven ? run.concurrency : undefined,
+        run.strictConcurrency,
       )
       : undefined;
     return await runEval({
@@ -157,7 +163,9 @@ export const command: Command = {
         participants: factory,
         trials: run.trials,
         concurrency: realTime ? realTime.concurrency : run.concurrency,
-        ...(realTime ? { admit: realTime.admit } : {}),
+        ...(realTime?.admit ? { admit: realTime.admit } : {}),
+        ...(realTime?.requested ? { requestedConcurrency: realTime.requested } : {}),
+        ...(run.strictConcurrency ? { strictConcurrency: true } : {}),
         ...(run.workers > 1
           ? {
             workers: {
@@ -177,6 +185,7 @@ export const command: Command = {
       },
       configurations,
       append: values.append ?? false,
+      concurrencyGiven: run.concurrencyGiven,
       sweep: sweep !== undefined,
       ...(values["tools-server"]
         ? {

@@ -4,6 +4,7 @@ import { parseJsonLocated } from "../problem/json_error.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { readVerdicts, recordError } from "../score/read_records.ts";
 import { runFile } from "../cli/run_file.ts";
+import { printable } from "../problem/quote.ts";
 import { type Verdict, VerdictSchema } from "../score/verdict.ts";
 import { trialKeyOf, VerdictSet } from "../report/summary.ts";
 import { failureNotes, signalNote } from "../report/failure_notes.ts";
@@ -94,7 +95,8 @@ export const command: Command = {
           failures: failureNotes(v),
         }));
       } else {
-        for (const line of explanation(v)) io.out(line);
+        // The notes quote the agent and the caller: their control bytes are written out.
+        for (const line of explanation(v)) io.out(printable(line));
       }
     }
     await io.flush();

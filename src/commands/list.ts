@@ -1,7 +1,7 @@
 import type { Command } from "../cli/io.ts";
 import { formatProblem, InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
-import { openDataRoot } from "../cli/data_root.ts";
+import { openDataRoot, sayBundled } from "../cli/data_root.ts";
 import { suiteOf } from "../scenario/scenario.ts";
 import { scenarioSha256 } from "../scenario/identity.ts";
 import { selectScenarios, suiteIds } from "../scenario/suites.ts";
@@ -39,6 +39,7 @@ export const command: Command = {
       expected: false,
     });
     if (sel.fileProblems.length > 0) throw new InputError(sel.fileProblems);
+    sayBundled(root, sel.scenarios, io);
     for (const p of sel.problems) io.err(`warning: ${formatProblem(p)}`);
     if (sel.scenarios.length === 0) io.err(`warning: no scenarios in ${root.path}`);
     for (const s of sel.scenarios) {

@@ -1,4 +1,5 @@
 import type { Command } from "../cli/io.ts";
+import { printable } from "../problem/quote.ts";
 import { InputError } from "../cli/problem.ts";
 import {
   choiceFlag,
@@ -9,7 +10,8 @@ import {
   parseFlags,
 } from "../cli/args.ts";
 import { VerdictSchema, VerdictWithoutTranscriptSchema } from "../score/verdict.ts";
-import { readRecords } from "../score/read_records.ts";
+import { readVerdicts } from "../score/read_records.ts";
+import { nothingRead, runFiles } from "../cli/run_file.ts";
 import {
   configurationOf,
   type Report,
@@ -64,8 +66,10 @@ Usage: cli.ts report [FILE... | -] [--format json|md|html] [--exclude-errors]
                      [--failures-only] [--max-chars N] [--baseline LABEL]
                      [--min-success-rate X]
 
-Reads verdicts (JSON Lines, files or stdin), keeps the last verdict of each trial key
-(scenario, trial, seed, config hash), so "cat shard-*.jsonl | score | report" merges
+Reads verdicts (JSON Lines, files or stdin; an eval --out folder is its verdicts.jsonl,
+else its trials.jsonl, and trial records are scored on the way; nothing read is exit 2),
+keeps the last verdict of each trial key (scenario, trial, seed, config hash), so
+"cat shard-*.jsonl | score | report" merges
 shards and a retried trial's newest verdict wins, and prints: success and task-success rates, per-signal rates, pass^k for
 k = 1..K (K = fewest trials of any scenario) with (c/n)^k and a bootstrap 95% interval
 for pass^1, per suite and overall; agent response latency and time to first token
@@ -99,9 +103,13 @@ export const command: Command = {
 
     const schema = format === "html" ? VerdictSchema : VerdictWithoutTranscriptSchema;
     const set = new VerdictSet<ReportedVerdict>();
-    for await (const { record } of readRecords(positionals, io.stdin, schema, "verdict")) {
-      set.add(record);
+    const files = await runFiles(positionals);
+    let read = 0;
+    for await (const { record } of readVerdicts(files, io.stdin, schema)) {
+      set.add(record as ReportedVerdict);
+      read++;
     }
+    if (read === 0) throw nothingRead("verdicts", files);
     const verdicts = set.sorted();
     const excludeErrors = values["exclude-errors"] ?? false;
     const report = summarize(verdicts, {
@@ -115,11 +123,12 @@ export const command: Command = {
 
     if (format === "json") io.out(JSON.stringify(report));
     else if (format === "md") {
-      io.out(renderMarkdown(report, {
+      // Names and notes may quote a peer: no control byte of theirs reaches a terminal.
+      io.out(printable(renderMarkdown(report, {
         failuresOnly: values["failures-only"] ?? false,
         ...(maxChars > 0 ? { maxChars } : {}),
-      }));
-    } else io.out(renderHtml(report, verdicts));
+      })));
+    } else io.out(printable(renderHtml(report, verdicts)));
     await io.flush();
 
     if (minRate !== undefined) {

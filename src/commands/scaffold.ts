@@ -7,7 +7,7 @@
 import type { Command } from "../cli/io.ts";
 import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { closest, formatProblem, InputError } from "../cli/problem.ts";
-import { openDataRoot } from "../cli/data_root.ts";
+import { openDataRoot, sayBundled } from "../cli/data_root.ts";
 import { SELECTION_FLAGS } from "../cli/selection_flags.ts";
 import { scaffoldFiles, writeScaffold } from "../scenario/scaffold.ts";
 import { allSuites } from "../scenario/suites.ts";
@@ -68,6 +68,7 @@ export const command: Command = {
       throw new InputError({ file: root.path, message: `no ${suite.id} data in this data root` });
     }
     const { scenarios, problems } = await suite.load(root);
+    sayBundled(root, scenarios, io);
     const entries = await writeScaffold(values.out, scaffoldFiles(scenarios, root), {
       force: values.force,
     });

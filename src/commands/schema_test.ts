@@ -5,6 +5,8 @@ import {
   RECORD_SCHEMA_FILES,
   SCHEMA_FILES,
   schemaText,
+  TYPES_FILE,
+  typesText,
   WIRE_INDEX_FILE,
   wireIndexText,
 } from "./schema.ts";
@@ -16,12 +18,16 @@ Deno.test("schema writes one JSON Schema per record type and lists them", async 
     equal(await command.main(["--out", `${dir}/out`], io), 0);
     assertEquals(
       io.stdout.map((l) => JSON.parse(l).file),
-      [...SCHEMA_FILES.map((f) => f.file), WIRE_INDEX_FILE].map((f) => `${dir}/out/${f}`),
+      [...SCHEMA_FILES.map((f) => f.file), WIRE_INDEX_FILE, TYPES_FILE].map((f) =>
+        `${dir}/out/${f}`
+      ),
     );
     const verdict = JSON.parse(await Deno.readTextFile(`${dir}/out/verdict.schema.json`));
     equal(verdict.$schema, "https://json-schema.org/draft/2020-12/schema");
     ok(verdict.required.includes("is_successful"));
     ok(Object.keys(verdict.properties.signals.properties).includes("flow_expectation"));
+    const types = await Deno.readTextFile(`${dir}/out/${TYPES_FILE}`);
+    ok(types.includes("export type TrialRecord = {"), "types.ts declares the trial record");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -44,6 +50,8 @@ Deno.test("the committed schemas are the generated ones", async () => {
     new URL(`../../schemas/${WIRE_INDEX_FILE}`, import.meta.url),
   );
   equal(index, wireIndexText(), `schemas/${WIRE_INDEX_FILE} is stale: run deno task schema`);
+  const types = await Deno.readTextFile(new URL(`../../schemas/${TYPES_FILE}`, import.meta.url));
+  equal(types, typesText(), `schemas/${TYPES_FILE} is stale: run deno task schema`);
   // No file is left over from a message type that is gone.
   const wanted = new Set(SCHEMA_FILES.map((f) => f.file));
   for await (const e of Deno.readDir(new URL("../../schemas/wire/", import.meta.url))) {

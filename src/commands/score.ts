@@ -8,6 +8,7 @@ import { progressLines } from "../cli/progress.ts";
 import { judgedAssertions, type JudgeOptions, judgeTrial, needsJudge } from "../score/judge.ts";
 import { readRecords } from "../score/read_records.ts";
 import { scoreTrial } from "../score/score_trial.ts";
+import { nothingRead, runFiles } from "../cli/run_file.ts";
 
 const FLAGS = {
   "min-agent-turns": {
@@ -59,7 +60,8 @@ Usage: cli.ts score [FILE... | -] [--min-agent-turns N]
                     [--judge-model M --judge-base-url URL [--judge-api-key-env NAME]
                      [--judge-threshold T] [--judge-concurrency C] [--judge-attempts N]]
 
-Reads trial records (JSON Lines, files or stdin) and prints one verdict per record, in
+Reads trial records (JSON Lines, files or stdin; an eval --out folder is its trials.jsonl;
+nothing read is exit 2) and prints one verdict per record, in
 order: every signal, is_successful (strict AND of the scenario's success_signals that
 apply, "N/A" when none does), the breakdown, and the evidence. Without a judge it is
 offline and deterministic: the same records give byte-identical verdicts.
@@ -91,7 +93,8 @@ export const command: Command = {
       values["judge-concurrency"],
       Number(JUDGE_FLAGS["judge-concurrency"].default),
     );
-    const records = readRecords(positionals, io.stdin, TrialRecordSchema, "trial record");
+    const files = await runFiles(positionals, ["trials.jsonl"]);
+    const records = _counted(readRecords(files, io.stdin, TrialRecordSchema, "trial record"));
 
     let unjudged = 0;
     if (judge === undefined) {
@@ -120,6 +123,7 @@ export const command: Command = {
       progress.update({ done: judged, total: judged });
       progress.stop();
     }
+    if (records.count === 0) throw nothingRead("trial records", files);
     if (unjudged > 0) {
       io.err(
         `score: ${unjudged} trial(s) have NL assertions or agent expectations but no judge is ` +
@@ -172,4 +176,18 @@ function judgeOptions(
       Number(JUDGE_FLAGS["judge-attempts"].default),
     ),
   };
+}
+
+/** An iterable of records that counts what it yields. */
+function _counted<T>(items: AsyncIterable<T>): AsyncIterable<T> & { count: number } {
+  const out = {
+    count: 0,
+    async *[Symbol.asyncIterator]() {
+      for await (const item of items) {
+        out.count++;
+        yield item;
+      }
+    },
+  };
+  return out;
 }

@@ -7,6 +7,7 @@
 import type { Command, Io } from "../cli/io.ts";
 import { flagRows, type FlagTable, intFlag, parseFlags } from "../cli/args.ts";
 import { cliError, InputError } from "../cli/problem.ts";
+import { quoteInput } from "../problem/quote.ts";
 import { findKind, kindsOf } from "../participants/kinds.ts";
 import type { DataRoot } from "../scenario/data_root.ts";
 import { openDataRoot } from "../cli/data_root.ts";
@@ -246,7 +247,7 @@ export function audioServing(
   if (values.stt !== undefined && values.stt !== "openai") {
     throw new InputError({
       field: "--stt",
-      message: `unknown STT "${values.stt}"`,
+      message: `unknown STT ${quoteInput(values.stt)}`,
       hint: "openai",
     });
   }
@@ -254,7 +255,7 @@ export function audioServing(
   if (provider === "flite" && voice !== undefined && !isFliteVoice(voice)) {
     throw new InputError({
       field: "--voice",
-      message: `unknown flite voice "${voice}"`,
+      message: `unknown flite voice ${quoteInput(voice)}`,
       hint: Object.keys(FLITE_VOICES).join(", "),
     });
   }
@@ -317,7 +318,7 @@ export function builtinFactory(
   root: DataRoot,
   llm: HostedLlm = {},
   userLlm: HostedLlm = llm,
-  lookUp: (name: string) => Promise<Scenario> = scenarioLookup(root),
+  lookUp: (name: string, language?: string) => Promise<Scenario> = scenarioLookup(root),
 ): HostedParticipantFactory {
   return async (name, setup) => {
     let kind;
@@ -340,7 +341,7 @@ export function builtinFactory(
       if (!setup.scenario) {
         throw new Error(`${name} needs a scenario name (update_system_prompt \`scenario\`)`);
       }
-      scenario = await lookUp(setup.scenario).catch((e) => {
+      scenario = await lookUp(setup.scenario, setup.language).catch((e) => {
         // Name our root without its path: the client names its own.
         if (setup.scenario_sha256 === undefined) throw e;
         throw new Error(
@@ -373,17 +374,20 @@ export function builtinFactory(
 export function scenarioLookup(
   root: DataRoot,
   files: readonly string[] = [],
-): (name: string) => Promise<Scenario> {
+): (name: string, language?: string) => Promise<Scenario> {
   const scenarios = new Map<string, Promise<Scenario>>();
-  return (name: string) => {
-    let found = scenarios.get(name);
+  return (name: string, language?: string) => {
+    // The same name in another culture is another scenario (EVA-Bench's release).
+    const key = language === undefined ? name : `${name}\n${language}`;
+    let found = scenarios.get(key);
     if (!found) {
       found = selectScenarios(root, {
         scenarios: [name],
         ...(files.length ? { files: [...files] } : {}),
+        ...(language !== undefined ? { language } : {}),
       }).then((r) => r.scenarios[0]!);
-      found.catch(() => scenarios.delete(name));
-      scenarios.set(name, found);
+      found.catch(() => scenarios.delete(key));
+      scenarios.set(key, found);
     }
     return found;
   };
@@ -397,7 +401,7 @@ export async function runServe(
     root: DataRoot,
     llm: HostedLlm,
     userLlm: HostedLlm,
-    lookUp: (name: string) => Promise<Scenario>,
+    lookUp: (name: string, language?: string) => Promise<Scenario>,
   ) => HostedParticipantFactory,
   stop: AbortSignal,
 ): Promise<number> {

@@ -2,6 +2,7 @@ import type { Command } from "../cli/io.ts";
 import { InputError } from "../cli/problem.ts";
 import { flagRows, type FlagTable, parseFlags } from "../cli/args.ts";
 import { DOMAIN_IDS, getDomain } from "../domains/registry.ts";
+import type { DiscoverableInfo } from "../domains/domain.ts";
 import { argumentsJsonSchema } from "../schema/json_schema.ts";
 
 const FLAGS = {
@@ -68,10 +69,28 @@ export const command: Command = {
       );
       for (const line of wrap(t.description, 86)) io.out(`      ${line}`);
     }
+    printDiscoverable(io, domain.discoverable ?? []);
     await io.flush();
     return 0;
   },
 };
+
+/** Tools reached through a gateway tool, after the domain's own (banking's discoverable ones). */
+function printDiscoverable(io: { out(line: string): void }, tools: readonly DiscoverableInfo[]) {
+  if (tools.length === 0) return;
+  io.out("");
+  io.out(`${tools.length} discoverable tools, called through the tool named after "via":`);
+  for (
+    const t of [...tools].sort((a, b) =>
+      a.side.localeCompare(b.side) || a.name.localeCompare(b.name)
+    )
+  ) {
+    const args = t.params.map((p) => `${p.name}${p.required ? "" : "?"}: ${p.type}`).join(", ");
+    io.out("");
+    io.out(`${t.side.padEnd(5)} ${t.name}(${args})  [${t.kind}, via ${t.via}]`);
+    for (const line of wrap(t.description, 86)) io.out(`      ${line}`);
+  }
+}
 
 /** `order_id: string, items?: array<string>` from a JSON Schema object. */
 export function argumentList(schema: Record<string, unknown>): string {

@@ -34,3 +34,22 @@ Deno.test("tools --json gives each tool's arguments as JSON Schema", async () =>
   );
   await rejects(command.main([], memoryIo()), /required/);
 });
+
+Deno.test("tools --domain tau2_banking_knowledge lists the discoverable tools too, with their arguments", async () => {
+  const io = memoryIo();
+  equal(await command.main(["--domain", "tau2_banking_knowledge"], io), 0);
+  const text = io.stdout.join("\n");
+  ok(text.includes("agent KB_search(query: string)  [read]"), text);
+  ok(text.includes("48 discoverable tools"), text);
+  ok(
+    text.includes(
+      "agent close_bank_account_7392(account_id: string, reason?: string, waive_early_closure_fee?: boolean)  [write, via call_discoverable_agent_tool]",
+    ),
+    text,
+  );
+  ok(
+    text.includes(
+      "user  deposit_check_3847(account_id: string, check_amount: number)  [write, via call_discoverable_user_tool]",
+    ),
+  );
+});

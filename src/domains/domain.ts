@@ -7,6 +7,7 @@
  * @module
  */
 import type { z } from "zod";
+import type { HashVariant } from "../canonical/hash_variant.ts";
 
 /** One end of a call: the agent under test or the (simulated) caller. */
 export type Side = "agent" | "user";
@@ -28,6 +29,8 @@ export interface ToolContext {
    * the call when the tool fails.
    */
   next(counter: string): number;
+  /** A per-trial counter's value now (0 if never counted), without counting. */
+  count(counter: string): number;
   /** A deterministic UUID (v4 layout) drawn from the trial's seed and a counter. */
   uuid(label: string): string;
 }
@@ -71,6 +74,11 @@ export interface ToolDef<A = any> {
   readonly aliases?: readonly string[];
   /** The side whose database the tool acts on, and who may call it. */
   readonly side: Side;
+  /**
+   * The side whose database the tool acts on when it is not the caller's own: in
+   * banking, the caller's tools act on the bank's one database (`agent`).
+   */
+  readonly world?: Side;
   /** `read` looks the world up, `write` changes it, `system` acts on the call. */
   readonly kind: "read" | "write" | "system";
   /** What the tool does to the call, if anything (see `ToolEffect`). */
@@ -81,6 +89,11 @@ export interface ToolDef<A = any> {
   readonly args: z.ZodType<A>;
   /** Runs the tool on validated arguments; `ctx.db` is a draft a failed outcome rolls back. */
   run(args: A, ctx: ToolContext): ToolOutcome;
+  /**
+   * Network work a call needs done before it runs (banking's dense search embeds its
+   * query), awaited by the call's bridge; a failure leaves `run` to answer the error.
+   */
+  warm?(args: unknown): Promise<void>;
 }
 
 /** `predicate(db, args)` returns the value compared with `assert_value`. */
@@ -96,6 +109,11 @@ export type SyncDeltas = { agent: Record<string, unknown>; user: Record<string, 
 export interface Domain {
   /** Tool-registry namespace, e.g. `eva_airline`, `tau2_telecom`. */
   readonly id: string;
+  /**
+   * The reference whose DB hash this domain's expected states use (default `nemo`;
+   * EVA-Bench's release says `eva`: src/canonical/hash_variant.ts).
+   */
+  readonly hashVariant?: HashVariant;
   /** Every tool of both sides, `end_conversation` included. */
   readonly tools: readonly ToolDef[];
   /** The error a tool returns when its arguments fail validation. */
@@ -112,6 +130,36 @@ export interface Domain {
   sync?(agentDb: Db, userDb: Db): SyncDeltas;
   /** Applies a delta from `sync` to one side's draft (the bot-side applier). */
   applyDelta?(db: Db, delta: Record<string, unknown>, side: Side): void;
+  /**
+   * Readies what the tools read besides the world before a scenario's Environment
+   * opens, in the process that runs it (banking: its knowledge base from the data
+   * root, and the retrieval variant a scenario tag names).
+   */
+  prepare?(files: DomainFiles, scenario: { readonly tags: readonly string[] }): void;
+  /** Tools reached through another tool (banking's discoverable ones), for listings. */
+  readonly discoverable?: readonly DiscoverableInfo[];
+}
+
+/** A tool a side calls through a gateway tool, as `tools` lists it. */
+export interface DiscoverableInfo {
+  /** The tool's name, as the gateway tool is told it. */
+  name: string;
+  /** The side that may call it. */
+  side: Side;
+  /** The tool that calls it (`call_discoverable_agent_tool`). */
+  via: string;
+  /** Whether it reads the world or changes it. */
+  kind: "read" | "write";
+  /** What it does, for the listing. */
+  description: string;
+  /** Its arguments: name, type as written, and whether it must be given. */
+  params: readonly { name: string; type: string; required: boolean }[];
+}
+
+/** The data root as a domain sees it: paths resolved under it. */
+export interface DomainFiles {
+  /** The path of a file of the data root, given relative to it. */
+  resolve(path: string): string;
 }
 
 /**

@@ -9,9 +9,12 @@ import { closest, InputError } from "../problem/problem.ts";
 // A Map, not an object: an id from input ("constructor") must never reach a prototype.
 const LOADERS = new Map<string, () => Promise<{ domain: Domain }>>([
   ["eva_airline", () => import("./eva_airline/mod.ts")],
+  ["eva_itsm", () => import("./eva_itsm/mod.ts")],
+  ["eva_medical_hr", () => import("./eva_medical_hr/mod.ts")],
   ["tau2_airline", () => import("./tau2_airline/mod.ts")],
   ["tau2_retail", () => import("./tau2_retail/mod.ts")],
   ["tau2_telecom", () => import("./tau2_telecom/mod.ts")],
+  ["tau2_banking_knowledge", () => import("./tau2_banking_knowledge/mod.ts")],
   ["flow", () => import("./flow/mod.ts")],
 ]);
 

@@ -128,7 +128,7 @@ export class Environment {
     }
     const tx = new Transaction(this.#state);
     const draft = tx.draft as unknown as State;
-    const db = side === "user" ? draft.user_db : draft.db;
+    const db = (tool.world ?? side) === "user" ? draft.user_db : draft.db;
     if (!db) {
       return { ok: false, tool: tool.name, result: dbNotInitialized() };
     }
@@ -308,6 +308,7 @@ export class Environment {
       db,
       today,
       next,
+      count: (counter) => draft.counters[counter] ?? 0,
       uuid: (label) => uuidFrom(`${seed}\n${label}\n${next(`uuid:${label}`)}`),
     };
   }

@@ -15,19 +15,22 @@ import { parseJsonLocated } from "../problem/json_error.ts";
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Splits a byte stream into lines (without terminators), numbered from 1. A line over
- * `maxLineBytes` throws an `InputError` naming `file` and the line.
+ * Splits a byte stream into lines (without terminators), numbered from 1, each with the
+ * byte offset it starts at and whether a newline ended it (only a last line may lack
+ * one). A line over `maxLineBytes` throws an `InputError` naming `file` and the line.
  */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
   file = "<stdin>",
   maxLineBytes = MAX_LINE_BYTES,
-): AsyncGenerator<{ line: number; text: string }> {
+): AsyncGenerator<{ line: number; text: string; offset: number; terminated: boolean }> {
   const decoder = new TextDecoder();
   // The pieces of the current line seen so far (chunk views), and their length.
   let pieces: Uint8Array[] = [];
   let pending = 0;
   let n = 0;
+  // Bytes of the stream before the current line.
+  let offset = 0;
   const tooLong = () =>
     new InputError({
       file,
@@ -55,9 +58,11 @@ export async function* readLines(
     let i: number;
     while ((i = chunk.indexOf(10, start)) >= 0) {
       if (pending + i - start > maxLineBytes) throw tooLong();
+      const length = pending + i - start;
       const text = take(chunk.subarray(start, i));
       n++;
-      yield { line: n, text };
+      yield { line: n, text, offset, terminated: true };
+      offset += length + 1;
       start = i + 1;
     }
     if (start < chunk.length) {
@@ -70,7 +75,7 @@ export async function* readLines(
   if (pending > 0) {
     const text = take(new Uint8Array(0));
     n++;
-    yield { line: n, text };
+    yield { line: n, text, offset, terminated: false };
   }
 }
 

@@ -55,10 +55,11 @@ Deno.test("readLines() keeps lines, numbers, CRLF and multi-byte characters acro
   const lines = [];
   for await (const l of readLines(chunked(new TextEncoder().encode(text), 3))) lines.push(l);
   assert.deepEqual(lines, [
-    { line: 1, text: "é€x" },
-    { line: 2, text: "" },
-    { line: 3, text: "ü".repeat(100) },
-    { line: 4, text: "last" },
+    // Offsets in bytes: é and ü are 2, € 3; the CR is part of line 1.
+    { line: 1, text: "é€x", offset: 0, terminated: true },
+    { line: 2, text: "", offset: 8, terminated: true },
+    { line: 3, text: "ü".repeat(100), offset: 9, terminated: true },
+    { line: 4, text: "last", offset: 210, terminated: false },
   ]);
 });
 

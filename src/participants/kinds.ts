@@ -223,6 +223,7 @@ export const PARTICIPANT_KINDS: readonly ParticipantKind[] = [
       return new ScriptedUser({
         opening: user.opening,
         knownInfo: user.known_info,
+        ...(user.needs ? { needs: user.needs } : {}),
         ...(ctx.bargeIn ? { bargeIn: ctx.bargeIn } : {}),
         // The scenario's barge-ins are for audio calls only.
         ...(ctx.audio && user.barge_in

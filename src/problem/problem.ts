@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { clip, printable } from "./quote.ts";
 
 /**
  * Settings a problem can be about, by their library names (the CLI maps each to its
@@ -94,16 +95,18 @@ export function fieldText(path: readonly PropertyKey[]): string {
 
 /**
  * One line: `file:line: where: field: message (hint)`; a problem about a setting and
- * no field shows `option "name"`.
+ * no field shows `option "name"`. Each part is bounded and its control characters
+ * written out (src/problem/quote.ts): a part may quote what a user or a peer supplied.
  */
 export function formatProblem(p: Problem): string {
+  const part = (s: string) => printable(clip(s));
   const loc = [
-    p.file && (p.line ? `${p.file}:${p.line}` : p.file),
-    p.where,
-    p.field ? `field "${p.field}"` : p.option && `option "${p.option}"`,
+    p.file && (p.line ? `${part(p.file)}:${p.line}` : part(p.file)),
+    p.where && part(p.where),
+    p.field ? `field "${part(p.field)}"` : p.option && `option "${p.option}"`,
   ]
     .filter(Boolean).join(": ");
-  return (loc ? `${loc}: ` : "") + p.message + (p.hint ? ` (${p.hint})` : "");
+  return (loc ? `${loc}: ` : "") + part(p.message) + (p.hint ? ` (${part(p.hint)})` : "");
 }
 
 /**

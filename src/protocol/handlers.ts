@@ -53,6 +53,8 @@ export const UpdateSystemPromptArgsSchema = z.looseObject({
   seed: z.string().optional(),
   /** Extension: the scenario's fingerprint; a participant playing it refuses another. */
   scenario_sha256: z.string().optional(),
+  /** Extension: the scenario's culture (EVA-Bench's release); default English. */
+  language: z.string().optional(),
 });
 export type UpdateSystemPromptArgs = z.infer<typeof UpdateSystemPromptArgsSchema>;
 

@@ -1,21 +1,26 @@
 /**
  * Two runs side by side (`callbench compare A B`): per suite and overall, each figure
- * for A, for B, and B − A with a 95% interval, a test of "no difference" and its
- * significance after Holm-Bonferroni over every test of the comparison; then the
- * scenarios whose success changed, with the first failing signal of each.
+ * for A, for B, and B − A with a 95% interval and a test of "no difference"; the
+ * regression gate's decision on each figure it gates, line by line; then the scenarios
+ * whose success changed, with the first failing signal of each.
  *
  * - Only scenarios present in both runs (with a boolean verdict in each) are compared;
- *   the others are listed apart. The unit of resampling is the scenario (a paired
- *   bootstrap: both runs' figures of a scenario stay together).
+ *   the others are listed apart. The interval's unit of resampling is the scenario (a
+ *   paired bootstrap: both runs' figures of a scenario stay together).
  * - Success is the pooled rate over trials; its test is McNemar's exact test on the
- *   trials paired by scenario and trial index. pass^k (k = 1..K, K the fewest trials of
- *   any compared scenario in either run) and the sample figures (latency p50/p95, the
- *   audio figures, the interaction metrics, each an entry of `SAMPLE_METRICS`) are
- *   tested by the bootstrap.
- * - A change is a regression when it is significant and in the worse direction (lower
- *   success or pass^k, higher latency). The line's own figures (SNR, frames lost or
- *   late) describe the condition compared, not the agent: they get an interval but no
- *   test.
+ *   trials paired by scenario and trial index. pass^K (K the fewest trials of any
+ *   compared scenario in either run: every trial passed) is tested by McNemar's exact
+ *   test on the scenarios; pass^k for k < K and the sample figures (latency p50/p95, the
+ *   audio figures, the interaction metrics, each an entry of `SAMPLE_METRICS`) by the
+ *   bootstrap.
+ * - The gate (`compare_gate.ts`) decides what is a regression: a gated figure whose
+ *   change is significant after Holm-Bonferroni over the gated tests, in the worse
+ *   direction, and at least its minimum effect (latency: +100 ms and +10% by default,
+ *   and only with enough samples on each side); and each scenario that passed every
+ *   trial in A and fails every trial in B (at least 2 each), under the success rule.
+ *   A figure the gate does not check shows its p but no verdict. The line's own
+ *   figures (SNR, frames lost or late) describe the condition compared, not the agent:
+ *   they get an interval but no test.
  *
  * @module
  */
@@ -24,6 +29,15 @@ import type { ReportedVerdict } from "./reported_verdict.ts";
 import { passHatK } from "./pass_hat_k.ts";
 import { bootstrap, type BootstrapOptions, holmBonferroni, mcnemarExact } from "./stats.ts";
 import { firstFailure } from "./failure_notes.ts";
+import {
+  type Gate,
+  type GateKey,
+  KEY_INFO,
+  minEffectText,
+  parseGate,
+  reachesMin,
+  SCENARIO_RULE_MIN_TRIALS,
+} from "./compare_gate.ts";
 import { type InteractionKey, interactionSamples } from "./interaction_summary.ts";
 
 export const COMPARISON_SCHEMA = "callbench.comparison/1";
@@ -38,6 +52,8 @@ export type MetricUnit = "share" | "ms" | "number";
 export interface SampleMetric {
   /** The figure's name in the comparison (`latency p50 ms`). */
   name: string;
+  /** Its key in a gate (`latency.p50`); none: the gate cannot check it (the line's figures). */
+  key?: GateKey;
   /** Which way is better. */
   better: "higher" | "lower";
   unit: MetricUnit;
@@ -80,6 +96,7 @@ function _interaction(key: InteractionKey): (v: ReportedVerdict) => readonly num
 export const SAMPLE_METRICS: readonly SampleMetric[] = [
   {
     name: "latency p50 ms",
+    key: "latency.p50",
     better: "lower",
     unit: "ms",
     samples: (v) => v.metrics.latency_ms,
@@ -87,6 +104,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "latency p95 ms",
+    key: "latency.p95",
     better: "lower",
     unit: "ms",
     samples: (v) => v.metrics.latency_ms,
@@ -94,6 +112,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "voice-to-voice p50 ms",
+    key: "v2v.p50",
     better: "lower",
     unit: "ms",
     samples: (v) => v.metrics.audio?.v2v_ms ?? [],
@@ -101,6 +120,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "voice-to-voice p95 ms",
+    key: "v2v.p95",
     better: "lower",
     unit: "ms",
     samples: (v) => v.metrics.audio?.v2v_ms ?? [],
@@ -108,6 +128,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "time to first audio p50 ms",
+    key: "ttfa.p50",
     better: "lower",
     unit: "ms",
     samples: (v) => (v.metrics.audio?.ttfa_ms != null ? [v.metrics.audio.ttfa_ms] : []),
@@ -141,6 +162,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   // The interaction metrics (metrics.interaction, audio calls).
   {
     name: "response latency p50 ms",
+    key: "interaction.response_latency.p50",
     better: "lower",
     unit: "ms",
     samples: _interaction("response_latency_ms"),
@@ -148,6 +170,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "turn-taking score",
+    key: "interaction.turn_taking_score",
     better: "higher",
     unit: "number",
     samples: _interaction("turn_taking_score"),
@@ -155,6 +178,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "yield latency p50 ms",
+    key: "interaction.yield_latency.p50",
     better: "lower",
     unit: "ms",
     samples: _interaction("yield_latency_ms"),
@@ -162,6 +186,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "yield rate",
+    key: "interaction.yield_rate",
     better: "higher",
     unit: "share",
     samples: _interaction("yield_rate"),
@@ -169,6 +194,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "agent interruptions per turn",
+    key: "interaction.agent_interruptions_per_turn",
     better: "lower",
     unit: "number",
     samples: _interaction("agent_interruptions_per_turn"),
@@ -176,6 +202,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "backchannel selectivity",
+    key: "interaction.backchannel_selectivity",
     better: "higher",
     unit: "share",
     samples: _interaction("backchannel_selectivity"),
@@ -183,6 +210,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "vocal tic selectivity",
+    key: "interaction.vocal_tic_selectivity",
     better: "higher",
     unit: "share",
     samples: _interaction("vocal_tic_selectivity"),
@@ -190,6 +218,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "non-directed selectivity",
+    key: "interaction.non_directed_selectivity",
     better: "higher",
     unit: "share",
     samples: _interaction("non_directed_selectivity"),
@@ -197,6 +226,7 @@ export const SAMPLE_METRICS: readonly SampleMetric[] = [
   },
   {
     name: "pause selectivity",
+    key: "interaction.pause_selectivity",
     better: "higher",
     unit: "share",
     samples: _interaction("pause_selectivity"),
@@ -208,6 +238,12 @@ const Interval = z.tuple([z.number(), z.number()]);
 
 export const MetricComparisonSchema = z.object({
   metric: z.string().describe("success, pass^k, or a sample figure such as latency p50 ms"),
+  key: z.string().nullable().describe(
+    "the figure's key in a gate (success, pass^k for the K compared, latency.p95...); null: not gateable",
+  ),
+  n: z.tuple([z.number().int(), z.number().int()]).describe(
+    "what each side counts: trials (success), scenarios (pass^k) or pooled samples",
+  ),
   better: z.enum(["higher", "lower"]),
   unit: z.enum(["share", "ms", "number"]).describe(
     "how a, b and delta read: share (0 to 1, shown as %), ms, or a plain number",
@@ -217,15 +253,22 @@ export const MetricComparisonSchema = z.object({
   delta: z.number().nullable().describe("b − a"),
   ci95: Interval.nullable().describe("paired bootstrap 95% interval of b − a over scenarios"),
   test: z.enum(["mcnemar", "bootstrap"]).describe(
-    "mcnemar: exact test on paired trial outcomes; bootstrap: two-sided bootstrap p",
+    "mcnemar: exact test on paired outcomes (success: trials; pass^K: scenarios); " +
+      "bootstrap: two-sided bootstrap p",
   ),
   p: z.number().nullable().describe(
     "the test's p (null: not tested, as the line's own figures, which describe the condition)",
   ),
-  p_holm: z.number().nullable().describe("p adjusted by Holm-Bonferroni over the comparison"),
-  significant: z.boolean().describe("p_holm <= alpha"),
+  p_holm: z.number().nullable().describe(
+    "p adjusted by Holm-Bonferroni over the gated tests (null: the gate does not check it)",
+  ),
+  significant: z.boolean().describe("gated, and p_holm <= alpha"),
   change: z.enum(["regression", "improvement", "none"]).describe(
-    "a significant change in the worse (regression) or better direction",
+    "the gate's verdict: significant, at least the minimum effect, worse (regression) or " +
+      "better (improvement); none otherwise and for every figure the gate does not check",
+  ),
+  decision: z.string().nullable().describe(
+    "the gate's reasoning on this figure in one line (null: not gated)",
   ),
 });
 export type MetricComparison = z.infer<typeof MetricComparisonSchema>;
@@ -282,7 +325,25 @@ export const ComparisonSchema = z.object({
   flips: z.array(FlipSchema).describe(
     "scenarios whose success rate changed, the largest change first",
   ),
-  regressions: z.array(z.object({ scope: z.string(), metric: z.string() })),
+  gate: z.object({
+    rules: z.array(z.object({
+      key: z.string(),
+      min_effect: z.string().describe("the smallest worsening that counts, as written"),
+    })),
+    min_samples: z.number().int().nonnegative().describe(
+      "fewest samples on each side for a figure in ms to be gated",
+    ),
+    scenario_rule: z.boolean().describe(
+      "each scenario that passed every trial in A and failed every trial in B (at least 2 " +
+        "each) is a regression (part of the success rule)",
+    ),
+    lines: z.array(z.string()).describe("the gate's decision, line by line"),
+  }),
+  regressions: z.array(z.object({
+    scope: z.string(),
+    metric: z.string().describe('a figure, or "scenario" for the scenario rule'),
+    scenario: z.string().optional().describe("the scenario, for the scenario rule"),
+  })),
 });
 /** A comparison of two runs (see `ComparisonSchema`). */
 export type Comparison = z.infer<typeof ComparisonSchema>;
@@ -293,6 +354,8 @@ export interface CompareOptions extends BootstrapOptions {
   names?: [string, string];
   /** Family-wise significance level. Default 0.05. */
   alpha?: number;
+  /** What the gate checks. Default `parseGate()`: success, pass^k and latency p95. */
+  gate?: Gate;
 }
 
 interface _Side {
@@ -333,15 +396,23 @@ export function compareRuns(
     scenarios: names.length,
     metrics: _metrics(names.map((n) => [sideA.get(n)!, sideB.get(n)!]), k, options),
   }));
-  // One family: every test of the comparison.
-  const all = scopes.flatMap((s) => s.metrics);
-  const holm = holmBonferroni(all.map((m) => m.p ?? NaN), alpha);
-  all.forEach((m, i) => {
-    m.p_holm = Number.isNaN(holm.adjusted[i]!) ? null : holm.adjusted[i]!;
-    m.significant = holm.significant[i]!;
-    const worse = m.delta !== null && (m.better === "higher" ? m.delta < 0 : m.delta > 0);
-    m.change = !m.significant || m.delta === 0 ? "none" : worse ? "regression" : "improvement";
-  });
+  const gate = options.gate ?? _defaultGate();
+  const lines = _decide(scopes, gate, alpha);
+  const flips = _flips(paired, sideA, sideB);
+  const scenarioRule = gate.rules.some((r) => r.key === "success");
+  const fallen = scenarioRule ? flips.filter(_allToNone) : [];
+  for (const f of fallen) {
+    lines.push(
+      `scenario ${f.scenario}: passed ${f.a.passed}/${f.a.scored} in A, ${f.b.passed}/${f.b.scored} ` +
+        `in B: regression (every trial passed before and fails now)`,
+    );
+  }
+  if (scenarioRule && fallen.length === 0) {
+    lines.push(
+      `scenarios: none passed every trial in A and failed every trial in B ` +
+        `(at least ${SCENARIO_RULE_MIN_TRIALS} each): no regression`,
+    );
+  }
 
   return {
     schema: COMPARISON_SCHEMA,
@@ -354,14 +425,137 @@ export function compareRuns(
       b_only: [...sideB.keys()].filter((s) => !sideA.has(s)).sort(),
     },
     scopes,
-    flips: _flips(paired, sideA, sideB),
-    regressions: scopes.flatMap((s) =>
-      s.metrics.filter((m) => m.change === "regression").map((m) => ({
-        scope: s.scope,
-        metric: m.metric,
-      }))
-    ),
+    flips,
+    gate: {
+      rules: gate.rules.map((r) => ({
+        key: r.key,
+        min_effect: minEffectText(r.min, KEY_INFO[r.key]),
+      })),
+      min_samples: gate.minSamples,
+      scenario_rule: scenarioRule,
+      lines,
+    },
+    regressions: [
+      ...scopes.flatMap((s) =>
+        s.metrics.filter((m) => m.change === "regression").map((m) => ({
+          scope: s.scope,
+          metric: m.metric,
+        }))
+      ),
+      ...fallen.map((f) => ({ scope: f.suite, metric: "scenario", scenario: f.scenario })),
+    ],
   };
+}
+
+let _gate: Gate | undefined;
+function _defaultGate(): Gate {
+  if (!_gate) {
+    const parsed = parseGate();
+    if (parsed.problems) throw new Error(parsed.problems[0]!.message);
+    _gate = parsed.gate;
+  }
+  return _gate;
+}
+
+/** A scenario that passed every trial in A and fails every one in B, with enough trials. */
+function _allToNone(f: Flip): boolean {
+  return f.a.scored >= SCENARIO_RULE_MIN_TRIALS && f.b.scored >= SCENARIO_RULE_MIN_TRIALS &&
+    f.a.passed === f.a.scored && f.b.passed === 0;
+}
+
+/**
+ * The gate on each scope's figures: which are gated (a rule, enough samples), their
+ * Holm-Bonferroni over the gated tests, and each one's verdict and line. Sets `p_holm`,
+ * `significant`, `change` and `decision` in place; returns the lines.
+ */
+function _decide(scopes: ScopeComparison[], gate: Gate, alpha: number): string[] {
+  const rules = new Map(gate.rules.map((r) => [r.key, r]));
+  const lines: string[] = [];
+  const tested: { m: MetricComparison; scope: string }[] = [];
+  const notes = new Map<MetricComparison, string>();
+  for (const s of scopes) {
+    for (const m of s.metrics) {
+      const rule = m.key === null ? undefined : rules.get(m.key as GateKey);
+      if (!rule) continue;
+      // Latency's quantiles only where there are enough samples to read them.
+      const few = m.unit === "ms" && Math.min(m.n[0], m.n[1]) < gate.minSamples;
+      if (m.p === null || m.a === null || m.b === null) {
+        notes.set(m, `not gated: no value on one side`);
+      } else if (few) {
+        notes.set(
+          m,
+          `${m.n[0]} and ${m.n[1]} samples, fewer than ${gate.minSamples} on a side: not gated`,
+        );
+      } else tested.push({ m, scope: s.scope });
+    }
+  }
+  const holm = holmBonferroni(tested.map((t) => t.m.p!), alpha);
+  tested.forEach(({ m }, i) => {
+    m.p_holm = holm.adjusted[i]!;
+    m.significant = holm.significant[i]!;
+  });
+  for (const s of scopes) {
+    for (const rule of gate.rules) {
+      if (!s.metrics.some((m) => m.key === rule.key)) {
+        lines.push(`${s.scope} ${rule.key}: not measured in both runs: not gated`);
+      }
+    }
+    for (const m of s.metrics) {
+      const rule = m.key === null ? undefined : rules.get(m.key as GateKey);
+      if (!rule) continue;
+      const head = `${s.scope} ${m.metric}: ${_shown(m, m.a)} → ${_shown(m, m.b)}`;
+      const note = notes.get(m);
+      if (note !== undefined) {
+        m.decision = note;
+        lines.push(`${head}: ${note}`);
+        continue;
+      }
+      const info = KEY_INFO[rule.key];
+      const delta = m.delta ?? 0;
+      const worse = m.better === "higher" ? delta < 0 : delta > 0;
+      const big = reachesMin(rule.min, m.a!, delta);
+      const min = minEffectText(rule.min, info);
+      const rel = m.a
+        ? ` (${delta >= 0 ? "+" : "−"}${(Math.abs(delta / m.a) * 100).toFixed(1)}%)`
+        : "";
+      const p = `p ${m.p_holm!.toPrecision(2)} after Holm-Bonferroni ${
+        m.significant ? "≤" : ">"
+      } ${alpha}`;
+      const size = `change ${_signed(m, delta)}${rel} ${big ? "reaches" : "does not reach"} ${
+        min === "any" ? "the minimum (any)" : min
+      }`;
+      m.change = !m.significant || !big || delta === 0
+        ? "none"
+        : worse
+        ? "regression"
+        : "improvement";
+      const verdict = m.change === "regression"
+        ? "regression"
+        : m.change === "improvement"
+        ? "improvement"
+        : !m.significant
+        ? "not significant: no regression"
+        : !big
+        ? "too small: no regression"
+        : "no regression";
+      m.decision = `${size}, ${p}: ${verdict}`;
+      lines.push(`${head}: ${m.decision}`);
+    }
+  }
+  return lines;
+}
+
+function _shown(m: MetricComparison, x: number | null): string {
+  if (x === null) return "–";
+  if (m.unit === "share") return `${(x * 100).toFixed(1)}%`;
+  return m.unit === "ms" ? `${Math.round(x)} ms` : x.toFixed(3);
+}
+
+function _signed(m: MetricComparison, x: number): string {
+  const sign = x > 0 ? "+" : x < 0 ? "−" : "±";
+  const abs = Math.abs(x);
+  if (m.unit === "share") return `${sign}${(abs * 100).toFixed(1)} pt`;
+  return m.unit === "ms" ? `${sign}${Math.round(abs)} ms` : `${sign}${abs.toFixed(3)}`;
 }
 
 function _metrics(
@@ -373,6 +567,8 @@ function _metrics(
   const out: MetricComparison[] = [];
   const row = (
     metric: string,
+    key: GateKey | null,
+    n: [number, number],
     better: "higher" | "lower",
     unit: MetricUnit,
     value: (side: 0 | 1, idx: ArrayLike<number>) => number,
@@ -386,6 +582,8 @@ function _metrics(
     const e = bootstrap(pairs.length, (idx) => value(1, idx) - value(0, idx), options);
     out.push({
       metric,
+      key,
+      n,
       better,
       unit,
       a: _finite(a),
@@ -397,6 +595,7 @@ function _metrics(
       p_holm: null,
       significant: false,
       change: "none",
+      decision: null,
     });
   };
 
@@ -411,8 +610,14 @@ function _metrics(
       else bOnly++;
     }
   }
+  const trials = ([0, 1] as const).map((side) => pairs.reduce((sum, p) => sum + p[side].n, 0)) as [
+    number,
+    number,
+  ];
   row(
     "success",
+    "success",
+    trials,
     "higher",
     "share",
     (side, idx) => {
@@ -429,15 +634,34 @@ function _metrics(
     mcnemarExact(aOnly, bOnly).p,
   );
 
+  // pass^K (every trial passed): McNemar on the scenarios; pass^k, k < K: the bootstrap.
+  let aAll = 0;
+  let bAll = 0;
+  for (const [x, y] of pairs) {
+    const ax = x.c === x.n;
+    const by = y.c === y.n;
+    if (ax && !by) aAll++;
+    if (by && !ax) bAll++;
+  }
   for (let j = 1; j <= k; j++) {
-    row(`pass^${j}`, "higher", "share", (side, idx) => {
-      let sum = 0;
-      for (let i = 0; i < idx.length; i++) {
-        const s = pairs[idx[i]!]![side];
-        sum += passHatK(s.n, s.c, j);
-      }
-      return sum / idx.length;
-    }, "bootstrap");
+    const last = j === k;
+    row(
+      `pass^${j}`,
+      last ? "pass^k" : null,
+      [pairs.length, pairs.length],
+      "higher",
+      "share",
+      (side, idx) => {
+        let sum = 0;
+        for (let i = 0; i < idx.length; i++) {
+          const s = pairs[idx[i]!]![side];
+          sum += passHatK(s.n, s.c, j);
+        }
+        return sum / idx.length;
+      },
+      last ? "mcnemar" : "bootstrap",
+      last ? mcnemarExact(aAll, bAll).p : undefined,
+    );
   }
 
   for (const m of SAMPLE_METRICS) {
@@ -448,6 +672,8 @@ function _metrics(
     const at = m.at;
     row(
       m.name,
+      m.key ?? null,
+      [pooled[0]!.size, pooled[1]!.size],
       m.better,
       m.unit,
       (side, idx) => at === "mean" ? pooled[side]!.mean(idx) : pooled[side]!.at(idx, at),

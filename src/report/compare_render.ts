@@ -26,11 +26,12 @@ export function renderComparisonMarkdown(c: Comparison): string {
   }
   lines.push(
     c.regressions.length === 0
-      ? `**No significant regression** (Holm-Bonferroni, α = ${c.alpha}).`
-      : `**${c.regressions.length} significant regression(s)** (Holm-Bonferroni, α = ${c.alpha}): ` +
-        c.regressions.map((r) => `${markdownText(r.scope)} ${r.metric}`).join(", "),
+      ? `**No regression** (the gate: ${_rulesText(c)}; α = ${c.alpha}).`
+      : `**${c.regressions.length} regression(s)** (the gate: ${_rulesText(c)}; α = ${c.alpha}): ` +
+        c.regressions.map((r) => markdownText(_regressionName(r))).join(", "),
     "",
   );
+  lines.push("### Gate", "", ...c.gate.lines.map((l) => `- ${markdownText(l)}`), "");
   for (const scope of c.scopes) {
     lines.push(`### ${markdownText(scope.scope)} (${scope.scenarios} scenarios)`, "");
     lines.push(
@@ -84,11 +85,22 @@ export function comparisonTable(c: Comparison, scope = "overall"): string[] {
  * that a configuration is worse than its baseline. Empty when none is.
  */
 export function regressionText(c: Comparison): string {
-  return c.regressions.map((r) => {
-    const m = c.scopes.find((s) => s.scope === r.scope)?.metrics.find((x) => x.metric === r.metric);
-    const name = r.scope === "overall" ? r.metric : `${r.scope} ${r.metric}`;
-    return m ? `${name} ${metricDelta(m, m.delta)}` : name;
-  }).join(", ");
+  const scenarios = c.regressions.flatMap((r) => r.scenario !== undefined ? [r.scenario] : []);
+  const fallen = scenarios.length === 0 ? [] : [
+    `${scenarios.length} scenario(s) from every trial passing to none (${
+      scenarios.slice(0, 3).join(", ")
+    }${scenarios.length > 3 ? ` and ${scenarios.length - 3} more` : ""})`,
+  ];
+  return [
+    ...c.regressions.filter((r) => r.scenario === undefined).map((r) => {
+      const m = c.scopes.find((s) => s.scope === r.scope)?.metrics.find((x) =>
+        x.metric === r.metric
+      );
+      const name = r.scope === "overall" ? r.metric : `${r.scope} ${r.metric}`;
+      return m ? `${name} ${metricDelta(m, m.delta)}` : name;
+    }),
+    ...fallen,
+  ].join(", ");
 }
 
 /** Renders the comparison as one HTML page. */
@@ -105,11 +117,12 @@ export function renderComparisonHtml(c: Comparison): string {
     `<p><b>A</b> ${e(_runText(c.a))} · <b>B</b> ${e(_runText(c.b))}</p>`,
     `<p class="${c.regressions.length ? "bad" : "good"}">${
       c.regressions.length === 0
-        ? "No significant regression"
-        : `${c.regressions.length} significant regression(s): ${
-          e(c.regressions.map((r) => `${r.scope} ${r.metric}`).join(", "))
+        ? "No regression"
+        : `${c.regressions.length} regression(s): ${
+          e(c.regressions.map(_regressionName).join(", "))
         }`
-    } (Holm-Bonferroni, α = ${c.alpha})</p>`,
+    } (the gate: ${e(_rulesText(c))}; α = ${c.alpha})</p>`,
+    `<h2>Gate</h2><ul>${c.gate.lines.map((l) => `<li>${e(l)}</li>`).join("")}</ul>`,
     ...c.scopes.map((s) =>
       `<h2>${e(s.scope)} (${s.scenarios} scenarios)</h2>` +
       table(
@@ -158,6 +171,16 @@ function _cells(m: MetricComparison, options: { p?: boolean } = {}): string[] {
     _p(m.p_holm),
     _mark(m),
   ];
+}
+
+/** A regression's name: a scope's figure, or a scenario. */
+function _regressionName(r: Comparison["regressions"][number]): string {
+  return r.scenario !== undefined ? `scenario ${r.scenario}` : `${r.scope} ${r.metric}`;
+}
+
+/** The gate's rules as one phrase: `success (any), latency.p95 (+100 ms and +10%)`. */
+function _rulesText(c: Comparison): string {
+  return c.gate.rules.map((r) => `${r.key} (${r.min_effect})`).join(", ") || "nothing";
 }
 
 function _runText(r: Comparison["a"]): string {

@@ -3,6 +3,7 @@ import { audioBlock, trialRecord } from "../score/_trial_fixture.ts";
 import { scoreTrial } from "../score/score_trial.ts";
 import { compareRuns } from "./compare.ts";
 import { bootstrap, holmBonferroni } from "./stats.ts";
+import { parseGate } from "./compare_gate.ts";
 import type { InteractionMetrics } from "../score/interaction.ts";
 
 const close = (a: number, b: number) => Math.abs(a - b) < 1e-12;
@@ -112,16 +113,25 @@ Deno.test("compareRuns() compares the interaction metrics: A, B, delta, bootstra
   equal(of("agent interruptions per turn").change, "none");
   // Selectivities nobody measured are not compared.
   equal(metrics.some((m) => m.metric === "backchannel selectivity"), false);
-  // One Holm-Bonferroni family: every figure of the comparison, interaction ones included.
-  const holm = holmBonferroni(metrics.map((m) => m.p ?? NaN));
-  assertEquals(
-    metrics.map((m) => m.p_holm),
-    holm.adjusted.map((p) => (Number.isNaN(p) ? null : p)),
-  );
-  // Both got worse in B; whether significant, the family decides (three scenarios: p >= 2/2001).
+  // One Holm-Bonferroni family: the gated tests (success and pass^K; latency p95 has
+  // fewer than 20 samples a side); the other figures show their p and no verdict.
+  const gated = metrics.filter((m) => m.p_holm !== null);
+  assertEquals(gated.map((m) => m.key), ["success", "pass^k"]);
+  const p95 = metrics.find((m) => m.key === "latency.p95")!;
+  equal(p95.decision, "3 and 3 samples, fewer than 20 on a side: not gated");
+  const holm = holmBonferroni(gated.map((m) => m.p!));
+  assertEquals(gated.map((m) => m.p_holm), holm.adjusted);
   for (const m of [rl, yr]) {
-    equal(m.change, m.significant ? "regression" : "none");
+    ok(m.p !== null);
+    assertEquals([m.p_holm, m.significant, m.change, m.decision], [null, false, "none", null]);
   }
+  // Gated by name, with a minimum: yield rate fell 66.7 pt, past 0.1, but three scenarios
+  // cannot make it significant (the bootstrap's p is at least 2/2001 and the family's).
+  const yieldGate = parseGate("interaction.yield_rate:-0.1").gate!;
+  const g = compareRuns(side("a"), side("b"), { seed: 3, gate: yieldGate });
+  const gy = g.scopes[0]!.metrics.find((m) => m.metric === "yield rate")!;
+  ok(gy.decision!.startsWith("change −66.7 pt (−80.0%) reaches −10.0 pt"), gy.decision!);
+  equal(gy.change, gy.significant ? "regression" : "none");
 });
 
 Deno.test("compareRuns() shows the line's own figures with an interval but tests none of them", () => {

@@ -83,7 +83,14 @@ export function signalNote(v: ReportedVerdict, signal: Signal): FailureNote {
     case "is_action_match": {
       const m = d.action_match;
       const lines = (m?.unmatched ?? []).map((u) =>
-        `reference action #${u.index} ${u.name} was not made`
+        !u.made_as
+          ? `reference action #${u.index} ${u.name} was not made`
+          : u.made_as.differing.length === 0
+          ? `reference action #${u.index} ${u.name} was made fewer times than the reference has it`
+          : `reference action #${u.index} ${u.name} was made with other arguments: ${
+            u.made_as.differing.map((d) => `${d.argument} ${d.got} (expected ${d.expected})`)
+              .join(", ")
+          }`
       );
       if (m?.length_mismatch) {
         lines.push(

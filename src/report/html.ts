@@ -492,7 +492,24 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
     ["errors", "num"],
     ["trials (click for transcript)", ""],
   ];
-  const rows = report.scenarios.map((s) => {
+  // What needs a look first: a configuration's scenarios that regressed against the
+  // baseline, then those that failed or erred, each group in the report's order (a header
+  // click sorts again).
+  const regressed = new Set(
+    (report.baseline?.comparisons ?? []).flatMap((c) =>
+      c.flips.filter((f) => f.direction === "regressed").map((f) => `${c.b.name}\n${f.scenario}`)
+    ),
+  );
+  const rank = (s: Report["scenarios"][number]) =>
+    regressed.has(`${s.label ?? `config ${s.config_hash}`}\n${s.scenario}`)
+      ? 0
+      : s.errors > 0 || (s.success_rate ?? 1) < 1
+      ? 1
+      : 2;
+  const ordered = report.scenarios.map((s, i) => ({ s, i })).sort((a, b) =>
+    rank(a.s) - rank(b.s) || a.i - b.i
+  ).map((x) => x.s);
+  const rows = ordered.map((s) => {
     const chips = s.trials_detail.map((t) => {
       const i = index.get(trialKeyOf({ scenario: s.scenario, ...t }));
       const cls = t.status === "error"
@@ -518,9 +535,9 @@ function _scenarioTable(report: Report, index: Map<string, number>): string {
     const cell = (v: string | number | null, text: string) =>
       `<td data-v="${_esc(String(v ?? ""))}">${_esc(text)}</td>`;
     return `<tr>` +
-      // Names break after "__" first, anywhere else when a part is still too long.
+      // Names break after an underscore only ("__" first), never inside a word.
       `<td data-v="${_esc(s.scenario)}" class="name">${
-        _esc(s.scenario).replaceAll("__", "__<wbr>")
+        _esc(s.scenario).replace(/_+/g, (u) => `${u}<wbr>`)
       }</td>` +
       (several
         ? `<td data-v="${_esc(_configName(s))}" class="config">${_esc(_configName(s))}</td>`
@@ -744,7 +761,7 @@ figcaption{text-align:center;color:#5b6475}
 .series{stroke-width:2}.series.hat{stroke:#2b6cb0}.series.power{stroke:#a0aec0;stroke-dasharray:4 3}
 .point{fill:#2b6cb0}.bar{fill:#4a90d9}.track{fill:#eceff3}.suite-bar{fill:#38a169}
 table{border-collapse:collapse;background:#fff;border:1px solid #dde1e8;max-width:100%}
-#scenario-table td.name{overflow-wrap:anywhere;width:24em;min-width:10em}
+#scenario-table td.name{overflow-wrap:break-word;width:24em;min-width:10em}
 #scenario-table td.config{overflow-wrap:anywhere;min-width:6em;max-width:12em}
 #scenario-table th{overflow-wrap:break-word}
 th,td{padding:4px 10px;border-bottom:1px solid #eceff3;text-align:left;vertical-align:top}
@@ -787,7 +804,8 @@ dialog li.event.hold .who{color:#6b46c1}
 .wide{max-width:100%;overflow-x:auto}
 @media (max-width:900px){body{margin:12px}th,td{padding:4px 6px}
 #scenario-table td.name{width:auto;min-width:8em}#scenario-table td.config{min-width:5em}
-#scenario-table td{overflow-wrap:anywhere}#scenario-table th{font-size:12px}}
+#scenario-table td{overflow-wrap:anywhere}#scenario-table td.name{overflow-wrap:break-word}
+#scenario-table th{font-size:12px}}
 `;
 
 const SCRIPT = `

@@ -38,6 +38,7 @@ interface Column {
   name: string;
   overall: Aggregate;
   bySuite: Record<string, Aggregate>;
+  byLanguage?: Record<string, Aggregate>;
   k: number;
 }
 
@@ -52,6 +53,7 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
       name: configurationName(c),
       overall: c.overall,
       bySuite: c.by_suite,
+      byLanguage: c.by_language ?? {},
       k: c.k_max,
     }))
     : [_only(report)];
@@ -195,6 +197,30 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
               ms(a.latency.p50_ms),
               ms(a.latency.p95_ms),
               errorsText(a.errors),
+            ];
+          })
+        ),
+      ),
+      "",
+    );
+  }
+
+  // Calls in several languages (EVA-Bench's cultures): success by language.
+  const languages = [...new Set(columns.flatMap((c) => Object.keys(c.byLanguage ?? {})))].sort();
+  if (languages.length > 0) {
+    lines.push("### Per language", "");
+    lines.push(
+      ...table(
+        ["language", ...(several ? ["configuration"] : []), "scenarios", "trials", "success"],
+        languages.flatMap((name) =>
+          columns.filter((c) => c.byLanguage?.[name]).map((c) => {
+            const a = c.byLanguage![name]!;
+            return [
+              markdownText(name),
+              ...(several ? [c.name] : []),
+              String(a.scenarios),
+              String(a.trials),
+              ratio(a.success),
             ];
           })
         ),
@@ -569,7 +595,7 @@ function configurationLines(report: Report): string[] {
 function _only(report: Report): Column {
   const c = report.configurations[0];
   return c
-    ? { name: "", overall: c.overall, bySuite: c.by_suite, k: c.k_max }
+    ? { name: "", overall: c.overall, bySuite: c.by_suite, byLanguage: c.by_language, k: c.k_max }
     : { name: "", overall: aggregate([]), bySuite: {}, k: 0 };
 }
 

@@ -305,7 +305,8 @@ Deno.test("a configuration significantly worse than the baseline is said to be, 
     label: "clean",
     comparisons: [worse, same].map((b) => compareRuns(base, b, { names: ["clean", b[0]!.label!] })),
   };
-  // 16 trial pairs passed only on clean: McNemar p = 2^-15, a regression after Holm.
+  // 16 trial pairs passed only on clean: McNemar p = 2^-15, a regression after Holm; and
+  // each of the 8 scenarios passed 2/2 before and 0/2 now.
   assertEquals(report.baseline.comparisons[0]!.regressions[0], {
     scope: "overall",
     metric: "success",
@@ -321,8 +322,9 @@ Deno.test("a configuration significantly worse than the baseline is said to be, 
   ok(!/- \*\*phone\*\*.*worse/.test(md) && !/- \*\*clean\*\*.*worse/.test(md), md);
   ok(
     md.includes(
-      "**noisy** − **clean**: **significantly worse**, 3 significant regression(s) " +
-        "(success −100.0 pt, pass^1 −100.0 pt, pass^2 −100.0 pt), 8 scenario(s) changed",
+      "**noisy** − **clean**: **significantly worse**, 10 significant regression(s) " +
+        "(success −100.0 pt, pass^2 −100.0 pt, 8 scenario(s) from every trial passing to none " +
+        "(air__s0, air__s1, air__s2 and 5 more)), 8 scenario(s) changed",
     ),
     md,
   );
@@ -330,8 +332,9 @@ Deno.test("a configuration significantly worse than the baseline is said to be, 
   const html = renderHtml(report, [...base, ...worse, ...same]);
   ok(
     html.includes(
-      '<h3>noisy against clean: <span class="worse">significantly worse</span>, 3 significant ' +
-        "regression(s) (success −100.0 pt, pass^1 −100.0 pt, pass^2 −100.0 pt), 8 scenario(s) changed</h3>",
+      '<h3>noisy against clean: <span class="worse">significantly worse</span>, 10 significant ' +
+        "regression(s) (success −100.0 pt, pass^2 −100.0 pt, 8 scenario(s) from every trial " +
+        "passing to none (air__s0, air__s1, air__s2 and 5 more)), 8 scenario(s) changed</h3>",
     ),
     html.slice(html.indexOf('id="baseline"'), html.indexOf('id="baseline"') + 600),
   );

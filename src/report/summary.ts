@@ -189,6 +189,10 @@ export const ConfigurationSchema = z.object({
   by_suite: z.record(z.string(), AggregateSchema).describe(
     "This configuration's aggregate per suite (pass^k at the configuration's own K).",
   ),
+  /** Its aggregate per call language, where the trials name one (EVA-Bench's cultures). */
+  by_language: z.record(z.string(), AggregateSchema).optional().describe(
+    "Its aggregate per call language, where the trials name one (EVA-Bench's cultures).",
+  ),
   /** This configuration's agent response latencies, binned (`null`: none). */
   latency_histogram: HistogramSchema.nullable().describe(
     "This configuration's agent response latencies, binned (null: none).",
@@ -231,7 +235,10 @@ export const ReportSchema = z.object({
   ),
 });
 /** A report, as `summarize` returns it and `ReportSchema` parses it. */
-export type Report = z.infer<typeof ReportSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { Report } from "../../schemas/types.ts";
+import type { Report } from "../../schemas/types.ts";
 
 /** A configuration (label + config hash) as one string. */
 export function configurationOf(v: Pick<Verdict, "label" | "config_hash">): string {
@@ -314,6 +321,7 @@ export function summarize(all: readonly ReportedVerdict[], options: SummaryOptio
       k_max: _kMax(vs),
       overall: aggregate(vs, options.seed),
       by_suite: _bySuite(vs, options.seed),
+      ...(_byLanguage(vs, options.seed)),
       latency_histogram: histogram(vs.flatMap((v) => v.metrics.latency_ms)),
     })),
     scenarios: byConfiguration.flatMap((vs) => _scenarioRows(vs, _kMax(vs))).sort((a, b) =>
@@ -559,6 +567,20 @@ function _bySuite(
   return Object.fromEntries(
     [...groups.keys()].sort().map((s) => [s, aggregate(groups.get(s)!, seed)]),
   );
+}
+
+/** Per language, when any trial names one (a trial naming none counts as "unset"). */
+function _byLanguage(
+  verdicts: readonly ReportedVerdict[],
+  seed: number | undefined,
+): { by_language?: Record<string, Aggregate> } {
+  if (!verdicts.some((v) => v.language !== undefined)) return {};
+  const groups = Map.groupBy(verdicts, (v) => v.language ?? "unset");
+  return {
+    by_language: Object.fromEntries(
+      [...groups.keys()].sort().map((l) => [l, aggregate(groups.get(l)!, seed)]),
+    ),
+  };
 }
 
 function _firstFailure(

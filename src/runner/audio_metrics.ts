@@ -18,7 +18,8 @@ import { resample } from "../audio/resample.ts";
 import { SpeechSegmenter, Vad } from "../audio/vad.ts";
 import { yieldToRealTime } from "../audio/pacer.ts";
 import { speechSpan } from "../audio/energy.ts";
-import { writeWavFile } from "../audio/wav.ts";
+import { encodeWav } from "../audio/wav.ts";
+import { ensureFolder, writeNoFollow } from "./out_files.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import { keyId } from "./trial_key.ts";
 import type { TrialKey } from "./trial_record.ts";
@@ -397,7 +398,7 @@ export async function writeRecording(
 ): Promise<Pick<AudioBlock, "wav" | "wav_error">> {
   const name = audioFileName(key);
   try {
-    await Deno.mkdir(dir, { recursive: true });
+    await ensureFolder(dir);
   } catch (e) {
     return { wav_error: `Cannot make ${dir}: ${(e as Error).message}` };
   }
@@ -405,6 +406,11 @@ export async function writeRecording(
   await yieldToRealTime();
   const recording = stereoRecording(outcome, sampleRate, callerFill);
   await yieldToRealTime();
-  const r = await writeWavFile(`${dir}/${name}`, recording);
-  return r.ok ? { wav: `audio/${name}` } : { wav_error: r.message };
+  // Never through a link planted in the folder.
+  try {
+    await writeNoFollow(`${dir}/${name}`, encodeWav(recording));
+    return { wav: `audio/${name}` };
+  } catch (e) {
+    return { wav_error: `Cannot write WAV ${dir}/${name}: ${(e as Error).message}` };
+  }
 }

@@ -64,3 +64,20 @@ Deno.test("audio trial in es with flite: a tts_error that names the language, no
   await closeSpeech();
   assert.equal(en.status, "completed", en.error?.message);
 });
+
+Deno.test({
+  name: "audio trial in fr with the offline TTS: espeak-ng speaks it (where installed)",
+  ignore: await (async () => {
+    try {
+      return (await new Deno.Command("espeak-ng", { args: ["--version"] }).output()).code !== 0;
+    } catch {
+      return true;
+    }
+  })(),
+  async fn() {
+    const r = await trial("fr", { ...defaultSpeechOptions(), tts: { provider: "offline" } });
+    await closeSpeech();
+    assert.equal(r.status, "completed", r.error?.message);
+    assert.equal(r.audio?.tts.provider, "offline");
+  },
+});

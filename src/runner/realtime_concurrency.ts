@@ -78,6 +78,21 @@ export function realTimeConcurrency(input: RealTimeConcurrencyInput): number {
   return input.requested === undefined ? held : Math.max(1, Math.min(held, input.requested));
 }
 
+/** Why {@link realTimeConcurrency} gives what it does, in words (for a run that asked for more). */
+export function realTimeConcurrencyWhy(input: RealTimeConcurrencyInput): string {
+  const per = CALLS_PER_IDLE_CORE[input.framing];
+  const idle = input.loadAverage === undefined
+    ? input.cores
+    : Math.max(1, Math.min(input.cores, input.cores - input.loadAverage + 1));
+  const load = input.loadAverage === undefined
+    ? ""
+    : ` (load average ${input.loadAverage.toFixed(1)} on ${input.cores} cores)`;
+  return `${per} real-time ${input.framing} calls per idle core hold the pacers' ` +
+    `${LATENESS_BOUND_MS} ms lateness bound, and ${
+      Number(idle.toFixed(1))
+    } core(s) are idle${load}`;
+}
+
 /** Holds back new calls while the pooled pacer lateness is past the bound. */
 export class RealTimeGate {
   readonly #meter: LatenessMeter;

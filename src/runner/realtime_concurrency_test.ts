@@ -4,6 +4,7 @@ import { LatenessMeter } from "../audio/lateness.ts";
 import {
   CALLS_PER_IDLE_CORE,
   realTimeConcurrency,
+  realTimeConcurrencyWhy,
   RealTimeGate,
   START_SPACING_MS,
 } from "./realtime_concurrency.ts";
@@ -120,4 +121,13 @@ Deno.test("calls start spaced out: five asked for at once start 20 ms apart, the
   await gate.admit();
   assert.equal(clock.now(), 200);
   assert.equal(gate.held, 0);
+});
+
+Deno.test("realTimeConcurrencyWhy says the table's calls per idle core and the idle cores", () => {
+  const input = { framing: "twilio" as const, cores: 2, loadAverage: 1.7, requested: 100 };
+  assert.equal(realTimeConcurrency(input), 65);
+  assert.equal(
+    realTimeConcurrencyWhy(input),
+    "50 real-time twilio calls per idle core hold the pacers' 5 ms lateness bound, and 1.3 core(s) are idle (load average 1.7 on 2 cores)",
+  );
 });

@@ -8,6 +8,8 @@
  * - Over the whole record, turns and tool values share {@link MAX_RECORD_TEXT_CHARS};
  *   once it is spent each further one keeps {@link MIN_KEPT_CHARS}.
  *
+ * - An error's message keeps at most {@link MAX_MESSAGE_CHARS} characters.
+ *
  * What is cut is never dropped silently: the kept text ends with a marker
  * `… [truncated N chars]` and the turn or tool call carries `truncated_chars: N`.
  * A value that cannot be serialised at all is kept as a marker naming why.
@@ -15,6 +17,7 @@
  * @module
  */
 import type { TrialRecord } from "./trial_record.ts";
+import { clip, MAX_MESSAGE_CHARS } from "../problem/quote.ts";
 
 /** Characters kept of one turn's text. */
 export const MAX_TURN_CHARS = 32 * 1024;
@@ -74,5 +77,12 @@ export function boundRecord(record: TrialRecord): TrialRecord {
     };
   });
 
-  return changed ? { ...record, turns, tool_calls: toolCalls } : record;
+  // An error's message may quote what the agent or the user supplied.
+  const error = record.error && record.error.message.length > MAX_MESSAGE_CHARS
+    ? { ...record.error, message: clip(record.error.message) }
+    : record.error;
+  if (error !== record.error) changed = true;
+  return changed
+    ? { ...record, turns, tool_calls: toolCalls, ...(error ? { error } : {}) }
+    : record;
 }

@@ -82,6 +82,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       ...(scenario.agent.userdata ? { userdata: scenario.agent.userdata } : {}),
       seed: key.seed,
       scenario_sha256: scenarioSha256(scenario, plan.root),
+      ...(scenario.user.language ? { language: scenario.user.language } : {}),
       data_root: plan.root.path,
       ...(plan.agentWorld === "self"
         ? { agent_world: selfWorldSetup(plan.root, scenario, env, agentTools, WORLD_SEED) }
@@ -95,6 +96,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialRecord> {
       tools: toolSpecs(env.domain, "user", scenario.user.tools),
       seed: key.seed,
       scenario_sha256: scenarioSha256(scenario, plan.root),
+      ...(scenario.user.language ? { language: scenario.user.language } : {}),
       data_root: plan.root.path,
     };
     const made = await plan.participants.agent(scenario, agentSetup);
@@ -238,6 +240,7 @@ function baseRecord(
     ...(label !== undefined ? { label } : {}),
     domain: scenario.domain,
     suite: suiteOf(scenario),
+    ...(scenario.user.language ? { language: scenario.user.language } : {}),
     status: "completed",
     world_owner: "harness",
     stop_reason: "error",

@@ -20,10 +20,17 @@ import type { Scenario } from "../scenario/scenario.ts";
 import type { ParticipantFactory } from "../participants/participant_factory.ts";
 import { runTrial, type TrialPlan } from "./run_trial.ts";
 import { keyId, shardOf, trialKey } from "./trial_key.ts";
-import type { TrialKey, TrialRecord } from "./trial_record.ts";
+import {
+  type RunConcurrency,
+  type TrialKey,
+  type TrialRecord,
+  TrialRecordSchema,
+} from "./trial_record.ts";
 import type { CallLimits } from "../bridge/bridge.ts";
 import { formatTranscript } from "./transcript.ts";
-import { InputError } from "../problem/problem.ts";
+import { fieldText, InputError } from "../problem/problem.ts";
+import { clip, quoteInput } from "../problem/quote.ts";
+import { ensureFolder, openRecordsForAppend, recordLines, writeNoFollow } from "./out_files.ts";
 import { sha256Hex } from "../canonical/hash.ts";
 import type { ParticipantOptions } from "../participants/registry.ts";
 import type { TrialPool } from "./worker_pool.ts";
@@ -73,6 +80,18 @@ export interface RunOptions {
   /** Trials run at once (at least 1). */
   concurrency: number;
   /**
+   * What the run was asked for when `concurrency` is already below it (a real-time
+   * run's table of what the machine holds), and why: records and `onConcurrency` say it.
+   */
+  requestedConcurrency?: { trials: number; why: string };
+  /**
+   * Run exactly the asked concurrency or refuse: fewer at once (fewer trials to run,
+   * or `requestedConcurrency` over `concurrency`) is an `InputError` before any trial.
+   */
+  strictConcurrency?: boolean;
+  /** Told once, before any trial, when the run makes fewer trials at once than asked. */
+  onConcurrency?: (c: RunConcurrency) => void;
+  /**
    * Resolves when the next trial may start (real-time audio runs hold new calls while
    * the pacers are late: `realtime_concurrency.ts`). Called before each trial.
    */
@@ -89,6 +108,12 @@ export interface RunOptions {
    * sees the whole run.
    */
   onExisting?: (line: string) => void | Promise<void>;
+  /**
+   * With `out`: told the lines of its `trials.jsonl` that are not whole, valid trial
+   * records (the first {@link MAX_DROPPED_SAID}, and how many in all), once, before
+   * any trial runs; they are left out of the file, and their trials run again.
+   */
+  onDropped?: (lines: DroppedLine[], total: number) => void;
   /** With `resume`: run again the trials whose newest record is an infrastructure error. */
   retryErrors?: boolean;
   /** Allow `out` to hold trials of other configurations. */
@@ -162,6 +187,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
       keepLines: opts.onExisting !== undefined,
     });
     if (opts.resume) done = opts.retryErrors ? sink.completed : sink.existing;
+    if (sink.droppedCount > 0) opts.onDropped?.(sink.dropped, sink.droppedCount);
   }
   const todo = plan.filter((p) => !done.has(keyId(p.key)));
   if (sink && opts.onExisting) {
@@ -178,6 +204,13 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
     errors: 0,
   };
   const lanes = Math.max(1, Math.min(opts.concurrency, todo.length));
+  let concurrency: RunConcurrency;
+  try {
+    concurrency = _concurrency(opts, lanes, todo.length);
+  } catch (e) {
+    sink?.close();
+    throw e;
+  }
   const stopped = () => opts.signal?.aborted === true;
   let pool: TrialPool | undefined;
   const stopPool = () => pool?.close();
@@ -219,6 +252,7 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
         throw e;
       }
       if (stopped()) return;
+      record = { ...record, concurrency };
       await sink?.writeTranscript(record);
       // From here on, nothing waits: an abort lands either before the record's line
       // (neither written nor passed on) or after `onRecord` has seen it.
@@ -239,6 +273,29 @@ export async function runTrials(opts: RunOptions): Promise<RunSummary> {
   }
   if (sink && opts.retryErrors && !stopped()) await sink.compact();
   return summary;
+}
+
+/**
+ * The run's concurrency as asked and as used (`lanes`); told to `onConcurrency` when
+ * fewer, refused when fewer and strict.
+ */
+function _concurrency(opts: RunOptions, lanes: number, todo: number): RunConcurrency {
+  const requested = opts.requestedConcurrency?.trials ?? opts.concurrency;
+  const why = lanes < opts.concurrency
+    ? `only ${todo} trial(s) to run`
+    : lanes < requested
+    ? opts.requestedConcurrency?.why
+    : undefined;
+  const c: RunConcurrency = { requested, used: lanes, ...(why !== undefined ? { why } : {}) };
+  if (lanes >= requested || todo === 0) return c;
+  if (opts.strictConcurrency) {
+    throw new InputError({
+      message: `cannot run ${requested} trials at once as asked: ${why ?? "fewer"}; ` +
+        `at most ${lanes} would run`,
+    });
+  }
+  opts.onConcurrency?.(c);
+  return c;
 }
 
 /**
@@ -362,6 +419,13 @@ export class TrialSink {
   readonly lines: Map<string, string>;
   readonly #file: Deno.FsFile;
   readonly #dir: string;
+  /**
+   * The lines of the folder's `trials.jsonl` that were not whole, valid trial records
+   * when it was opened: they are left out of the file, and their trials run again.
+   */
+  dropped: DroppedLine[] = [];
+  /** How many lines were left out in all ({@link dropped} holds the first few). */
+  droppedCount = 0;
   /** Some key has more than one line: `compact` rewrites the file. */
   #duplicates: boolean;
   #closed = false;
@@ -385,7 +449,7 @@ export class TrialSink {
   static async open(dir: string, options?: SinkOptions): Promise<TrialSink> {
     const transcripts = join(dir, "transcripts");
     try {
-      await Deno.mkdir(transcripts, { recursive: true });
+      await ensureFolder(transcripts);
     } catch (e) {
       throw new InputError({
         option: "out",
@@ -397,49 +461,56 @@ export class TrialSink {
     const existing = new Set<string>();
     const completed = new Set<string>();
     const newest = new Map<string, string>();
-    let text = "";
-    try {
-      text = await Deno.readTextFile(path);
-    } catch { /* a fresh folder */ }
-    // A run killed mid-write may leave a partial last line: cut it off (truncation
-    // cannot lose the complete lines before it). Lines that are not trial records
-    // are left out by writing a clean copy and renaming it over the file.
-    const complete = text.endsWith("\n") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
-    if (complete.length !== text.length) {
-      await Deno.truncate(path, new TextEncoder().encode(complete).length);
-    }
-    const kept: string[] = [];
-    const records: TrialRecord[] = [];
-    let dropped = 0;
+    const present = new Set<string>();
+    for await (const e of Deno.readDir(transcripts)) present.add(e.name);
+    // Read one line at a time: the file may be large, and only lines that are whole,
+    // valid trial records count. Any other line is left out (its trial runs again):
+    // a run killed mid-write leaves a partial last line, and a line may have been
+    // edited or written by something else.
+    const dropped: DroppedLine[] = [];
+    const droppedLines = new Set<number>();
+    const drop = (d: DroppedLine) => {
+      droppedLines.add(d.line);
+      if (dropped.length < MAX_DROPPED_SAID) dropped.push(d);
+    };
+    let records = 0;
     let duplicates = false;
+    let partialAt: number | undefined;
     const others = new Map<string, string | undefined>();
-    for (const line of complete.split("\n")) {
-      if (!line.trim()) continue;
-      try {
-        const r = JSON.parse(line) as TrialRecord;
-        if (!r?.key) throw new Error("not a trial record");
-        const id = keyId(r.key);
-        if (existing.has(id)) duplicates = true;
-        existing.add(id);
-        if (options?.keepLines) newest.set(id, line);
-        // The newest line of a key decides whether it still needs a run.
-        if (r.status === "error") completed.delete(id);
-        else completed.add(id);
-        if (options && r.key.config_hash !== options.configHash) {
-          others.set(r.key.config_hash, r.label);
-        }
-        kept.push(line);
-        records.push(r);
-      } catch {
-        dropped++; // re-run: its trial key is not in `existing`
+    // Records without a transcript (a run killed between the two): written once accepted.
+    const untranscribed: TrialRecord[] = [];
+    for await (const { line, text, offset, terminated } of recordLines(path)) {
+      if (!text.trim()) continue;
+      if (!terminated) {
+        partialAt = offset;
+        drop({ line, reason: "cut off before its end (a run stopped mid-write)" });
+        continue;
       }
+      const r = parseRecordLine(text);
+      if (!r.ok) {
+        drop({ line, reason: r.reason });
+        continue;
+      }
+      const record = r.record;
+      const id = keyId(record.key);
+      if (existing.has(id)) duplicates = true;
+      existing.add(id);
+      if (options?.keepLines) newest.set(id, text);
+      // The newest line of a key decides whether it still needs a run.
+      if (record.status === "error") completed.delete(id);
+      else completed.add(id);
+      if (options && record.key.config_hash !== options.configHash) {
+        others.set(record.key.config_hash, record.label);
+      }
+      records++;
+      if (!present.has(transcriptName(record))) untranscribed.push(record);
     }
-    if (options && !options.append && !(options.resume ?? true) && records.length > 0) {
+    if (options && !options.append && !(options.resume ?? true) && records > 0) {
       throw new InputError({
         option: "out",
         code: "out_not_empty",
         file: dir,
-        message: `holds ${records.length} trial record(s) already; running into it again ` +
+        message: `holds ${records} trial record(s) already; running into it again ` +
           "would record those trials twice",
         hint: "continue the run in it, add to it, or use a new folder",
       });
@@ -451,18 +522,23 @@ export class TrialSink {
         code: "out_other_config",
         file: dir,
         message: `holds trials of another configuration (config ${hash}${
-          label !== undefined ? `, label "${label}"` : ""
+          label !== undefined ? `, label ${quoteInput(label)}` : ""
         }${others.size > 1 ? ` and ${others.size - 1} more` : ""}); a report would pool them`,
         hint: "use a new folder, or append this configuration to it",
       });
     }
-    if (dropped > 0) {
-      await Deno.writeTextFile(`${path}.tmp`, kept.map((l) => l + "\n").join(""));
-      await Deno.rename(`${path}.tmp`, path);
+    if (droppedLines.size === 1 && partialAt !== undefined) {
+      // Only a partial last line: cutting it off cannot lose the lines before it.
+      await Deno.truncate(path, partialAt);
+    } else if (droppedLines.size > 0) {
+      await _rewriteWithout(path, droppedLines);
     }
-    await _restoreTranscripts(transcripts, records);
-    const file = await Deno.open(path, { append: true, create: true });
-    return new TrialSink(dir, file, existing, completed, newest, duplicates);
+    for (const r of untranscribed) await _restoreTranscript(transcripts, present, r);
+    const file = await openRecordsForAppend(path);
+    const sink = new TrialSink(dir, file, existing, completed, newest, duplicates);
+    sink.dropped = dropped;
+    sink.droppedCount = droppedLines.size;
+    return sink;
   }
 
   /**
@@ -479,7 +555,7 @@ export class TrialSink {
   async writeTranscript(record: TrialRecord): Promise<void> {
     if (this.#closed) return;
     try {
-      await Deno.writeTextFile(
+      await writeNoFollow(
         join(this.#dir, "transcripts", transcriptName(record)),
         formatTranscript(record),
       );
@@ -506,17 +582,18 @@ export class TrialSink {
   async compact(): Promise<void> {
     if (!this.#duplicates) return;
     const path = join(this.#dir, "trials.jsonl");
-    const lines = (await Deno.readTextFile(path)).split("\n").filter((l) => l.trim() !== "");
     const newest = new Map<string, number>();
-    lines.forEach((line, i) => {
+    for await (const { line, text } of recordLines(path)) {
       try {
-        newest.set(keyId((JSON.parse(line) as TrialRecord).key), i);
+        newest.set(keyId((JSON.parse(text) as TrialRecord).key), line);
       } catch { /* kept as it is: only complete records are written */ }
-    });
+    }
     const keep = new Set(newest.values());
-    const out = lines.filter((line, i) => keep.has(i) || !_isRecordLine(line));
-    await Deno.writeTextFile(`${path}.tmp`, out.map((l) => l + "\n").join(""));
-    await Deno.rename(`${path}.tmp`, path);
+    const older = new Set<number>();
+    for await (const { line, text } of recordLines(path)) {
+      if (!keep.has(line) && _isRecordLine(text)) older.add(line);
+    }
+    await _rewriteWithout(path, older);
     this.#duplicates = false;
   }
 
@@ -535,16 +612,71 @@ function _isRecordLine(line: string): boolean {
   }
 }
 
-/** Writes the transcript of each record that has none (a run killed between the two). */
-async function _restoreTranscripts(dir: string, records: TrialRecord[]): Promise<void> {
-  const present = new Set<string>();
-  for await (const e of Deno.readDir(dir)) present.add(e.name);
-  for (const r of records) {
-    const name = transcriptName(r);
-    if (present.has(name)) continue;
-    try {
-      await Deno.writeTextFile(join(dir, name), formatTranscript(r));
-      present.add(name);
-    } catch { /* a transcript is a convenience */ }
+/** Lines left out that a sink keeps to say (the rest are counted). */
+export const MAX_DROPPED_SAID = 20;
+
+/** A line of `trials.jsonl` left out when the folder was opened, and why. */
+export interface DroppedLine {
+  /** 1-based line number in the file as it was. */
+  line: number;
+  /** Why it is not a whole, valid trial record (bounded). */
+  reason: string;
+}
+
+/** A line as a trial record, or why it is not one. */
+function parseRecordLine(
+  text: string,
+): { ok: true; record: TrialRecord } | { ok: false; reason: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: "not JSON" };
   }
+  const parsed = TrialRecordSchema.safeParse(value);
+  if (parsed.success) return { ok: true, record: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const field = fieldText(issue.path);
+  return {
+    ok: false,
+    reason: clip(`not a whole trial record (${field ? `${field}: ` : ""}${issue.message})`, 300),
+  };
+}
+
+/** Rewrites `path` without the given lines (1-based), through a new file renamed over it. */
+async function _rewriteWithout(path: string, lines: Set<number>): Promise<void> {
+  if (lines.size === 0) return;
+  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+  const out = await Deno.open(tmp, { write: true, createNew: true });
+  try {
+    const encoder = new TextEncoder();
+    for await (const { line, text, terminated } of recordLines(path)) {
+      if (lines.has(line) || !terminated) continue;
+      const bytes = encoder.encode(text + "\n");
+      let off = 0;
+      while (off < bytes.length) off += await out.write(bytes.subarray(off));
+    }
+    out.close();
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    try {
+      out.close();
+    } catch { /* closed */ }
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+}
+
+/** Writes a record's transcript if the folder has none (a run killed between the two). */
+async function _restoreTranscript(
+  dir: string,
+  present: Set<string>,
+  r: TrialRecord,
+): Promise<void> {
+  const name = transcriptName(r);
+  if (present.has(name)) return;
+  try {
+    await writeNoFollow(join(dir, name), formatTranscript(r));
+    present.add(name);
+  } catch { /* a transcript is a convenience */ }
 }

@@ -37,7 +37,9 @@ export const TrialKeySchema = z.object({
   ),
 });
 /** What identifies a trial: scenario, trial index, seed and config hash. */
-export type TrialKey = z.infer<typeof TrialKeySchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { TrialKey } from "../../schemas/types.ts";
 
 /** One side's LLM usage over a trial: calls made and tokens spent. */
 export const UsageSchema = z.object({
@@ -87,6 +89,16 @@ export const ParticipantInfoSchema = z.object({
   ),
 });
 
+/** How many trials a run made at once, against what it was asked. */
+export const RunConcurrencySchema = z.object({
+  requested: z.number().int().positive().describe("trials at once the run was asked for"),
+  used: z.number().int().positive().describe("trials at once it ran (at most)"),
+  why: z.string().optional().describe("why it ran fewer than asked"),
+});
+/** A run's concurrency, as records carry it. */
+// Generated from the schema above (`deno task schema`), as the record's other types.
+export type { RunConcurrency } from "../../schemas/types.ts";
+
 /** The trial record, version `callbench.trial/1`: one line of `trials.jsonl`. */
 export const TrialRecordSchema = z.object({
   schema: z.literal(TRIAL_RECORD_SCHEMA),
@@ -97,6 +109,9 @@ export const TrialRecordSchema = z.object({
   label: z.string().optional(),
   domain: z.string().describe("the domain whose tools and world the call used (eva_airline, ...)"),
   suite: z.string().describe("the suite the scenario belongs to"),
+  language: z.string().optional().describe(
+    "the call's language, where the scenario names one (user.language; EVA-Bench's cultures)",
+  ),
   status: z.enum(["completed", "error"]).describe(
     "completed: the call ran to a stop reason; error: an infrastructure error (see error)",
   ),
@@ -181,6 +196,9 @@ export const TrialRecordSchema = z.object({
    * otherwise. Absent in records of older versions and in setup errors.
    */
   clock: z.enum(["simulated", "real"]).optional(),
+  concurrency: RunConcurrencySchema.optional().describe(
+    "The run's trials at once: as asked and as used (fewer: why). Absent in older records",
+  ),
   /**
    * Audio calls (`eval --audio`): the providers and voices, seconds of audio per side,
    * voice-to-voice latency per agent turn, time to first audio, barge-ins, silence
@@ -190,4 +208,6 @@ export const TrialRecordSchema = z.object({
   audio: AudioBlockSchema.optional().describe("Audio calls: what the call sounded like"),
 });
 /** One trial's record: what the call did and what scoring needs. */
-export type TrialRecord = z.infer<typeof TrialRecordSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { TrialRecord } from "../../schemas/types.ts";

@@ -36,6 +36,7 @@ export async function openEnvironment(
   seed: string,
 ): Promise<OpenedEnvironment> {
   const domain = await getDomain(scenario.domain);
+  domain.prepare?.(root, scenario);
   const { db, user_db } = scenario.world;
   const env = new Environment(
     domain,

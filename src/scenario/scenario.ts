@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { CallerNeedsSchema } from "./caller_needs.ts";
 import { z } from "zod";
 import { FlowExpectSchema } from "../flow/schema.ts";
 import { parseLine } from "../audio/line/spec.ts";
@@ -75,7 +76,9 @@ export const ReferenceActionSchema = z.object({
   compare_args: z.array(z.string()).nullish(),
 }).strict();
 /** A call the oracle agent makes (see `ReferenceActionSchema`). */
-export type ReferenceAction = z.infer<typeof ReferenceActionSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { ReferenceAction } from "../../schemas/types.ts";
 
 /**
  * Where a world comes from: inline, or a path under the data root. A path may carry
@@ -154,6 +157,11 @@ export const ScenarioSchema = z.object({
     opening: z.string().optional(),
     /** Facts the scripted caller gives when asked: label -> value. */
     known_info: z.record(z.string(), z.string()).default({}),
+    needs: CallerNeedsSchema.optional().describe(
+      "What the scripted caller wants and insists on: it states them when asked what it needs " +
+        "or offered a choice, answers preference questions from them, and refuses an option " +
+        "that breaks a limit",
+    ),
     /** Flow start node (flows.md); the callee side plays the flow. */
     start: z.string().optional(),
     /** Persona instructions (a flow scenario without `start`). */
@@ -211,7 +219,10 @@ export const ScenarioSchema = z.object({
 }).strict();
 
 /** A parsed scenario (defaults filled in). */
-export type Scenario = z.infer<typeof ScenarioSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { Scenario } from "../../schemas/types.ts";
+import type { Scenario } from "../../schemas/types.ts";
 
 /** Whether `s` is `YYYY-MM-DD` naming a day of the calendar (`2024-02-30` is not). */
 export function isCalendarDate(s: string): boolean {

@@ -47,6 +47,11 @@ export interface LoadOptions {
    * for {@link Suite.expect}, for the scenarios that need them.
    */
   expected?: boolean;
+  /**
+   * The culture to load scenarios in, where a suite has several (EVA-Bench's release:
+   * en, es, fr, fr-CA, de, hi, ko); default English.
+   */
+  language?: string;
 }
 
 /** A named set of scenarios: where its data lives, how it loads, and its gold. */

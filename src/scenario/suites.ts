@@ -17,6 +17,9 @@ export const BUILTIN_SUITE_IDS: readonly string[] = [
   "tau2_retail",
   "tau2_telecom",
   "tau2_telecom_workflow",
+  "eva_itsm",
+  "eva_medical_hr",
+  "tau2_banking_knowledge",
 ];
 
 const registered = new Map<string, Suite>();
@@ -35,13 +38,20 @@ export function suiteIds(): string[] {
   return [...new Set([...BUILTIN_SUITE_IDS, ...registered.keys()])];
 }
 
+let banking: Suite | undefined;
+
 /** Suites in listing order: the built-in ones, then the registered ones. */
 export async function allSuites(): Promise<Suite[]> {
-  const [{ suite: eva }, { suites: tau2 }] = await Promise.all([
+  const [{ suite: eva }, { suites: tau2 }, release, { bankingSuite }] = await Promise.all([
     import("./eva/suite.ts"),
     import("./tau2/suites.ts"),
+    import("./eva/release_suite.ts"),
+    import("./tau2/banking_suite.ts"),
   ]);
-  const builtIn = [eva, ...tau2].map((s) => registered.get(s.id) ?? s);
+  banking ??= bankingSuite();
+  const builtIn = [eva, ...tau2, release.itsmSuite, release.medicalHrSuite, banking].map((s) =>
+    registered.get(s.id) ?? s
+  );
   const ids = new Set(builtIn.map((s) => s.id));
   return [...builtIn, ...[...registered.values()].filter((s) => !ids.has(s.id))];
 }
@@ -56,6 +66,8 @@ export interface Selection {
   files?: string[];
   /** For `gold`: files may lack the expected hashes gold is asked to compute. */
   forGold?: boolean;
+  /** The culture of suites that have several (EVA-Bench's release); default English. */
+  language?: string;
 }
 
 /** What `selectScenarios` picked, and the problems it met. */
@@ -137,7 +149,7 @@ export async function selectScenarios(
     // One broken data file costs its own suite, not the others.
     let r;
     try {
-      r = await s.load(root, { expected: false });
+      r = await s.load(root, { expected: false, language: sel.language });
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       problems.push(...e.problems.map((p) => ({ ...p, where: p.where ?? `suite ${s.id}` })));

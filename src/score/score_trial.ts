@@ -77,6 +77,7 @@ export function scoreTrial(record: TrialRecord, options: ScoreOptions = {}): Ver
     participants: record.participants,
     domain: record.domain,
     suite: record.suite,
+    ...(record.language !== undefined ? { language: record.language } : {}),
     status: error ? "error" : "completed",
     ...(error ? { error } : {}),
     stop_reason: record.stop_reason,

@@ -32,7 +32,7 @@ import type { TrialRecord } from "../runner/trial_record.ts";
 import type { ReferenceAction } from "../scenario/scenario.ts";
 import { checkFlowExpect } from "../flow/expect.ts";
 import { FlowTraceSchema } from "../flow/trace.ts";
-import { type ActionMatchOptions, matchList } from "./action_match.ts";
+import { type ActionMatchOptions, matchList, valuesMatch } from "./action_match.ts";
 import { knownIdentifiers, voiceFlags } from "./voice.ts";
 import type { JudgeResult, Signals, VerdictDetails } from "./verdict.ts";
 
@@ -201,8 +201,11 @@ export function actionMatch(
   const ref = referenceActionList(reference);
   const pred = predictedActionList(toolCalls);
   const matched = matchList(ref, pred, options);
+  const used = new Set(matched.filter((m) => m !== null));
   const unmatched = matched.flatMap((m, index) =>
-    m === null ? [{ index, name: reference[index]!.name }] : []
+    m === null
+      ? [{ index, name: reference[index]!.name, ..._closest(ref[index]!, pred, used, options) }]
+      : []
   );
   const lengthMismatch = options.disallow_extra_items === true && ref.length !== pred.length;
   return {
@@ -214,6 +217,35 @@ export function actionMatch(
       ...(lengthMismatch ? { length_mismatch: true } : {}),
     },
   };
+}
+
+/**
+ * For a reference action no call matched, the first call of the same tool on the same
+ * side (one no other reference action took, if any), and the arguments in which it
+ * differs, each as the reference has it and as it was made: so "not made" is said only
+ * when no call of that tool was.
+ */
+function _closest(
+  ref: Record<string, unknown>,
+  pred: readonly Record<string, unknown>[],
+  used: ReadonlySet<number>,
+  options: ActionMatchOptions,
+): {
+  made_as?: { call: number; differing: { argument: string; expected: string; got: string }[] };
+} {
+  const same = pred.flatMap((p, i) => p.side === ref.side && p.name === ref.name ? [i] : []);
+  const call = same.find((i) => !used.has(i)) ?? same[0];
+  if (call === undefined) return {};
+  const want = (ref.arguments ?? {}) as Record<string, unknown>;
+  const got = (pred[call]!.arguments ?? {}) as Record<string, unknown>;
+  const differing = Object.keys(want).filter((k) =>
+    !Object.hasOwn(got, k) || !valuesMatch(want[k], got[k], options)
+  ).map((k) => ({
+    argument: k,
+    expected: JSON.stringify(want[k]) ?? "null",
+    got: Object.hasOwn(got, k) ? JSON.stringify(got[k]) ?? "null" : "(not given)",
+  }));
+  return { made_as: { call, differing } };
 }
 
 /** Reference actions as the comparator sees them: `arguments` cut to `compare_args`. */

@@ -1,4 +1,5 @@
-import assert, { deepEqual as assertEquals, ok } from "node:assert/strict";
+import assert, { deepEqual as assertEquals, equal, ok } from "node:assert/strict";
+import { signalNote } from "../report/failure_notes.ts";
 import type { TrialRecord } from "../runner/trial_record.ts";
 import { audioBlock, trialRecord } from "./_trial_fixture.ts";
 import { scoreTrial } from "./score_trial.ts";
@@ -58,7 +59,27 @@ Deno.test("is_action_match fails on a missing call, naming the unmatched referen
   });
   const { signals, details } = computeSignals(record);
   assertEquals(signals.is_action_match, false);
-  assertEquals(details.action_match!.unmatched, [{ index: 0, name: "cancel_reservation" }]);
+  // Made, with another reservation id: said as such, not as "not made".
+  assertEquals(details.action_match!.unmatched, [{
+    index: 0,
+    name: "cancel_reservation",
+    made_as: {
+      call: 0,
+      differing: [{ argument: "reservation_id", expected: '"ABC123"', got: '"XYZ999"' }],
+    },
+  }]);
+  const verdict = scoreTrial(record);
+  equal(
+    signalNote(verdict, "is_action_match").summary,
+    'reference action #0 cancel_reservation was made with other arguments: reservation_id "XYZ999" ' +
+      '(expected "ABC123")',
+  );
+  // No call of that tool at all: not made.
+  const none = computeSignals(trialRecord({
+    tool_calls: [call("get_reservation_details", { reservation_id: "ABC123" })],
+    expect: { reference_actions: [ref("cancel_reservation", { reservation_id: "ABC123" })] },
+  }));
+  assertEquals(none.details.action_match!.unmatched, [{ index: 0, name: "cancel_reservation" }]);
 });
 
 Deno.test("is_action_match compares only compare_args where a reference action gives them", () => {

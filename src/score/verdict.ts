@@ -101,7 +101,9 @@ export const JudgeResultSchema = z.object({
   }).optional(),
 });
 /** The judge's result for one trial (see `JudgeResultSchema`). */
-export type JudgeResult = z.infer<typeof JudgeResultSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { JudgeResult } from "../../schemas/types.ts";
 
 export const VoiceFlagSchema = z.object({
   /** Index into `turns`. */
@@ -186,8 +188,22 @@ export const VerdictDetailsSchema = z.object({
     reference_count: z.number().int().nonnegative(),
     prediction_count: z.number().int().nonnegative(),
     /** Reference actions no prediction matched: index and tool name. */
-    unmatched: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string() }))
-      .describe("Reference actions no prediction matched: index and tool name."),
+    unmatched: z.array(z.object({
+      index: z.number().int().nonnegative(),
+      name: z.string(),
+      made_as: z.object({
+        call: z.number().int().nonnegative().describe("index of that call among the predictions"),
+        differing: z.array(z.object({
+          argument: z.string(),
+          expected: z.string().describe("the reference's value, as JSON"),
+          got: z.string().describe('the call\'s value, as JSON, or "(not given)"'),
+        })),
+      }).optional().describe(
+        "a call of the same tool on the same side, and the arguments in which it differs",
+      ),
+    })).describe(
+      "Reference actions no prediction matched: index, tool name, and the closest call made.",
+    ),
     /** Failed on `disallow_extra_items`: the lists differ in length. */
     length_mismatch: z.boolean().optional().describe(
       "Failed on disallow_extra_items: the lists differ in length.",
@@ -283,6 +299,8 @@ export const VerdictSchema = z.object({
     .optional(),
   domain: z.string(),
   suite: z.string(),
+  /** The call's language, where the scenario names one. */
+  language: z.string().optional().describe("The call's language, where the scenario names one."),
   status: z.enum(["completed", "error"]),
   error: z.object({ kind: VerdictErrorKind, message: z.string() }).optional(),
   stop_reason: StopReason,
@@ -321,7 +339,9 @@ export const VerdictSchema = z.object({
   ),
 });
 /** One trial's verdict (see `VerdictSchema`). */
-export type Verdict = z.infer<typeof VerdictSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { Verdict } from "../../schemas/types.ts";
 
 /**
  * A verdict read without its transcript (turns, tool calls): what summaries need,

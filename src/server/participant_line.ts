@@ -56,6 +56,11 @@ export interface LineOutlet {
   afterSpeech?(fn: () => void): void;
   /** Audio sessions: runs `fn` once the last thing said has begun playing. */
   afterSpeechStarted?(fn: () => void): void;
+  /**
+   * A plain client's call has ended (its `server-message end` sent): the session closes
+   * the connection, as a pipecat client expects of a bot that hung up.
+   */
+  closeEnded?(): void;
   log(line: string): void;
 }
 
@@ -71,6 +76,8 @@ export interface HostedParticipantOptions {
 }
 
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+/** The tool a participant ends the call with. */
+const END_TOOL = "end_conversation";
 
 interface PendingCall {
   /** `remember: false` keeps the reply out of the context history. */
@@ -94,6 +101,13 @@ export class HostedParticipant {
   #generation = 0;
   #callStarted = false;
   #callEnded = false;
+  /**
+   * The call is a plain client's (no system prompt: a pipecat client, say): it knows no
+   * ending tool, so the participant's `end_conversation` is its hang-up, and the
+   * connection is closed after the end. A client that sets the call up (callbench, the
+   * reference) runs the ending tool itself and pulls its reports after the end.
+   */
+  #plain = false;
   readonly #pending = new Map<string, PendingCall>();
   #nextCallId = 0;
 
@@ -108,10 +122,11 @@ export class HostedParticipant {
   }
 
   /** Starts (or restarts) the participant for `setup`; the old one is closed first. */
-  async start(setup: CallSetup): Promise<void> {
+  async start(setup: CallSetup, plain = false): Promise<void> {
     await this.end("replaced");
     const generation = ++this.#generation;
     this.setup = setup;
+    this.#plain = plain;
     this.#callStarted = false;
     this.#callEnded = false;
     const participant = await this.#o.factory(this.#o.name, setup);
@@ -157,8 +172,17 @@ export class HostedParticipant {
       tools: [],
       seed: "0",
     };
-    await this.start(setup);
+    await this.start(setup, this.setup === undefined || this.#plain);
     return this.#participant !== undefined;
+  }
+
+  /**
+   * A new connection to a session whose call has ended: the finished call is not
+   * resumed; its participant is released, and the next thing heard starts a new call
+   * (the setup and the world stay as they are).
+   */
+  async newCallIfEnded(): Promise<void> {
+    if (this.#callEnded && this.#participant) await this.end("a new call");
   }
 
   /** Marks the call started (a `call_event call_start` from the client). */
@@ -275,6 +299,19 @@ export class HostedParticipant {
   #line(generation: number): CallLine {
     const out = this.#o.outlet;
     const live = () => generation === this.#generation && !this.#callEnded;
+    const hangUp = (reason?: string) => {
+      if (!live()) return;
+      this.#callEnded = true;
+      const plain = this.#plain;
+      // After its last words have played: a client ends the call on it (a plain
+      // client's connection is then closed).
+      const send = () => {
+        out.send(rtvi("server-message", { type: "end", reason: reason ?? "hangup" }));
+        if (plain) out.closeEnded?.();
+      };
+      if (out.afterSpeech) out.afterSpeech(send);
+      else send();
+    };
     return {
       side: this.side,
       clock: this.#o.clock,
@@ -295,6 +332,11 @@ export class HostedParticipant {
       },
       callTool: async (name: string, args: unknown): Promise<ToolCallReply> => {
         if (!live()) return errorReply("call_ended", "The call has ended.");
+        if (this.#plain && name === END_TOOL) {
+          // A plain client has no handler for it: the participant hangs up instead.
+          hangUp(END_TOOL);
+          return { ok: true, result: { status: "ok" } };
+        }
         this.#zeroUsage();
         try {
           return await this.#callTool(name, args);
@@ -305,15 +347,7 @@ export class HostedParticipant {
           return errorReply("call_ended", "The call has ended.");
         }
       },
-      hangUp: (reason?: string) => {
-        if (!live()) return;
-        this.#callEnded = true;
-        // After its last words have played: a client ends the call on it.
-        const send = () =>
-          out.send(rtvi("server-message", { type: "end", reason: reason ?? "hangup" }));
-        if (out.afterSpeech) out.afterSpeech(send);
-        else send();
-      },
+      hangUp: (reason?: string) => hangUp(reason),
       usage: (u: Usage) => {
         if (!live()) return;
         out.send(rtvi("metrics", { tokens: [tokenUsage(u)] }));

@@ -242,6 +242,15 @@ export class Session {
             afterSpeechStarted: (fn) => audio.afterSpeechStarted(fn),
           }
           : {}),
+        // After the end has gone out; the session is kept for the next connection.
+        closeEnded: () => {
+          const socket = this.#socket;
+          this.#clock.timer(0, () => {
+            try {
+              socket?.close(1000, "call ended");
+            } catch { /* already closed */ }
+          });
+        },
         log,
       },
     });
@@ -375,6 +384,11 @@ export class Session {
     this.#queue = [];
     this.#guard?.stop();
     this.#guard = this.#newGuard();
+    // A finished call is not resumed: the next thing heard starts a new one.
+    this.#schedule(
+      () => this.#host.newCallIfEnded(),
+      (e) => this.#log(`starting a new call failed: ${describe(e)}`),
+    );
   }
 
   /**
@@ -680,6 +694,7 @@ export class Session {
       ...(args.userdata ? { userdata: args.userdata } : {}),
       seed: args.seed ?? "0",
       ...(args.scenario_sha256 ? { scenario_sha256: args.scenario_sha256 } : {}),
+      ...(args.language ? { language: args.language } : {}),
     };
     await this.#host.start(setup);
     this.#history.restart(args.prompt);

@@ -406,6 +406,11 @@ class GoodbyeParticipant {
 Deno.test("serve --audio: a goodbye is heard whole, the tool call after its start and the end after its last chunk", async () => {
   const h = audioHarness({}, { factory: () => new GoodbyeParticipant() });
   await h.send(READY);
+  // A client that sets the call up runs the ending tool itself.
+  await h.send(rtvi("client-message", {
+    t: "update_system_prompt",
+    d: { prompt: "You are the agent.", tools: "[]", add_suffix: false },
+  }, "p"));
   const steps = [await h.send(rtvi("send-text", { content: "bye" })), ...await h.run(800)];
   const at = (type: string, pred: (m: RtviMessage) => boolean = () => true) =>
     steps.find((s) => s.messages.some((m) => m.type === type && pred(m)))?.at;
@@ -416,4 +421,19 @@ Deno.test("serve --audio: a goodbye is heard whole, the tool call after its star
   const end = at("server-message", (m) => (m.data as { type?: string }).type === "end");
   assert.equal(end, 500, "the end goes once the goodbye has played, not before");
   assert.ok(index("server-message") > index("bot-stopped-speaking"));
+});
+
+Deno.test("serve --audio: a plain client's call ends with the goodbye played, the end, then the close", async () => {
+  const h = audioHarness({}, { factory: () => new GoodbyeParticipant() });
+  await h.send(READY);
+  const steps = [await h.send(rtvi("send-text", { content: "bye" })), ...await h.run(800)];
+  const types = steps.flatMap((s) => s.messages).map((m) =>
+    m.type === "server-message" ? `server-message ${(m.data as { type?: string }).type}` : m.type
+  );
+  // No function call it has no handler for: the ending tool is the agent's hang-up.
+  assert.ok(!types.includes("llm-function-call-in-progress"), types.join(", "));
+  const stopped = types.indexOf("bot-stopped-speaking");
+  const end = types.indexOf("server-message end");
+  assert.ok(stopped >= 0 && end > stopped, types.join(", "));
+  assert.deepEqual(h.socket.closedWith, { code: 1000, reason: "call ended" });
 });

@@ -13,6 +13,7 @@ import process from "node:process";
 import { WASI } from "node:wasi";
 import { decodeWav } from "../audio/wav.ts";
 import type { Pcm16 } from "../audio/pcm.ts";
+import { quoteInput } from "../problem/quote.ts";
 
 /**
  * Flite's built-in voices and their sample rates: every general voice the package
@@ -129,7 +130,7 @@ export async function synthesizeWithFlite(
 ): Promise<Pcm16> {
   const name = `out-${crypto.randomUUID()}.wav`;
   const v = parseFliteVoice(voice);
-  if (!v) throw new Error(`Unknown flite voice "${voice}"`);
+  if (!v) throw new Error(`Unknown flite voice ${quoteInput(voice)}`);
   const features = [
     ...(v.rate !== undefined ? ["--setf", `duration_stretch=${1 / v.rate}`] : []),
     ...(v.pitch !== undefined ? ["--setf", `int_f0_target_mean=${v.pitch}`] : []),

@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { quoteInput } from "../problem/quote.ts";
 
 /** A behaviour, and the kind of caller event it leaves. */
 export type BehaviourKind = "backchannel" | "filler" | "pause" | "side" | "interrupt" | "late";
@@ -53,24 +54,37 @@ export class BehaviourSyntaxError extends Error {
   }
 }
 
-/** Reads `backchannel=0.3,filler=0.2` (chances from 0 to 1, or percentages). */
+/** A chance as written: a decimal from 0 to 1, or a percentage (`0.3`, `.3`, `30%`). */
+const CHANCE_TEXT = /^(?:\d+(?:\.\d*)?|\.\d+)%?$/;
+
+/**
+ * Reads `backchannel=0.3,filler=0.2` (chances from 0 to 1, or percentages). Strict:
+ * each part is one known name, one `=` and one chance, nothing more.
+ */
 export function parseBehaviour(text: string): CallerBehaviour {
   const out: Record<string, number> = {};
   for (const part of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
-    const [name, value] = part.split("=").map((x) => x.trim());
-    if (!(BEHAVIOURS as readonly string[]).includes(name!)) {
+    const eq = part.indexOf("=");
+    const name = (eq < 0 ? part : part.slice(0, eq)).trim();
+    const value = eq < 0 ? undefined : part.slice(eq + 1).trim();
+    if (!(BEHAVIOURS as readonly string[]).includes(name)) {
       throw new BehaviourSyntaxError(
-        `unknown behaviour "${name}" (one of ${BEHAVIOURS.join(", ")})`,
+        `unknown behaviour ${quoteInput(name)} (one of ${BEHAVIOURS.join(", ")})`,
       );
     }
     const pct = value?.endsWith("%") ?? false;
-    const x = Number(pct ? value!.slice(0, -1) : value);
-    const p = pct ? x / 100 : x;
-    if (value === undefined || value === "" || !(p >= 0 && p <= 1)) {
-      throw new BehaviourSyntaxError(`${name}: expected a chance from 0 to 1, e.g. ${name}=0.2`);
+    const p = value !== undefined && CHANCE_TEXT.test(value)
+      ? Number(pct ? value.slice(0, -1) : value) / (pct ? 100 : 1)
+      : NaN;
+    if (!(p >= 0 && p <= 1)) {
+      throw new BehaviourSyntaxError(
+        `${name}: expected a chance from 0 to 1, e.g. ${name}=0.2${
+          value === undefined ? "" : `, not ${quoteInput(value)}`
+        }`,
+      );
     }
-    if (name! in out) throw new BehaviourSyntaxError(`${name}: given twice`);
-    out[name!] = p;
+    if (name in out) throw new BehaviourSyntaxError(`${name}: given twice`);
+    out[name] = p;
   }
   return out as CallerBehaviour;
 }

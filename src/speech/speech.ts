@@ -16,7 +16,10 @@ export const speechErrorSchema = z.object({
   status: z.number().int().optional().describe("The HTTP status, when a server answered"),
 });
 /** Why synthesis or transcription failed (see `speechErrorSchema`). */
-export type SpeechError = z.infer<typeof speechErrorSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { SpeechError } from "../../schemas/types.ts";
+import type { SpeechError } from "../../schemas/types.ts";
 
 /** Synthesized speech, or why there is none. */
 export type TtsResult =

@@ -19,7 +19,10 @@ import { CallerTimingSchema } from "./caller_timing.ts";
 /** `eval --audio` settings. */
 export const SpeechOptionsSchema = z.object({
   tts: z.object({
-    provider: z.enum(["flite", "openai"]).describe("The TTS provider"),
+    provider: z.enum(["flite", "openai", "espeak", "offline"]).describe(
+      "The TTS provider: flite (English), espeak (espeak-ng, a separate program), offline " +
+        "(flite for English, espeak-ng for other languages) or openai",
+    ),
     model: z.string().optional().describe("The TTS model (openai)"),
     base_url: z.string().optional().describe("The OpenAI-compatible base URL (openai)"),
     api_key_env: z.string().optional().describe(
@@ -68,7 +71,10 @@ export const SpeechOptionsSchema = z.object({
   ),
 });
 /** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
-export type SpeechOptions = z.infer<typeof SpeechOptionsSchema>;
+// The type is generated from the schema above (`deno task schema`): the package
+// exports it without naming zod's types, and a test holds the two the same.
+export type { SpeechOptions } from "../../schemas/types.ts";
+import type { SpeechOptions } from "../../schemas/types.ts";
 
 /** The defaults of `eval --audio`: flite, voices rms (agent) and slt (caller), transcripts, in-band keys. */
 export function defaultSpeechOptions(): SpeechOptions {
@@ -120,9 +126,24 @@ export interface OpenSpeech {
 
 const opened = new Map<string, Promise<OpenSpeech>>();
 
-/** The providers for `o`, opened once per thread and configuration (a shared TTS cache). */
+/**
+ * What the providers of `o` are made from, and nothing else: the line, the keys and
+ * the caller's behaviour are applied after synthesis, so every line of a sweep shares
+ * one synthesizer (one flite Worker, one TTS cache) instead of opening its own.
+ */
+function providerKey(o: SpeechOptions): string {
+  return JSON.stringify({
+    tts: o.tts,
+    stt: o.stt,
+    sample_rate: o.sample_rate,
+    // Only a remote TTS is opened with a voice; flite is told one per request.
+    ...(o.tts.provider === "openai" ? { agent_voice: o.voices.agent ?? null } : {}),
+  });
+}
+
+/** The providers for `o`, opened once per thread and providers' settings (a shared TTS cache). */
 export function openSpeech(o: SpeechOptions): Promise<OpenSpeech> {
-  const key = JSON.stringify(o);
+  const key = providerKey(o);
   let p = opened.get(key);
   if (!p) {
     p = makeSpeech(o);
@@ -159,6 +180,22 @@ async function makeSpeech(o: SpeechOptions): Promise<OpenSpeech> {
     const flite = new FliteTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
     flite.start();
     tts = flite;
+  } else if (o.tts.provider === "espeak" || o.tts.provider === "offline") {
+    const [{ EspeakTts }, { TtsByLanguage, isEnglish }] = await Promise.all([
+      import("./tts_espeak.ts"),
+      import("./tts_by_language.ts"),
+    ]);
+    const espeak = new EspeakTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
+    if (o.tts.provider === "espeak") tts = espeak;
+    else {
+      const { FliteTts } = await import("./tts_flite.ts");
+      const flite = new FliteTts({ sampleRate: o.sample_rate, cache: new TtsCache() });
+      flite.start();
+      tts = new TtsByLanguage([
+        { speaks: isEnglish, provider: flite },
+        { speaks: () => true, provider: espeak },
+      ], { provider: "offline", voice: flite.info.voice, sampleRate: o.sample_rate });
+    }
   } else {
     if (!o.tts.base_url) throw new Error("TTS openai needs a base URL");
     const { OpenAiTts } = await import("./tts_openai.ts");

@@ -28,6 +28,7 @@ import {
   type TtsProvider,
   type TtsRequest,
 } from "./speech.ts";
+import { quoteInput } from "../problem/quote.ts";
 import type { TtsResult } from "./speech.ts";
 import { TtsCache } from "./tts_cache.ts";
 
@@ -69,7 +70,9 @@ export class FliteTts implements TtsProvider {
 
   constructor(options: FliteTtsOptions = {}) {
     this.#voice = options.voice ?? "slt";
-    if (!isFliteVoice(this.#voice)) throw new RangeError(`Unknown flite voice "${this.#voice}"`);
+    if (!isFliteVoice(this.#voice)) {
+      throw new RangeError(`Unknown flite voice ${quoteInput(this.#voice)}`);
+    }
     this.#rate = options.sampleRate;
     this.cache = options.cache ?? new TtsCache();
     this.#ownDir = options.tempDir === undefined;
@@ -92,7 +95,7 @@ export class FliteTts implements TtsProvider {
       return Promise.resolve(
         ttsError(
           "flite",
-          `Unknown flite voice "${voice}" (${Object.keys(FLITE_VOICES).join(", ")})`,
+          `Unknown flite voice ${quoteInput(voice)} (${Object.keys(FLITE_VOICES).join(", ")})`,
         ),
       );
     }

@@ -14,6 +14,7 @@
 import { isFliteVoice, loadFlite, silenceWasiWarning, synthesizeWithFlite } from "./_flite_wasi.ts";
 import { trimSilence } from "../audio/energy.ts";
 import { resample } from "../audio/resample.ts";
+import { quoteInput } from "../problem/quote.ts";
 
 silenceWasiWarning();
 
@@ -46,7 +47,7 @@ self.onmessage = async (event: MessageEvent<FliteJob>) => {
   const { id, voice, text, dir, rate } = event.data;
   const started = performance.now();
   try {
-    if (!isFliteVoice(voice)) throw new Error(`Unknown flite voice "${voice}"`);
+    if (!isFliteVoice(voice)) throw new Error(`Unknown flite voice ${quoteInput(voice)}`);
     const audio = await synthesizeWithFlite(await loadFlite(), voice, text, dir);
     const ms = performance.now() - started;
     // Flite's leading and trailing near-silence (a fading tail of 150-290 ms) is cut,

@@ -9,9 +9,11 @@ import { z } from "zod";
 
 const RATE = "expected a speaking rate from 0.5 to 2 (1 is the voice's own)";
 const PITCH = "expected a pitch from 50 to 400 Hz";
+/** The longest voice name taken (the providers' names are a few characters). */
+export const MAX_VOICE_NAME_CHARS = 200;
 /** A caller's voice (audio calls): a voice, and flite's speaking rate and pitch. */
 export const UserVoiceSchema = z.object({
-  name: z.string().min(1).optional().describe(
+  name: z.string().min(1).max(MAX_VOICE_NAME_CHARS).optional().describe(
     "The TTS voice (flite: slt, rms, awb, kal16 or kal; openai: its voice name); absent: the run's",
   ),
   rate: z.number().min(0.5, RATE).max(2, RATE).optional().describe(

@@ -13,6 +13,8 @@
  * or a closed call's is refused with 401). Every request is bounded: its body
  * (`maxBodyBytes`, 413), its rate per call (`maxRequestsPerSecond`, 429), and what is
  * received passes the value bounds of `../protocol/limits.ts` before anything reads it.
+ * The rate counts JSON-RPC messages, not HTTP requests: a batch of 100 calls spends 100
+ * (a batch larger than the bucket is refused whole), so batching never multiplies it.
  *
  * @module
  */
@@ -57,13 +59,16 @@ export interface ToolsServerOptions {
   port?: number;
   /** Largest request body (default 256 KiB). */
   maxBodyBytes?: number;
-  /** Requests per second one call may make (default 20, in bursts of as many). */
+  /**
+   * JSON-RPC messages per second one call may send (default 20, in bursts of as many);
+   * each message of a batch counts.
+   */
   maxRequestsPerSecond?: number;
 }
 
 interface Entry {
   trial: TrialTools;
-  /** Token bucket: requests left, refilled at the rate. */
+  /** Token bucket: messages left, refilled at the rate. */
   allowance: number;
   last: number;
 }
@@ -131,7 +136,8 @@ export class ToolsServer implements ToolsRegistry {
     const token = m[1] ?? bearer?.[1];
     const entry = token !== undefined ? this.#calls.get(token) : undefined;
     if (!entry) return text(401, "unknown or closed call");
-    if (!this.#allow(entry)) return text(429, "too many requests");
+    // Every request spends one, before its body is read (a refused body costs too).
+    if (!this.#allow(entry, 1)) return text(429, "too many requests");
     if (req.method !== "POST") return text(405, "POST only (stateless Streamable HTTP)");
     const length = Number(req.headers.get("content-length") ?? "0");
     if (length > this.#maxBody) return text(413, `request over ${this.#maxBody} bytes`);
@@ -145,6 +151,15 @@ export class ToolsServer implements ToolsRegistry {
     }
     const problem = checkValueLimits(parsed);
     if (problem) return jsonRpcError(-32600, `request ${problem}`);
+    // Each message of a batch is a call: the rest of a batch spends one a message.
+    const messages = Array.isArray(parsed) ? Math.max(1, parsed.length) : 1;
+    if (messages > this.#rate) {
+      return text(
+        429,
+        `a batch of ${messages} messages is over the ${this.#rate} a second allowed`,
+      );
+    }
+    if (!this.#allow(entry, messages - 1)) return text(429, "too many requests");
     const server = toolsMcpServer(entry.trial);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -158,15 +173,16 @@ export class ToolsServer implements ToolsRegistry {
     }
   }
 
-  #allow(entry: Entry): boolean {
+  /** Takes `n` messages from the call's bucket if they fit now; whether they did. */
+  #allow(entry: Entry, n: number): boolean {
     const now = performance.now();
     entry.allowance = Math.min(
       this.#rate,
       entry.allowance + ((now - entry.last) * this.#rate) / 1000,
     );
     entry.last = now;
-    if (entry.allowance < 1) return false;
-    entry.allowance -= 1;
+    if (entry.allowance < n) return false;
+    entry.allowance -= n;
     return true;
   }
 }

@@ -181,6 +181,7 @@ export class RealtimeParticipant implements Participant {
         line.trace({ type: "agent_speech_start", at: atMs });
         line.startedSpeaking?.();
       },
+      onSpeaking: () => line.active?.(),
       onUsage: (usage) => this.#addUsage(usage),
       trace: (entry) => line.trace(entry),
       fail: (problem) => this.#garbage(problem),

@@ -73,6 +73,12 @@ const RESPONSES_EXCEEDED =
   `started responses faster than ${RESPONSES_PER_SECOND} a second (beyond ${MAX_RESPONSE_BURST} at once)`;
 /** Agent audio queued and not yet played, at most (a server far ahead of real time is bounded). */
 const DEFAULT_MAX_QUEUED_MS = 5 * 60_000;
+/**
+ * A response whose audio has all played and that got nothing more for this long is a
+ * turn as the caller heard it, `response.done` or not (more audio of it later is a turn
+ * of its own).
+ */
+export const RESPONSE_GAP_MS = 1000;
 
 /** One agent turn (one response), as the caller heard it. */
 export interface RealtimeTurn {
@@ -105,6 +111,8 @@ export interface RealtimeCallOptions {
    * plays (so it can cut in), not once the whole response has played.
    */
   onSpeechStart?: (atMs: number) => void;
+  /** Agent audio is playing (a chunk of it just played): the line is not silent. */
+  onSpeaking?: () => void;
   /** A response's token counts. */
   onUsage: (usage: RealtimeUsage) => void;
   /** A trace entry for the record. */
@@ -155,7 +163,11 @@ interface Response {
   itemId?: string;
   itemFirst: number;
   played: Int16Array[];
+  /** Samples in `played` (the turn's length bound counts samples, not chunks). */
+  playedSamples: number;
   playStartMs?: number;
+  /** Call time its audio played up to (a later chunk after a gap brings silence first). */
+  playEndMs: number;
   transcript: string[];
   /** Characters of its transcript deltas. */
   transcriptChars: number;
@@ -182,6 +194,10 @@ export class RealtimeCall {
   #queuedTotal = 0;
   #playedTotal = 0;
   #playing = false;
+  /** Call time the last agent audio played ends, on the playback grid. */
+  #playedUntil = -Infinity;
+  /** The playback ran dry in the middle of a response: when it has been dry long enough. */
+  #cancelGap: (() => void) | undefined;
   #playWaiters: PlayWaiter[] = [];
   #begun = false;
   #ended = false;
@@ -255,7 +271,7 @@ export class RealtimeCall {
   ): Promise<void> {
     if (this.#ended) return;
     // Without turn detection the server hears no barge-in: the client cuts.
-    if (this.#o.turnDetection === "none" && this.agentAudioPending) this.#cut(true);
+    if (this.#o.turnDetection === "none" && this.#agentSpeaking) this.#cut(true);
     if (speech instanceof Int16Array) this.#callerSays(speech, onSent);
     else {
       let first = true;
@@ -283,6 +299,13 @@ export class RealtimeCall {
     if (restart) this.#caller.start();
   }
 
+  /** A response is queued, playing, or in progress (its audio may be still to come). */
+  get #agentSpeaking(): boolean {
+    if (this.agentAudioPending) return true;
+    for (const r of this.#responses.values()) if (!r.done && !r.cut) return true;
+    return false;
+  }
+
   /** Agent audio queued and not yet played. */
   get agentAudioPending(): boolean {
     return this.#queuedTotal > this.#playedTotal;
@@ -297,10 +320,19 @@ export class RealtimeCall {
     return { ...this.#stats };
   }
 
-  /** Ends the session: nothing more is sent or played. */
+  /**
+   * Ends the session: nothing more is sent or played. A response heard in part (it never
+   * got `response.done`, or the server closed mid-response) is handed over first, as
+   * much of it as played: what the caller heard is a turn.
+   */
   end(): void {
     if (this.#ended) return;
+    if (!this.#over) {
+      for (const r of this.#order) if (!r.said) this.#say(r);
+      this.#order = [];
+    }
     this.#ended = true;
+    this.#cancelGap?.();
     this.#caller.stop();
     this.#playback.stop();
     this.#playing = false;
@@ -308,8 +340,12 @@ export class RealtimeCall {
     this.#playWaiters = [];
   }
 
-  /** Handles one server event of the session (after `session.updated`). */
-  receive(event: ReadEvent | { type: string }): void {
+  /**
+   * Handles one server event of the session (after `session.updated`); `atMs` is when
+   * its frame arrived on the call's clock (default now: a frame read late, on a busy
+   * thread, plays from when it came, so playback catches up).
+   */
+  receive(event: ReadEvent | { type: string }, atMs?: number): void {
     if (this.#ended || this.#over) return;
     const e = event as ReadEvent;
     switch (e.type) {
@@ -319,7 +355,7 @@ export class RealtimeCall {
       }
       case "response.output_audio.delta":
       case "response.audio.delta":
-        return this.#audio(e.response_id, e.item_id, e.delta);
+        return this.#audio(e.response_id, e.item_id, e.delta, atMs);
       case "response.output_audio_transcript.delta":
       case "response.audio_transcript.delta":
         return this.#transcriptDelta(this.#response(e.response_id), e.delta);
@@ -332,8 +368,9 @@ export class RealtimeCall {
       case "response.done":
         return this.#responseDone(e.response.id, e.response.status, e.response.usage ?? undefined);
       case "input_audio_buffer.speech_started":
-        if (this.agentAudioPending) this.#cut(false);
-        return;
+        // The server heard the caller: whatever of a response is queued, still to come or
+        // playing is cut, whether or not audio happens to be queued at this instant.
+        return this.#cut(false);
       case "error":
         this.#stats.errors++;
         return this.#note({ type: "realtime_error", error: e.error });
@@ -353,6 +390,8 @@ export class RealtimeCall {
         end: 0,
         itemFirst: 0,
         played: [],
+        playedSamples: 0,
+        playEndMs: 0,
         transcript: [],
         transcriptChars: 0,
         done: false,
@@ -405,11 +444,11 @@ export class RealtimeCall {
       : pcm16ToBytes(samples);
   }
 
-  /** One audio delta: decoded and queued for playback after what is queued. */
-  #audio(responseId: string, itemId: string, delta: string): void {
+  /** One audio delta, arrived at `atMs`: decoded and queued for playback after what is queued. */
+  #audio(responseId: string, itemId: string, delta: string, atMs: number | undefined): void {
     const r = this.#response(responseId);
     if (this.#over) return;
-    if (r.cut || r.said) return; // cut off by the caller: the server is told by the truncate
+    if (r.cut) return; // cut off by the caller: the server is told by the truncate
     const bytes = decodeBase64(delta);
     if (!bytes.ok) return this.#o.fail(`bad audio delta: ${bytes.problem.message}`);
     let samples: Int16Array;
@@ -420,6 +459,8 @@ export class RealtimeCall {
       samples = decoded.samples;
     }
     if (samples.length === 0) return;
+    // Handed over after a gap (it never got response.done) and speaking again: a new turn.
+    if (r.said) this.#reopen(r);
     const last = this.#order[this.#order.length - 1];
     if (r.first === undefined) {
       r.first = this.#queuedTotal;
@@ -443,40 +484,92 @@ export class RealtimeCall {
     this.#queuedTotal += samples.length;
     r.end = this.#queuedTotal;
     this.#playback.enqueue(samples);
+    this.#cancelGap?.();
+    this.#cancelGap = undefined;
     if (!this.#playing) {
-      // Playback starts on a fresh grid when the audio arrives, not on a stale slot.
+      // Playback starts on a fresh grid when the audio arrived, not on a stale slot, and
+      // not before the audio before it has ended (its last chunk may still be playing):
+      // audio read late (this thread was busy when it came) plays from its arrival, the
+      // slots due since then at once, so the queue does not carry the stall.
       this.#playing = true;
-      this.#playback.start();
+      const now = this.#o.clock.now();
+      this.#playback.start(Math.max(Math.min(atMs ?? now, now), this.#playedUntil));
     }
   }
 
-  /** One 10 ms chunk played to the caller: whose audio it was. */
+  /** A response handed over after a gap has more audio: it plays as a turn of its own. */
+  #reopen(r: Response): void {
+    r.said = false;
+    r.first = undefined;
+    r.itemId = undefined;
+    r.played = [];
+    r.playedSamples = 0;
+    r.playStartMs = undefined;
+    r.transcript = [];
+    r.transcriptDone = undefined;
+  }
+
+  /**
+   * One 10 ms chunk played to the caller: whose audio it was. It played in its slot on
+   * the grid (`dueAt`): a chunk sent late, as the pacer caught up, was due then.
+   */
   #played(chunk: PacedChunk): void {
     if (this.#ended) return;
     const n = chunk.audioSamples;
     const from = this.#playedTotal;
+    const maxSamples = (MAX_TURN_AUDIO_MS * this.sampleRate) / 1000;
     for (const r of this.#order) {
       if (r.said || r.cut || r.first === undefined) continue;
       const lo = Math.max(from, r.first);
       const hi = Math.min(from + n, r.end);
       if (hi <= lo) continue;
+      const at = chunk.dueAt + ((lo - from) * 1000) / this.sampleRate;
       if (r.playStartMs === undefined) {
-        r.playStartMs = chunk.sentAt + ((lo - from) * 1000) / this.sampleRate;
+        r.playStartMs = at;
+        r.playEndMs = at;
         this.#o.onSpeechStart?.(r.playStartMs);
       }
-      r.played.push(chunk.samples.slice(lo - from, hi - from));
-      if (r.played.length * PLAY_CHUNK_MS > MAX_TURN_AUDIO_MS) {
-        return this.#bound(TURN_AUDIO_EXCEEDED);
+      // The playback ran dry inside the response (its audio came late): the caller heard
+      // silence there, and the turn's audio keeps it, so what follows is placed right.
+      const gap = Math.round(((at - r.playEndMs) * this.sampleRate) / 1000);
+      if (gap > 0) {
+        r.played.push(new Int16Array(gap));
+        r.playedSamples += gap;
       }
+      r.played.push(chunk.samples.slice(lo - from, hi - from));
+      r.playedSamples += hi - lo;
+      r.playEndMs = Math.max(r.playEndMs, at + ((hi - lo) * 1000) / this.sampleRate);
+      if (r.playedSamples > maxSamples) return this.#bound(TURN_AUDIO_EXCEEDED);
     }
     this.#playedTotal += n;
     this.#stats.played_ms += (n * 1000) / this.sampleRate;
+    if (n > 0) {
+      this.#playedUntil = chunk.dueAt + (n * 1000) / this.sampleRate;
+      this.#o.onSpeaking?.();
+    }
     if (this.#playback.queuedSamples === 0) {
       this.#playback.stop();
       this.#playing = false;
+      this.#armGap();
     }
     this.#wakePlayed();
     this.#settle();
+  }
+
+  /**
+   * The playback ran dry: a response still waiting for its end is handed over once it
+   * has been dry for {@link RESPONSE_GAP_MS} (a server that never says `response.done`).
+   */
+  #armGap(): void {
+    this.#cancelGap?.();
+    this.#cancelGap = undefined;
+    if (!this.#order.some((r) => !r.said && !r.cut)) return;
+    this.#cancelGap = this.#o.clock.timer(RESPONSE_GAP_MS, () => {
+      this.#cancelGap = undefined;
+      if (this.#ended || this.#playing) return;
+      for (const r of this.#order) if (!r.said) this.#say(r);
+      this.#order = [];
+    });
   }
 
   /** Hands over, in order, every response whose audio has played (or was cut). */
@@ -503,15 +596,24 @@ export class RealtimeCall {
       interrupted: r.cut,
     });
     r.played = [];
+    r.playedSamples = 0;
   }
 
-  /** The caller cut in: drop what is queued, hand over what played, tell the server. */
+  /**
+   * The caller cut in: drop what is queued, hand over what played, tell the server how
+   * much of the item was heard. A response still in progress is cut too, whether its
+   * audio is playing, has run dry for a moment or has not come yet: what more of it
+   * comes is not played.
+   */
   #cut(cancel: boolean): void {
     const dropped = this.#playback.clear();
     this.#stats.cleared_ms += (dropped * 1000) / this.sampleRate;
     this.#queuedTotal = this.#playedTotal;
     this.#playback.stop();
     this.#playing = false;
+    this.#cancelGap?.();
+    this.#cancelGap = undefined;
+    for (const r of this.#responses.values()) if (!r.done) r.cut = true;
     let truncated = false;
     for (const r of this.#order) {
       if (r.said) continue;

@@ -412,3 +412,147 @@ Deno.test("RealtimeCall: a flooding server is stopped at the wires' bounds: tool
   assert.deepEqual(long.bounds, ["turn exceeded 120000 ms of audio"]);
   assert.equal(long.turns.length, 0, "the endless turn is not handed over");
 });
+
+Deno.test("RealtimeCall: speech_started cuts a response whose audio ran dry for a moment, or has not come yet: what played is the turn, truncate says it, the rest is not played", async () => {
+  const { clock, call, receive, audio, turns, sent } = setup();
+  call.begin(false);
+  receive({ type: "response.created", response: { id: "r1" } });
+  audio("r1", 100);
+  // The server streams in real time: between two deltas nothing is queued.
+  await clock.advance(150);
+  assert.equal(call.agentAudioPending, false);
+  receive({ type: "input_audio_buffer.speech_started", audio_start_ms: 140, item_id: "u1" });
+  assert.equal(turns.length, 1, "the cut-in is honoured with nothing queued");
+  assert.equal(turns[0]!.interrupted, true);
+  assert.equal(turns[0]!.samples.length, 2400, "what played: 100 ms");
+  const truncates = sent.filter((e) => e.type === "conversation.item.truncate");
+  assert.deepEqual(truncates.map((e) => e.audio_end_ms), [100]);
+  // A never-yielding server's audio after the cut is not played.
+  audio("r1", 300);
+  assert.equal(call.agentAudioPending, false);
+  // A response in progress whose audio has not come yet is cut too.
+  receive({ type: "response.created", response: { id: "r2" } });
+  receive({ type: "input_audio_buffer.speech_started", audio_start_ms: 400, item_id: "u2" });
+  audio("r2", 300);
+  assert.equal(call.agentAudioPending, false);
+  await clock.advance(2000);
+  assert.equal(turns.length, 1);
+  call.end();
+});
+
+Deno.test("RealtimeCall: audio read late plays from when it arrived: the playback catches up and the queue does not carry the stall", async () => {
+  const { clock, call, receive, done, turns } = setup();
+  call.begin(false);
+  receive({ type: "response.created", response: { id: "r1" } });
+  const delta = (k: number, atMs?: number) => {
+    const samples = voicedSignal(24000, 100, k);
+    const parsed = parseServerEvent(JSON.stringify({
+      type: "response.output_audio.delta",
+      event_id: "e",
+      response_id: "r1",
+      item_id: "item_r1",
+      output_index: 0,
+      content_index: 0,
+      delta: pcm16ToBytes(samples).toBase64(),
+    }));
+    assert.ok(parsed.ok);
+    call.receive(parsed.event, atMs);
+  };
+  // Real time: 100 ms deltas every 100 ms, the first at 0.
+  for (let k = 0; k < 3; k++) {
+    delta(k);
+    await clock.advance(100);
+  }
+  // This thread was held 190 ms: the deltas that came at 300 and 400 are read at 490.
+  await clock.advance(190);
+  delta(3, 300);
+  delta(4, 400);
+  await clock.advance(10);
+  delta(5);
+  assert.ok(call.queuedMs <= 100, `${call.queuedMs} ms queued after the stall`);
+  await clock.advance(100);
+  delta(6);
+  assert.ok(call.queuedMs <= 100, `${call.queuedMs} ms queued`);
+  done("r1");
+  await clock.advance(100);
+  assert.equal(turns.length, 1);
+  assert.equal(turns[0]!.startMs, 0);
+  assert.equal(turns[0]!.samples.length, 7 * 2400, "every delta played");
+  assert.ok(call.stats.max_queued_ms <= 200, `${call.stats.max_queued_ms} ms queued at most`);
+  // Through 700 ms every delta has played: the last came at 600.
+  assert.equal(call.stats.played_ms, 700);
+  call.end();
+});
+
+Deno.test("RealtimeCall: a turn's length bound counts samples: a 27 s turn in 2 ms deltas is no flood", async () => {
+  const { clock, call, receive, audio, done, turns, bounds } = setup({ format: "g711_ulaw" });
+  call.begin(false);
+  receive({ type: "response.created", response: { id: "r1" } });
+  // 2 ms deltas in real time: each plays as a 10 ms chunk holding 2 ms of audio.
+  for (let i = 0; i < 13_500; i++) {
+    audio("r1", 2, i % 7);
+    await clock.advance(2);
+  }
+  done("r1");
+  await clock.advance(100);
+  assert.deepEqual(bounds, []);
+  assert.equal(turns.length, 1);
+  assert.equal(turns[0]!.samples.length, 27 * 8000);
+  call.end();
+});
+
+Deno.test("RealtimeCall: a response that never gets response.done is a turn once it has played and the line has been quiet 1 s; the silence timer hears it speak", async () => {
+  const speaking: number[] = [];
+  const s = setup();
+  // A call whose line hears the agent speak (the bridge's silence timer).
+  const rt = new RealtimeCall({
+    clock: s.clock,
+    format: "pcm16",
+    turnDetection: "server_vad",
+    send: () => {},
+    runTool: () => Promise.resolve({ ok: true, result: {} }),
+    endsCall: () => false,
+    onTurn: (t) => s.turns.push(t),
+    onSpeaking: () => speaking.push(s.clock.now()),
+    onUsage: () => {},
+    trace: () => {},
+    fail: (p) => s.failures.push(p),
+    onBound: (w) => s.bounds.push(w),
+  });
+  rt.begin(false);
+  const push = (id: string, ms: number) => {
+    const parsed = parseServerEvent(JSON.stringify({
+      type: "response.output_audio.delta",
+      event_id: "e",
+      response_id: id,
+      item_id: `item_${id}`,
+      output_index: 0,
+      content_index: 0,
+      delta: pcm16ToBytes(voicedSignal(24000, ms, 4)).toBase64(),
+    }));
+    assert.ok(parsed.ok);
+    rt.receive(parsed.event);
+  };
+  push("r1", 4500);
+  await s.clock.advance(4500);
+  assert.equal(s.turns.length, 0, "it may still go on");
+  assert.equal(speaking.length, 450, "one a chunk played");
+  assert.equal(speaking.at(-1), 4490);
+  await s.clock.advance(1000);
+  assert.equal(s.turns.length, 1, "heard: a turn");
+  assert.equal(s.turns[0]!.samples.length, 4500 * 24);
+  assert.equal(s.turns[0]!.interrupted, false);
+  // More of it later is a turn of its own.
+  push("r1", 500);
+  await s.clock.advance(1600);
+  assert.equal(s.turns.length, 2);
+  assert.equal(s.turns[1]!.startMs, 5500);
+  assert.equal(s.turns[1]!.samples.length, 500 * 24);
+  // Cut by the call's end (the server closed): what played is handed over first.
+  push("r2", 2000);
+  await s.clock.advance(700);
+  rt.end();
+  assert.equal(s.turns.length, 3);
+  assert.equal(s.turns[2]!.samples.length, 710 * 24);
+  assert.deepEqual(s.bounds, []);
+});

@@ -179,6 +179,7 @@ export class RtviParticipant implements Participant {
         seed: setup.seed,
         ...(setup.userdata ? { userdata: setup.userdata } : {}),
         ...(setup.scenario_sha256 ? { scenario_sha256: setup.scenario_sha256 } : {}),
+        ...(setup.language ? { language: setup.language } : {}),
         ...(setup.tools_server ? { tools_server: setup.tools_server } : {}),
       },
     }, this.#id("update_prompt"));

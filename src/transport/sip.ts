@@ -329,7 +329,7 @@ export class SipParticipant implements Participant {
       onTurn: (turn) => {
         this.#turns = this.#turns.then(() => this.#heard(turn));
       },
-      onKey: (key, how) => line.press(key, { inAudio: how === "tone" }),
+      onKey: (key, how, atMs) => line.press(key, { inAudio: how === "tone", atMs }),
       ...(line.audio?.inband ? { inbandKeys: true } : {}),
       ...(line.audio?.fill ? { fill: line.audio.fill } : {}),
       onBound: (what) =>

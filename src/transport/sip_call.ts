@@ -31,6 +31,8 @@ import type { RtpSource } from "./rtp_socket.ts";
 import { latenessOf } from "../audio/lateness.ts";
 import { SentMarks } from "../audio/sent_marks.ts";
 import { placeArrived } from "../audio/arrival.ts";
+import { BELOW_ACTIVE_DB, FLOOR_DBFS } from "../audio/energy.ts";
+import { meanPower16, powerDbfs } from "../audio/pcm.ts";
 import { SpeechSegmenter, type Vad } from "../audio/vad.ts";
 import { DtmfDetector } from "../audio/dtmf.ts";
 import {
@@ -93,8 +95,12 @@ export interface SipCallOptions {
   vad: Vad;
   onSpeechStart?: (atMs: number) => void;
   onTurn: (turn: SipHeardTurn) => void;
-  /** A key the agent pressed: `event` from telephone-event, `tone` from in-band audio. */
-  onKey?: (key: string, how: "event" | "tone") => void;
+  /**
+   * A key the agent pressed: `event` from telephone-event, `tone` from in-band audio;
+   * `atMs` is when it arrived (a tone: when its first confirming block's audio arrived,
+   * not when playback, 40 ms of jitter buffer and the detector later, found it).
+   */
+  onKey?: (key: string, how: "event" | "tone", atMs: number) => void;
   /** Decode in-band tones in the agent's audio as keys too. */
   inbandKeys?: boolean;
   /** The line's noise for the silence in a caller frame (`LineAudio.fill`). */
@@ -141,6 +147,29 @@ interface PlayedFrame {
   arrivedAt: number | undefined;
 }
 
+/**
+ * The frames of a turn's start, from the played ones before its speech was detected.
+ * An agent that began sending after a hole in its stream (`leadIn`: it sends only while
+ * it speaks) starts its turn at its first frame of audio, its silence pad included, as
+ * far back as the pre-roll goes. A stream that was flowing already (an agent that sends
+ * RTP all the time, as phones do, silence between its turns and from the call's start)
+ * has no lead-in of its own: its turn starts at its speech, the first of the frames
+ * before detection that stand above the line's silence by the energy measure's margin
+ * (`src/audio/energy.ts`), not at the jitter buffer's first packet up to a second
+ * earlier.
+ */
+function preRoll(recent: readonly PlayedFrame[], leadIn: boolean): PlayedFrame[] {
+  const first = recent.findIndex((f) => f.arrivedAt !== undefined);
+  if (first < 0) return recent.slice(-1);
+  if (leadIn && first > 0) return recent.slice(first);
+  const levels = recent.map((f) => powerDbfs(meanPower16(f.samples, 0, f.samples.length)));
+  const peak = Math.max(...levels);
+  const threshold = Math.max(FLOOR_DBFS, peak - BELOW_ACTIVE_DB);
+  let start = recent.length - 1;
+  while (start > 0 && levels[start - 1]! >= threshold) start--;
+  return recent.slice(start);
+}
+
 /** The media of one SIP call. */
 export class SipCall {
   readonly #o: SipCallOptions;
@@ -170,12 +199,17 @@ export class SipCall {
   #turn?: { startMs: number; audioStartMs: number; chunks: PlayedFrame[] };
   #playedAudio = 0;
   #fillRun = 0;
+  /** The agent's audio began after a hole of at least {@link HOLE_MS} (not a continuous stream). */
+  #leadIn = false;
   #arrivals: { from: number; at: number }[] = [];
   #arrivedTotal = 0;
   #begun = false;
   #ended = false;
   #over = false;
   #late: number[] = [];
+  /** The last frames the tone detector took: where each began in its stream, and when it arrived. */
+  #toneFrames: { from: number; at: number }[] = [];
+  #tonePushed = 0;
   readonly #stats: Omit<SipCallStats, "late_ms">;
 
   constructor(options: SipCallOptions) {
@@ -275,7 +309,7 @@ export class SipCall {
       const key = this.#events.push(p.timestamp, p.payload);
       if (key) {
         this.#stats.keysHeard++;
-        this.#o.onKey?.(key, "event");
+        this.#o.onKey?.(key, "event", Math.min(atMs ?? this.#o.clock.now(), this.#o.clock.now()));
       }
       return;
     }
@@ -374,8 +408,9 @@ export class SipCall {
       if (packet.atMs === 0) send();
       else this.#later(packet.atMs, send);
     }
-    const last = plan.at(-1)?.atMs ?? 0;
-    this.#later(last + KEY_GAP_MS, () => this.#nextKey());
+    // The gap counts from the press's end (its 100 ms), not from the last end packet's
+    // retransmission: presses start 200 ms apart, as PROTOCOL.md says.
+    this.#later(KEY_PRESS_MS + KEY_GAP_MS, () => this.#nextKey());
   }
 
   /** An audio packet into the jitter buffer, by its extended sequence number, arrived `atMs`. */
@@ -446,13 +481,16 @@ export class SipCall {
   #played(chunk: PacedChunk): void {
     if (this.#ended || this.#over) return;
     const { samples, audioSamples } = chunk;
-    for (const e of this.#dtmf?.push(samples) ?? []) this.#o.onKey?.(e.key, "tone");
     const frame: PlayedFrame = {
       samples,
       audio: samples.subarray(0, audioSamples),
       arrivedAt: audioSamples > 0 ? this.#arrivalOf(this.#playedAudio) : undefined,
     };
+    if (this.#dtmf) this.#tones(frame, chunk.dueAt);
     this.#playedAudio += audioSamples;
+    if (frame.arrivedAt !== undefined && this.#fillRun > 0) {
+      this.#leadIn = this.#fillRun * SIP_FRAME_MS >= HOLE_MS;
+    }
     this.#fillRun = frame.arrivedAt === undefined ? this.#fillRun + 1 : 0;
     if (this.#turn) {
       this.#turn.chunks.push(frame);
@@ -468,13 +506,28 @@ export class SipCall {
     for (const e of this.#segmenter.push(this.#o.vad.process(samples))) {
       if (e.type === "start") {
         const startMs = this.#playStart + e.atMs;
-        const first = this.#recent.findIndex((f) => f.arrivedAt !== undefined);
-        const chunks = first < 0 ? this.#recent.slice(-1) : this.#recent.slice(first);
+        const chunks = preRoll(this.#recent, this.#leadIn);
         const audioStartMs = chunks[0]!.arrivedAt ?? chunk.dueAt;
         this.#turn = { startMs, audioStartMs, chunks };
         this.#recent = [];
         this.#o.onSpeechStart?.(startMs);
       } else this.#endTurn(e.atMs);
+    }
+  }
+
+  /**
+   * In-band keys in a played frame, each timed where its tone's audio arrived: the
+   * detector reports a key a block or two after its tone began, in its own stream's time.
+   */
+  #tones(frame: PlayedFrame, dueAt: number): void {
+    this.#toneFrames.push({ from: this.#tonePushed, at: frame.arrivedAt ?? dueAt });
+    // The detector confirms a key within two of its 25.6 ms blocks: a few frames back.
+    if (this.#toneFrames.length > 8) this.#toneFrames.shift();
+    this.#tonePushed += frame.samples.length;
+    for (const e of this.#dtmf!.push(frame.samples)) {
+      const sample = Math.round((e.atMs * SIP_RATE) / 1000);
+      const f = this.#toneFrames.findLast((t) => t.from <= sample) ?? this.#toneFrames[0]!;
+      this.#o.onKey?.(e.key, "tone", f.at + ((sample - f.from) * 1000) / SIP_RATE);
     }
   }
 

@@ -20,6 +20,8 @@ const MEDIA: NegotiatedMedia = {
 async function setup(media: NegotiatedMedia = MEDIA) {
   const clock = new SimClock();
   const sent: Uint8Array[] = [];
+  /** When each packet went out. */
+  const sentAt: number[] = [];
   const turns: SipHeardTurn[] = [];
   const keys: string[] = [];
   const bounds: string[] = [];
@@ -30,7 +32,10 @@ async function setup(media: NegotiatedMedia = MEDIA) {
     ssrc: 0x1234,
     sequence: 65530,
     timestamp: 1000,
-    send: (p) => sent.push(p),
+    send: (p) => {
+      sent.push(p);
+      sentAt.push(clock.now());
+    },
     vad,
     onTurn: (t) => turns.push(t),
     onKey: (k) => keys.push(k),
@@ -42,7 +47,7 @@ async function setup(media: NegotiatedMedia = MEDIA) {
       assert.ok(r.ok);
       return r.packet;
     });
-  return { clock, sent, turns, keys, bounds, vad, call, packets };
+  return { clock, sent, sentAt, turns, keys, bounds, vad, call, packets };
 }
 
 /** The agent's packets: 20 ms of PCMU each, from `seq`, arriving every 20 ms. */
@@ -93,7 +98,7 @@ Deno.test("SipCall sends PCMA when the answer chose it", async () => {
 });
 
 Deno.test("SipCall sends keys as RFC 4733 events: marker first, end packet three times, one press after the other", async () => {
-  const { clock, call, packets, vad } = await setup();
+  const { clock, call, packets, sentAt, vad } = await setup();
   call.begin();
   call.press("1#");
   await clock.advance(1000);
@@ -119,6 +124,10 @@ Deno.test("SipCall sends keys as RFC 4733 events: marker first, end packet three
   ]);
   assert.deepEqual(first.map((e) => e.end), [false, false, false, false, false, true, true, true]);
   assert.ok(decoded.slice(8).every((e) => e.event === 11 && e.ts > first[0]!.ts));
+  // Presses 200 ms apart as PROTOCOL.md says (100 ms held, 100 ms between): the gap counts
+  // from the press's end, not from the last of its three end packets (140 ms).
+  const starts = packets().flatMap((p, i) => p.payloadType === 101 && p.marker ? [sentAt[i]] : []);
+  assert.deepEqual(starts, [0, 200]);
   // Sequence numbers are one stream with the audio: no repeats.
   const seqs = packets().map((p) => p.sequence);
   assert.equal(new Set(seqs).size, seqs.length);
@@ -155,6 +164,35 @@ Deno.test("SipCall puts reordered packets back in line and hears the agent's tur
   for (let i = 0; i < Math.min(heard.length, speech.length); i++) corr += heard[i]! * speech[i]!;
   assert.ok(corr > 0, "in order");
   vad.free();
+});
+
+Deno.test("SipCall: a turn of a continuous stream (silence packets from the call's start) starts at its speech; one after a hole in the stream keeps its lead-in", async () => {
+  for (const continuous of [true, false]) {
+    const { clock, call, turns, vad } = await setup();
+    call.begin();
+    // 1.5 s of digital silence then 600 ms of speech, one packet every 20 ms from 0 (the
+    // continuous stream); or nothing for 1 s, then 500 ms of silence and the speech.
+    const lead = continuous ? 1500 : 500;
+    const audio = new Int16Array(((lead + 600) * 8000) / 1000);
+    audio.set(voicedSignal(8000, 600, 3), (lead * 8000) / 1000);
+    const start = continuous ? 0 : 1000;
+    await clock.advance(start);
+    for (const packet of agentPackets(audio, 100)) {
+      call.receive(packet, AGENT);
+      await clock.advance(20);
+    }
+    await clock.advance(2000);
+    call.end();
+    assert.equal(turns.length, 1, `continuous: ${continuous}`);
+    // The speech's first packet arrived at start + lead; the lead-in's at start.
+    const expected = continuous ? start + lead : start;
+    const at = turns[0]!.audioStartMs;
+    assert.ok(
+      Math.abs(at - expected) <= 1,
+      `continuous ${continuous}: turn at ${at}, not ${expected}`,
+    );
+    vad.free();
+  }
 });
 
 Deno.test("SipCall hears each agent key once; ignores and counts other sources and payload types, then bounds", async () => {

@@ -59,7 +59,7 @@ function check(label: string, records: TrialRecord[], seconds: number): void {
   );
   for (const [suite, s] of bySuite) console.log(`  ${suite}: ${s.ok}/${s.n}`);
   assert.deepEqual(failures, []);
-  assert.equal(records.length, 50 + 50 + 114 + 114 + 114);
+  assert.equal(records.length, 50 + 50 + 114 + 114 + 114 + 80 + 83 + 97);
 }
 
 Deno.test("oracle + scripted caller, in-process: every eva and tau2 scenario ends on its gold state", async () => {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { type CallerNeeds, firstPerson, limitsOf } from "../caller_needs.ts";
 import type { EvaRecord } from "./record.ts";
 
 /** The agent's system prompt: `role`, blank line, `instructions`, then our notes. */
@@ -57,6 +58,22 @@ export function spellOut(code: string): string {
  * label whatever the record calls them (`confirmation number`, `last name`, ...), so
  * a scripted caller can answer the agent's questions.
  */
+/**
+ * What the scripted caller of an eva record wants and insists on: its goal and its
+ * criteria in the first person, and the limits its must-haves state.
+ */
+export function evaCallerNeeds(record: EvaRecord): CallerNeeds {
+  const tree = record.user_goal.decision_tree;
+  return {
+    goal: firstPerson(record.user_goal.high_level_user_goal.replace(/\s+/g, " ").trim()),
+    must_have: tree.must_have_criteria.map(firstPerson),
+    nice_to_have: tree.nice_to_have_criteria.map(firstPerson),
+    unknown: [],
+    limits: limitsOf(tree.must_have_criteria),
+    preferred: limitsOf(tree.nice_to_have_criteria),
+  };
+}
+
 export function evaKnownInfo(record: EvaRecord): Record<string, string> {
   const out: Record<string, string> = { name: record.user_config.name };
   for (const [key, value] of Object.entries(record.user_goal.information_required)) {

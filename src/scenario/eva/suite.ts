@@ -29,7 +29,13 @@ import {
   evaSeedAlias,
 } from "./record.ts";
 import { goldSteps, TRACE_FILE, TraceRecordSchema } from "./gold_trace.ts";
-import { evaAgentPrompt, evaDescription, evaKnownInfo, evaUserPrompt } from "./prompts.ts";
+import {
+  evaAgentPrompt,
+  evaCallerNeeds,
+  evaDescription,
+  evaKnownInfo,
+  evaUserPrompt,
+} from "./prompts.ts";
 
 export const DATASET_FILE = "eva_airline/eva_airline_dataset.jsonl";
 export const AGENT_FILE = "eva_airline/airline_agent.yaml";
@@ -148,6 +154,7 @@ function _load(root: DataRoot): Loaded {
         prompt: evaUserPrompt(record, knownInfo),
         opening: record.user_goal.starting_utterance,
         known_info: knownInfo,
+        needs: evaCallerNeeds(record),
       },
       expect: {
         ...(calls ? { reference_actions: calls.map(_referenceAction) } : {}),

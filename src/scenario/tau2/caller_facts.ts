@@ -7,6 +7,9 @@
  *
  * @module
  */
+import { firstPerson } from "../caller_needs.ts";
+
+export { firstPerson };
 
 /** The facts a scripted caller gives when asked: label -> value. */
 export type CallerFacts = Record<string, string>;
@@ -96,32 +99,6 @@ export function openingLine(reasonForCall: string): string {
   const open = first.lastIndexOf("(");
   if (open > 0 && first.indexOf(")", open) < 0) first = `${first.slice(0, open).trimEnd()}.`;
   return `Hi. ${firstPerson(first)}`;
-}
-
-/** Object positions where "you" becomes "me" rather than "I". */
-const AFTER_PREPOSITION =
-  /\b(to|for|with|at|from|about|of|by|than|like|on|in|into|tell|told|give|gave|ask|asked|help|let|lets) $/i;
-
-/** Second person to first person, as a caller would say it of themselves. */
-export function firstPerson(text: string): string {
-  const swapped = text
-    // The data's "You mobile data ..." means "your".
-    .replace(/\b[Yy]ou (?=(?:mobile|phone|internet|data|line|account)\b)/g, "my ")
-    .replace(/\b[Yy]ou are\b/g, "I am")
-    .replace(/\b[Yy]ou were\b/g, "I was")
-    .replace(/\b[Yy]ou're\b/g, "I'm")
-    .replace(/\b[Yy]ou've\b/g, "I've")
-    .replace(/\b[Yy]ou'd\b/g, "I'd")
-    .replace(/\b[Yy]ou'll\b/g, "I'll")
-    .replace(/\b[Yy]ourself\b/g, "myself")
-    .replace(/\b[Yy]ours\b/g, "mine")
-    .replace(/\b[Yy]our\b/g, "my")
-    .replace(
-      /\b[Yy]ou\b/g,
-      (_word, offset: number, whole: string) =>
-        AFTER_PREPOSITION.test(whole.slice(0, offset)) ? "me" : "I",
-    );
-  return swapped.charAt(0).toUpperCase() + swapped.slice(1);
 }
 
 function _oneLine(text: string): string {

@@ -23,6 +23,7 @@ import { type Scenario, type ScenarioInput, ScenarioSchema, type Signal } from "
 import type { Gold, LoadResult, Suite } from "../suite.ts";
 import { GoldCache } from "../gold_cache.ts";
 import { callerFacts, openingLine } from "./caller_facts.ts";
+import { firstPersonSentences } from "../caller_needs.ts";
 import { replayGold } from "./gold.ts";
 import { compareIds, compareNumericIds } from "./names.ts";
 import { userPrompt } from "./prompts.ts";
@@ -255,6 +256,14 @@ function _scenarioInput(
       tools: userTools,
       opening: openingLine(reason),
       known_info: callerFacts(instructions.known_info ?? "", reason),
+      needs: {
+        goal: firstPersonSentences(reason).join(" "),
+        must_have: [],
+        nice_to_have: [],
+        unknown: firstPersonSentences(instructions.unknown_info ?? ""),
+        limits: {},
+        preferred: {},
+      },
     },
     expect: {
       db_state_assertions: (criteria.env_assertions ?? []).map((a) => ({
