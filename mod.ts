@@ -129,6 +129,7 @@ export type {
 } from "./src/bridge/call.ts";
 export type { SaidUtterance, Voice } from "./src/speech/utterance.ts";
 export type { BehaviourKind, CallerBehaviour } from "./src/speech/behaviour.ts";
+export type { CallerTiming } from "./src/speech/caller_timing.ts";
 export { PARTICIPANT_ERROR_KINDS, ParticipantError } from "./src/bridge/call.ts";
 export { RealClock, SimClock } from "./src/clock/clock.ts";
 export {

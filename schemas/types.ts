@@ -112,7 +112,7 @@ export type Scenario = {
     language?: string;
     /** Audio calls (eval --audio): the caller's full-duplex behaviours, each a chance per opportunity (backchannel, filler, pause, side, interrupt, late); a run's own overrides it; ignored in text calls */
     behaviour?: {
-      /** Per agent utterance of 1.5 s or more: the caller says "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into it */
+      /** Per agent utterance of 1.5 s or more: the caller says "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into it (a remote agent's speech: 0.8–3 s into it, while it goes on) */
       backchannel?: number;
       /** Per caller utterance: "um" or "uh" said inside it, with no gap */
       filler?: number;
@@ -243,7 +243,7 @@ export type SpeechOptions = {
   voice_spread?: number;
   /** The caller's full-duplex behaviours (absent: none, or the scenario's) */
   behaviour?: {
-    /** Per agent utterance of 1.5 s or more: the caller says "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into it */
+    /** Per agent utterance of 1.5 s or more: the caller says "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into it (a remote agent's speech: 0.8–3 s into it, while it goes on) */
     backchannel?: number;
     /** Per caller utterance: "um" or "uh" said inside it, with no gap */
     filler?: number;
@@ -255,6 +255,15 @@ export type SpeechOptions = {
     interrupt?: number;
     /** Per caller answer: the caller waits 2–4 s before answering */
     late?: number;
+  };
+  /** When the scripted or LLM caller takes its turn (absent: DEFAULT_CALLER_TIMING) */
+  caller_timing?: {
+    /** The mean silence the caller leaves after the agent's speech before it answers (ms) */
+    gap_ms: number;
+    /** Each answer's gap is drawn uniformly within the mean ± this (ms, seeded) */
+    gap_spread_ms: number;
+    /** The end-of-turn silence the caller waits for once the agent started again within a gap (ms) */
+    eot_ms: number;
   };
 };
 
@@ -649,7 +658,7 @@ export type TrialRecord = {
       p99: number;
       max: number;
     };
-    /** The phone line the caller's audio crossed (absent: clean); the WAV's caller channel is what the agent heard */
+    /** The phone line the caller's audio crossed (absent: none given; a clean line given is here); the WAV's caller channel is what the agent heard */
     line?: {
       /** The line as given (the run's, else the scenario's user.line), e.g. phone+street@10 */
       preset: string;
@@ -659,6 +668,8 @@ export type TrialRecord = {
       both: boolean;
       /** The SNR measured on each caller utterance, in order (active speech over the noise added; null: silent or no noise bed) */
       snr_db: (number | null)[];
+      /** The active level of each caller utterance as the agent heard it, in order (dBFS, noise included; every line sets speech to -26 dBFS first, then volume@ moves it; null: silent) */
+      speech_dbfs?: (number | null)[];
       /** The caller's 20 ms frames over the call */
       frames_total: number;
       /** Of those, lost by the network (loss@) */

@@ -21,7 +21,7 @@
  * the time error of each key heard against its tone's start (or its press, for events).
  *
  * Usage: deno task bench:voice-truth [--turns N] [--concurrency N] [--only json,twilio]
- *   [--cells v2v,barge,dtmf]
+ *   [--cells v2v,barge,dtmf] [--random N (seeded random conversations a wire, SIP too)]
  *
  * @module
  */
@@ -48,6 +48,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "3" },
     only: { type: "string" },
     cells: { type: "string", default: "v2v,barge,dtmf" },
+    random: { type: "string" },
   },
 });
 const sections = new Set(values.cells.split(","));
@@ -79,6 +80,18 @@ interface Cell {
 
 const tts = new FliteTts({ voice: "slt" });
 const load0 = Deno.loadavg();
+
+// --random N: seeded random conversations a wire instead of the cells (voice_truth_random.ts).
+if (values.random !== undefined) {
+  const { runRandom } = await import("./voice_truth_random.ts");
+  const wires = (values.only?.split(",") ?? ["json", "protobuf", "twilio", "sip"]) as (
+    | TruthFraming
+    | "sip"
+  )[];
+  const ok = await runRandom(Number(values.random), wires, tts, concurrency);
+  await tts.close();
+  Deno.exit(ok ? 0 : 1);
+}
 
 async function cell(framing: TruthFraming, delay: number, leadMs: number): Promise<Cell> {
   const truth = startTruthAgent({ delays: [delay], leadMs, greetMs: 600 });

@@ -42,6 +42,11 @@ export interface FakeStep {
   ms?: number;
   /** Function calls at the end of the spoken response (`end_conversation`). */
   after?: FakeToolCall[];
+  /**
+   * A second spoken response, given at once when the client asks for one after this
+   * one's `after` calls (a model that follows a tool call with its result).
+   */
+  chain?: FakeStep;
 }
 
 export interface FakeRealtimeOptions {
@@ -382,6 +387,7 @@ async function session(ws: WebSocket, o: FakeRealtimeOptions, log: FakeRealtimeL
     const parts: (() => Promise<void>)[] = [
       ...(s.tools ?? []).map((c) => () => respondFunctions([c])),
       () => respondSpoken(s),
+      ...(s.chain ? [() => respondSpoken(s.chain!)] : []),
     ];
     const first = parts.shift()!;
     queue = parts;

@@ -268,8 +268,14 @@ class Call {
     user: Promise.resolve(),
   };
   readonly #placed: LineUtterance[] = [];
+  /**
+   * Audio calls: each placed utterance's number (`speech_start`'s `utterance`), by which
+   * the listener's wire reports it sent; never its audio, which repeats share.
+   */
+  readonly #numbers = new Map<Turn, number>();
+  readonly #byNumber = new Map<number, LineUtterance>();
   /** Audio calls: when each utterance's audio went out on the listener's wire. */
-  readonly #sentAt = new WeakMap<Pcm16, { at: number; wire?: Pcm16 }>();
+  readonly #sentAt = new Map<LineUtterance, { at: number; wire?: Pcm16 }>();
   /** What the listener heard of each placed utterance that crossed a line, and its SNR. */
   readonly #heard = new Map<Turn, { pcm: Pcm16; snr_db: number | null }>();
   /** The behaviour each caller utterance acted out, when it did. */
@@ -444,10 +450,11 @@ class Call {
         acc.prompt_tokens += u.prompt_tokens;
         acc.completion_tokens += u.completion_tokens;
       },
-      audioSent: (audio, atMs, wire, gridMs) => {
-        if (this.#sentAt.has(audio)) return;
-        this.#sentAt.set(audio, { at: atMs, ...(wire ? { wire } : {}) });
-        if (gridMs !== undefined) this.#onTheWire(audio, atMs, gridMs);
+      audioSent: (number, atMs, wire, gridMs) => {
+        const u = this.#byNumber.get(number);
+        if (!u || this.#sentAt.has(u)) return;
+        this.#sentAt.set(u, { at: atMs, ...(wire ? { wire } : {}) });
+        if (gridMs !== undefined) this.#onTheWire(u, atMs, gridMs);
       },
       trace: (entry) => {
         this.#outcome.traces[side].push({ ...entry, at_ms: this.#now() });
@@ -560,34 +567,36 @@ class Call {
     }
     // What the listener hears is known before the words begin (`say` may begin them now).
     const line = this.#spec.speech?.line?.[side];
-    if (said.audio && line && !line.clean) {
+    if (said.audio && line) {
       const pcm = line.apply(said.audio, turn.start_ms);
       this.#heard.set(turn, { pcm, snr_db: line.snrDb[line.snrDb.length - 1] ?? null });
     }
+    // Numbered before `say`, which begins it at once on a free line (its `speech_start`
+    // carries the number).
+    const number = this.#numbers.size + 1;
+    if (said.audio) this.#numbers.set(turn, number);
     const placed = this.#speech[side].say(said, turn);
-    if (said.audio) this.#placed.push(placed);
+    if (said.audio) {
+      this.#placed.push(placed);
+      this.#byNumber.set(number, placed);
+    }
     return placed;
   }
 
   /**
-   * The utterance whose audio is `audio` went out on a paced wire, its first sample at
-   * `atMs` in its slot `gridMs`: its turn starts when that sample left and ends where its
-   * last one is on the grid (a late first chunk is caught up, so the rest is not late
-   * with it; utterances back to back stay so). An utterance already cut keeps its cut.
+   * The utterance `u` went out on a paced wire, its first sample at `atMs` in its slot
+   * `gridMs`: its turn starts when that sample left and ends where its last one is on
+   * the grid (a late first chunk is caught up, so the rest is not late with it;
+   * utterances back to back stay so). An utterance already cut keeps its cut.
    */
-  #onTheWire(audio: Pcm16, atMs: number, gridMs: number): void {
-    for (let i = this.#placed.length - 1; i >= 0; i--) {
-      const u = this.#placed[i]!;
-      if (u.utterance.audio !== audio && this.#heard.get(u.turn)?.pcm !== audio) continue;
-      const turn = u.turn;
-      if (turn.interrupted) return;
-      // It starts when its first sample left (none could be heard sooner) and ends where
-      // its last one is on the grid.
-      const length = u.end - u.start;
-      turn.start_ms = atMs;
-      turn.end_ms = Math.max(atMs, gridMs + length);
-      return;
-    }
+  #onTheWire(u: LineUtterance, atMs: number, gridMs: number): void {
+    const turn = u.turn;
+    if (turn.interrupted) return;
+    // It starts when its first sample left (none could be heard sooner) and ends where
+    // its last one is on the grid.
+    const length = u.end - u.start;
+    turn.start_ms = atMs;
+    turn.end_ms = Math.max(atMs, gridMs + length);
   }
 
   /** A remote end's audio began arriving: the listener hears its start now (for barge-in). */
@@ -631,11 +640,13 @@ class Call {
       this.#live[side] = false;
       return;
     }
+    const number = this.#numbers.get(u.turn);
     this.#deliver(this.#other(side), {
       type: "speech_start",
       at: this.#now(),
       voice: u.utterance.voice,
       ...(u.utterance.audio ? { audio: this.#heard.get(u.turn)?.pcm ?? u.utterance.audio } : {}),
+      ...(number !== undefined ? { utterance: number } : {}),
     });
   }
 
@@ -1058,7 +1069,7 @@ class Call {
     if (this.#spec.speech) {
       const said = new Set(this.#outcome.turns);
       this.#outcome.audio = this.#placed.filter((u) => said.has(u.turn)).map((u) => {
-        const sent = u.utterance.audio && this.#sentAt.get(u.utterance.audio);
+        const sent = this.#sentAt.get(u);
         const heard = this.#heard.get(u.turn);
         return {
           side: u.turn.speaker,

@@ -25,9 +25,11 @@ export type CallEvent =
    * The other end began an utterance (for barge-in). In audio calls `audio` is the
    * whole utterance as it will sound (a participant that carries audio streams it
    * from now on, in real time; it is cut short by a later `speech` with
-   * `interrupted`). Never serialise it as JSON.
+   * `interrupted`). Never serialise it as JSON. `utterance` numbers this utterance on
+   * the call (from 1, one number for each said, however alike their audio): the
+   * participant names it in `audioSent`.
    */
-  | { type: "speech_start"; at: CallTime; voice?: Voice; audio?: Pcm16 }
+  | { type: "speech_start"; at: CallTime; voice?: Voice; audio?: Pcm16; utterance?: number }
   /**
    * A whole utterance of the other end, delivered when it ends. `kick`: not the
    * caller's words but a runner's one-time kick (the reference's `"Hello"`) that
@@ -224,7 +226,9 @@ export interface CallLine {
    * `audio` (audio calls): the utterance is this audio as received, placed at its
    * start, instead of a synthesis of `text`. `startMs`: the turn began then (a remote
    * end's text turn, assembled from fragments, starts at its first): its latency
-   * counts to there, and a text call places it there.
+   * counts to there, and a text call places it there. `interrupt`: said over the other
+   * end on purpose (a barge-in the scenario or the caller's behaviour asks for): a
+   * caller that takes turns (`src/participants/turn_taking.ts`) says it at once.
    */
   say(
     text: string,
@@ -234,6 +238,7 @@ export interface CallLine {
       audio?: ReceivedAudio;
       startMs?: CallTime;
       act?: SayAct;
+      interrupt?: boolean;
     },
   ): SaidUtterance | void;
   /**
@@ -277,14 +282,15 @@ export interface CallLine {
    */
   applied?(action: Record<string, unknown>): void;
   /**
-   * Audio calls: the other end's utterance `audio` (the one its `speech_start` carried)
-   * went out on this end's wire with its first sample at `atMs` (when its chunk was sent:
-   * `SentMarks`), as `wire` when the wire changed it (resampled, µ-law), its first
-   * sample's slot on the pacing grid `gridMs` when the mapping paces it. The record
+   * Audio calls: the other end's utterance numbered `utterance` (its `speech_start`'s
+   * number) went out on this end's wire with its first sample at `atMs` (when its chunk
+   * was sent: `SentMarks`), as `wire` when the wire changed it (resampled, µ-law), its
+   * first sample's slot on the pacing grid `gridMs` when the mapping paces it. The record
    * places the utterance there (its turn on the grid from `gridMs`, the audio block's
-   * `sent_ms` at `atMs`) and measures it on what was sent.
+   * `sent_ms` at `atMs`) and measures it on what was sent. By number, never by its audio:
+   * a phrase said twice is the same cached audio, and two utterances with two times.
    */
-  audioSent?(audio: Pcm16, atMs: CallTime, wire?: Pcm16, gridMs?: CallTime): void;
+  audioSent?(utterance: number, atMs: CallTime, wire?: Pcm16, gridMs?: CallTime): void;
   /** Record a participant-side trace entry (flows put their trace here). */
   trace(entry: Record<string, unknown>): void;
   /** This end broke (socket closed, garbage, unreachable): the trial ends in error. */

@@ -294,6 +294,14 @@ export const AUDIO_FLAGS = {
       "backchannel=R,filler=R,pause=R,side=R,interrupt=R,late=R (seeded; else the\n" +
       "scenario's user.behaviour); each one acted out is in the record's audio.caller_events",
   },
+  "caller-timing": {
+    type: "string",
+    value: "T",
+    description:
+      "when the scripted or LLM caller takes its turn (seeded): gap=250ms±100,eot=600ms\n" +
+      "(the defaults): it answers a gap after the agent's speech stops, holds back when\n" +
+      "the agent starts again within it and then waits for the end-of-turn silence eot",
+  },
   line: {
     type: "string",
     value: "L",

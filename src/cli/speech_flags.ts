@@ -5,6 +5,7 @@ import { defaultSpeechOptions, type SpeechOptions } from "../speech/speech_optio
 import { FLITE_PERSONAS, isFliteVoice } from "../speech/_flite_wasi.ts";
 import { LINE_TERMS, lineText, parseLine } from "../audio/line/spec.ts";
 import { parseBehaviour } from "../speech/behaviour.ts";
+import { parseCallerTiming } from "../speech/caller_timing.ts";
 import { MAX_VOICE_NAME_CHARS } from "../speech/user_voice.ts";
 import { quoteInput } from "../problem/quote.ts";
 
@@ -22,6 +23,7 @@ const AUDIO_ONLY = [
   "hints",
   "line",
   "caller-behaviour",
+  "caller-timing",
   "voices",
 ] as const;
 
@@ -139,6 +141,17 @@ export function speechFromFlags(
       throw new InputError({
         field: "--caller-behaviour",
         message: e instanceof Error ? e.message : String(e),
+      });
+    }
+  }
+  if (values["caller-timing"] !== undefined) {
+    try {
+      o.caller_timing = parseCallerTiming(values["caller-timing"]);
+    } catch (e) {
+      throw new InputError({
+        field: "--caller-timing",
+        message: e instanceof Error ? e.message : String(e),
+        hint: "e.g. gap=250ms±100,eot=600ms",
       });
     }
   }

@@ -95,6 +95,7 @@ export const command: Command = {
       ...(speech ? { audio: true } : {}),
       ...(speech?.hints?.includes("transcript") ? { transcripts: true } : {}),
       ...(speech?.behaviour ? { behaviour: speech.behaviour } : {}),
+      ...(speech?.caller_timing ? { callerTiming: speech.caller_timing } : {}),
     };
     const factory = participantFactory(participantOpts);
     const selection = await selectionFrom(values, positionals, io);

@@ -70,7 +70,9 @@ Deno.test("eval --line: a preset or composition, canonical in the config; bad li
   assert.equal(speechConfig(o).line, "street@10+phone+loss@0.03/2/silence");
   const both = speechFromFlags({ audio: true, line: "phone", "line-both": true }, io)!;
   assert.equal(speechConfig(both).line_both, true);
-  assert.equal(speechConfig(speechFromFlags({ audio: true, line: "clean" }, io)!).line, undefined);
+  // A clean line given sets the caller's level: a configuration of its own; none given, none.
+  assert.equal(speechConfig(speechFromFlags({ audio: true, line: "clean" }, io)!).line, "clean");
+  assert.equal(speechConfig(speechFromFlags({ audio: true }, io)!).line, undefined);
   for (const bad of [{ audio: true, line: "hiss" }, { line: "phone" }, { "line-both": true }]) {
     assert.throws(() => speechFromFlags(bad, io), InputError, JSON.stringify(bad));
   }

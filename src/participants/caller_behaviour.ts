@@ -4,15 +4,16 @@
  * `src/speech/behaviour.ts` around what that caller says, at seeded points:
  *
  * - `backchannel`: "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into an agent
- *   utterance of 1.5 s or more;
+ *   utterance of 1.5 s or more whose audio callbench plays; into a remote agent's speech,
+ *   whose length is known only when it ends, 0.8–3 s in, if it is still going on;
  * - `filler`: "um" or "uh" inside the caller's utterance (separate utterances back to
  *   back, so the audio has no gap and each one's time is known);
  * - `pause`: an utterance of three words or more split near its middle by 0.5–2 s of silence;
  * - `side`: "Hold on, honey, I'm on the phone."-style speech to someone else, 10 dB
  *   lower, 0.6 s before the utterance;
  * - `late`: the answer 2–4 s after the caller would have given it;
- * - `interrupt`: the caller's own barge-in (what it says while the agent speaks is
- *   tagged; the scripted caller's chance comes from this behaviour).
+ * - `interrupt`: the caller's own barge-in (what it says over the agent on purpose,
+ *   `say`'s `interrupt`, is tagged; the scripted caller's chance comes from this behaviour).
  *
  * Each is said with its `SayAct`, so the bridge records it as a caller event with its
  * times. Every chance is drawn whether or not it is used, so one behaviour's rate does
@@ -30,6 +31,7 @@ import type {
 } from "../bridge/call.ts";
 import { mulberry32 } from "../random/mulberry32.ts";
 import type { SaidUtterance } from "../speech/utterance.ts";
+import { LaterSaid } from "./later_said.ts";
 import { behaviourConfig, type CallerBehaviour } from "../speech/behaviour.ts";
 
 /** What the caller says for each behaviour (one picked per time, seeded). */
@@ -46,40 +48,11 @@ export const BACKCHANNEL_GAIN_DB = -6;
 export const SIDE_GAIN_DB = -10;
 /** Agent utterances shorter than this get no backchannel, ms. */
 export const BACKCHANNEL_MIN_MS = 1500;
+/** Into a remote agent's speech still going on, a backchannel comes this far in (ms, seeded). */
+export const LIVE_BACKCHANNEL_MS = [800, 3000] as const;
+const LIVE_BACKCHANNEL_SPAN_MS = LIVE_BACKCHANNEL_MS[1] - LIVE_BACKCHANNEL_MS[0];
 /** The gap between side speech and the caller's utterance, ms. */
 export const SIDE_GAP_MS = 600;
-
-/** A said utterance that is said later (after a pause or a late start). */
-class LaterSaid implements SaidUtterance {
-  #said: SaidUtterance | undefined;
-  #settled = false;
-  #waiting: { fn: () => void; cancel: () => void; cancelled: boolean }[] = [];
-
-  get end(): number | undefined {
-    return this.#said?.end;
-  }
-
-  settle(said: SaidUtterance | void): void {
-    this.#settled = true;
-    this.#said = said ?? undefined;
-    for (const w of this.#waiting) {
-      if (w.cancelled) continue;
-      if (said) w.cancel = said.whenOut(w.fn);
-    }
-    this.#waiting = [];
-  }
-
-  whenOut(fn: () => void): () => void {
-    if (this.#said) return this.#said.whenOut(fn);
-    if (this.#settled) return () => {};
-    const w = { fn, cancel: () => {}, cancelled: false };
-    this.#waiting.push(w);
-    return () => {
-      w.cancelled = true;
-      w.cancel();
-    };
-  }
-}
 
 interface Part {
   text: string;
@@ -99,6 +72,8 @@ export class BehavingCaller implements Participant {
   #agentUtterance = 0;
   /** When the caller's own words queued so far are out (call time). */
   #busyUntil = 0;
+  /** The caller's utterances said whose end is not known yet. */
+  #unknownOut = 0;
   #over = false;
   /** An utterance is being acted out in parts; what the caller says meanwhile is held. */
   #acting = false;
@@ -149,14 +124,20 @@ export class BehavingCaller implements Participant {
     const word = this.#pick(BACKCHANNELS);
     const p = this.#b.backchannel ?? 0;
     const audio = event.audio;
-    if (p <= 0 || roll >= p || !audio) return;
-    const ms = (audio.samples.length / audio.channels / audio.sampleRate) * 1000;
-    if (ms < BACKCHANNEL_MIN_MS) return;
+    if (p <= 0 || roll >= p) return;
+    // Known audio (callbench plays it): a share of its length. A remote agent's speech is
+    // heard as it streams, its length unknown: a seeded point into it, if it goes on.
+    let atMs: number;
+    if (audio) {
+      const ms = (audio.samples.length / audio.channels / audio.sampleRate) * 1000;
+      if (ms < BACKCHANNEL_MIN_MS) return;
+      atMs = ms * into;
+    } else atMs = LIVE_BACKCHANNEL_MS[0] + ((into - 0.3) / 0.4) * LIVE_BACKCHANNEL_SPAN_MS;
     const line = this.#line!;
-    line.clock.timer(ms * into, () => {
+    line.clock.timer(atMs, () => {
       // Only over the same utterance, still going, and not over the caller's own words.
       if (this.#over || !this.#agentSpeaking || this.#agentUtterance !== n) return;
-      if (this.#busyUntil > line.clock.now()) return;
+      if (this.#unknownOut > 0 || this.#busyUntil > line.clock.now()) return;
       this.#track(line.say(word, { act: { kind: "backchannel", gainDb: BACKCHANNEL_GAIN_DB } }));
     });
   }
@@ -164,10 +145,14 @@ export class BehavingCaller implements Participant {
   #track(said: SaidUtterance | void): SaidUtterance | void {
     if (said?.end !== undefined) this.#busyUntil = Math.max(this.#busyUntil, said.end);
     else if (said) {
+      // Its end is not known yet (in synthesis, or waiting for its turn): busy until out.
+      // (Busy "until Infinity" was never lowered again: no backchannel after the first
+      // synthesized utterance.)
+      this.#unknownOut++;
       said.whenOut(() => {
+        this.#unknownOut--;
         this.#busyUntil = Math.max(this.#busyUntil, this.#line!.clock.now());
       });
-      this.#busyUntil = Infinity;
     }
     return said;
   }
@@ -182,7 +167,9 @@ export class BehavingCaller implements Participant {
       return later;
     }
     if (options?.act || options?.audio) return this.#track(line.say(text, options));
-    if (this.#agentSpeaking) {
+    // A barge-in asked for (the scenario's, or `interrupt`) is the interrupt behaviour;
+    // an answer that merely finds the agent talking waits for its turn (turn_taking.ts).
+    if (options?.interrupt) {
       return this.#track(line.say(text, { ...options, act: { kind: "interrupt" } }));
     }
     const parts = this.#plan(text);

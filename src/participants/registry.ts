@@ -12,6 +12,7 @@ import type { ParticipantFactory } from "./participant_factory.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { RealtimeOptions, WireFraming } from "../transport/mapping.ts";
 import { type CallerBehaviour, hasBehaviour } from "../speech/behaviour.ts";
+import type { CallerTiming } from "../speech/caller_timing.ts";
 import { AUTO_USER, findKind, type LlmSettings, type ParticipantKind } from "./kinds.ts";
 
 export type { LlmSettings } from "./kinds.ts";
@@ -47,6 +48,11 @@ export interface ParticipantOptions {
    * scenario's `user.behaviour`; acted out around the scripted or LLM caller.
    */
   behaviour?: CallerBehaviour;
+  /**
+   * Audio calls: when the scripted or LLM caller takes its turn (`src/speech/caller_timing.ts`;
+   * default its `DEFAULT_CALLER_TIMING`).
+   */
+  callerTiming?: CallerTiming;
 }
 
 /** The kind a user spec plays in `scenario` (`auto` and `scripted` are the flow callee on flows). */
@@ -114,14 +120,19 @@ export function participantFactory(opts: ParticipantOptions): ParticipantFactory
       const spec = userSpec(opts.user, scenario);
       const behaviour = opts.behaviour ?? scenario.user.behaviour;
       const kind = userKind(scenario);
-      const wrap = opts.audio && hasBehaviour(behaviour) &&
-        (kind.name === "scripted" || kind.name === "llm");
+      const simulated = kind.name === "scripted" || kind.name === "llm";
+      const wrap = opts.audio && hasBehaviour(behaviour) && simulated;
       // The scripted caller's barge-in is the interrupt behaviour.
       const bargeIn = opts.bargeIn || (wrap ? behaviour.interrupt : undefined);
-      const user = await make(kind, spec, "user", bargeIn)(scenario, setup);
-      if (!wrap) return user;
-      const { BehavingCaller } = await import("./caller_behaviour.ts");
-      return new BehavingCaller(user, behaviour);
+      let user = await make(kind, spec, "user", bargeIn)(scenario, setup);
+      if (wrap) {
+        const { BehavingCaller } = await import("./caller_behaviour.ts");
+        user = new BehavingCaller(user, behaviour);
+      }
+      if (!opts.audio || !simulated) return user;
+      // On a phone line the caller answers when the agent's turn is over by its ear.
+      const { TurnTakingCaller } = await import("./turn_taking.ts");
+      return new TurnTakingCaller(user, opts.callerTiming);
     },
   };
 }

@@ -184,7 +184,7 @@ export class ScriptedUser implements Participant {
     line.clock.timer(delay, () => {
       if (this.#over || !this.#agentSpeaking || this.#cutIn) return;
       this.#cutIn = true;
-      line.say(BARGE_IN_TEXT);
+      line.say(BARGE_IN_TEXT, { interrupt: true });
     });
   }
 
@@ -197,7 +197,7 @@ export class ScriptedUser implements Participant {
         return;
       }
       this.#cutIn = true;
-      line.say(BARGE_IN_TEXT);
+      line.say(BARGE_IN_TEXT, { interrupt: true });
     });
   }
 

@@ -104,6 +104,10 @@ export const AudioBlockSchema = z.object({
     snr_db: z.array(z.number().nullable()).describe(
       "The SNR measured on each caller utterance, in order (active speech over the noise added; null: silent or no noise bed)",
     ),
+    speech_dbfs: z.array(z.number().nullable()).optional().describe(
+      "The active level of each caller utterance as the agent heard it, in order (dBFS, noise included; " +
+        "every line sets speech to -26 dBFS first, then volume@ moves it; null: silent)",
+    ),
     frames_total: z.number().int().nonnegative().describe(
       "The caller's 20 ms frames over the call",
     ),
@@ -112,7 +116,7 @@ export const AudioBlockSchema = z.object({
       "Of those, late past the jitter buffer (jitter@)",
     ),
   }).optional().describe(
-    "The phone line the caller's audio crossed (absent: clean); the WAV's caller channel is what the agent heard",
+    "The phone line the caller's audio crossed (absent: none given; a clean line given is here); the WAV's caller channel is what the agent heard",
   ),
   caller_events: z.array(z.object({
     kind: z.enum(BEHAVIOURS).describe("The behaviour acted out"),

@@ -354,8 +354,18 @@ export function stereoRecording(
   for (const a of outcome.audio ?? []) {
     // Heard audio carries the line's noise already: it takes the fill's place.
     const { start, end } = placement(a);
-    if (a.heard) {
-      put(a.side, a.heard, start, end, a.side === "user" && callerFill !== undefined);
+    // The caller's channel is what the agent's wire carried (8 kHz µ-law on a phone wire:
+    // the synthesis's high tail is not in it), else what its line let through.
+    const sent = a.side === "user" ? a.sent_audio : undefined;
+    if (sent ?? a.heard) {
+      put(
+        a.side,
+        (sent ?? a.heard)!,
+        start,
+        end,
+        a.side === "user" && a.heard !== undefined &&
+          callerFill !== undefined,
+      );
     } else if (a.utterance.audio) put(a.side, a.utterance.audio, start, end);
   }
   for (const t of outcome.tones ?? []) {

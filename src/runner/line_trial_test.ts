@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { NOMINAL_SPEECH_DBFS } from "../audio/line/line.ts";
 import { join } from "node:path";
 import { registerDomain } from "../domains/registry.ts";
 import { counterDomain, counterScenario } from "../testing/counter_domain.ts";
@@ -52,7 +53,7 @@ Deno.test("audio trial on a phone line: the record has the line, success is unch
     TrialRecordSchema.parse(r);
     assert.equal(r.status, "completed", r.error?.message);
     assert.equal(r.final.db_sha256, counterScenario().expect.db_sha256);
-    assert.equal(clean.audio!.line, undefined, "a clean line is no line");
+    assert.equal(clean.audio!.line, undefined, "no line given is no line");
     const line = r.audio!.line!;
     assert.equal(line.preset, preset);
     assert.equal(line.text, preset);
@@ -125,9 +126,9 @@ Deno.test("the same trial on the same line gives the same bytes; another trial o
   }
 });
 
-Deno.test("the line is part of the configuration: every line its own hash, clean the hash of no line", () => {
+Deno.test("the line is part of the configuration: every line its own hash, a clean one given too (it sets the caller's level)", () => {
   const h = (o: SpeechOptions) => JSON.stringify(speechConfig(o));
-  assert.equal(h(withLine("clean")), h(defaultSpeechOptions()));
+  assert.notEqual(h(withLine("clean")), h(defaultSpeechOptions()));
   assert.notEqual(h(withLine("phone")), h(defaultSpeechOptions()));
   assert.notEqual(h(withLine("phone")), h(withLine("phone", true)));
   assert.notEqual(h(withLine("phone")), h(withLine("street@10")));
@@ -188,4 +189,24 @@ Deno.test("audio trial: a scenario's user.voice is the caller's voice, over --vo
   const fast = await run(s, defaultSpeechOptions());
   assert.ok(said(fast) < 0.8 * said(slt), `${said(fast)} vs ${said(slt)} ms`);
   await closeSpeech();
+});
+
+Deno.test("--line clean and --line white@10 give the caller's speech the same active level within 1 dB, measured in audio.line (issue 29 point 3)", async () => {
+  const levels: Record<string, number[]> = {};
+  for (const preset of ["clean", "white@10", "volume@-6"]) {
+    const r = await trial(withLine(preset));
+    assert.equal(r.status, "completed", r.error?.message);
+    const line = r.audio!.line!;
+    assert.equal(line.preset, preset);
+    const callerTurns = r.turns.filter((t) => t.speaker === "user").length;
+    assert.equal(line.speech_dbfs!.length, callerTurns, JSON.stringify(line));
+    levels[preset] = line.speech_dbfs!.map((x) => x!);
+  }
+  levels.clean!.forEach((c, i) => {
+    assert.ok(Math.abs(c - NOMINAL_SPEECH_DBFS) < 0.5, `clean: ${c} dBFS`);
+    const n = levels["white@10"]![i]!;
+    assert.ok(Math.abs(n - c) <= 1, `utterance ${i + 1}: white@10 ${n} dBFS, clean ${c}`);
+    const q = levels["volume@-6"]![i]!;
+    assert.ok(Math.abs(q - c + 6) < 0.5, `utterance ${i + 1}: volume@-6 ${q} dBFS, clean ${c}`);
+  });
 });

@@ -3,14 +3,15 @@
  * `eval --line` or else the scenario's `user.line`, seeded from the trial's seed so
  * the same trial gets the same noise and the same lost frames everywhere; with `both`,
  * a second line (its own seed) for the agent's audio as callbench hears it. And the
- * record's `audio.line` block. A clean line is no line.
+ * record's `audio.line` block. A clean line given is a line (it sets the speech's level);
+ * none given is none.
  *
  * @module
  */
 import type { CallOutcome } from "../bridge/bridge.ts";
 import type { Side } from "../domains/domain.ts";
-import { Line, seedFrom } from "../audio/line/line.ts";
-import { isClean, parseLine } from "../audio/line/spec.ts";
+import { Line, seedFrom, speechLevelDbfs } from "../audio/line/line.ts";
+import { parseLine } from "../audio/line/spec.ts";
 import type { SpeechOptions } from "../speech/speech_options.ts";
 import type { AudioBlock } from "./audio_block.ts";
 import { FLITE_PERSONAS, parseFliteVoice } from "../speech/_flite_wasi.ts";
@@ -34,8 +35,8 @@ export async function trialLines(
 ): Promise<TrialLines | undefined> {
   const preset = speech.line?.preset ?? scenarioLine;
   if (preset === undefined) return undefined;
+  // A clean line given is a line: it sets the speech's level as every line does.
   const spec = parseLine(preset);
-  if (isClean(spec)) return undefined;
   await prepareLineBeds(spec);
   const both = speech.line?.both ?? false;
   const user = new Line(spec, seedFrom(`${seed}\nline\nuser`));
@@ -52,6 +53,9 @@ export async function trialLines(
         snr_db: (outcome.audio ?? []).filter((a) => a.side === "user" && a.utterance.audio).map((
           a,
         ) => a.snr_db ?? null),
+        speech_dbfs: (outcome.audio ?? []).filter((a) => a.side === "user" && a.heard).map((a) =>
+          speechLevelDbfs(a.heard!, a.utterance.audio!)
+        ),
         frames_total: frames.total,
         frames_lost: frames.lost,
         frames_late: frames.late,

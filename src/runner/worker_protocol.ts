@@ -12,6 +12,7 @@ import type { TrialRecord } from "./trial_record.ts";
 import type { Scenario } from "../scenario/scenario.ts";
 import type { ParticipantOptions } from "../participants/registry.ts";
 import { CallerBehaviourSchema } from "../speech/behaviour.ts";
+import { CallerTimingSchema } from "../speech/caller_timing.ts";
 import { WIRE_FRAMINGS } from "../transport/mapping.ts";
 import { REALTIME_AUDIO_FORMATS, REALTIME_TURN_DETECTIONS } from "../protocol/openai_realtime.ts";
 import type { TtsToPool } from "./shared_tts.ts";
@@ -44,6 +45,7 @@ export const ParticipantOptionsSchema = z.object({
   audio: z.boolean().optional(),
   transcripts: z.boolean().optional(),
   behaviour: CallerBehaviourSchema.optional(),
+  callerTiming: CallerTimingSchema.optional(),
 });
 /**
  * The schema names the options' fields, no more and no fewer: a field added to

@@ -12,7 +12,7 @@
  * | `clean_exit` | always | the agent ended the call |
  * | `flow_expectation` | the scenario gives a flow `expect` | every given field holds (src/flow/expect.ts) |
  * | `voice_readability` | the agent spoke | no agent turn read a code in canonical form or an `FL_` id aloud |
- * | `agent_voiced` | an audio call with a remote agent (it carries its own audio) | every agent turn with words had voiced audio of its own (not callbench's synthesis of its text), and one began after the caller's first turn ended |
+ * | `agent_voiced` | an audio call with a remote agent (it carries its own audio) | every agent turn with words had voiced audio of its own (not callbench's synthesis of its text; a turn the caller cut off within its first 200 ms is exempt), and one began after the caller's first turn ended |
  *
  * `is_action_match` differs from the reference on purpose: the reference compares the
  * whole gold action records, `result` included, and its `compare_args`-aware matcher is
@@ -139,11 +139,15 @@ export function computeSignals(record: TrialRecord, judge?: JudgeResult): Signal
   };
 }
 
+/** A caller cutting in this soon after an agent turn began cut it off at once (`agent_voiced`). */
+const CUT_AT_ONCE_MS = 200;
+
 /**
  * `agent_voiced`: in an audio call, an agent that carries its own audio (a remote one)
  * is heard, not read: a turn of words without voiced audio of its own (text that
  * callbench had to synthesize, or silence) fails, and so does an agent that never
- * spoke after the caller's first turn. Other agents (callbench synthesizes them by
+ * spoke after the caller's first turn. A turn the caller cut off within its first
+ * 200 ms (it spoke over its start) is exempt: it had no time to be heard. Other agents (callbench synthesizes them by
  * design) and text calls: does not apply.
  */
 function agentVoiced(record: TrialRecord): boolean | null {
@@ -151,7 +155,18 @@ function agentVoiced(record: TrialRecord): boolean | null {
   if (!audio?.agent_turns || record.participants.agent.kind !== "remote") return null;
   const own = (a: { source: string; voiced_ms: number }) =>
     a.source === "agent_audio" && a.voiced_ms > 0;
-  if (!audio.agent_turns.every(own)) return false;
+  // A turn the caller cut off as it began (a response chained on at once, under the
+  // caller's answer) had no time to be heard: it is the caller's doing, not the agent's.
+  const cutAtOnce = (a: { turn: number }) => {
+    const t = record.turns[a.turn];
+    return t?.speaker === "agent" && t.interrupted === true &&
+      record.turns.some((u) =>
+        u.speaker === "user" && u.start_ms < t.start_ms + CUT_AT_ONCE_MS && u.end_ms > t.start_ms
+      );
+  };
+  if (!audio.agent_turns.every((a) => own(a) || (a.source === "agent_audio" && cutAtOnce(a)))) {
+    return false;
+  }
   const firstUser = record.turns.find((t) => t.speaker === "user");
   if (!firstUser) return audio.agent_turns.length > 0;
   return audio.agent_turns.some((a) =>

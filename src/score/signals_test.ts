@@ -377,3 +377,35 @@ Deno.test("agent_voiced: a remote agent in an audio call is heard, not read; it 
   assert.equal(scoreTrial(trial(turns("harness_playout"), oracle)).signals.agent_voiced, null);
   assert.equal(scoreTrial(trialRecord({ participants: remote })).signals.agent_voiced, null);
 });
+
+Deno.test("agent_voiced: a turn the caller cut off within its first 200 ms is no unvoiced turn (issue 35 point 1); one cut later still is", () => {
+  const remote = { agent: { kind: "remote", url: "ws://bot" }, user: { kind: "scripted" } };
+  // The agent's second response began at 6,000 ms; the caller's "Okay." 21 ms into it.
+  const turns = (callerAt: number) => [
+    { speaker: "agent" as const, text: "Hello, how can I help?", start_ms: 0, end_ms: 1_500 },
+    { speaker: "user" as const, text: "Please add five.", start_ms: 2_000, end_ms: 4_000 },
+    { speaker: "agent" as const, text: "Let me look into that.", start_ms: 4_600, end_ms: 5_980 },
+    {
+      speaker: "agent" as const,
+      text: "All",
+      start_ms: 6_000,
+      end_ms: callerAt + 55,
+      interrupted: true,
+    },
+    { speaker: "user" as const, text: "Okay.", start_ms: callerAt, end_ms: callerAt + 400 },
+  ];
+  const agentTurns = [
+    { turn: 0, voiced_ms: 900, source: "agent_audio" as const },
+    { turn: 2, voiced_ms: 900, source: "agent_audio" as const },
+    { turn: 3, voiced_ms: 0, source: "agent_audio" as const },
+  ];
+  const trial = (callerAt: number) =>
+    trialRecord({
+      participants: remote,
+      turns: turns(callerAt),
+      audio: audioBlock({ agent_turns: agentTurns }),
+    });
+  assert.equal(scoreTrial(trial(6_021)).signals.agent_voiced, true, "cut 21 ms in");
+  assert.equal(scoreTrial(trial(5_950)).signals.agent_voiced, true, "the caller already talking");
+  assert.equal(scoreTrial(trial(6_500)).signals.agent_voiced, false, "cut 500 ms in, unvoiced");
+});

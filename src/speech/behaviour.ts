@@ -26,7 +26,8 @@ const chance = z.number().min(0).max(1);
 /** A chance per opportunity for each behaviour (absent: never). */
 export const CallerBehaviourSchema: z.ZodType<CallerBehaviour> = z.object({
   backchannel: chance.optional().describe(
-    'Per agent utterance of 1.5 s or more: the caller says "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into it',
+    'Per agent utterance of 1.5 s or more: the caller says "mm-hmm", "okay" or "right", 6 dB lower, 30–70% into it ' +
+      "(a remote agent's speech: 0.8–3 s into it, while it goes on)",
   ),
   filler: chance.optional().describe(
     'Per caller utterance: "um" or "uh" said inside it, with no gap',

@@ -14,6 +14,7 @@ import { z } from "zod";
 import type { SttProvider, TtsProvider } from "./speech.ts";
 import { threadTtsStore, TtsCache } from "./tts_cache.ts";
 import { behaviourConfig, CallerBehaviourSchema, hasBehaviour } from "./behaviour.ts";
+import { CallerTimingSchema } from "./caller_timing.ts";
 
 /** `eval --audio` settings. */
 export const SpeechOptionsSchema = z.object({
@@ -65,6 +66,9 @@ export const SpeechOptionsSchema = z.object({
   behaviour: CallerBehaviourSchema.optional().describe(
     "The caller's full-duplex behaviours (absent: none, or the scenario's)",
   ),
+  caller_timing: CallerTimingSchema.optional().describe(
+    "When the scripted or LLM caller takes its turn (absent: DEFAULT_CALLER_TIMING)",
+  ),
 });
 /** `eval --audio` settings, as `SpeechOptionsSchema` parses them. */
 // The type is generated from the schema above (`deno task schema`): the package
@@ -104,11 +108,13 @@ export function speechConfig(o: SpeechOptions): Record<string, unknown> {
     barge_in: o.barge_in,
     sample_rate: o.sample_rate,
     ...(o.hints && o.hints.length > 0 ? { hints: [...o.hints] } : {}),
-    // A clean line adds nothing, so runs from before lines existed keep their hash.
-    ...(o.line?.text !== undefined && o.line.text !== "clean" ? { line: o.line.text } : {}),
+    // A clean line given sets the speech's level: a configuration of its own.
+    ...(o.line?.text !== undefined ? { line: o.line.text } : {}),
     ...(o.line?.both ? { line_both: true } : {}),
     ...(hasBehaviour(o.behaviour) ? { caller_behaviour: behaviourConfig(o.behaviour) } : {}),
     ...(o.voice_spread ? { voice_spread: o.voice_spread } : {}),
+    // The default timing is this version's caller; a timing given is part of the configuration.
+    ...(o.caller_timing ? { caller_timing: { ...o.caller_timing } } : {}),
   };
 }
 

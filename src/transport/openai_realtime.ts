@@ -265,9 +265,8 @@ export class RealtimeParticipant implements Participant {
       case "call_start":
         return call.begin(event.you_speak_first);
       case "speech_start": {
-        const audio = event.audio;
-        const at = event.at;
-        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio, at));
+        const { audio, at, utterance } = event;
+        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio, at, utterance));
         return;
       }
       case "hangup":
@@ -306,13 +305,15 @@ export class RealtimeParticipant implements Participant {
    * on the utterance's first slot: resampling a whole utterance at once holds the loop
    * for tens of milliseconds, and the model would hear the caller that much late.
    */
-  async #play(audio: Pcm16, at: number): Promise<void> {
+  async #play(audio: Pcm16, at: number, utterance?: number): Promise<void> {
     const call = this.#call!;
     const mono = toMono(audio);
     const late = this.#line!.clock.now() - at;
     if (late > 5) this.#line!.trace({ type: "caller_audio_late", ms: Math.round(late) });
     // The record places and measures the utterance where its first sample went out.
-    const onSent = (atMs: number) => this.#line?.audioSent?.(audio, atMs);
+    const onSent = utterance === undefined
+      ? undefined
+      : (atMs: number) => this.#line?.audioSent?.(utterance, atMs);
     if (mono.sampleRate === call.sampleRate) return call.speak(mono.samples, onSent);
     await call.speak(slices(mono.samples, mono.sampleRate, call.sampleRate), onSent);
   }

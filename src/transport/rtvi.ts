@@ -410,10 +410,12 @@ export class RtviParticipant implements Participant {
       case "speech_start":
         if (this.#outAudio) {
           if (event.audio) {
-            const audio = event.audio;
+            const number = event.utterance;
             this.#outAudio.play(
-              audio,
-              (at, grid) => this.#line?.audioSent?.(audio, at, undefined, grid),
+              event.audio,
+              number === undefined
+                ? undefined
+                : (at, grid) => this.#line?.audioSent?.(number, at, undefined, grid),
             );
           }
           if (this.#options.transcripts) this.#callEvent(event);

@@ -780,8 +780,8 @@ export class SipParticipant implements Participant {
       case "call_start":
         return call.begin();
       case "speech_start": {
-        const audio = event.audio;
-        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio, true));
+        const { audio, utterance } = event;
+        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio, utterance));
         return;
       }
       case "speech": {
@@ -874,15 +874,18 @@ export class SipParticipant implements Participant {
     await this.#play(audio);
   }
 
-  /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
-  async #play(audio: Pcm16, report = false): Promise<void> {
+  /**
+   * Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. `utterance`:
+   * the other end's utterance it is (its number), reported sent.
+   */
+  async #play(audio: Pcm16, utterance?: number): Promise<void> {
     const samples = await monoAtGivingWay(audio, SIP_RATE);
     const pcma = this.#media?.codec === "PCMA";
     // The record measures the caller's speech on what went out: 8 kHz G.711.
-    const onSent = report
+    const onSent = utterance !== undefined
       ? (at: number, grid: number) =>
         this.#line?.audioSent?.(
-          audio,
+          utterance,
           at,
           pcm16(
             pcma ? alawDecode(alawEncode(samples)) : mulawDecode(mulawEncode(samples)),

@@ -142,10 +142,8 @@ export class TwilioParticipant implements Participant {
         return call.begin();
       case "speech_start": {
         // The bridge's audio of the utterance, from its first sample.
-        const audio = event.audio;
-        if (audio) {
-          this.#speaking = this.#speaking.then(() => this.#play(audio, true));
-        }
+        const { audio, utterance } = event;
+        if (audio) this.#speaking = this.#speaking.then(() => this.#play(audio, utterance));
         return;
       }
       case "speech": {
@@ -191,14 +189,17 @@ export class TwilioParticipant implements Participant {
     await this.#play(audio);
   }
 
-  /** Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. */
-  async #play(audio: Pcm16, report = false): Promise<void> {
+  /**
+   * Streams the caller's audio (any rate) at 8 kHz; resolves once it is sent. `utterance`:
+   * the other end's utterance it is (its number), reported sent.
+   */
+  async #play(audio: Pcm16, utterance?: number): Promise<void> {
     const samples = await monoAtGivingWay(audio, TWILIO_RATE);
     // The record measures the caller's speech on what went out: 8 kHz µ-law.
-    const onSent = report
+    const onSent = utterance !== undefined
       ? (at: number, grid: number) =>
         this.#line?.audioSent?.(
-          audio,
+          utterance,
           at,
           pcm16(mulawDecode(mulawEncode(samples)), TWILIO_RATE),
           grid,

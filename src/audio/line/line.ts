@@ -4,10 +4,11 @@
  * never digitally silent). Seeded: the same spec and seed give the same bytes, whatever
  * order the audio is asked for in.
  *
- * The stages, in order: the caller's room (each noise bed at its SNR against the
- * speech's active level, the speech first set to the nominal level of −26 dBFS so the
- * bed's level stays about constant over the call; it is set again on each utterance to
- * within a dB, so the SNR is exact where the speech is), the device (`volume`, `muffled`: a
+ * The stages, in order: the speech set to the nominal active level of −26 dBFS (on
+ * every line, clean included, so a line changes only what it names), the caller's room
+ * (each noise bed at its SNR against that level, so the bed's level stays about
+ * constant over the call; it is set again on each utterance to within a dB, so the SNR
+ * is exact where the speech is), the device (`volume`, `muffled`: a
  * fourth-order low-pass, `clip`: drive then hard clipping), the codec (`phone`: a
  * 300–3400 Hz band-pass, 8 kHz, G.711 µ-law and back), then the network on the call's
  * grid of 20 ms frames (`loss`: Gilbert-Elliott, a lost frame is silence or a repeat of
@@ -35,11 +36,30 @@ import { isClean, type LineSpec, lineText } from "./spec.ts";
 
 /** The network's frame, ms. */
 export const LINE_FRAME_MS = 20;
-/** The level speech is set to before a noise bed is mixed in (dBFS, ITU-T P.56's nominal). */
+/** The active level every line sets speech to first (dBFS, ITU-T P.56's nominal). */
 export const NOMINAL_SPEECH_DBFS = -26;
 const NOMINAL_POWER = 32768 * 32768 * 10 ** (NOMINAL_SPEECH_DBFS / 10);
 /** Frames quieter than this far below the loudest are not active speech (SNR reference). */
 const ACTIVE_RANGE_DB = 30;
+
+/**
+ * The active level of what a line made of an utterance (dBFS, 0.01 dB; null: silent):
+ * the mean power of `heard` over the 20 ms frames that are active in `said` (within 30 dB
+ * of its loudest), so the silences between words, noise on a noisy line, do not count.
+ */
+export function speechLevelDbfs(heard: Pcm16, said: Pcm16): number | null {
+  const mono = toMono(said);
+  const active = activeFrames(Float32Array.from(mono.samples), mono.sampleRate);
+  const h = heard.samples;
+  let sum = 0;
+  let n = 0;
+  for (const i of active.starts) {
+    const end = Math.min(h.length, i + active.frame);
+    for (let k = i; k < end; k++) sum += h[k]! * h[k]!;
+    n += Math.max(0, end - i);
+  }
+  return sum > 0 ? Math.round(10 * Math.log10(sum / n / (32768 * 32768)) * 100) / 100 : null;
+}
 
 /** A 32-bit seed from any text (FNV-1a). */
 export function seedFrom(text: string): number {
@@ -155,16 +175,28 @@ export class Line {
    * that never reads them costs nothing), the same bytes whenever that is.
    */
   apply(audio: Pcm16, startMs: number): Pcm16 {
-    if (this.clean) return audio;
     const mono = toMono(audio);
     const rate = mono.sampleRate;
     const sp = this.#speechOf(mono.samples, rate);
-    let g = 1;
+    // Every line, clean included, first sets the speech to the nominal active level: a
+    // line changes only what it names (`volume@dB` changes the level on purpose).
+    const g = sp.pa > 0 ? Math.sqrt(NOMINAL_POWER / sp.pa) : 1;
+    if (this.clean) {
+      this.snrDb.push(null);
+      let heard: Int16Array | undefined;
+      const samples = mono.samples;
+      return {
+        get samples() {
+          return heard ??= Int16Array.from(samples, (v) => clip16(v * g));
+        },
+        sampleRate: rate,
+        channels: 1,
+      };
+    }
     let c = 0;
     let snr: number | null = null;
     let loops: Loops | undefined;
     if (this.spec.noise.length > 0 && sp.pa > 0) {
-      g = Math.sqrt(NOMINAL_POWER / sp.pa);
       loops = this.#loops(rate);
       // The loop's power over a few seconds differs from its mean by up to a dB (brown
       // noise most): the bed's level is set again on each utterance's active frames.

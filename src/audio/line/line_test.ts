@@ -11,6 +11,7 @@ import {
   LINE_FRAME_MS,
   NOMINAL_SPEECH_DBFS,
   seedFrom,
+  speechLevelDbfs,
 } from "./line.ts";
 import { LineSyntaxError, lineText, NOISE_BEDS, parseLine } from "./spec.ts";
 import { prepareBabble } from "../../speech/babble.ts";
@@ -113,9 +114,20 @@ Deno.test("phone at 8 kHz is the band-limit then our G.711 codec's round trip, b
   // What the codec let through is a fixed point of our codec: a second round trip changes nothing.
   assert.deepEqual(g711RoundTrip(heard), heard);
   assert.deepEqual(mulawDecode(mulawEncode(heard)), heard);
-  // And it is our codec's round trip of the band-limited signal.
-  assert.deepEqual(heard, g711RoundTrip(bandPass(x, 8000)));
+  // And it is our codec's round trip of the band-limited signal, set to the nominal level
+  // first (within a µ-law step: the line scales after its filters, this before them).
+  const ref = g711RoundTrip(bandPass(atNominal(x, rate), 8000));
+  heard.forEach((v, i) => {
+    const r = ref[i]!;
+    assert.ok(Math.abs(v - r) <= Math.max(8, Math.abs(r) / 16), `sample ${i}: ${v} vs ${r}`);
+  });
 });
+
+/** `x` set to the nominal active level, as every line sets speech first. */
+function atNominal(x: Int16Array, rate: number): Int16Array {
+  const g = Math.sqrt(32768 * 32768 * 10 ** (NOMINAL_SPEECH_DBFS / 10) / activePower(x, rate));
+  return Int16Array.from(x, (v) => clip16(v * g));
+}
 
 /** The phone stage's band-limit alone (the same four sections the line uses). */
 function bandPass(x: Int16Array, rate: number): Int16Array {
@@ -166,6 +178,7 @@ Deno.test("a line's lost frames are the line's frames: silence or a repeat of th
   const spec = parseLine("loss@20%");
   const line = new Line(spec, 5);
   const heard = line.apply(x, 100).samples;
+  const nominal = atNominal(x.samples, rate);
   const f = (rate * LINE_FRAME_MS) / 1000;
   // The audio starts at 100 ms: frame k of the call spans samples (20k - 100) * 16 ...
   const ge = new GilbertElliott(0.2, 2, (5 ^ 0x9e3779b9) >>> 0);
@@ -176,7 +189,11 @@ Deno.test("a line's lost frames are the line's frames: silence or a repeat of th
     if (ge.lost(k)) {
       assert.ok(frame.every((v) => v === 0), `frame ${k} is silent`);
       checked++;
-    } else assert.deepEqual(frame, x.samples.subarray(j0, j0 + f));
+    } else {
+      // The rest is the audio as said, set to the nominal level (within a rounding).
+      const said = nominal.subarray(j0, j0 + f);
+      assert.ok(frame.every((v, i) => Math.abs(v - said[i]!) <= 1), `frame ${k} is the audio`);
+    }
   }
   assert.ok(checked > 5);
   const rep = new Line(parseLine("loss@20%/2/repeat"), 5).apply(x, 100).samples;
@@ -261,11 +278,13 @@ Deno.test("volume, muffled and clip do what they say", () => {
   const tone = (hz: number, amp = 8000) => pcm16(sine(rate, hz, 500, amp), rate);
   const p = (text: string, hz: number, amp?: number) =>
     activePower(new Line(parseLine(text), 1).apply(tone(hz, amp), 0).samples.subarray(800), rate);
-  const ref = activePower(tone(1000).samples.subarray(800), rate);
+  // Every line sets the speech to the nominal level first; the device works from there.
+  const ref = 32768 * 32768 * 10 ** (NOMINAL_SPEECH_DBFS / 10);
   assert.ok(Math.abs(10 * Math.log10(p("volume@-6", 1000) / ref) + 6) < 0.1);
   assert.ok(p("muffled", 4000) < ref / 300, "4 kHz through a 1 kHz muffle: > 25 dB down");
   assert.ok(Math.abs(10 * Math.log10(p("muffled", 200) / ref)) < 0.5, "200 Hz passes");
-  const clipped = new Line(parseLine("clip"), 1).apply(tone(500), 0).samples;
+  // A tone's peak is 3 dB over its level (speech's 12-20): 30 dB of drive clips it hard.
+  const clipped = new Line(parseLine("clip@30"), 1).apply(tone(500), 0).samples;
   assert.ok(clipped.filter((v) => v === 32767 || v === -32768).length > clipped.length / 2);
 });
 
@@ -331,3 +350,19 @@ const LINE_DIGESTS: Record<string, string> = {
   // Changed on purpose: babble became six flite voices (it was speech-shaped noise).
   "babble@10 24000": "b55fd2f88626c9d4",
 };
+
+Deno.test("every line sets the caller's speech to the same nominal active level: clean and white@10 within 1 dB, whatever level it was said at; volume@dB moves it on purpose (issue 29 point 3)", () => {
+  const rate = 16000;
+  const level = (text: string, amp: number) => {
+    const said = pcm16(speechLike(rate, 2000).map((v) => Math.round(v * amp)), rate);
+    return speechLevelDbfs(new Line(parseLine(text), 3).apply(said, 0), said)!;
+  };
+  for (const amp of [0.25, 1, 3]) {
+    const clean = level("clean", amp);
+    assert.ok(Math.abs(clean - NOMINAL_SPEECH_DBFS) < 0.2, `clean at ×${amp}: ${clean} dBFS`);
+    const noisy = level("white@10", amp);
+    assert.ok(Math.abs(noisy - clean) < 1, `white@10 ${noisy} dBFS, clean ${clean} (×${amp})`);
+    const louder = level("volume@6", amp);
+    assert.ok(Math.abs(louder - clean - 6) < 0.2, `volume@6 ${louder} dBFS, clean ${clean}`);
+  }
+});
