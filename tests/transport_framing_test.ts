@@ -74,7 +74,7 @@ Deno.test("eval --framing: an unknown framing, or one without a ws:// agent, is 
   assert.match(bad.stderr, /json, protobuf, twilio/);
   const local = await cli(["eval", "--agent", "oracle", "--framing", "json", "--all"]);
   assert.equal(local.code, 2, local.stderr);
-  assert.match(local.stderr, /needs a ws:\/\/ agent/);
+  assert.match(local.stderr, /needs a ws:\/\/ or http:\/\/ agent/);
 });
 
 Deno.test("eval --framing protobuf reaches the agent in protobuf and records the framing", async () => {

@@ -37,7 +37,7 @@ Deno.test("eval --audio flags: defaults, voices and providers shape the config; 
   for (
     const bad of [
       { tts: "flite" },
-      { audio: true, tts: "espeak" },
+      { audio: true, tts: "espeak-ng" },
       { audio: true, "agent-voice": "nobody" },
       { audio: true, dtmf: "both" },
       { audio: true, "barge-in": "2" },
