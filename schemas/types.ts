@@ -159,7 +159,7 @@ export type Scenario = {
       arguments: {
         [key: string]: unknown;
       };
-      compare_args?: (string[]) | null;
+      compare_args?: string[] | null;
     })[];
     nl_assertions: string[];
     agent_expectations?: string;
@@ -188,7 +188,7 @@ export type ReferenceAction = {
   arguments: {
     [key: string]: unknown;
   };
-  compare_args?: (string[]) | null;
+  compare_args?: string[] | null;
 };
 
 /** How both sides of an audio call sound. */
@@ -523,7 +523,7 @@ export type TrialRecord = {
       arguments: {
         [key: string]: unknown;
       };
-      compare_args?: (string[]) | null;
+      compare_args?: string[] | null;
     })[];
     nl_assertions: string[];
     agent_expectations?: string;
@@ -767,7 +767,7 @@ export type Verdict = {
   };
   stop_reason: "agent_end" | "agent_transfer" | "agent_hangup" | "user_hangup" | "max_duration" | "silence" | "max_turns" | "error";
   /** Strict AND of the applicable whitelisted signals; "N/A" when none applies. */
-  is_successful: boolean | ("N/A");
+  is_successful: boolean | "N/A";
   /** No whitelisted signal other than clean_exit failed (when is_successful is boolean). */
   is_task_successful?: boolean;
   /** The agent spoke fewer turns than --min-agent-turns. */
@@ -1842,7 +1842,7 @@ export type Report = {
       trial: number;
       seed: string;
       config_hash: string;
-      is_successful: boolean | ("N/A");
+      is_successful: boolean | "N/A";
       status: "completed" | "error";
       error_kind?: string;
       stop_reason: string;

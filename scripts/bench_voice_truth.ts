@@ -21,7 +21,8 @@
  * the time error of each key heard against its tone's start (or its press, for events).
  *
  * Usage: deno task bench:voice-truth [--turns N] [--concurrency N] [--only json,twilio]
- *   [--cells v2v,barge,dtmf] [--random N (seeded random conversations a wire, SIP too)]
+ *   [--cells v2v,barge,dtmf] [--random N (seeded random conversations a wire, SIP too)
+ *   [--first-seed S (the first of the N seeds; the tests use 1-4)]]
  *
  * @module
  */
@@ -49,6 +50,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     cells: { type: "string", default: "v2v,barge,dtmf" },
     random: { type: "string" },
+    "first-seed": { type: "string", default: "1" },
   },
 });
 const sections = new Set(values.cells.split(","));
@@ -88,7 +90,11 @@ if (values.random !== undefined) {
     | TruthFraming
     | "sip"
   )[];
-  const ok = await runRandom(Number(values.random), wires, tts, concurrency);
+  const first = Number(values["first-seed"]);
+  if (!Number.isInteger(first) || first < 1) {
+    throw new Error("--first-seed: expected an integer >= 1");
+  }
+  const ok = await runRandom(Number(values.random), wires, tts, concurrency, first);
   await tts.close();
   Deno.exit(ok ? 0 : 1);
 }

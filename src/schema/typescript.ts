@@ -122,8 +122,7 @@ function union(types: string[]): string {
   return unique.length === 0 ? "never" : unique.join(" | ");
 }
 
+/** A type as an operand of `[]` or a union: a union in parentheses (nested ones too, harmlessly). */
 function parenthesized(type: string): string {
-  return /^[\w."-]+$|^\{[\s\S]*\}$|^\[[\s\S]*\]$/.test(type) && !type.includes(" | ")
-    ? type
-    : `(${type})`;
+  return type.includes(" | ") ? `(${type})` : type;
 }
