@@ -9,8 +9,10 @@
  * a failure names the seed. `tests/voice_truth_generated_realclock_test.ts` runs a fixed few seeds,
  * `deno task bench:voice-truth --random N` more.
  *
- * Not yet generated: backchannels, overlaps, 20 s monologues, tool calls and keys (the
- * truth agent's barge-in and key modes are their own tests).
+ * Long turns (a caller monologue of about 10 s) come from a second stream of the same seed,
+ * so the other draws of a seed stay as they were. Not yet generated: backchannels,
+ * overlaps, 20 s monologues, tool calls and keys (the truth agent's barge-in and key modes
+ * are their own tests).
  *
  * @module
  */
@@ -43,6 +45,11 @@ const PHRASES = [
   "Okay.",
 ];
 
+/** A long turn: about 10 s of one caller's speech with only short pauses in it. */
+const LONG_TURN = "I would like you to add five to the counter now, and then, once that is done, " +
+  "please add two more, and after that read the whole total back to me slowly, so that I " +
+  "can write it down on the paper in front of me.";
+
 export type GeneratedWire = "json" | "protobuf" | "twilio" | "sip";
 
 /** One generated conversation. */
@@ -61,11 +68,13 @@ export interface Conversation {
 /** The conversation of `seed` (`turns` caller turns). */
 export function generateConversation(seed: number, turns = 4): Conversation {
   const r = mulberry32(seed >>> 0 || 1);
+  const long = mulberry32((seed ^ 0x5bd1e995) >>> 0 || 1);
   const lines: string[] = [];
   const gapsMs: number[] = [];
   const delaysMs: number[] = [];
   for (let i = 0; i < turns; i++) {
-    lines.push(PHRASES[Math.floor(r() * PHRASES.length)]!);
+    const phrase = PHRASES[Math.floor(r() * PHRASES.length)]!;
+    lines.push(long() < 0.15 ? LONG_TURN : phrase);
     const kind = r();
     // At once (0-30 ms), as a person (200-400 ms), or past any VAD's hangover (1-2 s).
     gapsMs.push(
